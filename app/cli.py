@@ -1,0 +1,196 @@
+"""Hearth's command line (the commands that need no window).
+
+Every command reports a failure as one human sentence on stderr and a non-zero exit
+code; the traceback goes to the log file.  ``hearth chat`` uses the same ``EngineClient``
+and worker as the window, so a prompt behaves the same in both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from app import __version__
+from app.core import Core
+from app.engine_client import EngineClient
+from backends import protocol
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--data-dir", default=argparse.SUPPRESS, metavar="DIR",
+        help="keep all of Hearth's state (chats, settings, logs, models) in DIR "
+             "(default: $HEARTH_DATA_DIR, else the platform's data folder)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="hearth", parents=[common],
+        description="Private, offline chat with open language models. Without a command, "
+                    "opens the Hearth window.",
+    )
+    parser.add_argument("--version", action="version", version=f"Hearth {__version__}")
+    parser.add_argument(
+        "--self-test", action="store_true",
+        help="start the window offscreen, stream a short reply from the default model, check "
+             "it was shown and saved, and exit 0 (non-zero with the reason otherwise)",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    chat = commands.add_parser(
+        "chat", parents=[common], help="stream a reply to a prompt on stdout",
+        description="Stream the reply to PROMPT on stdout. Reads the prompt from stdin when "
+                    "PROMPT is '-' or missing.",
+    )
+    chat.add_argument("prompt", nargs="?", default="-")
+    chat.add_argument("--model", "-m", help="model name (see 'hearth models list') or path "
+                      "to a .gguf file; default: the last one used, else the starter model")
+    chat.add_argument("--temperature", type=float, metavar="T")
+    chat.add_argument("--top-p", type=float, metavar="P")
+    chat.add_argument("--seed", type=int, metavar="N")
+    chat.add_argument("--max-tokens", type=int, metavar="N")
+    chat.add_argument("--ctx", type=int, metavar="N", help="context length in tokens")
+    chat.add_argument("--system", metavar="TEXT", help="system prompt")
+    chat.add_argument("--json", action="store_true",
+                      help="print one JSON event per line (delta, stats, done, error)")
+
+    models = commands.add_parser("models", parents=[common], help="list the models Hearth can use")
+    models_commands = models.add_subparsers(dest="models_command", metavar="ACTION")
+    listing = models_commands.add_parser("list", parents=[common], help="list models")
+    listing.add_argument("--json", action="store_true", help="print a JSON list")
+
+    bench = commands.add_parser(
+        "bench", parents=[common],
+        help="measure Hearth against its budgets (tokens/s, first token, start-up, memory)",
+    )
+    bench.add_argument("--model", "-m", help="model name or .gguf path (default: starter)")
+    bench.add_argument("--tokens", type=int, default=128, help="tokens per measured reply")
+    bench.add_argument("--rounds", type=int, default=3, help="alternating rounds per side")
+    bench.add_argument("--json", action="store_true",
+                       help='print a JSON list of {"name","value","unit","budget","ok"}')
+    return parser
+
+
+def _check_ranges(args: argparse.Namespace) -> None:
+    from app.errors import HearthError
+
+    checks = [
+        ("--temperature", args.temperature, 0.0, 2.0),
+        ("--top-p", args.top_p, 0.0, 1.0),
+        ("--max-tokens", args.max_tokens, 1, 1_048_576),
+        ("--ctx", args.ctx, 256, 1_048_576),
+        ("--seed", args.seed, 0, 2**31 - 1),
+    ]
+    for flag, value, low, high in checks:
+        if value is not None and not low <= value <= high:
+            raise HearthError(f"{flag} must be between {low} and {high}, not {value}.")
+
+
+def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    _check_ranges(args)
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        from app.errors import HearthError
+
+        raise HearthError("The prompt is empty. Pass it as an argument or on stdin.")
+    entry = core.find_model(args.model)
+    spec = core.model_spec(entry, args.ctx)
+    messages: list[dict[str, Any]] = []
+    system = args.system if args.system is not None else core.settings.get("chat.system_prompt")
+    if system:
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": prompt})
+    params = core.sampling(temperature=args.temperature, top_p=args.top_p, seed=args.seed,
+                           max_tokens=args.max_tokens)
+    client = EngineClient(log_dir=core.paths.logs_dir)
+    job = client.chat(spec, messages, params)
+    interrupted = False
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        nonlocal interrupted
+        interrupted = True
+        job.cancel()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    final: dict[str, Any] = {}
+    ended_with_newline = True
+    try:
+        for event in job.events():
+            kind = event["type"]
+            if args.json:
+                out.write(json.dumps(_public_event(event), ensure_ascii=False) + "\n")
+                out.flush()
+            elif kind == protocol.DELTA:
+                out.write(event["text"])
+                out.flush()
+                ended_with_newline = event["text"].endswith("\n")
+            elif kind == protocol.NOTICE:
+                print(f"[{event.get('message')}]", file=sys.stderr)
+            elif kind == protocol.STATS:
+                print(_stats_line(event), file=sys.stderr)
+            if kind in (protocol.DONE, protocol.ERROR):
+                final = event
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        client.close()
+    if not args.json and not ended_with_newline:
+        out.write("\n")
+    if final.get("type") == protocol.ERROR:
+        print(f"hearth: {final.get('message')}", file=sys.stderr)
+        return EXIT_ERROR
+    core.remember_model(entry)
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _public_event(event: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in event.items() if k != "id"}
+
+
+def _stats_line(stats: dict[str, Any]) -> str:
+    speed = stats.get("tokens_per_s")
+    parts = [f"{stats.get('generated_tokens', 0)} tokens"]
+    if speed:
+        parts.append(f"{speed:.1f} tok/s")
+    if stats.get("ttft_ms") is not None:
+        parts.append(f"first token {stats['ttft_ms']:.0f} ms")
+    return "[" + " · ".join(parts) + "]"
+
+
+def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    models = core.models()
+    if getattr(args, "json", False):
+        out.write(json.dumps([m.as_json() for m in models], indent=2) + "\n")
+        return EXIT_OK
+    if not models:
+        out.write(f"No models found. Put .gguf files into {core.models_dir}.\n")
+        return EXIT_OK
+    width = max(len(m.name) for m in models)
+    for m in models:
+        size = f"{m.size_bytes / 1e6:,.0f} MB"
+        facts = " ".join(x for x in (m.architecture, m.quantization) if x)
+        note = f"  (unusable: {m.problem})" if m.problem else ""
+        out.write(f"{m.name:<{width}}  {size:>9}  {facts:<16} {m.source:<10} {m.path}{note}\n")
+    return EXIT_OK
+
+
+def run_command(core: Core, args: argparse.Namespace) -> int:
+    if args.command == "chat":
+        return cmd_chat(core, args)
+    if args.command == "models":
+        return cmd_models(core, args)
+    raise SystemExit(EXIT_USAGE)
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    args = build_parser().parse_args(list(argv))
+    if args.command == "models" and args.models_command is None:
+        args.models_command = "list"
+    return args

@@ -1,0 +1,91 @@
+"""A chat turn's bookkeeping, independent of any UI.
+
+``ReplyRecorder`` saves a reply while it streams: the text is written to the store at
+most every ``flush_interval`` seconds (so at most that much is lost if Hearth is killed)
+and once more when the reply ends, with a status saying how it ended.
+``engine_messages`` turns stored messages into what the engine is sent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from app import store as st
+from backends import protocol
+
+FLUSH_INTERVAL_S = 0.5
+
+FINISH_TO_STATUS = {
+    protocol.FINISH_STOP: st.COMPLETE,
+    protocol.FINISH_LENGTH: st.LENGTH,
+    protocol.FINISH_CANCELLED: st.STOPPED,
+}
+
+
+class ReplyRecorder:
+    def __init__(
+        self, store: st.ChatStore, message_id: int, flush_interval: float = FLUSH_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.message_id = message_id
+        self.flush_interval = flush_interval
+        self.clock = clock
+        self.text = ""
+        self._saved_length = 0
+        self._last_flush = clock()
+        self.finished = False
+
+    def append(self, text: str) -> None:
+        if self.finished or not text:
+            return
+        self.text += text
+        self.flush_if_due()
+
+    def flush_if_due(self) -> None:
+        if len(self.text) != self._saved_length and (
+            self.clock() - self._last_flush >= self.flush_interval
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        self.store.update_message(self.message_id, content=self.text)
+        self._saved_length = len(self.text)
+        self._last_flush = self.clock()
+
+    def finish(self, status: str, stats: dict[str, Any] | None = None, error: str = "") -> None:
+        if self.finished:
+            return
+        self.finished = True
+        self.store.update_message(
+            self.message_id, content=self.text, status=status, stats=stats or {}, error=error
+        )
+
+
+def engine_messages(
+    messages: Sequence[st.Message], system_prompt: str = ""
+) -> list[dict[str, Any]]:
+    """The conversation as the engine should see it.
+
+    Replies that were stopped or interrupted are sent as they are (the model sees what the
+    user saw); replies that failed before writing anything are left out.
+    """
+    result: list[dict[str, Any]] = []
+    if system_prompt.strip():
+        result.append({"role": "system", "content": system_prompt})
+    for message in messages:
+        if message.role == "assistant" and not message.content:
+            continue
+        result.append({"role": message.role, "content": message.content})
+    return result
+
+
+def status_for(final: dict[str, Any]) -> str:
+    """The stored status for a reply that ended with ``final`` (a done or error event)."""
+    if final.get("type") == protocol.DONE:
+        return FINISH_TO_STATUS.get(str(final.get("finish_reason")), st.COMPLETE)
+    if final.get("kind") == protocol.ERR_WORKER_DIED:
+        return st.INTERRUPTED
+    return st.FAILED

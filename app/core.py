@@ -1,0 +1,117 @@
+"""The pieces every front end needs, opened once: paths, settings, models, defaults.
+
+The GUI, the command line and the self-test all start from ``open_core`` so that
+``--data-dir``/``HEARTH_DATA_DIR``, the settings and the model choice mean the same
+everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from app.engine_client import ModelSpec
+from app.errors import HearthError
+from app.model_library import ModelEntry, ModelNotFound, list_models, resolve_model
+from app.paths import Paths, resolve_data_dir
+from app.settings import Settings
+from app.store import ChatStore, StoreError
+
+
+@dataclass
+class Core:
+    paths: Paths
+    settings: Settings
+
+    @property
+    def models_dir(self) -> Path:
+        configured = str(self.settings.get("models.directory"))
+        return Path(configured).expanduser() if configured else self.paths.default_models_dir
+
+    def models(self) -> list[ModelEntry]:
+        return list_models(self.models_dir)
+
+    def find_model(self, name_or_path: str | None, models: list[ModelEntry] | None = None
+                   ) -> ModelEntry:
+        """The named model, else the last one used, else the starter model."""
+        models = self.models() if models is None else models
+        if name_or_path:
+            try:
+                entry = resolve_model(name_or_path, models)
+            except ModelNotFound as exc:
+                raise HearthError(str(exc)) from exc
+        else:
+            entry = self.default_model(models)
+        if not entry.usable:
+            raise HearthError(f"{entry.name} cannot be used: {entry.problem}")
+        return entry
+
+    def default_model(self, models: list[ModelEntry]) -> ModelEntry:
+        remembered = str(self.settings.get("models.default"))
+        usable = [m for m in models if m.usable]
+        for entry in usable:
+            if remembered and remembered in (str(entry.path), entry.name):
+                return entry
+        for entry in usable:
+            if entry.source == "starter":
+                return entry
+        if usable:
+            return usable[0]
+        raise HearthError(
+            "Hearth found no model to use. Reinstall Hearth to restore the starter model, "
+            f"or put a .gguf file into {self.models_dir}."
+        )
+
+    def remember_model(self, entry: ModelEntry) -> None:
+        if self.settings.get("models.default") != str(entry.path):
+            self.settings.set("models.default", str(entry.path))
+
+    def model_spec(self, entry: ModelEntry, n_ctx: int | None = None) -> ModelSpec:
+        threads = int(self.settings.get("engine.threads")) or physical_cores()
+        context = n_ctx or int(self.settings.get("engine.context_length"))
+        return ModelSpec(path=str(entry.path), n_ctx=context, threads=threads)
+
+    def sampling(self, **overrides: Any) -> dict[str, Any]:
+        """Sampling parameters for a request: settings, then explicit overrides."""
+        params: dict[str, Any] = {
+            "temperature": self.settings.get("sampling.temperature"),
+            "top_p": self.settings.get("sampling.top_p"),
+            "top_k": self.settings.get("sampling.top_k"),
+            "min_p": self.settings.get("sampling.min_p"),
+            "repeat_penalty": self.settings.get("sampling.repeat_penalty"),
+        }
+        max_tokens = int(self.settings.get("sampling.max_tokens"))
+        if max_tokens > 0:
+            params["max_tokens"] = max_tokens
+        seed = int(self.settings.get("sampling.seed"))
+        if seed >= 0:
+            params["seed"] = seed
+        params.update({k: v for k, v in overrides.items() if v is not None})
+        return params
+
+    def open_store(self) -> ChatStore:
+        try:
+            return ChatStore(self.paths.database)
+        except StoreError as exc:
+            raise HearthError(str(exc)) from exc
+
+
+def physical_cores() -> int:
+    """llama.cpp is fastest with one thread per physical core."""
+    return psutil.cpu_count(logical=False) or os.cpu_count() or 1
+
+
+def open_core(data_dir: str | os.PathLike[str] | None = None) -> Core:
+    paths = Paths(resolve_data_dir(data_dir))
+    try:
+        paths.ensure()
+    except OSError as exc:
+        raise HearthError(
+            f"Hearth cannot use its data folder {paths.data_dir}: {exc.strerror}. Choose "
+            "another with --data-dir or HEARTH_DATA_DIR."
+        ) from exc
+    return Core(paths, Settings(paths.settings_file))

@@ -1,0 +1,390 @@
+"""The one path from a prompt to tokens: Hearth's side of the worker protocol.
+
+``EngineClient`` owns at most one worker process (one loaded model).  The GUI, the
+command line and later the local API server all use it, so they behave alike.  It has no
+Qt in it: events are delivered to a callback on the client's reader thread (the GUI's
+adapter turns them into queued Qt signals) and can also be iterated from a ``Job``.
+
+What it guarantees:
+
+* Nothing blocks the caller: starting a worker, sending a request and cancelling return
+  at once; the answers arrive as events.
+* A worker that dies (crash, kill, out of memory) is noticed from its end of stream; the
+  request in flight ends with an ``error`` event of kind ``worker_died`` and the next
+  request starts a fresh worker.
+* Stop is honoured promptly: ``cancel`` is sent at once (the worker reads it on a separate
+  thread), and a worker that has not finished within ``cancel_grace_s`` is killed.
+* Switching to another model ends the old worker, which frees its memory for certain.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from backends import protocol
+
+log = logging.getLogger(__name__)
+
+EventCallback = Callable[[dict[str, Any]], None]
+
+_TERMINAL_BY_KIND: dict[str, frozenset[str]] = {
+    protocol.HELLO: frozenset({protocol.READY, protocol.ERROR}),
+    protocol.LOAD: frozenset({protocol.LOADED, protocol.ERROR}),
+    protocol.CHAT: frozenset({protocol.DONE, protocol.ERROR}),
+}
+_RESULT_TERMINAL = frozenset({protocol.RESULT, protocol.ERROR})
+WORKER_LOG_LIMIT = 5 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What to load; two equal specs share a worker."""
+
+    path: str
+    n_ctx: int = 4096
+    threads: int = 0
+    gpu_layers: int = 0
+    engine: str = "llama_cpp"
+
+    def to_wire(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def worker_command() -> list[str]:
+    """How to start a worker: the frozen app re-executes itself, a source install uses -m."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--worker"]
+    return [sys.executable, "-m", "backends.worker"]
+
+
+@dataclass
+class Job:
+    """One request in flight: its events in order, how it ended, and client-side timings."""
+
+    id: int
+    kind: str
+    on_event: EventCallback | None = None
+    events_queue: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
+    final: dict[str, Any] | None = None
+    cancel_requested: bool = False
+    sent_at: float = field(default_factory=time.perf_counter)
+    first_delta_at: float | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+    _finished: threading.Event = field(default_factory=threading.Event)
+    _client: EngineClient | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
+
+    def deliver(self, event: dict[str, Any]) -> None:
+        if self._finished.is_set():
+            return
+        if event["type"] == protocol.DELTA and self.first_delta_at is None:
+            self.first_delta_at = time.perf_counter()
+        if event["type"] == protocol.STATS:
+            self.stats = dict(event)
+            if self.first_delta_at is not None:
+                self.stats["client_ttft_ms"] = round((self.first_delta_at - self.sent_at) * 1000, 2)
+            event = {**event, **self.stats}
+        terminal = event["type"] in _TERMINAL_BY_KIND.get(self.kind, _RESULT_TERMINAL)
+        if terminal:
+            self.final = event
+        self.events_queue.put(event)
+        if self.on_event is not None:
+            try:
+                self.on_event(event)
+            except Exception:  # a listener's bug must not kill the reader thread
+                log.exception("event listener failed for %s", event.get("type"))
+        if terminal:
+            self._finished.set()
+
+    def events(self, timeout: float | None = None) -> Iterator[dict[str, Any]]:
+        """Yield events until the terminal one (inclusive).  TimeoutError if none comes."""
+        terminal = _TERMINAL_BY_KIND.get(self.kind, _RESULT_TERMINAL)
+        while True:
+            try:
+                event = self.events_queue.get(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError(f"no answer from the engine within {timeout} s") from None
+            yield event
+            if event["type"] in terminal:
+                return
+
+    def wait(self, timeout: float | None = None) -> dict[str, Any] | None:
+        self._finished.wait(timeout)
+        return self.final
+
+    def cancel(self) -> None:
+        if self._client is not None:
+            self._client.cancel(self)
+
+
+class _Worker:
+    """One worker process and the thread reading its events."""
+
+    def __init__(self, client: EngineClient, spec: ModelSpec | None) -> None:
+        self.client = client
+        self.spec = spec
+        self.jobs: dict[int, Job] = {}
+        self.lock = threading.Lock()
+        self.dead = False
+        self.killed_for_cancel = False
+        self.log_file = client.open_worker_log()
+        env = dict(os.environ)
+        env["PYTHONUNBUFFERED"] = "1"
+        env.setdefault("PYTHONIOENCODING", "utf-8")
+        creation = getattr(subprocess, "CREATE_NO_WINDOW", 0) if sys.platform == "win32" else 0
+        self.process = subprocess.Popen(
+            list(client.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self.log_file, env=env, creationflags=creation,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.reader = threading.Thread(
+            target=self._read, args=(self.process.stdout,), name=f"worker-{self.process.pid}",
+            daemon=True,
+        )
+        self.reader.start()
+        log.info("started worker pid %s for %s", self.process.pid, spec.path if spec else "-")
+
+    def send(self, job: Job, message: dict[str, Any]) -> None:
+        with self.lock:
+            if self.dead:
+                pass
+            else:
+                self.jobs[job.id] = job
+                try:
+                    protocol.write_message(self.stdin, message)
+                    return
+                except (BrokenPipeError, OSError, ValueError):
+                    self.jobs.pop(job.id, None)
+        job.deliver(_worker_died_event(job, self.process.poll()))
+
+    def send_control(self, message: dict[str, Any]) -> None:
+        with self.lock:
+            if self.dead:
+                return
+            try:
+                protocol.write_message(self.stdin, message)
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+
+    def _read(self, stream: IO[bytes]) -> None:
+        while True:
+            try:
+                event = protocol.read_message(stream)
+            except protocol.ProtocolError:
+                log.warning("worker %s sent an unreadable line", self.process.pid, exc_info=True)
+                continue
+            except (OSError, ValueError):
+                event = None
+            if event is None:
+                break
+            with self.lock:
+                job = self.jobs.get(event.get("id"))  # type: ignore[arg-type]
+            if job is None:
+                if event.get("type") == protocol.ERROR:
+                    log.warning("worker error without a request: %s", event.get("message"))
+                continue
+            if event["type"] == protocol.READY and event.get("protocol") != protocol.PROTOCOL_VERSION:
+                event = {"type": protocol.ERROR, "id": job.id, "kind": protocol.ERR_PROTOCOL,
+                         "message": "The engine belongs to another version of Hearth. "
+                                    "Reinstall Hearth."}
+                self.process.kill()
+            job.deliver(event)
+            if job.finished:
+                with self.lock:
+                    self.jobs.pop(job.id, None)
+        code = self.process.wait()
+        with self.lock:
+            self.dead = True
+            orphans = list(self.jobs.values())
+            self.jobs.clear()
+        if orphans or code not in (0, None):
+            log.warning("worker pid %s ended with exit code %s", self.process.pid, code)
+        for job in orphans:
+            if job.cancel_requested and self.killed_for_cancel:
+                job.deliver({"type": protocol.DONE, "id": job.id,
+                             "finish_reason": protocol.FINISH_CANCELLED, "forced": True})
+            else:
+                job.deliver(_worker_died_event(job, code))
+        self.client.worker_ended(self)
+        try:
+            self.log_file.close()
+        except OSError:
+            pass
+
+    def stop(self, grace_s: float) -> None:
+        """Ask the worker to shut down; kill it if it has not gone within ``grace_s``."""
+        self.send_control({"type": protocol.SHUTDOWN, "id": None})
+        with self.lock:
+            try:
+                self.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            log.warning("worker pid %s did not stop; killing it", self.process.pid)
+            self.process.kill()
+            self.process.wait()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+
+
+def _worker_died_event(job: Job, code: int | None) -> dict[str, Any]:
+    how = f"exit code {code}" if code is not None and code >= 0 else (
+        f"signal {-code}" if code is not None else "no exit code")
+    return {
+        "type": protocol.ERROR, "id": job.id, "kind": protocol.ERR_WORKER_DIED,
+        "exit_code": code,
+        "message": f"The model engine stopped unexpectedly ({how}). What was written so far "
+                   "was kept; send a message to start the engine again.",
+    }
+
+
+class EngineClient:
+    def __init__(
+        self, log_dir: Path | None = None, command: Sequence[str] | None = None,
+        cancel_grace_s: float = 3.0,
+    ) -> None:
+        self.log_dir = log_dir
+        self.command = list(command) if command is not None else worker_command()
+        self.cancel_grace_s = cancel_grace_s
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._worker: _Worker | None = None
+        self._closed = False
+
+    # -- worker lifecycle -------------------------------------------------------------
+    def open_worker_log(self) -> IO[bytes]:
+        if self.log_dir is None:
+            return open(os.devnull, "ab")  # noqa: SIM115 - closed by the worker's reader
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        path = self.log_dir / "worker.log"
+        try:
+            if path.stat().st_size > WORKER_LOG_LIMIT:
+                os.replace(path, path.with_suffix(".log.1"))
+        except OSError:
+            pass
+        return open(path, "ab")  # noqa: SIM115
+
+    def worker_ended(self, worker: _Worker) -> None:
+        with self._lock:
+            if self._worker is worker:
+                self._worker = None
+
+    def _worker_for(self, spec: ModelSpec | None) -> tuple[_Worker, bool]:
+        """The worker for ``spec``, starting one (and ending another model's) if needed."""
+        retired: _Worker | None = None
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the engine client is closed")
+            current = self._worker
+            if current is not None and not current.dead and (
+                spec is None or current.spec is None or current.spec == spec
+            ):
+                if spec is not None and current.spec is None:
+                    current.spec = spec
+                return current, False
+            retired = current
+            self._worker = _Worker(self, spec)
+            worker = self._worker
+        if retired is not None:
+            threading.Thread(target=retired.stop, args=(5.0,), daemon=True).start()
+        return worker, True
+
+    @property
+    def loaded_model(self) -> ModelSpec | None:
+        worker = self._worker
+        return worker.spec if worker is not None and not worker.dead else None
+
+    @property
+    def worker_pid(self) -> int | None:
+        worker = self._worker
+        return worker.process.pid if worker is not None and not worker.dead else None
+
+    # -- requests ----------------------------------------------------------------------
+    def _submit(self, kind: str, spec: ModelSpec | None, payload: dict[str, Any],
+                on_event: EventCallback | None) -> Job:
+        job = Job(next(self._ids), kind, on_event)
+        job._client = self
+        worker, started = self._worker_for(spec)
+        if started:
+            hello = Job(next(self._ids), protocol.HELLO,
+                        lambda e: _forward_hello_failure(e, job))
+            worker.send(hello, {"type": protocol.HELLO, "id": hello.id,
+                                "protocol": protocol.PROTOCOL_VERSION})
+            if kind in (protocol.LOAD, protocol.CHAT):
+                job.deliver({"type": protocol.PROGRESS, "id": job.id, "fraction": 0.0,
+                             "stage": "Starting the engine"})
+        worker.send(job, {"type": kind, "id": job.id, **payload})
+        return job
+
+    def load(self, spec: ModelSpec, on_event: EventCallback | None = None) -> Job:
+        return self._submit(protocol.LOAD, spec, {"model": spec.to_wire()}, on_event)
+
+    def chat(
+        self, spec: ModelSpec, messages: Sequence[dict[str, Any]], params: dict[str, Any] | None = None,
+        on_event: EventCallback | None = None,
+    ) -> Job:
+        payload = {"model": spec.to_wire(), "messages": list(messages), "params": params or {}}
+        return self._submit(protocol.CHAT, spec, payload, on_event)
+
+    def count_tokens(self, spec: ModelSpec, text: str) -> Job:
+        self.load(spec)
+        return self._submit(protocol.COUNT_TOKENS, spec, {"text": text}, None)
+
+    def cancel(self, job: Job) -> None:
+        """Stop ``job`` soon: ask the worker, and kill it if it does not listen in time."""
+        if job.finished or job.cancel_requested:
+            return
+        job.cancel_requested = True
+        worker = self._worker
+        if worker is None or worker.dead:
+            job.deliver({"type": protocol.DONE, "id": job.id,
+                         "finish_reason": protocol.FINISH_CANCELLED})
+            return
+        worker.send_control({"type": protocol.CANCEL, "id": None, "target": job.id})
+
+        def enforce() -> None:
+            if not job.wait(self.cancel_grace_s):
+                log.warning("worker ignored cancel for %.1f s; killing it", self.cancel_grace_s)
+                worker.killed_for_cancel = True
+                worker.kill()
+
+        threading.Thread(target=enforce, name="cancel-watch", daemon=True).start()
+
+    def unload(self) -> None:
+        """End the worker: frees the model's RAM and VRAM for certain."""
+        with self._lock:
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            threading.Thread(target=worker.stop, args=(5.0,), daemon=True).start()
+
+    def close(self, timeout: float = 5.0) -> None:
+        with self._lock:
+            self._closed = True
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.stop(timeout)
+            worker.reader.join(timeout)
+
+
+def _forward_hello_failure(event: dict[str, Any], job: Job) -> None:
+    if event["type"] == protocol.ERROR:
+        job.deliver({**event, "id": job.id})

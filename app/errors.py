@@ -1,0 +1,39 @@
+"""One path for errors to reach a person.
+
+``HearthError`` carries a sentence written for the user (what happened, what to do).
+``describe_error`` is the single place that turns any exception into such a sentence: it
+logs the exception with its stack first, so the log has the detail and the person gets
+the message.  The GUI's error area and the command line both go through it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+log = logging.getLogger("hearth.errors")
+
+
+class HearthError(Exception):
+    """An error whose message is meant for the user as it is."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def describe_error(exc: BaseException, doing: str, log_hint: str = "") -> str:
+    """Log ``exc`` with its stack and return one human sentence about it.
+
+    ``doing`` says what Hearth was trying to do ("loading the model"); ``log_hint`` names
+    where the details went, for unexpected errors.
+    """
+    if isinstance(exc, HearthError):
+        log.warning("%s failed: %s", doing, exc.message, exc_info=exc)
+        return exc.message
+    if isinstance(exc, OSError) and exc.strerror:
+        log.error("%s failed", doing, exc_info=exc)
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"Hearth could not finish {doing}: {exc.strerror}{where}."
+    log.error("%s failed unexpectedly", doing, exc_info=exc)
+    hint = f" Details are in {log_hint}." if log_hint else ""
+    return f"Something went wrong while {doing}: {exc}.{hint}"

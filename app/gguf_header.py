@@ -1,0 +1,190 @@
+"""Reading a GGUF file's header without loading its weights.
+
+Why our own reader: the UI process must tell a valid model from a broken one (empty,
+wrong magic, truncated download) before starting an engine, and later show a model's
+facts, without importing an engine library or numpy.  We read the key/value metadata and
+the tensor table with ``struct``, then check that the file is long enough to hold every
+tensor.  Large arrays (the tokenizer vocabulary) are skipped, not kept.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+MAGIC = b"GGUF"
+SUPPORTED_VERSIONS = (2, 3)
+DEFAULT_ALIGNMENT = 32
+MAX_STRING = 64 * 1024 * 1024
+MAX_COUNT = 100_000_000
+KEEP_ARRAY_ITEMS = 64  # longer arrays (vocabularies) are skipped, only their length kept
+
+# ggml tensor type -> (elements per block, bytes per block)
+GGML_BLOCKS: dict[int, tuple[int, int]] = {
+    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34),
+    9: (32, 36), 10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176),
+    14: (256, 210), 15: (256, 292), 16: (256, 66), 17: (256, 74), 18: (256, 98),
+    19: (256, 50), 20: (32, 18), 21: (256, 110), 22: (256, 82), 23: (256, 136), 24: (1, 1),
+    25: (1, 2), 26: (1, 4), 27: (1, 8), 28: (1, 8), 29: (256, 56), 30: (1, 2),
+    34: (256, 54), 35: (256, 66), 39: (32, 17),
+}
+
+# GGUF value types
+_UINT8, _INT8, _UINT16, _INT16, _UINT32, _INT32, _FLOAT32, _BOOL, _STRING, _ARRAY = range(10)
+_UINT64, _INT64, _FLOAT64 = 10, 11, 12
+_SCALARS = {
+    _UINT8: "<B", _INT8: "<b", _UINT16: "<H", _INT16: "<h", _UINT32: "<I", _INT32: "<i",
+    _FLOAT32: "<f", _BOOL: "<?", _UINT64: "<Q", _INT64: "<q", _FLOAT64: "<d",
+}
+
+
+class GGUFError(ValueError):
+    """Not a usable GGUF file; the message is a sentence for a person."""
+
+
+@dataclass
+class GGUFInfo:
+    path: Path
+    version: int
+    metadata: dict[str, Any]
+    tensor_count: int
+    file_size: int
+    data_size: int  # bytes of tensor data the header promises
+    array_lengths: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def architecture(self) -> str:
+        return str(self.metadata.get("general.architecture", ""))
+
+    @property
+    def name(self) -> str:
+        return str(self.metadata.get("general.name", ""))
+
+    @property
+    def context_length(self) -> int | None:
+        value = self.metadata.get(f"{self.architecture}.context_length")
+        return int(value) if isinstance(value, int) else None
+
+    @property
+    def has_chat_template(self) -> bool:
+        return bool(self.metadata.get("tokenizer.chat_template"))
+
+
+class _Reader:
+    def __init__(self, stream: IO[bytes], size: int) -> None:
+        self.stream, self.size = stream, size
+
+    def take(self, count: int) -> bytes:
+        data = self.stream.read(count)
+        if len(data) != count:
+            raise GGUFError("the file ends in the middle of its header (an incomplete download?)")
+        return data
+
+    def scalar(self, fmt: str) -> Any:
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
+
+    def count(self) -> int:
+        value = int(self.scalar("<Q"))
+        if value > MAX_COUNT:
+            raise GGUFError("the header claims an impossible number of entries")
+        return value
+
+    def string(self) -> str:
+        length = int(self.scalar("<Q"))
+        if length > MAX_STRING or length > self.size:
+            raise GGUFError("the header holds an impossibly long string")
+        return self.take(length).decode("utf-8", errors="replace")
+
+    def skip_string(self) -> None:
+        length = int(self.scalar("<Q"))
+        if length > MAX_STRING or length > self.size:
+            raise GGUFError("the header holds an impossibly long string")
+        self.stream.seek(length, os.SEEK_CUR)
+
+    def value(self, kind: int) -> tuple[Any, int | None]:
+        """One value; for arrays also their length (long arrays come back as None)."""
+        if kind in _SCALARS:
+            return self.scalar(_SCALARS[kind]), None
+        if kind == _STRING:
+            return self.string(), None
+        if kind == _ARRAY:
+            item_kind = int(self.scalar("<I"))
+            length = self.count()
+            if length > KEEP_ARRAY_ITEMS:
+                self.skip_array(item_kind, length)
+                return None, length
+            return [self.value(item_kind)[0] for _ in range(length)], length
+        raise GGUFError(f"the header uses an unknown value type ({kind})")
+
+    def skip_array(self, item_kind: int, length: int) -> None:
+        if item_kind in _SCALARS:
+            self.stream.seek(struct.calcsize(_SCALARS[item_kind]) * length, os.SEEK_CUR)
+        elif item_kind == _STRING:
+            for _ in range(length):
+                self.skip_string()
+        else:
+            for _ in range(length):
+                self.value(item_kind)
+        if self.stream.tell() > self.size:
+            raise GGUFError("the file ends in the middle of its header (an incomplete download?)")
+
+
+def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
+    """Read and check a GGUF header; raise GGUFError saying what is wrong."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        stream = path.open("rb")
+    except FileNotFoundError as exc:
+        raise GGUFError(f"{path.name} does not exist") from exc
+    except OSError as exc:
+        raise GGUFError(f"{path.name} cannot be read ({exc.strerror})") from exc
+    with stream:
+        if size == 0:
+            raise GGUFError(f"{path.name} is empty")
+        reader = _Reader(stream, size)
+        magic = stream.read(4)
+        if magic != MAGIC:
+            raise GGUFError(f"{path.name} is not a GGUF model file")
+        version = int(reader.scalar("<I"))
+        if version not in SUPPORTED_VERSIONS:
+            raise GGUFError(f"{path.name} uses GGUF version {version}, which is not supported")
+        tensor_count, kv_count = reader.count(), reader.count()
+        metadata: dict[str, Any] = {}
+        lengths: dict[str, int] = {}
+        for _ in range(kv_count):
+            key = reader.string()
+            value, length = reader.value(int(reader.scalar("<I")))
+            if length is not None:
+                lengths[key] = length
+            if value is not None:
+                metadata[key] = value
+        data_end = 0
+        for _ in range(tensor_count):
+            reader.skip_string()
+            n_dims = int(reader.scalar("<I"))
+            if n_dims > 8:
+                raise GGUFError(f"{path.name} has a damaged tensor table")
+            elements = 1
+            for _ in range(n_dims):
+                elements *= int(reader.scalar("<Q"))
+            kind = int(reader.scalar("<I"))
+            offset = int(reader.scalar("<Q"))
+            block = GGML_BLOCKS.get(kind)
+            nbytes = (elements // block[0]) * block[1] if block else 0
+            data_end = max(data_end, offset + nbytes)
+        alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
+        if not isinstance(alignment, int) or alignment <= 0:
+            alignment = DEFAULT_ALIGNMENT
+        header_end = stream.tell()
+        data_start = (header_end + alignment - 1) // alignment * alignment
+    if data_start + data_end > size:
+        missing = data_start + data_end - size
+        raise GGUFError(
+            f"{path.name} is truncated: {missing:,} bytes of model data are missing "
+            "(an incomplete download?)"
+        )
+    return GGUFInfo(path, version, metadata, tensor_count, size, data_end, lengths)

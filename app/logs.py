@@ -1,0 +1,43 @@
+"""Logging to a file in the data folder, so tracebacks never reach the user's screen.
+
+The log rotates (a few files of a few MB) so it cannot fill the disk.  ``HEARTH_LOG_LEVEL``
+raises or lowers the level.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+from pathlib import Path
+
+LOG_FILE = "hearth.log"
+
+
+def configure_logging(logs_dir: Path | None, *, also_stderr: bool = False) -> Path | None:
+    """Send Hearth's log to ``logs_dir/hearth.log``; return that path (None: not possible)."""
+    level = os.environ.get("HEARTH_LOG_LEVEL", "INFO").upper()
+    root = logging.getLogger()
+    root.setLevel(level)
+    formatter = logging.Formatter(
+        "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+    )
+    path: Path | None = None
+    if logs_dir is not None:
+        try:
+            logs_dir.mkdir(parents=True, exist_ok=True)
+            path = logs_dir / LOG_FILE
+            handler: logging.Handler = logging.handlers.RotatingFileHandler(
+                path, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+            )
+            handler.setFormatter(formatter)
+            handler.set_name("hearth-file")
+            root.handlers = [h for h in root.handlers if h.get_name() != "hearth-file"]
+            root.addHandler(handler)
+        except OSError:
+            path = None
+    if also_stderr:
+        stream = logging.StreamHandler()
+        stream.setFormatter(formatter)
+        root.addHandler(stream)
+    return path

@@ -1,0 +1,59 @@
+"""Where Hearth keeps its state.
+
+Everything Hearth writes lives under one data directory: the chat database, settings,
+logs and downloaded models.  ``--data-dir`` or ``HEARTH_DATA_DIR`` moves all of it, which
+is how tests and scripts stay away from a real profile.  Without either, the platform's
+conventional place is used (platformdirs).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "Hearth"
+DATA_DIR_ENV = "HEARTH_DATA_DIR"
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """``--data-dir`` wins, then ``HEARTH_DATA_DIR``, then the platform default."""
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env).expanduser().resolve()
+    return default_data_dir()
+
+
+@dataclass(frozen=True)
+class Paths:
+    data_dir: Path
+
+    @property
+    def database(self) -> Path:
+        return self.data_dir / "chats.sqlite3"
+
+    @property
+    def settings_file(self) -> Path:
+        return self.data_dir / "settings.json"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.data_dir / "logs"
+
+    @property
+    def default_models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+    def ensure(self) -> Paths:
+        """Create the folders; raises OSError with the path when that is impossible."""
+        for folder in (self.data_dir, self.logs_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        return self

@@ -1,0 +1,308 @@
+"""The chat store: conversations and messages in SQLite.
+
+Why it looks like this:
+
+* WAL journal with ``synchronous=NORMAL``: a write costs well under a millisecond and a
+  crash of Hearth (even SIGKILL) never corrupts the file; at worst the last write is lost.
+* A schema version (``PRAGMA user_version``) and a list of migrations from day one, so a
+  new Hearth opens an old history and never loses it.  A history written by a *newer*
+  Hearth is refused rather than damaged.
+* Replies are saved while they stream: the assistant row is created with status
+  ``streaming`` and its text is rewritten as it grows.  On the next start, any row still
+  ``streaming`` belonged to a Hearth that died, and becomes ``interrupted``.
+* A file that is not a database is moved aside (kept, never deleted) and a fresh one is
+  started; ``recovery_note`` tells the user where the old one is.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# Message statuses.
+COMPLETE = "complete"
+STREAMING = "streaming"
+STOPPED = "stopped"  # the user pressed Stop
+INTERRUPTED = "interrupted"  # the engine or Hearth died mid-reply
+LENGTH = "length"  # cut at the token limit
+FAILED = "error"
+STATUSES = (COMPLETE, STREAMING, STOPPED, INTERRUPTED, LENGTH, FAILED)
+
+TITLE_LENGTH = 60
+
+
+class StoreError(Exception):
+    """The history cannot be used; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    title: str
+    model: str
+    system_prompt: str
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class Message:
+    id: int
+    conversation_id: int
+    role: str
+    content: str
+    status: str = COMPLETE
+    model: str = ""
+    stats: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    created_at: float = 0.0
+
+
+def _v1(db: sqlite3.Connection) -> None:
+    db.executescript(
+        """
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            title_is_auto INTEGER NOT NULL DEFAULT 1,
+            model TEXT NOT NULL DEFAULT '',
+            system_prompt TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL
+                REFERENCES conversations(id) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+            content TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL DEFAULT 'complete',
+            model TEXT NOT NULL DEFAULT '',
+            stats TEXT NOT NULL DEFAULT '{}',
+            error TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX messages_by_conversation ON messages (conversation_id, id);
+        """
+    )
+
+
+# MIGRATIONS[n] brings a database from version n to n + 1.  Append only; never edit.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def make_title(text: str) -> str:
+    """A sidebar title from the first message: first line, trimmed to a readable length."""
+    line = " ".join(text.strip().split())
+    if len(line) <= TITLE_LENGTH:
+        return line or "New chat"
+    cut = line[:TITLE_LENGTH].rsplit(" ", 1)[0]
+    return (cut or line[:TITLE_LENGTH]) + "…"
+
+
+class ChatStore:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path) if str(path) != ":memory:" else None
+        self.recovery_note = ""
+        self.recovered_replies = 0
+        self._db = self._open(str(path))
+
+    # -- opening -------------------------------------------------------------------
+    def _open(self, target: str) -> sqlite3.Connection:
+        try:
+            db = self._connect(target)
+            self._migrate(db)
+            return db
+        except sqlite3.DatabaseError as exc:
+            if self.path is None or not self.path.exists():
+                raise StoreError(f"Hearth cannot create its chat history: {exc}") from exc
+            aside = self._move_aside(self.path)
+            log.error("chat history %s unreadable; moved to %s", self.path, aside, exc_info=True)
+            self.recovery_note = (
+                f"Your chat history could not be opened ({exc}). Hearth kept the old file "
+                f"as {aside.name} in its data folder and started a new history."
+            )
+            db = self._connect(target)
+            self._migrate(db)
+            return db
+
+    @staticmethod
+    def _connect(target: str) -> sqlite3.Connection:
+        db = sqlite3.connect(target, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA busy_timeout=5000")
+        return db
+
+    @staticmethod
+    def _move_aside(path: Path) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = path.with_name(f"{path.name}.damaged-{stamp}")
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(str(path) + suffix)
+            if source.exists():
+                os.replace(source, Path(str(aside) + suffix))
+        return aside
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                "This chat history was written by a newer version of Hearth. Update Hearth "
+                "to open it; it has not been changed."
+            )
+        for number in range(version, SCHEMA_VERSION):
+            with _transaction(db):
+                MIGRATIONS[number](db)
+                db.execute(f"PRAGMA user_version = {number + 1}")
+        with _transaction(db):
+            cursor = db.execute(
+                "UPDATE messages SET status = ? WHERE status = ?", (INTERRUPTED, STREAMING)
+            )
+        self.recovered_replies = cursor.rowcount
+
+    def close(self) -> None:
+        self._db.close()
+
+    def integrity_ok(self) -> bool:
+        return bool(self._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    # -- conversations -------------------------------------------------------------
+    def create_conversation(
+        self, title: str = "", model: str = "", system_prompt: str = ""
+    ) -> Conversation:
+        now = time.time()
+        cursor = self._db.execute(
+            "INSERT INTO conversations (title, title_is_auto, model, system_prompt, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (title, 0 if title else 1, model, system_prompt, now, now),
+        )
+        return self.conversation(int(cursor.lastrowid or 0))
+
+    def conversation(self, conversation_id: int) -> Conversation:
+        row = self._db.execute(
+            "SELECT * FROM conversations WHERE id = ?", (conversation_id,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(conversation_id)
+        return _conversation(row)
+
+    def conversations(self) -> list[Conversation]:
+        rows = self._db.execute(
+            "SELECT * FROM conversations ORDER BY updated_at DESC, id DESC"
+        ).fetchall()
+        return [_conversation(r) for r in rows]
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        title = " ".join(title.split())
+        self._db.execute(
+            "UPDATE conversations SET title = ?, title_is_auto = 0 WHERE id = ?",
+            (title, conversation_id),
+        )
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+
+    def set_conversation_model(self, conversation_id: int, model: str) -> None:
+        self._db.execute("UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id))
+
+    # -- messages ------------------------------------------------------------------
+    def add_message(
+        self, conversation_id: int, role: str, content: str, *, status: str = COMPLETE,
+        model: str = "",
+    ) -> int:
+        now = time.time()
+        with _transaction(self._db):
+            cursor = self._db.execute(
+                "INSERT INTO messages (conversation_id, role, content, status, model, created_at,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, role, content, status, model, now, now),
+            )
+            self._db.execute(
+                "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
+            )
+            if role == "user":
+                self._db.execute(
+                    "UPDATE conversations SET title = ? WHERE id = ? AND title_is_auto = 1"
+                    " AND title = ''",
+                    (make_title(content), conversation_id),
+                )
+        return int(cursor.lastrowid or 0)
+
+    def update_message(
+        self, message_id: int, *, content: str | None = None, status: str | None = None,
+        stats: dict[str, Any] | None = None, error: str | None = None,
+    ) -> None:
+        assignments, values = ["updated_at = ?"], [time.time()]
+        for column, value in (("content", content), ("status", status), ("error", error)):
+            if value is not None:
+                assignments.append(f"{column} = ?")
+                values.append(value)
+        if stats is not None:
+            assignments.append("stats = ?")
+            values.append(json.dumps(stats))
+        self._db.execute(
+            f"UPDATE messages SET {', '.join(assignments)} WHERE id = ?", (*values, message_id)
+        )
+
+    def messages(self, conversation_id: int) -> list[Message]:
+        rows = self._db.execute(
+            "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
+        ).fetchall()
+        return [_message(r) for r in rows]
+
+    def message(self, message_id: int) -> Message:
+        row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            raise KeyError(message_id)
+        return _message(row)
+
+
+class _transaction:
+    """BEGIN IMMEDIATE … COMMIT, rolled back on error (autocommit connection)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _conversation(row: sqlite3.Row) -> Conversation:
+    return Conversation(
+        id=row["id"], title=row["title"] or "New chat", model=row["model"],
+        system_prompt=row["system_prompt"], created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _message(row: sqlite3.Row) -> Message:
+    try:
+        stats = json.loads(row["stats"] or "{}")
+    except ValueError:
+        stats = {}
+    return Message(
+        id=row["id"], conversation_id=row["conversation_id"], role=row["role"],
+        content=row["content"], status=row["status"], model=row["model"], stats=stats,
+        error=row["error"], created_at=row["created_at"],
+    )

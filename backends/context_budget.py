@@ -1,0 +1,88 @@
+"""What to send when a conversation no longer fits the model's context window.
+
+The policy, shown to the user as a notice whenever it acts:
+
+* leading system messages are always kept;
+* the newest message is always kept;
+* the oldest other messages are dropped, oldest first, until the prompt leaves room
+  for the reply (``reply_reserve`` tokens);
+* if the system prompt and the newest message alone do not fit, nothing is sent and the
+  user is told how long the message is and what the limit is.
+
+Counting is done by the caller's ``count`` function (render the chat template and
+tokenize), so the same policy serves every engine.  A binary search keeps the number of
+renderings logarithmic in the length of the conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Message = dict[str, Any]
+
+
+class ContextOverflow(Exception):
+    """Even the system prompt plus the newest message do not fit."""
+
+    def __init__(self, needed: int, available: int) -> None:
+        super().__init__(
+            f"Your message needs {needed} tokens but this model's context leaves room for "
+            f"{available}. Shorten the message or raise the context length in the settings."
+        )
+        self.needed = needed
+        self.available = available
+
+
+@dataclass(frozen=True)
+class Fitted:
+    messages: list[Message]
+    prompt_tokens: int
+    dropped: int  # how many older messages were left out
+
+
+def reply_reserve(n_ctx: int, max_tokens: int | None) -> int:
+    """Tokens kept free for the reply: the requested maximum, capped at half the window."""
+    if max_tokens is not None and 0 < max_tokens:
+        return min(max_tokens, n_ctx // 2)
+    return n_ctx // 4
+
+
+def fit_messages(
+    messages: Sequence[Message], count: Callable[[list[Message]], int], budget: int
+) -> Fitted:
+    """Return the longest suffix of the conversation (plus its system prompt) that fits."""
+    messages = list(messages)
+    n_system = 0
+    while n_system < len(messages) and messages[n_system].get("role") == "system":
+        n_system += 1
+    system, rest = messages[:n_system], messages[n_system:]
+
+    def attempt(drop: int) -> tuple[list[Message], int]:
+        candidate = system + rest[drop:]
+        return candidate, count(candidate)
+
+    full, tokens = attempt(0)
+    if tokens <= budget:
+        return Fitted(full, tokens, 0)
+    max_drop = max(len(rest) - 1, 0)
+    smallest, smallest_tokens = attempt(max_drop)
+    if smallest_tokens > budget:
+        raise ContextOverflow(smallest_tokens, budget)
+    # Find the fewest dropped messages that fit: fits(drop) is monotonic in drop.
+    low, high = 0, max_drop  # fits(low) is False, fits(high) is True
+    best, best_tokens = smallest, smallest_tokens
+    while high - low > 1:
+        mid = (low + high) // 2
+        candidate, candidate_tokens = attempt(mid)
+        if candidate_tokens <= budget:
+            high, best, best_tokens = mid, candidate, candidate_tokens
+        else:
+            low = mid
+    # Do not start the kept history with an assistant turn that answers a dropped question.
+    drop = high
+    while drop < max_drop and rest[drop].get("role") == "assistant":
+        drop += 1
+        best, best_tokens = attempt(drop)
+    return Fitted(best, best_tokens, drop)

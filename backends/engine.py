@@ -1,0 +1,70 @@
+"""The small interface every engine implements, and the registry that finds them.
+
+An engine lives inside the worker process only.  It never talks to the pipe itself: the
+worker hands it an ``emit`` callable for events and a ``cancel`` flag that a separate
+thread sets the moment a ``cancel`` request arrives, so engines only need to check the
+flag between tokens.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from backends import protocol
+
+Emit = Callable[[dict[str, Any]], None]
+Progress = Callable[[float, str], None]
+
+
+class EngineError(Exception):
+    """A failure with a kind from ``backends.protocol`` and a sentence for a person."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class Engine(Protocol):
+    """What the worker needs from an engine."""
+
+    def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        """Load the model in ``spec``; return facts for the ``loaded`` event."""
+
+    def chat(
+        self, request: dict[str, Any], cancel: threading.Event, emit: Emit
+    ) -> str:
+        """Stream a reply as ``delta``/``notice``/``stats`` events; return a finish reason."""
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` takes with this model's tokenizer."""
+
+    def close(self) -> None:
+        """Free the model."""
+
+
+# Engine name -> "module:factory".  Modules are imported only when chosen, so a worker for
+# llama.cpp never imports torch and the other way round.
+ENGINES: dict[str, str] = {
+    "llama_cpp": "backends.llama_cpp_engine:LlamaCppEngine",
+}
+
+
+def create_engine(name: str) -> Engine:
+    """Instantiate the engine called ``name``, importing its library only now."""
+    target = ENGINES.get(name)
+    if target is None:
+        raise EngineError(protocol.ERR_BAD_REQUEST, f"Unknown engine {name!r}.")
+    module_name, _, factory_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise EngineError(
+            protocol.ERR_LOAD_FAILED,
+            f"The {name} engine is not installed in this edition of Hearth ({exc}).",
+        ) from exc
+    factory: Callable[[], Engine] = getattr(module, factory_name)
+    return factory()

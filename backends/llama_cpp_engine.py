@@ -1,0 +1,243 @@
+"""The llama.cpp engine (llama-cpp-python), for GGUF files.
+
+Runs only inside the worker.  ``llama_cpp`` is imported when the engine is created, so
+nothing else pays for it.
+
+Why we drive generation token by token (``Llama.generate``) instead of calling
+``create_chat_completion(stream=True)``: we need the cancel flag checked between every
+two tokens, exact prompt/generated token counts and timings for the stats line, and our
+own UTF-8 assembly so that the streamed text always equals the final text.  The prompt is
+rendered with the GGUF's own chat template through llama-cpp-python's sandboxed Jinja2
+formatter.  When a GGUF has no template we use the documented fallback below.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+from backends import protocol
+from backends.context_budget import ContextOverflow, fit_messages, reply_reserve
+from backends.engine import Emit, EngineError, Progress
+from backends.text_stream import TextAssembler
+
+# Fallback for GGUFs without ``tokenizer.chat_template`` (base models such as Gemma 3
+# 270M): a plain transcript.  The model continues after "Assistant:" and is stopped when
+# it starts writing the next "User:" turn.
+FALLBACK_TEMPLATE = (
+    "{% for message in messages %}"
+    "{% if message['role'] == 'system' %}{{ message['content'] }}\n\n"
+    "{% elif message['role'] == 'user' %}User: {{ message['content'] }}\n\n"
+    "{% else %}Assistant: {{ message['content'] }}\n\n{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}Assistant:{% endif %}"
+)
+FALLBACK_STOPS = ("\nUser:", "\n\nUser", "User:")
+
+DEFAULT_SAMPLING: dict[str, Any] = {
+    "temperature": 0.7,
+    "top_p": 0.95,
+    "top_k": 40,
+    "min_p": 0.05,
+    "repeat_penalty": 1.1,
+}
+
+
+class LlamaCppEngine:
+    """One GGUF model in llama.cpp."""
+
+    def __init__(self) -> None:
+        import llama_cpp  # noqa: PLC0415 - the engine's library is imported lazily on purpose
+        from llama_cpp import llama_chat_format  # noqa: PLC0415
+
+        self._llama_cpp = llama_cpp
+        self._chat_format = llama_chat_format
+        self._llm: Any = None
+        self._formatter: Any = None
+        self._stops: tuple[str, ...] = ()
+        self._eog: set[int] = set()
+        self.n_ctx = 0
+
+    # -- loading -----------------------------------------------------------------------
+    def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        path = str(spec["path"])
+        if not os.path.isfile(path):
+            raise EngineError(protocol.ERR_MODEL_NOT_FOUND, f"The model file {path} does not exist.")
+        progress(0.1, "Reading the model file")
+        n_ctx = int(spec.get("n_ctx") or 4096)
+        threads = spec.get("threads") or None
+        try:
+            llm = self._llama_cpp.Llama(
+                model_path=path,
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_gpu_layers=int(spec.get("gpu_layers") or 0),
+                use_mmap=True,
+                verbose=bool(spec.get("verbose", False)),
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise EngineError(
+                protocol.ERR_LOAD_FAILED,
+                f"llama.cpp could not load {os.path.basename(path)}: it is not a model file "
+                f"this engine can read, or it is damaged ({exc}).",
+            ) from exc
+        progress(0.8, "Preparing the chat template")
+        self._llm = llm
+        self.n_ctx = llm.n_ctx()
+        vocab = llm._model.vocab
+        self._eog = {t for t in range(llm.n_vocab()) if self._is_eog(vocab, t)} if (
+            llm.n_vocab() <= 300_000
+        ) else {llm.token_eos()}
+        template = llm.metadata.get("tokenizer.chat_template")
+        eos = self._token_text(llm.token_eos())
+        bos = self._token_text(llm.token_bos())
+        self._formatter = self._chat_format.Jinja2ChatFormatter(
+            template=template or FALLBACK_TEMPLATE, eos_token=eos, bos_token=bos
+        )
+        self._stops = () if template else FALLBACK_STOPS
+        self._adds_special = bool(template)
+        progress(1.0, "Ready")
+        return {
+            "n_ctx": self.n_ctx,
+            "n_ctx_train": int(llm._model.n_ctx_train()),
+            "chat_template": "gguf" if template else "fallback",
+            "architecture": llm.metadata.get("general.architecture", ""),
+            "name": llm.metadata.get("general.name", os.path.basename(path)),
+        }
+
+    def _is_eog(self, vocab: Any, token: int) -> bool:
+        return bool(self._llama_cpp.llama_vocab_is_eog(vocab, token))
+
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return str(self._llm._model.token_get_text(token))
+
+    # -- prompt ------------------------------------------------------------------------
+    def _render(self, messages: list[dict[str, Any]]) -> list[int]:
+        try:
+            prompt = self._formatter(messages=messages).prompt
+        except Exception as exc:  # jinja errors, raise_exception() in templates
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST, f"The model's chat template rejected the conversation: {exc}"
+            ) from exc
+        tokens: list[int] = self._llm.tokenize(
+            prompt.encode("utf-8"), add_bos=not self._adds_special, special=True
+        )
+        return tokens
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    # -- generation --------------------------------------------------------------------
+    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+        started = time.perf_counter()
+        messages = [
+            {"role": str(m.get("role", "user")), "content": str(m.get("content", ""))}
+            for m in request.get("messages") or []
+        ]
+        if not messages:
+            raise EngineError(protocol.ERR_BAD_REQUEST, "A chat request needs at least one message.")
+        params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
+        max_tokens = params.get("max_tokens")
+        max_tokens = int(max_tokens) if max_tokens else None
+        budget = self.n_ctx - reply_reserve(self.n_ctx, max_tokens)
+        cache: dict[int, list[int]] = {}
+
+        def count(candidate: list[dict[str, Any]]) -> int:
+            tokens = self._render(candidate)
+            cache[id(candidate)] = tokens
+            return len(tokens)
+
+        try:
+            fitted = fit_messages(messages, lambda c: count(c), budget)
+        except ContextOverflow as exc:
+            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
+        if fitted.dropped:
+            emit({"type": protocol.NOTICE, "kind": "context_trimmed", "dropped": fitted.dropped,
+                  "message": f"The conversation is longer than the model's context, so the "
+                  f"{fitted.dropped} oldest message(s) were left out of this reply."})
+        prompt = cache.get(id(fitted.messages)) or self._render(fitted.messages)
+        limit = self.n_ctx - len(prompt)
+        if max_tokens is not None:
+            limit = min(limit, max_tokens)
+
+        seed = params.get("seed")
+        if seed is not None and int(seed) >= 0:
+            self._llm.set_seed(int(seed))
+        logits_processor = None
+        if params.get("ignore_eos"):
+            logits_processor = self._ban_tokens(self._eog)
+        assembler = TextAssembler(self._stops)
+        generated = 0
+        first_at: float | None = None
+        last_at = started
+        finish = protocol.FINISH_LENGTH
+        token_stream = self._llm.generate(
+            prompt,
+            temp=float(params["temperature"]),
+            top_p=float(params["top_p"]),
+            top_k=int(params["top_k"]),
+            min_p=float(params["min_p"]),
+            repeat_penalty=float(params["repeat_penalty"]),
+            logits_processor=logits_processor,
+        )
+        try:
+            if cancel.is_set():
+                finish = protocol.FINISH_CANCELLED
+            else:
+                for token in token_stream:
+                    now = time.perf_counter()
+                    if first_at is None:
+                        first_at = now
+                    last_at = now
+                    if token in self._eog and not params.get("ignore_eos"):
+                        finish = protocol.FINISH_STOP
+                        break
+                    generated += 1
+                    text = assembler.feed(self._llm.detokenize([token]))
+                    if text:
+                        emit({"type": protocol.DELTA, "text": text})
+                    if assembler.stopped:
+                        finish = protocol.FINISH_STOP
+                        break
+                    if cancel.is_set():
+                        finish = protocol.FINISH_CANCELLED
+                        break
+                    if generated >= limit:
+                        finish = protocol.FINISH_LENGTH
+                        break
+        finally:
+            token_stream.close()
+        tail = assembler.finish()
+        if tail:
+            emit({"type": protocol.DELTA, "text": tail})
+        decode_s = last_at - first_at if first_at is not None else 0.0
+        emit({
+            "type": protocol.STATS,
+            "prompt_tokens": len(prompt),
+            "generated_tokens": generated,
+            "ttft_ms": round(((first_at or last_at) - started) * 1000, 2),
+            "tokens_per_s": round((generated - 1) / decode_s, 2) if generated > 1 and decode_s > 0 else None,
+            "total_ms": round((time.perf_counter() - started) * 1000, 2),
+            "dropped_messages": fitted.dropped,
+        })
+        return finish
+
+    def _ban_tokens(self, tokens: set[int]) -> Any:
+        """A logits processor that makes ``tokens`` impossible (benchmarks run to length)."""
+        banned = sorted(tokens)
+
+        def ban(_input_ids: Any, scores: Any) -> Any:
+            scores[banned] = -float("inf")
+            return scores
+
+        return self._llama_cpp.LogitsProcessorList([ban])
+
+    def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()
+            self._llm = None

@@ -1,0 +1,104 @@
+"""The wire protocol between Hearth and its worker process.
+
+Why a protocol of its own: the engines (llama.cpp, torch) run in a separate process so
+that a crash, a leak or a frozen native call can never take the window down with it.
+The two sides exchange *newline-delimited JSON*, one UTF-8 object per line, over the
+worker's stdin (requests) and a private duplicate of its stdout (events).  The worker
+moves file descriptor 1 to its log file at start-up, so native code that prints to
+stdout can never corrupt the channel.
+
+Every request carries an ``id``; every event carries the ``id`` of the request it
+answers.  The first exchange is ``hello``: the worker answers with its ``protocol``
+version, and the client refuses a worker that speaks another version.
+
+This module is shared by both sides, so it may import the standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any, Final
+
+PROTOCOL_VERSION: Final = 1
+
+# Requests (client -> worker)
+HELLO: Final = "hello"
+LOAD: Final = "load"
+CHAT: Final = "chat"
+CANCEL: Final = "cancel"
+COUNT_TOKENS: Final = "count_tokens"
+UNLOAD: Final = "unload"
+SHUTDOWN: Final = "shutdown"
+REQUEST_TYPES: Final = frozenset({HELLO, LOAD, CHAT, CANCEL, COUNT_TOKENS, UNLOAD, SHUTDOWN})
+
+# Events (worker -> client)
+READY: Final = "ready"  # answer to hello
+PROGRESS: Final = "progress"
+LOADED: Final = "loaded"
+NOTICE: Final = "notice"  # something the user should know, e.g. old turns were dropped
+DELTA: Final = "delta"
+STATS: Final = "stats"
+DONE: Final = "done"
+ERROR: Final = "error"
+RESULT: Final = "result"  # answer to count_tokens / unload
+EVENT_TYPES: Final = frozenset(
+    {READY, PROGRESS, LOADED, NOTICE, DELTA, STATS, DONE, ERROR, RESULT}
+)
+
+# Events that end a request: after one of them no further event carries that id.
+TERMINAL_EVENTS: Final = frozenset({READY, LOADED, DONE, ERROR, RESULT})
+
+# Finish reasons carried by ``done``.
+FINISH_STOP: Final = "stop"  # the model ended its turn
+FINISH_LENGTH: Final = "length"  # max_tokens or the context was reached
+FINISH_CANCELLED: Final = "cancelled"  # the user pressed Stop
+
+# Error kinds carried by ``error``; the client adds ``worker_died`` itself.
+ERR_BAD_REQUEST: Final = "bad_request"
+ERR_MODEL_NOT_FOUND: Final = "model_not_found"
+ERR_MODEL_INVALID: Final = "model_invalid"
+ERR_LOAD_FAILED: Final = "load_failed"
+ERR_NOT_LOADED: Final = "not_loaded"
+ERR_CONTEXT_OVERFLOW: Final = "context_overflow"
+ERR_OUT_OF_MEMORY: Final = "out_of_memory"
+ERR_ENGINE: Final = "engine_error"
+ERR_WORKER_DIED: Final = "worker_died"
+ERR_PROTOCOL: Final = "protocol_mismatch"
+
+MAX_LINE_BYTES: Final = 64 * 1024 * 1024  # a whole conversation fits; a runaway line does not
+
+
+class ProtocolError(ValueError):
+    """A line that is not a valid protocol message."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as one line of UTF-8 JSON (no embedded newlines: JSON escapes them)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """Parse one line; raise ProtocolError for anything that is not a typed JSON object."""
+    if len(line) > MAX_LINE_BYTES:
+        raise ProtocolError(f"message of {len(line)} bytes exceeds the limit")
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProtocolError(f"not a JSON line: {exc}") from exc
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError("message is not an object with a 'type'")
+    return message
+
+
+def write_message(stream: IO[bytes], message: dict[str, Any]) -> None:
+    """Write and flush one message.  Callers serialise writers with their own lock."""
+    stream.write(encode(message))
+    stream.flush()
+
+
+def read_message(stream: IO[bytes]) -> dict[str, Any] | None:
+    """Read the next message; None at end of stream (the other side has gone)."""
+    line = stream.readline(MAX_LINE_BYTES + 1)
+    if not line:
+        return None
+    return decode(line)

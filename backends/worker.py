@@ -1,0 +1,239 @@
+"""The worker process: one loaded model, driven by newline-JSON requests.
+
+Started by the client as ``hearth --worker`` (or ``python -m backends.worker``); the frozen
+app re-executes itself the same way, so no source tree is needed.
+
+Threads:
+* the *reader* thread reads requests from stdin.  ``cancel`` takes effect at once by
+  setting a flag that the engine checks between tokens (it never waits behind the
+  request queue); everything else is queued.  End of stdin means the client has gone, so
+  the worker cancels what it is doing and exits.
+* the *main* thread takes requests from the queue and runs the engine.
+
+Before anything else the worker keeps a private duplicate of stdout for the protocol and
+points file descriptor 1 at stderr (the client sends stderr to a log file), so a native
+library printing to stdout can never break the channel.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import sys
+import threading
+import time
+import traceback
+from typing import IO, Any
+
+from backends import protocol
+from backends.engine import Engine, EngineError, create_engine
+
+log = logging.getLogger("hearth.worker")
+
+
+class _Channel:
+    """The protocol's output side: one lock, so events from two threads never interleave."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def send(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                protocol.write_message(self._stream, message)
+            except (BrokenPipeError, OSError, ValueError):
+                self.broken = True  # the client has gone; the reader sees EOF too
+
+
+class Worker:
+    def __init__(self, channel: _Channel) -> None:
+        self.channel = channel
+        self.requests: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.cancel_flag = threading.Event()
+        self.current_id: object = None
+        self.cancelled_ids: set[object] = set()
+        self.lock = threading.Lock()
+        self.engine: Engine | None = None
+        self.loaded_spec: dict[str, Any] | None = None
+
+    # -- reader thread -------------------------------------------------------------
+    def read_requests(self, stream: IO[bytes]) -> None:
+        while True:
+            try:
+                message = protocol.read_message(stream)
+            except protocol.ProtocolError as exc:
+                self.channel.send(
+                    {"type": protocol.ERROR, "id": None, "kind": protocol.ERR_BAD_REQUEST,
+                     "message": str(exc)}
+                )
+                continue
+            except (OSError, ValueError):
+                message = None
+            if message is None:
+                self.cancel_flag.set()
+                self.requests.put(None)
+                return
+            if message["type"] == protocol.CANCEL:
+                self._cancel(message.get("target"))
+            elif message["type"] == protocol.SHUTDOWN:
+                self.cancel_flag.set()
+                self.requests.put(message)
+                self.requests.put(None)
+            else:
+                self.requests.put(message)
+
+    def _cancel(self, target: object) -> None:
+        with self.lock:
+            if target is None or target == self.current_id:
+                self.cancel_flag.set()
+            if target is not None:
+                self.cancelled_ids.add(target)
+
+    # -- main thread ---------------------------------------------------------------
+    def run(self) -> None:
+        while True:
+            message = self.requests.get()
+            if message is None:
+                break
+            request_id = message.get("id")
+            with self.lock:
+                self.current_id = request_id
+                self.cancel_flag.clear()
+                pre_cancelled = request_id in self.cancelled_ids
+                self.cancelled_ids.discard(request_id)
+            if pre_cancelled and message["type"] == protocol.CHAT:
+                self.channel.send({"type": protocol.DONE, "id": request_id,
+                                   "finish_reason": protocol.FINISH_CANCELLED})
+                continue
+            try:
+                self.handle(message)
+            except EngineError as exc:
+                log.warning("request %s failed: %s", request_id, exc.message)
+                self.channel.send({"type": protocol.ERROR, "id": request_id,
+                                   "kind": exc.kind, "message": exc.message})
+            except MemoryError:
+                log.error("out of memory\n%s", traceback.format_exc())
+                self.channel.send({"type": protocol.ERROR, "id": request_id,
+                                   "kind": protocol.ERR_OUT_OF_MEMORY,
+                                   "message": "The model ran out of memory. Try a smaller "
+                                   "model or a shorter context length."})
+            except Exception as exc:  # noqa: BLE001 - anything else is reported, not fatal
+                log.error("request %s crashed\n%s", request_id, traceback.format_exc())
+                self.channel.send({"type": protocol.ERROR, "id": request_id,
+                                   "kind": protocol.ERR_ENGINE,
+                                   "message": f"The engine failed: {exc}"})
+            finally:
+                with self.lock:
+                    self.current_id = None
+        self.close_engine()
+
+    def handle(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        request_id = message.get("id")
+        if kind == protocol.HELLO:
+            self.channel.send({"type": protocol.READY, "id": request_id,
+                               "protocol": protocol.PROTOCOL_VERSION, "pid": os.getpid()})
+        elif kind == protocol.LOAD:
+            info = self.ensure_loaded(request_id, message.get("model"))
+            self.channel.send({"type": protocol.LOADED, "id": request_id, **info})
+        elif kind == protocol.CHAT:
+            self.chat(request_id, message)
+        elif kind == protocol.COUNT_TOKENS:
+            engine = self.require_engine()
+            self.channel.send({"type": protocol.RESULT, "id": request_id,
+                               "tokens": engine.count_tokens(str(message.get("text", "")))})
+        elif kind == protocol.UNLOAD:
+            self.close_engine()
+            self.channel.send({"type": protocol.RESULT, "id": request_id, "unloaded": True})
+        elif kind == protocol.SHUTDOWN:
+            self.channel.send({"type": protocol.RESULT, "id": request_id, "shutdown": True})
+        else:
+            raise EngineError(protocol.ERR_BAD_REQUEST, f"Unknown request {kind!r}.")
+
+    def chat(self, request_id: object, message: dict[str, Any]) -> None:
+        if message.get("model") is not None:
+            info = self.ensure_loaded(request_id, message["model"])
+            if info.get("loaded_now"):
+                self.channel.send({"type": protocol.LOADED, "id": request_id, **info,
+                                   "final": False})
+        engine = self.require_engine()
+
+        def emit(event: dict[str, Any]) -> None:
+            event.setdefault("id", request_id)
+            self.channel.send(event)
+
+        finish = engine.chat(message, self.cancel_flag, emit)
+        self.channel.send({"type": protocol.DONE, "id": request_id, "finish_reason": finish})
+
+    def ensure_loaded(self, request_id: object, spec: Any) -> dict[str, Any]:
+        if not isinstance(spec, dict) or not spec.get("path"):
+            raise EngineError(protocol.ERR_BAD_REQUEST, "A load request needs a model path.")
+        if self.engine is not None and self.loaded_spec == spec:
+            return {"model": spec, "loaded_now": False}
+        self.close_engine()
+
+        def progress(fraction: float, stage: str) -> None:
+            self.channel.send({"type": protocol.PROGRESS, "id": request_id,
+                               "fraction": round(fraction, 3), "stage": stage})
+
+        started = time.perf_counter()
+        engine = create_engine(str(spec.get("engine", "llama_cpp")))
+        try:
+            facts = engine.load(spec, progress)
+        except BaseException:
+            engine.close()
+            raise
+        self.engine, self.loaded_spec = engine, spec
+        return {"model": spec, "loaded_now": True, "load_seconds":
+                round(time.perf_counter() - started, 3), **facts}
+
+    def require_engine(self) -> Engine:
+        if self.engine is None:
+            raise EngineError(protocol.ERR_NOT_LOADED, "No model is loaded.")
+        return self.engine
+
+    def close_engine(self) -> None:
+        if self.engine is not None:
+            try:
+                self.engine.close()
+            finally:
+                self.engine, self.loaded_spec = None, None
+
+
+def _private_protocol_stream() -> IO[bytes]:
+    """Keep the real stdout for the protocol; send fd 1 (native prints) to stderr."""
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", closefd=False)
+    return os.fdopen(protocol_fd, "wb", buffering=0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the worker until the client says shutdown or goes away."""
+    out = _private_protocol_stream()
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.INFO,
+        format="%(asctime)s worker[%(process)d] %(levelname)s %(name)s: %(message)s",
+    )
+    log.info("worker started (protocol %s)", protocol.PROTOCOL_VERSION)
+    worker = Worker(_Channel(out))
+    reader = threading.Thread(
+        target=worker.read_requests, args=(sys.stdin.buffer,), name="requests", daemon=True
+    )
+    reader.start()
+    worker.run()
+    log.info("worker exiting")
+    sys.stderr.flush()
+    out.close()
+    # Native libraries sometimes hang in their atexit handlers; the model is closed already.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

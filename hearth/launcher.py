@@ -1,0 +1,60 @@
+"""Hearth's front door: decides whether this process is the window, a command or a worker.
+
+It imports only what the chosen mode needs: a worker never loads Qt, the window never
+loads an engine library, and ``hearth chat`` loads neither.  The frozen app starts its
+workers by running itself with ``--worker``, so this is also the worker's entry point.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+WORKER_FLAG = "--worker"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == [WORKER_FLAG]:
+        from backends.worker import main as worker_main
+
+        return worker_main(argv[1:])
+
+    from app import cli
+    from app.core import open_core
+    from app.errors import HearthError, describe_error
+    from app.logs import configure_logging
+    from app.paths import resolve_data_dir
+
+    args = cli.parse(argv)
+    log_path = None
+    try:
+        core = open_core(getattr(args, "data_dir", None))
+        log_path = configure_logging(core.paths.logs_dir)
+        if args.self_test:
+            from ui.selftest import run_self_test
+
+            return run_self_test(core)
+        if args.command is None:
+            from ui.gui import run_gui
+
+            return run_gui(core)
+        if args.command == "bench":
+            from ui.bench import run_bench
+
+            return run_bench(core, args)
+        return cli.run_command(core, args)
+    except KeyboardInterrupt:
+        return cli.EXIT_INTERRUPTED
+    except HearthError as exc:
+        describe_error(exc, "running the command")
+        print(f"hearth: {exc.message}", file=sys.stderr)
+        return cli.EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - last line of defence: a sentence, not a traceback
+        hint = str(log_path or resolve_data_dir(getattr(args, "data_dir", None)) / "logs")
+        print(f"hearth: {describe_error(exc, 'running the command', hint)}", file=sys.stderr)
+        return cli.EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())
