@@ -38,6 +38,7 @@ FAILED = "error"
 STATUSES = (COMPLETE, STREAMING, STOPPED, INTERRUPTED, LENGTH, FAILED)
 
 TITLE_LENGTH = 60
+_DAMAGED_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 class StoreError(Exception):
@@ -67,8 +68,16 @@ class Message:
     created_at: float = 0.0
 
 
+def _run_script(db: sqlite3.Connection, script: str) -> None:
+    """Run DDL statement by statement: ``executescript`` would commit our transaction."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
 def _v1(db: sqlite3.Connection) -> None:
-    db.executescript(
+    _run_script(
+        db,
         """
         CREATE TABLE conversations (
             id INTEGER PRIMARY KEY,
@@ -125,8 +134,12 @@ class ChatStore:
             self._migrate(db)
             return db
         except sqlite3.DatabaseError as exc:
-            if self.path is None or not self.path.exists():
-                raise StoreError(f"Hearth cannot create its chat history: {exc}") from exc
+            damaged = getattr(exc, "sqlite_errorcode", None) in _DAMAGED_CODES
+            if self.path is None or not self.path.exists() or not damaged:
+                raise StoreError(
+                    f"Hearth cannot open its chat history ({exc}). It has not been changed; "
+                    "check that the data folder is writable and that the disk is not full."
+                ) from exc
             aside = self._move_aside(self.path)
             log.error("chat history %s unreadable; moved to %s", self.path, aside, exc_info=True)
             self.recovery_note = (

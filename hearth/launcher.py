@@ -7,7 +7,9 @@ workers by running itself with ``--worker``, so this is also the worker's entry 
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 
 WORKER_FLAG = "--worker"
@@ -24,12 +26,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.core import open_core
     from app.errors import HearthError, describe_error
     from app.logs import configure_logging
-    from app.paths import resolve_data_dir
+    from app.paths import DATA_DIR_ENV, resolve_data_dir
 
     args = cli.parse(argv)
     log_path = None
     try:
-        core = open_core(getattr(args, "data_dir", None))
+        data_dir = getattr(args, "data_dir", None)
+        if args.self_test and data_dir is None and not os.environ.get(DATA_DIR_ENV):
+            # Never touch the user's real history: use a throw-away folder.
+            data_dir = tempfile.mkdtemp(prefix="hearth-self-test-")
+        core = open_core(data_dir)
         log_path = configure_logging(core.paths.logs_dir)
         if args.self_test:
             from ui.selftest import run_self_test

@@ -1,0 +1,31 @@
+"""The message box: Enter sends, Shift+Enter starts a new line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+
+class Composer(QPlainTextEdit):
+    submitted = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.setAccessibleName("Message")
+        self.setPlaceholderText("Message the model… (Enter to send, Shift+Enter for a new line)")
+        self.setTabChangesFocus(True)
+        line = self.fontMetrics().lineSpacing()
+        self.setMinimumHeight(line * 3)
+        self.setMaximumHeight(line * 9)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            text = self.toPlainText()
+            if text.strip():
+                self.submitted.emit(text)
+            event.accept()
+            return
+        super().keyPressEvent(event)

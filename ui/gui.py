@@ -1,0 +1,63 @@
+"""Starting the window: one QApplication, one MainWindow."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from PySide6.QtCore import QCoreApplication, QEvent, QMessageLogContext, QtMsgType, qInstallMessageHandler
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app import __version__
+from app.core import Core
+from ui.main_window import MainWindow
+from ui.resources import app_icon_path
+
+
+def make_application(argv: list[str] | None = None) -> QApplication:
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    qInstallMessageHandler(_qt_message)
+    app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setApplicationName("Hearth")
+    app.setApplicationDisplayName("Hearth")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("hearth")
+    icon = app_icon_path()
+    if icon is not None:
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+def dispose_window(window: QWidget) -> None:
+    """Close and destroy a window now, while the QApplication still exists.
+
+    Left to Python's shutdown, Qt objects can be destroyed after the application and
+    crash the process on exit.
+    """
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
+
+
+def _qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Qt's own warnings go to Hearth's log, not to the user's terminal."""
+    level = {
+        QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+        QtMsgType.QtWarningMsg: logging.WARNING,
+    }.get(mode, logging.ERROR)
+    if "propagateSizeHints" in message:  # the offscreen platform's harmless chatter
+        level = logging.DEBUG
+    logging.getLogger("qt").log(level, "%s (%s)", message, context.category)
+
+
+def run_gui(core: Core) -> int:
+    app = make_application()
+    window = MainWindow(core)
+    window.show()
+    code = app.exec()
+    dispose_window(window)
+    return code

@@ -1,0 +1,515 @@
+"""The main window: conversations on the left, the chat on the right.
+
+The window only arranges and reacts.  Models are listed on a background thread; the
+model runs in the worker behind ``EngineClient``; streamed text reaches the transcript
+through ``JobWatcher`` (coalesced on a timer) and is saved by ``ReplyRecorder`` while it
+streams.  Nothing slow happens on the Qt main thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QStandardItemModel
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import store as st
+from app.conversation import ReplyRecorder, engine_messages, status_for
+from app.core import Core
+from app.engine_client import EngineClient
+from app.errors import describe_error
+from app.model_library import ModelEntry, describe
+from backends import protocol
+from ui.composer import Composer
+from ui.conversation_list import ConversationList
+from ui.job_watcher import JobWatcher
+from ui.transcript import TranscriptView, stats_text
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ChatRun:
+    """The reply being streamed: where it is saved and how it is watched."""
+
+    conversation_id: int
+    message_id: int
+    model: ModelEntry
+    watcher: JobWatcher
+    recorder: ReplyRecorder
+    stopping: bool = False
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class ErrorBanner(QFrame):
+    """The one place where problems are shown to the user, as sentences, until dismissed."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("errorBanner")
+        self.setStyleSheet(
+            "#errorBanner { background: #fef2f2; border: 1px solid #fca5a5; border-radius: 6px; }"
+            " #errorBanner QLabel { color: #7f1d1d; }"
+        )
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 6, 6, 6)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setAccessibleName("Error message")
+        close = QToolButton()
+        close.setText("✕")
+        close.setAccessibleName("Dismiss error")
+        close.setAutoRaise(True)
+        close.clicked.connect(self.dismiss)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    def show_message(self, message: str) -> None:
+        self.label.setText(message)
+        self.show()
+
+    def dismiss(self) -> None:
+        self.label.clear()
+        self.hide()
+
+    @property
+    def message(self) -> str:
+        return self.label.text() if self.isVisible() or self.label.text() else ""
+
+
+class MainWindow(QMainWindow):
+    models_ready = Signal()
+    model_loaded = Signal(dict)
+    reply_finished = Signal(dict)
+
+    def __init__(self, core: Core, client: EngineClient | None = None,
+                 store: st.ChatStore | None = None, load_on_start: bool = True) -> None:
+        super().__init__()
+        self.core = core
+        self.client = client or EngineClient(log_dir=core.paths.logs_dir)
+        self.store = store or core.open_store()
+        self.models: list[ModelEntry] = []
+        self.model: ModelEntry | None = None
+        self.conversation_id: int | None = None
+        self.run: ChatRun | None = None
+        self._loader: JobWatcher | None = None
+        self._load_on_start = load_on_start
+        self.setWindowTitle("Hearth")
+        self.setObjectName("mainWindow")
+        self.resize(QSize(1100, 760))
+        self._build()
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setInterval(250)
+        self._flush_timer.timeout.connect(self._flush_reply)
+        self._report_startup_problems()
+        self.refresh_conversations()
+        self.refresh_models()
+
+    # -- layout ------------------------------------------------------------------------
+    def _build(self) -> None:
+        sidebar = QWidget()
+        side = QVBoxLayout(sidebar)
+        side.setContentsMargins(8, 8, 4, 8)
+        self.new_button = QPushButton("New chat")
+        self.new_button.setAccessibleName("New chat")
+        self.new_button.clicked.connect(self.new_chat)
+        self.conversation_list = ConversationList()
+        self.conversation_list.selected.connect(self.open_conversation)
+        self.conversation_list.rename_requested.connect(self.rename_conversation)
+        self.conversation_list.delete_requested.connect(self.delete_conversation)
+        side.addWidget(self.new_button)
+        side.addWidget(self.conversation_list, 1)
+
+        chat = QWidget()
+        layout = QVBoxLayout(chat)
+        layout.setContentsMargins(4, 8, 8, 8)
+        top = QHBoxLayout()
+        self.model_picker = QComboBox()
+        self.model_picker.setObjectName("modelPicker")
+        self.model_picker.setAccessibleName("Model")
+        self.model_picker.setMinimumContentsLength(28)
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_picker.activated.connect(self._picker_activated)
+        self.open_model_button = QPushButton("Open model file…")
+        self.open_model_button.clicked.connect(self._open_model_file)
+        self.load_progress = QProgressBar()
+        self.load_progress.setRange(0, 100)
+        self.load_progress.setMaximumWidth(160)
+        self.load_progress.setAccessibleName("Model loading progress")
+        self.load_progress.hide()
+        self.model_status = QLabel("Finding models…")
+        self.model_status.setObjectName("modelStatus")
+        top.addWidget(QLabel("Model:"))
+        top.addWidget(self.model_picker, 1)
+        top.addWidget(self.open_model_button)
+        top.addWidget(self.load_progress)
+        top.addWidget(self.model_status)
+        layout.addLayout(top)
+
+        self.error_banner = ErrorBanner()
+        layout.addWidget(self.error_banner)
+        self.transcript = TranscriptView()
+        layout.addWidget(self.transcript, 1)
+
+        bottom = QHBoxLayout()
+        self.composer = Composer()
+        self.composer.submitted.connect(self.send)
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setAccessibleName("Send message")
+        self.send_button.clicked.connect(lambda: self.send(self.composer.toPlainText()))
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setAccessibleName("Stop the reply")
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.hide()
+        bottom.addWidget(self.composer, 1)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        bottom.addLayout(buttons)
+        layout.addLayout(bottom)
+
+        splitter = QSplitter()
+        splitter.addWidget(sidebar)
+        splitter.addWidget(chat)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, 840])
+        self.setCentralWidget(splitter)
+        self.stats_label = QLabel("")
+        self.stats_label.setObjectName("statsLabel")
+        self.statusBar().addPermanentWidget(self.stats_label)
+
+        for text, keys, slot in (
+            ("New chat", QKeySequence.StandardKey.New, self.new_chat),
+            ("Stop", QKeySequence(Qt.Key.Key_Escape), self.stop),
+            ("Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus),
+        ):
+            action = QAction(text, self)
+            action.setShortcut(keys)
+            action.triggered.connect(slot)
+            self.addAction(action)
+        self.composer.setFocus()
+
+    # -- problems ----------------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        self.error_banner.show_message(message)
+
+    def report(self, exc: BaseException, doing: str) -> None:
+        """Log with the stack, then show a sentence (the one error path)."""
+        self.show_error(describe_error(exc, doing, str(self.core.paths.logs_dir)))
+
+    def _report_startup_problems(self) -> None:
+        notes = list(self.core.settings.problems)
+        if self.store.recovery_note:
+            notes.append(self.store.recovery_note)
+        if self.store.recovered_replies:
+            notes.append(
+                f"Hearth was closed while writing {self.store.recovered_replies} repl"
+                f"{'y' if self.store.recovered_replies == 1 else 'ies'}; what was written was "
+                "kept and marked as interrupted."
+            )
+        if notes:
+            self.show_error(" ".join(notes))
+
+    # -- models ------------------------------------------------------------------------
+    def refresh_models(self) -> None:
+        from ui.background import run_in_background
+
+        run_in_background(self, self.core.models, self._models_listed,
+                          lambda exc: self.report(exc, "listing models"))
+
+    def _models_listed(self, models: list[ModelEntry]) -> None:
+        self.models = models
+        self._fill_picker()
+        try:
+            default = self.core.default_model(models)
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.report(exc, "choosing a model")
+            self.model_status.setText("No model")
+            self.models_ready.emit()
+            return
+        self.select_model(default, load=self._load_on_start)
+        self.models_ready.emit()
+
+    def _fill_picker(self) -> None:
+        self.model_picker.blockSignals(True)
+        self.model_picker.clear()
+        model = self.model_picker.model()
+        for index, entry in enumerate(self.models):
+            label = entry.name + (f"  ({entry.quantization})" if entry.quantization else "")
+            if entry.source == "starter":
+                label += "  — starter"
+            self.model_picker.addItem(label, str(entry.path))
+            tip = entry.problem or f"{entry.path}\n{entry.size_bytes / 1e6:,.0f} MB"
+            self.model_picker.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+            if entry.problem and isinstance(model, QStandardItemModel):
+                item = model.item(index)
+                if item is not None:
+                    item.setEnabled(False)
+        self.model_picker.blockSignals(False)
+
+    def _picker_activated(self, index: int) -> None:
+        if 0 <= index < len(self.models):
+            self.select_model(self.models[index])
+
+    def _open_model_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a GGUF model", str(self.core.models_dir), "GGUF models (*.gguf);;All files (*)"
+        )
+        if path:
+            self.add_model_file(Path(path))
+
+    def add_model_file(self, path: Path) -> bool:
+        entry = describe(path, "file")
+        if entry.problem:
+            self.show_error(f"{path.name} cannot be used as a model. {entry.problem} "
+                            "Choose another file or model.")
+            return False
+        if all(m.path != entry.path for m in self.models):
+            self.models.append(entry)
+            self._fill_picker()
+        self.select_model(entry)
+        return True
+
+    def select_model(self, entry: ModelEntry, load: bool = True) -> None:
+        if not entry.usable:
+            self.show_error(f"{entry.name} cannot be used: {entry.problem}")
+            return
+        self.model = entry
+        for index, candidate in enumerate(self.models):
+            if candidate.path == entry.path:
+                self.model_picker.setCurrentIndex(index)
+        try:
+            self.core.remember_model(entry)
+        except (OSError, ValueError) as exc:
+            self.report(exc, "saving the model choice")
+        self.model_status.setText(entry.name)
+        if load:
+            self.load_model()
+
+    def load_model(self) -> None:
+        if self.model is None:
+            return
+        watcher = JobWatcher(self)
+        self._loader = watcher
+        watcher.progress.connect(self._load_progress)
+        watcher.finished.connect(self._load_finished)
+        self.load_progress.setValue(0)
+        self.load_progress.show()
+        watcher.watch(self.client.load(self.core.model_spec(self.model), watcher.callback))
+
+    def _load_progress(self, fraction: float, stage: str) -> None:
+        self.load_progress.show()
+        self.load_progress.setValue(int(fraction * 100))
+        self.model_status.setText(stage)
+
+    def _load_finished(self, event: dict[str, Any]) -> None:
+        if self._loader is not None and self._loader.done:
+            self._loader.deleteLater()
+            self._loader = None
+        self.load_progress.hide()
+        name = self.model.name if self.model else ""
+        if event["type"] == protocol.ERROR:
+            self.model_status.setText("Not loaded")
+            if event.get("kind") != protocol.ERR_WORKER_DIED or self.run is None:
+                self.show_error(f"{name} could not be loaded. {event.get('message', '')}")
+            return
+        context = event.get("n_ctx")
+        self.model_status.setText(f"{name} · {context} tokens context" if context else name)
+        self.model_loaded.emit(event)
+
+    # -- conversations -----------------------------------------------------------------
+    def refresh_conversations(self) -> None:
+        self.conversation_list.set_conversations(self.store.conversations(), self.conversation_id)
+
+    def new_chat(self) -> None:
+        self.conversation_id = None
+        self.conversation_list.clearSelection()
+        self.conversation_list.setCurrentItem(None)  # type: ignore[arg-type]
+        self.transcript.show_messages([])
+        self.composer.setFocus()
+
+    def open_conversation(self, conversation_id: int) -> None:
+        if conversation_id == self.conversation_id and self.transcript.document().characterCount() > 1:
+            return
+        self.conversation_id = conversation_id
+        messages = self.store.messages(conversation_id)
+        run = self.run
+        if run is not None and run.conversation_id == conversation_id:
+            shown = [m for m in messages if m.id != run.message_id]
+            self.transcript.show_messages(shown)
+            self.transcript.begin_reply(run.model.name, run.recorder.text)
+        else:
+            self.transcript.show_messages(messages)
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        self.store.rename_conversation(conversation_id, title)
+
+    def delete_conversation(self, conversation_id: int, confirm: bool = True) -> None:
+        if confirm:
+            title = self.store.conversation(conversation_id).title
+            answer = QMessageBox.question(
+                self, "Delete conversation", f"Delete “{title}”? This cannot be undone.",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        if self.run is not None and self.run.conversation_id == conversation_id:
+            self.stop()
+            self._finish_run({"type": protocol.DONE, "finish_reason": protocol.FINISH_CANCELLED})
+        self.store.delete_conversation(conversation_id)
+        if self.conversation_id == conversation_id:
+            self.new_chat()
+        self.refresh_conversations()
+
+    # -- chatting ----------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.run is not None
+
+    def send(self, text: str) -> bool:
+        """Send ``text`` as the user's next message; False when it cannot be sent now."""
+        text = text.strip("\n")
+        if not text.strip() or self.run is not None:
+            return False
+        if self.model is None:
+            self.show_error("Choose a model first: pick one above, or open a .gguf file.")
+            return False
+        self.error_banner.dismiss()
+        model = self.model
+        try:
+            if self.conversation_id is None:
+                conversation = self.store.create_conversation(
+                    model=model.name, system_prompt=str(self.core.settings.get("chat.system_prompt"))
+                )
+                self.conversation_id = conversation.id
+            conversation = self.store.conversation(self.conversation_id)
+            history = self.store.messages(conversation.id)
+            self.store.add_message(conversation.id, "user", text)
+            message_id = self.store.add_message(conversation.id, "assistant", "",
+                                                status=st.STREAMING, model=model.name)
+        except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so, keep the text
+            self.report(exc, "saving your message")
+            return False
+        self.composer.clear()
+        self.refresh_conversations()
+        if history:
+            self.transcript.show_messages(history + [self.store.messages(conversation.id)[-2]])
+        else:
+            self.transcript.show_messages([self.store.messages(conversation.id)[0]])
+        self.transcript.begin_reply(model.name)
+        messages = engine_messages(history, conversation.system_prompt)
+        messages.append({"role": "user", "content": text})
+        watcher = JobWatcher(self)
+        self.run = ChatRun(conversation.id, message_id, model, watcher,
+                           ReplyRecorder(self.store, message_id))
+        watcher.text.connect(self._reply_text)
+        watcher.progress.connect(self._load_progress)
+        watcher.loaded.connect(self._load_finished)
+        watcher.notice.connect(self.show_error)
+        watcher.stats.connect(self._reply_stats)
+        watcher.finished.connect(self._finish_run)
+        self._set_busy(True)
+        job = self.client.chat(self.core.model_spec(model), messages, self.core.sampling(),
+                               watcher.callback)
+        watcher.watch(job)
+        self._flush_timer.start()
+        return True
+
+    def _reply_text(self, text: str) -> None:
+        run = self.run
+        if run is None or run.stopping:
+            return
+        run.recorder.append(text)
+        if self.conversation_id == run.conversation_id:
+            self.transcript.append_stream(text)
+
+    def _reply_stats(self, stats: dict[str, Any]) -> None:
+        if self.run is not None:
+            self.run.stats = {k: v for k, v in stats.items() if k not in ("type", "id")}
+            self.stats_label.setText(stats_text(self.run.stats))
+
+    def _flush_reply(self) -> None:
+        if self.run is not None:
+            try:
+                self.run.recorder.flush_if_due()
+            except Exception as exc:  # noqa: BLE001
+                self.report(exc, "saving the reply")
+
+    def stop(self) -> None:
+        """Stop the reply now: no more text is shown or saved; the engine is told at once."""
+        run = self.run
+        if run is None or run.stopping:
+            return
+        run.stopping = True
+        self.stop_button.setEnabled(False)
+        if run.watcher.job is not None:
+            run.watcher.job.cancel()
+
+    def _finish_run(self, final: dict[str, Any]) -> None:
+        run = self.run
+        if run is None:
+            return
+        self.run = None
+        run.watcher.deleteLater()
+        self._flush_timer.stop()
+        status = st.STOPPED if run.stopping and final.get("type") == protocol.DONE else status_for(final)
+        error = str(final.get("message", "")) if final.get("type") == protocol.ERROR else ""
+        try:
+            run.recorder.finish(status, run.stats, error)
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc, "saving the reply")
+        if self.conversation_id == run.conversation_id:
+            self.transcript.end_reply(status, run.stats, error)
+        if error:
+            self.show_error(error)
+            self.model_status.setText("Not loaded" if final.get("kind") == protocol.ERR_WORKER_DIED
+                                      else self.model_status.text())
+        self._set_busy(False)
+        self.refresh_conversations()
+        self.reply_finished.emit({**final, "status": status, "message_id": run.message_id})
+
+    def _set_busy(self, busy: bool) -> None:
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+        self.stop_button.setEnabled(busy)
+        self.model_picker.setEnabled(not busy)
+        self.open_model_button.setEnabled(not busy)
+        if not busy:
+            self.composer.setFocus()
+
+    # -- closing -----------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        run = self.run
+        if run is not None:
+            self.run = None
+            run.stopping = True
+            try:
+                run.recorder.finish(st.STOPPED, run.stats)
+            except Exception:  # noqa: BLE001 - closing anyway; logged
+                log.exception("could not save the reply while closing")
+        self.client.close(timeout=3.0)
+        self.store.close()
+        super().closeEvent(event)
+
