@@ -208,8 +208,13 @@ class _Worker:
                 with self.lock:
                     self.jobs.pop(job.id, None)
         code = self.process.wait()
+        stream.close()
         with self.lock:
             self.dead = True
+            try:
+                self.stdin.close()
+            except OSError:
+                pass  # a pipe the worker never drained: nothing left to flush to
             orphans = list(self.jobs.values())
             self.jobs.clear()
         if orphans or code not in (0, None):

@@ -90,7 +90,7 @@ def describe(path: Path, source: str, name: str | None = None) -> ModelEntry:
     try:
         info = read_gguf(path)
     except GGUFError as exc:
-        return ModelEntry(name, path, "gguf", size, source, problem=str(exc).capitalize() + ".")
+        return ModelEntry(name, path, "gguf", size, source, problem=f"{exc}.")
     file_type = info.metadata.get("general.file_type")
     return ModelEntry(
         name=name, path=path, format="gguf", size_bytes=size, source=source,

@@ -173,6 +173,7 @@ class LlamaCppEngine:
             logits_processor = self._ban_tokens(self._eog)
         assembler = TextAssembler(self._stops)
         generated = 0
+        produced: list[int] = []
         first_at: float | None = None
         last_at = started
         finish = protocol.FINISH_LENGTH
@@ -198,6 +199,7 @@ class LlamaCppEngine:
                         finish = protocol.FINISH_STOP
                         break
                     generated += 1
+                    produced.append(token)
                     text = assembler.feed(self._llm.detokenize([token]))
                     if text:
                         emit({"type": protocol.DELTA, "text": text})
@@ -216,6 +218,12 @@ class LlamaCppEngine:
         if tail:
             emit({"type": protocol.DELTA, "text": tail})
         decode_s = last_at - first_at if first_at is not None else 0.0
+        if params.get("final_text"):
+            # The reply decoded in one piece, independently of the streaming path, so a
+            # caller can verify that the streamed deltas add up to exactly this.
+            whole = self._llm.detokenize(produced).decode("utf-8", errors="replace")
+            emit({"type": protocol.NOTICE, "kind": "final_text",
+                  "text": whole.lstrip(" ") if not self._stops else assembler.text})
         emit({
             "type": protocol.STATS,
             "prompt_tokens": len(prompt),

@@ -7,6 +7,7 @@ workers by running itself with ``--worker``, so this is also the worker's entry 
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import tempfile
@@ -29,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.paths import DATA_DIR_ENV, resolve_data_dir
 
     args = cli.parse(argv)
+    # Until the log file is open, keep tracebacks off the terminal.
+    logging.getLogger().addHandler(logging.NullHandler())
     log_path = None
     try:
         data_dir = getattr(args, "data_dir", None)

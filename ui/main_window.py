@@ -114,6 +114,9 @@ class MainWindow(QMainWindow):
         self.run: ChatRun | None = None
         self._loader: JobWatcher | None = None
         self._load_on_start = load_on_start
+        # Extra sampling parameters for every reply (benchmarks run replies to a fixed
+        # length with {"ignore_eos": True}); empty in normal use.
+        self.sampling_overrides: dict[str, Any] = {}
         self.setWindowTitle("Hearth")
         self.setObjectName("mainWindow")
         self.resize(QSize(1100, 760))
@@ -284,7 +287,7 @@ class MainWindow(QMainWindow):
     def add_model_file(self, path: Path) -> bool:
         entry = describe(path, "file")
         if entry.problem:
-            self.show_error(f"{path.name} cannot be used as a model. {entry.problem} "
+            self.show_error(f"This file cannot be used as a model: {entry.problem} "
                             "Choose another file or model.")
             return False
         if all(m.path != entry.path for m in self.models):
@@ -431,8 +434,8 @@ class MainWindow(QMainWindow):
         watcher.stats.connect(self._reply_stats)
         watcher.finished.connect(self._finish_run)
         self._set_busy(True)
-        job = self.client.chat(self.core.model_spec(model), messages, self.core.sampling(),
-                               watcher.callback)
+        params = {**self.core.sampling(), **self.sampling_overrides}
+        job = self.client.chat(self.core.model_spec(model), messages, params, watcher.callback)
         watcher.watch(job)
         self._flush_timer.start()
         return True

@@ -1,0 +1,91 @@
+"""Shared fixtures.  Tests are strict: warnings are errors (pyproject) and any ERROR log
+record that a test did not declare with ``expect_error_logs`` fails it."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from app.core import Core, open_core  # noqa: E402
+from app.engine_client import EngineClient, ModelSpec  # noqa: E402
+from app.model_library import starter_model_path  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+HEARTH = [sys.executable, "-m", "hearth"]
+
+
+class _ErrorCollector(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_error_logs(request: pytest.FixtureRequest) -> Iterator[None]:
+    collector = _ErrorCollector()
+    root = logging.getLogger()
+    root.addHandler(collector)
+    try:
+        yield
+    finally:
+        root.removeHandler(collector)
+    if "expect_error_logs" not in request.fixturenames and collector.records:
+        messages = "; ".join(r.getMessage() for r in collector.records)
+        pytest.fail(f"unexpected error logs: {messages}")
+
+
+@pytest.fixture
+def expect_error_logs() -> None:
+    """Declare that this test provokes errors that Hearth logs (a crash, a bad file)."""
+
+
+@pytest.fixture(autouse=True)
+def _isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test ever touches a real profile."""
+    data = tmp_path / "hearth-data"
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(data))
+    return data
+
+
+@pytest.fixture
+def data_dir(_isolated_profile: Path) -> Path:
+    return _isolated_profile
+
+
+@pytest.fixture
+def core(data_dir: Path) -> Core:
+    return open_core(data_dir)
+
+
+@pytest.fixture(scope="session")
+def starter() -> Path:
+    path = starter_model_path()
+    assert path is not None and path.is_file(), "the starter model package is not installed"
+    return path
+
+
+@pytest.fixture
+def spec(starter: Path) -> ModelSpec:
+    return ModelSpec(str(starter), n_ctx=2048, threads=2)
+
+
+@pytest.fixture
+def client(data_dir: Path) -> Iterator[EngineClient]:
+    engine = EngineClient(log_dir=data_dir / "logs", cancel_grace_s=3.0)
+    yield engine
+    engine.close()
+
+
+def read_log(data_dir: Path, name: str = "worker.log") -> str:
+    path = data_dir / "logs" / name
+    return path.read_text(errors="replace") if path.exists() else ""

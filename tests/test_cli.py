@@ -1,0 +1,82 @@
+"""The command line, run as a user runs it: a separate process."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import HEARTH, REPO
+
+pytestmark = pytest.mark.slow
+
+
+def hearth(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HEARTH, *args], capture_output=True, text=True, cwd=REPO,
+                          input=stdin, timeout=180, check=False)
+
+
+def assert_one_human_line(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    for word in words:
+        assert word in lines[0]
+
+
+def test_chat_streams_the_reply_to_stdout(data_dir: Path) -> None:
+    result = hearth("chat", "--temperature", "0", "--max-tokens", "40", "--seed", "1",
+                    "What is 2+2?")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() and "\ufffd" not in result.stdout
+    assert "tok/s" in result.stderr
+    settings = json.loads((data_dir / "settings.json").read_text())
+    assert settings["values"]["models.default"].endswith(".gguf")  # remembered as last used
+
+
+def test_chat_json_events_and_system_prompt_from_stdin() -> None:
+    result = hearth("chat", "--json", "--max-tokens", "12", "--system", "Be brief.", "-",
+                    stdin="Say hello.")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert "delta" in kinds and kinds[-2:] == ["stats", "done"]
+    assert events[-2]["generated_tokens"] > 0
+
+
+def test_models_list(starter: Path) -> None:
+    result = hearth("models", "list", "--json")
+    assert result.returncode == 0
+    models = json.loads(result.stdout)
+    assert models[0]["path"] == str(starter)
+    assert {"name", "path", "format", "architecture", "quantization", "size_bytes", "source"} <= set(models[0])
+    plain = hearth("models", "list")
+    assert "SmolLM2-135M-Instruct" in plain.stdout and "starter" in plain.stdout
+
+
+def test_unknown_model_is_one_sentence() -> None:
+    assert_one_human_line(hearth("chat", "--model", "no-such-model", "hi"), "No model called")
+
+
+def test_a_file_that_is_not_a_model_is_one_sentence(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.gguf"
+    bad.write_text("shopping list")
+    assert_one_human_line(hearth("chat", "--model", str(bad), "hi"), "not a GGUF model file")
+
+
+def test_out_of_range_options_are_one_sentence() -> None:
+    assert_one_human_line(hearth("chat", "--top-p", "3", "hi"), "--top-p")
+
+
+def test_an_unusable_data_dir_is_one_sentence(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert_one_human_line(hearth("--data-dir", str(blocker / "sub"), "models", "list"),
+                          "data folder")
+
+
+def test_self_test_passes() -> None:
+    result = hearth("--self-test")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "passed" in result.stdout

@@ -1,0 +1,76 @@
+"""Hearth itself killed with SIGKILL mid-reply: the history survives up to the last flush."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app import store as st
+from app.store import ChatStore
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+
+def reply_text(db_path: Path) -> str:
+    try:
+        with sqlite3.connect(db_path, timeout=5) as db:
+            row = db.execute(
+                "SELECT content FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+    except sqlite3.Error:
+        return ""
+    return row[0] if row else ""
+
+
+def test_sigkill_mid_reply_keeps_the_conversation(data_dir: Path) -> None:
+    child = subprocess.Popen(
+        [sys.executable, str(REPO / "tests" / "tools" / "chat_child.py"), str(data_dir)],
+        stdout=subprocess.PIPE, text=True, cwd=REPO,
+    )
+    try:
+        line = child.stdout.readline() if child.stdout else ""
+        assert line.startswith("SENT"), line
+        worker_pid = int(line.split("worker=")[1])
+        db_path = data_dir / "chats.sqlite3"
+        deadline = time.monotonic() + 60
+        while len(reply_text(db_path)) < 50 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        saved_before_kill = reply_text(db_path)
+        assert len(saved_before_kill) >= 50, "the reply should be saved while it streams"
+        time.sleep(0.7)  # let at least one more flush happen
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        if child.stdout:
+            child.stdout.close()
+
+    # The orphaned worker notices that Hearth is gone and exits by itself.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(worker_pid, signal.SIGKILL)
+        pytest.fail("the worker outlived the app by more than 10 s")
+
+    store = ChatStore(data_dir / "chats.sqlite3")
+    assert store.integrity_ok()
+    assert store.recovered_replies == 1
+    conversation = store.conversations()[0]
+    user, reply = store.messages(conversation.id)
+    assert user.content.startswith("Tell me an endless story")
+    assert reply.status == st.INTERRUPTED
+    assert reply.content.startswith(saved_before_kill)
+    assert len(reply.content) > len(saved_before_kill)
+    store.close()

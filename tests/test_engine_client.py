@@ -1,0 +1,145 @@
+"""The real worker process with the real llama.cpp engine and the starter model."""
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from app.engine_client import EngineClient, ModelSpec
+from backends import protocol
+
+pytestmark = pytest.mark.slow
+
+LONG = {"temperature": 0.7, "max_tokens": 2000, "ignore_eos": True, "seed": 3}
+
+
+def collect(job, timeout: float = 120) -> tuple[str, list[dict]]:
+    events = list(job.events(timeout=timeout))
+    return "".join(e["text"] for e in events if e["type"] == "delta"), events
+
+
+def test_a_reply_streams_token_by_token_with_stats(client: EngineClient, spec: ModelSpec) -> None:
+    job = client.chat(spec, [{"role": "user", "content": "What is 2+2?"}],
+                      {"temperature": 0, "max_tokens": 48})
+    text, events = collect(job)
+    kinds = [e["type"] for e in events]
+    assert kinds.count("delta") > 3, "the reply should arrive in many pieces"
+    assert kinds[-2:] == ["stats", "done"]
+    assert "4" in text or "four" in text.lower(), f"a broken template answers nonsense: {text!r}"
+    stats = events[-2]
+    assert stats["generated_tokens"] > 3 and stats["prompt_tokens"] > 5
+    assert stats["tokens_per_s"] > 5 and stats["ttft_ms"] > 0
+    assert events[-1]["finish_reason"] in ("stop", "length")
+
+
+def test_multibyte_text_streams_without_replacement_characters(
+    client: EngineClient, spec: ModelSpec
+) -> None:
+    prompt = "Translate to Chinese and add emoji: I love red flowers 🌹🎉"
+    job = client.chat(spec, [{"role": "user", "content": prompt}],
+                      {"temperature": 0, "max_tokens": 80, "final_text": True})
+    text, events = collect(job)
+    final = next(e["text"] for e in events if e.get("kind") == "final_text")
+    assert text
+    assert "\ufffd" not in text
+    assert text == final, "the streamed text must equal the reply decoded in one piece"
+    assert any(ord(ch) > 0x2E7F for ch in text), f"expected multi-byte output, got {text!r}"
+
+
+def test_cancel_stops_between_tokens(client: EngineClient, spec: ModelSpec) -> None:
+    job = client.chat(spec, [{"role": "user", "content": "Tell me a long story."}], LONG)
+    pieces = []
+    for event in job.events(timeout=60):
+        if event["type"] == "delta":
+            pieces.append(event["text"])
+            if len(pieces) == 5:
+                asked = time.perf_counter()
+                job.cancel()
+        if event["type"] == "done":
+            break
+    waited = time.perf_counter() - asked
+    assert job.final is not None and job.final["finish_reason"] == "cancelled"
+    assert waited < 0.5, f"stop took {waited:.2f} s"
+    assert not job.final.get("forced"), "the worker should honour cancel without being killed"
+    # The same worker (same pid) keeps serving.
+    pid = client.worker_pid
+    text, _ = collect(client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8}))
+    assert text and client.worker_pid == pid
+
+
+def test_a_killed_worker_is_reported_and_the_next_request_starts_a_new_one(
+    client: EngineClient, spec: ModelSpec, expect_error_logs: None
+) -> None:
+    job = client.chat(spec, [{"role": "user", "content": "Tell me a long story."}], LONG)
+    first_pid = None
+    for event in job.events(timeout=60):
+        if event["type"] == "delta" and first_pid is None:
+            first_pid = client.worker_pid
+            assert first_pid is not None
+            os.kill(first_pid, signal.SIGKILL)
+    assert job.final is not None and job.final["kind"] == protocol.ERR_WORKER_DIED
+    assert "stopped unexpectedly" in job.final["message"]
+    text, events = collect(client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8}))
+    assert events[-1]["type"] == "done" and text
+    assert client.worker_pid not in (None, first_pid)
+
+
+def test_a_file_that_is_not_a_model_fails_to_load_and_the_engine_recovers(
+    client: EngineClient, spec: ModelSpec, tmp_path: Path
+) -> None:
+    bogus = tmp_path / "bogus.gguf"
+    bogus.write_bytes(b"GGUF" + os.urandom(4096))
+    bad = ModelSpec(str(bogus), n_ctx=512, threads=2)
+    job = client.load(bad)
+    final = job.wait(60)
+    assert final is not None and final["type"] == "error"
+    assert final["kind"] == protocol.ERR_LOAD_FAILED and "bogus.gguf" in final["message"]
+    text, _ = collect(client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8}))
+    assert text
+
+
+def test_a_prompt_longer_than_the_context_is_refused_clearly(client: EngineClient, starter: Path) -> None:
+    small = ModelSpec(str(starter), n_ctx=256, threads=2)
+    job = client.chat(small, [{"role": "user", "content": "tell me about " * 400}], {"max_tokens": 16})
+    final = job.wait(60)
+    assert final is not None and final["kind"] == protocol.ERR_CONTEXT_OVERFLOW
+    assert "Shorten the message" in final["message"]
+
+
+def test_a_long_conversation_drops_its_oldest_turns_and_says_so(
+    client: EngineClient, starter: Path
+) -> None:
+    small = ModelSpec(str(starter), n_ctx=512, threads=2)
+    messages = [{"role": "system", "content": "You are terse."}]
+    for i in range(30):
+        messages += [{"role": "user", "content": f"Fact number {i} is about rivers and hills."},
+                     {"role": "assistant", "content": f"Noted fact {i}."}]
+    messages.append({"role": "user", "content": "What is 2+2?"})
+    text, events = collect(client.chat(small, messages, {"max_tokens": 24, "temperature": 0}))
+    notice = next(e for e in events if e["type"] == "notice")
+    assert notice["kind"] == "context_trimmed" and notice["dropped"] > 0
+    assert events[-1]["type"] == "done" and text
+    stats = next(e for e in events if e["type"] == "stats")
+    assert stats["prompt_tokens"] <= 512
+
+
+def test_native_prints_to_stdout_do_not_break_the_channel(
+    client: EngineClient, starter: Path, data_dir: Path
+) -> None:
+    """verbose=True makes llama.cpp print its whole load report; the protocol must not care."""
+    loud = ModelSpec(str(starter), n_ctx=512, threads=2)
+    job = client.chat(loud, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
+    assert job.wait(60)["type"] == "done"
+    client.close()
+    noisy_client = EngineClient(log_dir=data_dir / "logs")
+    wire = loud.to_wire() | {"verbose": True}
+    from app.engine_client import Job
+
+    probe = Job(1000, protocol.LOAD)
+    worker, _ = noisy_client._worker_for(loud)
+    worker.send(probe, {"type": protocol.LOAD, "id": probe.id, "model": wire})
+    assert probe.wait(60)["type"] == "loaded"
+    noisy_client.close()
+    assert "llama" in (data_dir / "logs" / "worker.log").read_text(errors="replace").lower()

@@ -1,0 +1,157 @@
+"""The real window, the real worker, the real starter model (offscreen)."""
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from app import store as st
+from app.core import Core, open_core
+from tests.gui_helpers import open_window, wait_until
+from ui.main_window import MainWindow
+
+pytestmark = pytest.mark.slow
+
+LONG_REPLY = {"ignore_eos": True, "max_tokens": 3000}
+
+
+def type_and_enter(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    window.composer.setFocus()
+    qtbot.keyClicks(window.composer, text)
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+
+
+def test_chat_stream_stop_and_find_it_again_after_restart(qtbot: QtBot, core: Core, data_dir: Path) -> None:
+    window = open_window(qtbot, core)
+    assert "starter" in window.model_picker.currentText()
+
+    # A complete reply: streamed into the window, stats shown under it, saved.
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
+        type_and_enter(qtbot, window, "Name three primary colors.")
+        assert window.stop_button.isVisible() and not window.send_button.isVisible()
+    assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
+    reply = window.transcript.streamed_text
+    assert reply.strip() and "\ufffd" not in reply
+    assert "tok/s" in window.transcript.toPlainText()
+    assert "first token" in window.stats_label.text()
+    assert window.composer.toPlainText() == ""
+    assert window.conversation_list.titles() == ["Name three primary colors."]
+
+    # A long reply, stopped mid-stream: it stops at once and the partial text is kept.
+    window.sampling_overrides = LONG_REPLY
+    type_and_enter(qtbot, window, "Tell me a very long story about a lighthouse.")
+    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 40)
+    stopped_at = time.perf_counter()
+    with qtbot.waitSignal(window.reply_finished, timeout=5_000) as finished:
+        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+    assert time.perf_counter() - stopped_at < 1.0
+    assert finished.args[0]["status"] == st.STOPPED
+    partial = window.transcript.streamed_text
+    saved = window.store.message(finished.args[0]["message_id"])
+    assert saved.status == st.STOPPED and saved.content == partial
+    assert "Stopped" in window.transcript.toPlainText()
+    assert window.send_button.isVisible()
+    conversation_id = window.conversation_id
+    window.close()
+
+    # Open Hearth again on the same data folder: everything is there as it was.
+    again = open_window(qtbot, open_core(data_dir))
+    assert again.conversation_list.titles() == ["Name three primary colors."]
+    again.conversation_list.select_id(conversation_id)
+    text = again.transcript.toPlainText()
+    assert "Name three primary colors." in text and reply in text and partial in text
+    assert "Stopped" in text
+    assert [m.role for m in again.store.messages(conversation_id)] == ["user", "assistant"] * 2
+
+
+def test_enter_sends_but_shift_enter_adds_a_line(qtbot: QtBot, core: Core) -> None:
+    window = open_window(qtbot, core)
+    window.composer.setFocus()
+    qtbot.keyClicks(window.composer, "first line")
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(window.composer, "second line")
+    assert window.composer.toPlainText() == "first line\nsecond line"
+    assert window.run is None
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000):
+        qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    assert window.store.messages(window.conversation_id)[0].content == "first line\nsecond line"
+
+
+def test_a_killed_worker_keeps_the_partial_reply_and_the_next_message_works(
+    qtbot: QtBot, core: Core, expect_error_logs: None
+) -> None:
+    window = open_window(qtbot, core)
+    window.sampling_overrides = LONG_REPLY
+    window.send("Write a long poem about the sea.")
+    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 20)
+    pid = window.client.worker_pid
+    assert pid is not None
+    with qtbot.waitSignal(window.reply_finished, timeout=10_000) as finished:
+        os.kill(pid, signal.SIGKILL)
+    assert finished.args[0]["status"] == st.INTERRUPTED
+    saved = window.store.message(finished.args[0]["message_id"])
+    assert saved.status == st.INTERRUPTED and len(saved.content) > 20
+    assert "Interrupted" in window.transcript.toPlainText()
+    assert "stopped unexpectedly" in window.error_banner.message
+
+    window.sampling_overrides = {"max_tokens": 16}
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
+        assert window.send("Are you back?")
+    assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
+    assert window.client.worker_pid not in (None, pid)
+    assert window.transcript.streamed_text.strip()
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"", "empty"),
+    (b"<html>not a model</html>" * 10, "not a GGUF"),
+    (None, "truncated"),
+])
+def test_choosing_a_broken_model_file_explains_and_keeps_working(
+    qtbot: QtBot, core: Core, tmp_path: Path, starter: Path, content: bytes | None, reason: str
+) -> None:
+    window = open_window(qtbot, core)
+    path = tmp_path / "broken.gguf"
+    path.write_bytes(content if content is not None else starter.read_bytes()[: 5_000_000])
+    assert not window.add_model_file(path)
+    assert reason in window.error_banner.message and "broken.gguf" in window.error_banner.message
+    assert window.model is not None and window.model.source == "starter"
+    window.sampling_overrides = {"max_tokens": 8}
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
+        assert window.send("Hello")
+    assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
+
+
+def test_broken_files_in_the_models_folder_are_listed_but_disabled(
+    qtbot: QtBot, core: Core
+) -> None:
+    core.models_dir.mkdir(parents=True)
+    (core.models_dir / "half-downloaded.gguf").write_bytes(b"GGUF")
+    window = open_window(qtbot, core)
+    assert len(window.models) == 2
+    index = [m.name for m in window.models].index("half-downloaded")
+    item = window.model_picker.model().item(index)
+    assert not item.isEnabled()
+    assert "incomplete download" in window.model_picker.itemData(index, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_new_rename_and_delete_conversations(qtbot: QtBot, core: Core) -> None:
+    window = open_window(qtbot, core)
+    window.sampling_overrides = {"max_tokens": 4}
+    for prompt in ("first chat", "second chat"):
+        window.new_chat()
+        with qtbot.waitSignal(window.reply_finished, timeout=60_000):
+            window.send(prompt)
+    assert window.conversation_list.titles() == ["second chat", "first chat"]
+    first = window.conversation_list.item(1)
+    first.setText("Renamed")
+    assert window.store.conversation(int(first.data(Qt.ItemDataRole.UserRole))).title == "Renamed"
+    window.conversation_list.select_id(int(first.data(Qt.ItemDataRole.UserRole)))
+    assert "first chat" in window.transcript.toPlainText()
+    window.delete_conversation(window.conversation_id, confirm=False)
+    assert window.conversation_list.titles() == ["second chat"]
+    assert window.transcript.toPlainText() == ""
