@@ -28,39 +28,52 @@ EXIT_INTERRUPTED = 130
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--data-dir", default=argparse.SUPPRESS, metavar="DIR",
+        "--data-dir",
+        default=argparse.SUPPRESS,
+        metavar="DIR",
         help="keep all of Hearth's state (chats, settings, logs, models) in DIR "
-             "(default: $HEARTH_DATA_DIR, else the platform's data folder)",
+        "(default: $HEARTH_DATA_DIR, else the platform's data folder)",
     )
     parser = argparse.ArgumentParser(
-        prog="hearth", parents=[common],
+        prog="hearth",
+        parents=[common],
         description="Private, offline chat with open language models. Without a command, "
-                    "opens the Hearth window.",
+        "opens the Hearth window.",
     )
     parser.add_argument("--version", action="version", version=f"Hearth {__version__}")
     parser.add_argument(
-        "--self-test", action="store_true",
+        "--self-test",
+        action="store_true",
         help="start the window offscreen, stream a short reply from the default model, check "
-             "it was shown and saved, and exit 0 (non-zero with the reason otherwise)",
+        "it was shown and saved, and exit 0 (non-zero with the reason otherwise)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     chat = commands.add_parser(
-        "chat", parents=[common], help="stream a reply to a prompt on stdout",
+        "chat",
+        parents=[common],
+        help="stream a reply to a prompt on stdout",
         description="Stream the reply to PROMPT on stdout. Reads the prompt from stdin when "
-                    "PROMPT is '-' or missing.",
+        "PROMPT is '-' or missing.",
     )
     chat.add_argument("prompt", nargs="?", default="-")
-    chat.add_argument("--model", "-m", help="model name (see 'hearth models list') or path "
-                      "to a .gguf file; default: the last one used, else the starter model")
+    chat.add_argument(
+        "--model",
+        "-m",
+        help="model name (see 'hearth models list') or path "
+        "to a .gguf file; default: the last one used, else the starter model",
+    )
     chat.add_argument("--temperature", type=float, metavar="T")
     chat.add_argument("--top-p", type=float, metavar="P")
     chat.add_argument("--seed", type=int, metavar="N")
     chat.add_argument("--max-tokens", type=int, metavar="N")
     chat.add_argument("--ctx", type=int, metavar="N", help="context length in tokens")
     chat.add_argument("--system", metavar="TEXT", help="system prompt")
-    chat.add_argument("--json", action="store_true",
-                      help="print one JSON event per line (delta, stats, done, error)")
+    chat.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON event per line (delta, stats, done, error)",
+    )
 
     models = commands.add_parser("models", parents=[common], help="list the models Hearth can use")
     models_commands = models.add_subparsers(dest="models_command", metavar="ACTION")
@@ -68,14 +81,18 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="print a JSON list")
 
     bench = commands.add_parser(
-        "bench", parents=[common],
+        "bench",
+        parents=[common],
         help="measure Hearth against its budgets (tokens/s, first token, start-up, memory)",
     )
     bench.add_argument("--model", "-m", help="model name or .gguf path (default: starter)")
     bench.add_argument("--tokens", type=int, default=128, help="tokens per measured reply")
     bench.add_argument("--rounds", type=int, default=3, help="alternating rounds per side")
-    bench.add_argument("--json", action="store_true",
-                       help='print a JSON list of {"name","value","unit","budget","ok"}')
+    bench.add_argument(
+        "--json",
+        action="store_true",
+        help='print a JSON list of {"name","value","unit","budget","ok"}',
+    )
     return parser
 
 
@@ -108,8 +125,9 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     if system:
         messages.append({"role": "system", "content": system})
     messages.append({"role": "user", "content": prompt})
-    params = core.sampling(temperature=args.temperature, top_p=args.top_p, seed=args.seed,
-                           max_tokens=args.max_tokens)
+    params = core.sampling(
+        temperature=args.temperature, top_p=args.top_p, seed=args.seed, max_tokens=args.max_tokens
+    )
     client = EngineClient(log_dir=core.paths.logs_dir)
     job = client.chat(spec, messages, params)
     interrupted = False

@@ -26,7 +26,10 @@ FINISH_TO_STATUS = {
 
 class ReplyRecorder:
     def __init__(
-        self, store: st.ChatStore, message_id: int, flush_interval: float = FLUSH_INTERVAL_S,
+        self,
+        store: st.ChatStore,
+        message_id: int,
+        flush_interval: float = FLUSH_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store

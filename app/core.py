@@ -35,8 +35,9 @@ class Core:
     def models(self) -> list[ModelEntry]:
         return list_models(self.models_dir)
 
-    def find_model(self, name_or_path: str | None, models: list[ModelEntry] | None = None
-                   ) -> ModelEntry:
+    def find_model(
+        self, name_or_path: str | None, models: list[ModelEntry] | None = None
+    ) -> ModelEntry:
         """The named model, else the last one used, else the starter model."""
         models = self.models() if models is None else models
         if name_or_path:

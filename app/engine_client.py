@@ -19,6 +19,7 @@ What it guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -101,8 +102,9 @@ class Job:
         terminal = event["type"] in _TERMINAL_BY_KIND.get(self.kind, _RESULT_TERMINAL)
         if terminal:
             self.final = event
-        self.events_queue.put(event)
-        if self.on_event is not None:
+        if self.on_event is None:
+            self.events_queue.put(event)  # only iterating callers read the queue
+        else:
             try:
                 self.on_event(event)
             except Exception:  # a listener's bug must not kill the reader thread
@@ -111,7 +113,10 @@ class Job:
             self._finished.set()
 
     def events(self, timeout: float | None = None) -> Iterator[dict[str, Any]]:
-        """Yield events until the terminal one (inclusive).  TimeoutError if none comes."""
+        """Yield events until the terminal one (inclusive), for jobs without a callback.
+
+        TimeoutError if no event comes within ``timeout`` seconds.
+        """
         terminal = _TERMINAL_BY_KIND.get(self.kind, _RESULT_TERMINAL)
         while True:
             try:
@@ -147,13 +152,19 @@ class _Worker:
         env.setdefault("PYTHONIOENCODING", "utf-8")
         creation = getattr(subprocess, "CREATE_NO_WINDOW", 0) if sys.platform == "win32" else 0
         self.process = subprocess.Popen(
-            list(client.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.log_file, env=env, creationflags=creation,
+            list(client.command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log_file,
+            env=env,
+            creationflags=creation,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin: IO[bytes] = self.process.stdin
         self.reader = threading.Thread(
-            target=self._read, args=(self.process.stdout,), name=f"worker-{self.process.pid}",
+            target=self._read,
+            args=(self.process.stdout,),
+            name=f"worker-{self.process.pid}",
             daemon=True,
         )
         self.reader.start()
@@ -176,10 +187,8 @@ class _Worker:
         with self.lock:
             if self.dead:
                 return
-            try:
+            with contextlib.suppress(OSError, ValueError):  # already gone: nothing to tell
                 protocol.write_message(self.stdin, message)
-            except (BrokenPipeError, OSError, ValueError):
-                pass
 
     def _read(self, stream: IO[bytes]) -> None:
         while True:
@@ -198,10 +207,16 @@ class _Worker:
                 if event.get("type") == protocol.ERROR:
                     log.warning("worker error without a request: %s", event.get("message"))
                 continue
-            if event["type"] == protocol.READY and event.get("protocol") != protocol.PROTOCOL_VERSION:
-                event = {"type": protocol.ERROR, "id": job.id, "kind": protocol.ERR_PROTOCOL,
-                         "message": "The engine belongs to another version of Hearth. "
-                                    "Reinstall Hearth."}
+            if (
+                event["type"] == protocol.READY
+                and event.get("protocol") != protocol.PROTOCOL_VERSION
+            ):
+                event = {
+                    "type": protocol.ERROR,
+                    "id": job.id,
+                    "kind": protocol.ERR_PROTOCOL,
+                    "message": "The engine belongs to another version of Hearth. Reinstall Hearth.",
+                }
                 self.process.kill()
             job.deliver(event)
             if job.finished:
@@ -211,34 +226,33 @@ class _Worker:
         stream.close()
         with self.lock:
             self.dead = True
-            try:
+            with contextlib.suppress(OSError):  # a pipe the worker never drained
                 self.stdin.close()
-            except OSError:
-                pass  # a pipe the worker never drained: nothing left to flush to
             orphans = list(self.jobs.values())
             self.jobs.clear()
         if orphans or code not in (0, None):
             log.warning("worker pid %s ended with exit code %s", self.process.pid, code)
         for job in orphans:
             if job.cancel_requested and self.killed_for_cancel:
-                job.deliver({"type": protocol.DONE, "id": job.id,
-                             "finish_reason": protocol.FINISH_CANCELLED, "forced": True})
+                job.deliver(
+                    {
+                        "type": protocol.DONE,
+                        "id": job.id,
+                        "finish_reason": protocol.FINISH_CANCELLED,
+                        "forced": True,
+                    }
+                )
             else:
                 job.deliver(_worker_died_event(job, code))
         self.client.worker_ended(self)
-        try:
+        with contextlib.suppress(OSError):
             self.log_file.close()
-        except OSError:
-            pass
 
     def stop(self, grace_s: float) -> None:
         """Ask the worker to shut down; kill it if it has not gone within ``grace_s``."""
         self.send_control({"type": protocol.SHUTDOWN, "id": None})
-        with self.lock:
-            try:
-                self.stdin.close()
-            except OSError:
-                pass
+        with self.lock, contextlib.suppress(OSError):
+            self.stdin.close()
         try:
             self.process.wait(timeout=grace_s)
         except subprocess.TimeoutExpired:
@@ -252,19 +266,26 @@ class _Worker:
 
 
 def _worker_died_event(job: Job, code: int | None) -> dict[str, Any]:
-    how = f"exit code {code}" if code is not None and code >= 0 else (
-        f"signal {-code}" if code is not None else "no exit code")
+    how = (
+        f"exit code {code}"
+        if code is not None and code >= 0
+        else (f"signal {-code}" if code is not None else "no exit code")
+    )
     return {
-        "type": protocol.ERROR, "id": job.id, "kind": protocol.ERR_WORKER_DIED,
+        "type": protocol.ERROR,
+        "id": job.id,
+        "kind": protocol.ERR_WORKER_DIED,
         "exit_code": code,
         "message": f"The model engine stopped unexpectedly ({how}). What was written so far "
-                   "was kept; send a message to start the engine again.",
+        "was kept; send a message to start the engine again.",
     }
 
 
 class EngineClient:
     def __init__(
-        self, log_dir: Path | None = None, command: Sequence[str] | None = None,
+        self,
+        log_dir: Path | None = None,
+        command: Sequence[str] | None = None,
         cancel_grace_s: float = 3.0,
     ) -> None:
         self.log_dir = log_dir
@@ -278,7 +299,7 @@ class EngineClient:
     # -- worker lifecycle -------------------------------------------------------------
     def open_worker_log(self) -> IO[bytes]:
         if self.log_dir is None:
-            return open(os.devnull, "ab")  # noqa: SIM115 - closed by the worker's reader
+            return open(os.devnull, "ab")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         path = self.log_dir / "worker.log"
         try:
@@ -286,7 +307,7 @@ class EngineClient:
                 os.replace(path, path.with_suffix(".log.1"))
         except OSError:
             pass
-        return open(path, "ab")  # noqa: SIM115
+        return open(path, "ab")
 
     def worker_ended(self, worker: _Worker) -> None:
         with self._lock:
@@ -300,8 +321,10 @@ class EngineClient:
             if self._closed:
                 raise RuntimeError("the engine client is closed")
             current = self._worker
-            if current is not None and not current.dead and (
-                spec is None or current.spec is None or current.spec == spec
+            if (
+                current is not None
+                and not current.dead
+                and (spec is None or current.spec is None or current.spec == spec)
             ):
                 if spec is not None and current.spec is None:
                     current.spec = spec
@@ -324,19 +347,31 @@ class EngineClient:
         return worker.process.pid if worker is not None and not worker.dead else None
 
     # -- requests ----------------------------------------------------------------------
-    def _submit(self, kind: str, spec: ModelSpec | None, payload: dict[str, Any],
-                on_event: EventCallback | None) -> Job:
+    def _submit(
+        self,
+        kind: str,
+        spec: ModelSpec | None,
+        payload: dict[str, Any],
+        on_event: EventCallback | None,
+    ) -> Job:
         job = Job(next(self._ids), kind, on_event)
         job._client = self
         worker, started = self._worker_for(spec)
         if started:
-            hello = Job(next(self._ids), protocol.HELLO,
-                        lambda e: _forward_hello_failure(e, job))
-            worker.send(hello, {"type": protocol.HELLO, "id": hello.id,
-                                "protocol": protocol.PROTOCOL_VERSION})
+            hello = Job(next(self._ids), protocol.HELLO, lambda e: _forward_hello_failure(e, job))
+            worker.send(
+                hello,
+                {"type": protocol.HELLO, "id": hello.id, "protocol": protocol.PROTOCOL_VERSION},
+            )
             if kind in (protocol.LOAD, protocol.CHAT):
-                job.deliver({"type": protocol.PROGRESS, "id": job.id, "fraction": 0.0,
-                             "stage": "Starting the engine"})
+                job.deliver(
+                    {
+                        "type": protocol.PROGRESS,
+                        "id": job.id,
+                        "fraction": 0.0,
+                        "stage": "Starting the engine",
+                    }
+                )
         worker.send(job, {"type": kind, "id": job.id, **payload})
         return job
 
@@ -344,7 +379,10 @@ class EngineClient:
         return self._submit(protocol.LOAD, spec, {"model": spec.to_wire()}, on_event)
 
     def chat(
-        self, spec: ModelSpec, messages: Sequence[dict[str, Any]], params: dict[str, Any] | None = None,
+        self,
+        spec: ModelSpec,
+        messages: Sequence[dict[str, Any]],
+        params: dict[str, Any] | None = None,
         on_event: EventCallback | None = None,
     ) -> Job:
         payload = {"model": spec.to_wire(), "messages": list(messages), "params": params or {}}
@@ -361,8 +399,9 @@ class EngineClient:
         job.cancel_requested = True
         worker = self._worker
         if worker is None or worker.dead:
-            job.deliver({"type": protocol.DONE, "id": job.id,
-                         "finish_reason": protocol.FINISH_CANCELLED})
+            job.deliver(
+                {"type": protocol.DONE, "id": job.id, "finish_reason": protocol.FINISH_CANCELLED}
+            )
             return
         worker.send_control({"type": protocol.CANCEL, "id": None, "target": job.id})
 

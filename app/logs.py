@@ -19,9 +19,7 @@ def configure_logging(logs_dir: Path | None, *, also_stderr: bool = False) -> Pa
     level = os.environ.get("HEARTH_LOG_LEVEL", "INFO").upper()
     root = logging.getLogger()
     root.setLevel(level)
-    formatter = logging.Formatter(
-        "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
-    )
+    formatter = logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s")
     path: Path | None = None
     if logs_dir is not None:
         try:

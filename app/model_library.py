@@ -23,11 +23,38 @@ STARTER_ENV = "HEARTH_STARTER_MODEL"  # an explicit path, e.g. set by an install
 
 # llama.cpp's general.file_type -> quantization name
 FILE_TYPES: dict[int, str] = {
-    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
-    11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
-    17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS",
-    23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S",
-    29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0", 37: "TQ2_0",
+    0: "F32",
+    1: "F16",
+    2: "Q4_0",
+    3: "Q4_1",
+    7: "Q8_0",
+    8: "Q5_0",
+    9: "Q5_1",
+    10: "Q2_K",
+    11: "Q3_K_S",
+    12: "Q3_K_M",
+    13: "Q3_K_L",
+    14: "Q4_K_S",
+    15: "Q4_K_M",
+    16: "Q5_K_S",
+    17: "Q5_K_M",
+    18: "Q6_K",
+    19: "IQ2_XXS",
+    20: "IQ2_XS",
+    21: "Q2_K_S",
+    22: "IQ3_XS",
+    23: "IQ3_XXS",
+    24: "IQ1_S",
+    25: "IQ4_NL",
+    26: "IQ3_S",
+    27: "IQ3_M",
+    28: "IQ2_S",
+    29: "IQ2_M",
+    30: "IQ4_XS",
+    31: "IQ1_M",
+    32: "BF16",
+    36: "TQ1_0",
+    37: "TQ2_0",
     38: "MXFP4",
 }
 
@@ -55,11 +82,17 @@ class ModelEntry:
 
     def as_json(self) -> dict[str, object]:
         return {
-            "name": self.name, "path": str(self.path), "format": self.format,
-            "architecture": self.architecture, "quantization": self.quantization,
-            "size_bytes": self.size_bytes, "source": self.source,
-            "context_length": self.context_length, "chat_template": self.has_chat_template,
-            "usable": self.usable, "problem": self.problem,
+            "name": self.name,
+            "path": str(self.path),
+            "format": self.format,
+            "architecture": self.architecture,
+            "quantization": self.quantization,
+            "size_bytes": self.size_bytes,
+            "source": self.source,
+            "context_length": self.context_length,
+            "chat_template": self.has_chat_template,
+            "usable": self.usable,
+            "problem": self.problem,
         }
 
 
@@ -93,10 +126,15 @@ def describe(path: Path, source: str, name: str | None = None) -> ModelEntry:
         return ModelEntry(name, path, "gguf", size, source, problem=f"{exc}.")
     file_type = info.metadata.get("general.file_type")
     return ModelEntry(
-        name=name, path=path, format="gguf", size_bytes=size, source=source,
+        name=name,
+        path=path,
+        format="gguf",
+        size_bytes=size,
+        source=source,
         architecture=info.architecture,
         quantization=FILE_TYPES.get(file_type, "") if isinstance(file_type, int) else "",
-        context_length=info.context_length, has_chat_template=info.has_chat_template,
+        context_length=info.context_length,
+        has_chat_template=info.has_chat_template,
     )
 
 

@@ -49,9 +49,8 @@ class Setting:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ValueError(f"{self.key} must be a number")
             value = float(value)
-        elif self.kind is str:
-            if not isinstance(value, str):
-                raise ValueError(f"{self.key} must be text")
+        elif self.kind is str and not isinstance(value, str):
+            raise ValueError(f"{self.key} must be text")
         if self.minimum is not None and value < self.minimum:
             raise ValueError(f"{self.key} must be at least {self.minimum}")
         if self.maximum is not None and value > self.maximum:
@@ -62,42 +61,118 @@ class Setting:
 
 
 DECLARATIONS: tuple[Setting, ...] = (
-    Setting("models.directory", str, "", "Models folder",
-            "Folder where Hearth looks for and keeps GGUF models. Empty: the 'models' "
-            "folder inside Hearth's data folder."),
-    Setting("models.default", str, "", "Default model",
-            "The model used when none is chosen: Hearth remembers the last one you used. "
-            "Empty: the bundled starter model."),
-    Setting("engine.context_length", int, 4096, "Context length (tokens)",
-            "How much conversation the model sees at once. Longer needs more memory. When a "
-            "conversation is longer, the oldest messages are left out (the system prompt "
-            "is always kept).", minimum=256, maximum=1_048_576),
-    Setting("engine.threads", int, 0, "CPU threads",
-            "Threads used for generation. 0 picks the number of physical cores.",
-            minimum=0, maximum=512, advanced=True),
-    Setting("sampling.temperature", float, 0.7, "Temperature",
-            "Randomness of the reply. 0 always picks the most likely word.",
-            minimum=0.0, maximum=2.0),
-    Setting("sampling.top_p", float, 0.95, "Top-p",
-            "Only words within this share of probability are considered.",
-            minimum=0.0, maximum=1.0, advanced=True),
-    Setting("sampling.top_k", int, 40, "Top-k",
-            "Only the k most likely words are considered. 0 turns this off.",
-            minimum=0, maximum=1000, advanced=True),
-    Setting("sampling.min_p", float, 0.05, "Min-p",
-            "Words less likely than this fraction of the best one are skipped.",
-            minimum=0.0, maximum=1.0, advanced=True),
-    Setting("sampling.repeat_penalty", float, 1.1, "Repeat penalty",
-            "Discourages repeating the same words. 1 turns this off.",
-            minimum=0.5, maximum=2.0, advanced=True),
-    Setting("sampling.max_tokens", int, 0, "Maximum reply length (tokens)",
-            "0 lets the reply run until the model stops or the context is full.",
-            minimum=0, maximum=1_048_576),
-    Setting("sampling.seed", int, -1, "Seed",
-            "The same seed, model and settings give the same reply. -1 picks a new one "
-            "each time.", minimum=-1, maximum=2**31 - 1, advanced=True),
-    Setting("chat.system_prompt", str, "", "System prompt",
-            "Instructions given to the model at the start of every new conversation."),
+    Setting(
+        "models.directory",
+        str,
+        "",
+        "Models folder",
+        "Folder where Hearth looks for and keeps GGUF models. Empty: the 'models' "
+        "folder inside Hearth's data folder.",
+    ),
+    Setting(
+        "models.default",
+        str,
+        "",
+        "Default model",
+        "The model used when none is chosen: Hearth remembers the last one you used. "
+        "Empty: the bundled starter model.",
+    ),
+    Setting(
+        "engine.context_length",
+        int,
+        4096,
+        "Context length (tokens)",
+        "How much conversation the model sees at once. Longer needs more memory. When a "
+        "conversation is longer, the oldest messages are left out (the system prompt "
+        "is always kept).",
+        minimum=256,
+        maximum=1_048_576,
+    ),
+    Setting(
+        "engine.threads",
+        int,
+        0,
+        "CPU threads",
+        "Threads used for generation. 0 picks the number of physical cores.",
+        minimum=0,
+        maximum=512,
+        advanced=True,
+    ),
+    Setting(
+        "sampling.temperature",
+        float,
+        0.7,
+        "Temperature",
+        "Randomness of the reply. 0 always picks the most likely word.",
+        minimum=0.0,
+        maximum=2.0,
+    ),
+    Setting(
+        "sampling.top_p",
+        float,
+        0.95,
+        "Top-p",
+        "Only words within this share of probability are considered.",
+        minimum=0.0,
+        maximum=1.0,
+        advanced=True,
+    ),
+    Setting(
+        "sampling.top_k",
+        int,
+        40,
+        "Top-k",
+        "Only the k most likely words are considered. 0 turns this off.",
+        minimum=0,
+        maximum=1000,
+        advanced=True,
+    ),
+    Setting(
+        "sampling.min_p",
+        float,
+        0.05,
+        "Min-p",
+        "Words less likely than this fraction of the best one are skipped.",
+        minimum=0.0,
+        maximum=1.0,
+        advanced=True,
+    ),
+    Setting(
+        "sampling.repeat_penalty",
+        float,
+        1.1,
+        "Repeat penalty",
+        "Discourages repeating the same words. 1 turns this off.",
+        minimum=0.5,
+        maximum=2.0,
+        advanced=True,
+    ),
+    Setting(
+        "sampling.max_tokens",
+        int,
+        0,
+        "Maximum reply length (tokens)",
+        "0 lets the reply run until the model stops or the context is full.",
+        minimum=0,
+        maximum=1_048_576,
+    ),
+    Setting(
+        "sampling.seed",
+        int,
+        -1,
+        "Seed",
+        "The same seed, model and settings give the same reply. -1 picks a new one each time.",
+        minimum=-1,
+        maximum=2**31 - 1,
+        advanced=True,
+    ),
+    Setting(
+        "chat.system_prompt",
+        str,
+        "",
+        "System prompt",
+        "Instructions given to the model at the start of every new conversation.",
+    ),
 )
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in DECLARATIONS}
@@ -149,8 +224,9 @@ class Settings:
             )
             return
         if version > SCHEMA_VERSION:
-            log.warning("settings written by a newer Hearth (version %s); unknown keys kept",
-                        version)
+            log.warning(
+                "settings written by a newer Hearth (version %s); unknown keys kept", version
+            )
         values = migrate(document["values"], version)
         for key, value in values.items():
             setting = BY_KEY.get(key)
@@ -161,8 +237,10 @@ class Settings:
                 self._values[key] = setting.validate(value)
             except ValueError as exc:
                 log.warning("ignoring invalid setting: %s", exc)
-                self.problems.append(f"The setting '{setting.label}' was invalid ({exc}) "
-                                     "and was reset to its default.")
+                self.problems.append(
+                    f"The setting '{setting.label}' was invalid ({exc}) "
+                    "and was reset to its default."
+                )
 
     def get(self, key: str) -> Any:
         setting = BY_KEY[key]

@@ -102,7 +102,7 @@ def _v1(db: sqlite3.Connection) -> None:
             updated_at REAL NOT NULL
         );
         CREATE INDEX messages_by_conversation ON messages (conversation_id, id);
-        """
+        """,
     )
 
 
@@ -178,10 +178,10 @@ class ChatStore:
                 "to open it; it has not been changed."
             )
         for number in range(version, SCHEMA_VERSION):
-            with _transaction(db):
+            with _Transaction(db):
                 MIGRATIONS[number](db)
                 db.execute(f"PRAGMA user_version = {number + 1}")
-        with _transaction(db):
+        with _Transaction(db):
             cursor = db.execute(
                 "UPDATE messages SET status = ? WHERE status = ?", (INTERRUPTED, STREAMING)
             )
@@ -234,15 +234,22 @@ class ChatStore:
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
     def set_conversation_model(self, conversation_id: int, model: str) -> None:
-        self._db.execute("UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id))
+        self._db.execute(
+            "UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id)
+        )
 
     # -- messages ------------------------------------------------------------------
     def add_message(
-        self, conversation_id: int, role: str, content: str, *, status: str = COMPLETE,
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        *,
+        status: str = COMPLETE,
         model: str = "",
     ) -> int:
         now = time.time()
-        with _transaction(self._db):
+        with _Transaction(self._db):
             cursor = self._db.execute(
                 "INSERT INTO messages (conversation_id, role, content, status, model, created_at,"
                 " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -260,10 +267,16 @@ class ChatStore:
         return int(cursor.lastrowid or 0)
 
     def update_message(
-        self, message_id: int, *, content: str | None = None, status: str | None = None,
-        stats: dict[str, Any] | None = None, error: str | None = None,
+        self,
+        message_id: int,
+        *,
+        content: str | None = None,
+        status: str | None = None,
+        stats: dict[str, Any] | None = None,
+        error: str | None = None,
     ) -> None:
-        assignments, values = ["updated_at = ?"], [time.time()]
+        assignments: list[str] = ["updated_at = ?"]
+        values: list[object] = [time.time()]
         for column, value in (("content", content), ("status", status), ("error", error)):
             if value is not None:
                 assignments.append(f"{column} = ?")
@@ -288,7 +301,7 @@ class ChatStore:
         return _message(row)
 
 
-class _transaction:
+class _Transaction:
     """BEGIN IMMEDIATE … COMMIT, rolled back on error (autocommit connection)."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
@@ -303,8 +316,11 @@ class _transaction:
 
 def _conversation(row: sqlite3.Row) -> Conversation:
     return Conversation(
-        id=row["id"], title=row["title"] or "New chat", model=row["model"],
-        system_prompt=row["system_prompt"], created_at=row["created_at"],
+        id=row["id"],
+        title=row["title"] or "New chat",
+        model=row["model"],
+        system_prompt=row["system_prompt"],
+        created_at=row["created_at"],
         updated_at=row["updated_at"],
     )
 
@@ -315,7 +331,13 @@ def _message(row: sqlite3.Row) -> Message:
     except ValueError:
         stats = {}
     return Message(
-        id=row["id"], conversation_id=row["conversation_id"], role=row["role"],
-        content=row["content"], status=row["status"], model=row["model"], stats=stats,
-        error=row["error"], created_at=row["created_at"],
+        id=row["id"],
+        conversation_id=row["conversation_id"],
+        role=row["role"],
+        content=row["content"],
+        status=row["status"],
+        model=row["model"],
+        stats=stats,
+        error=row["error"],
+        created_at=row["created_at"],
     )

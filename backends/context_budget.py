@@ -44,7 +44,7 @@ class Fitted:
 
 def reply_reserve(n_ctx: int, max_tokens: int | None) -> int:
     """Tokens kept free for the reply: the requested maximum, capped at half the window."""
-    if max_tokens is not None and 0 < max_tokens:
+    if max_tokens is not None and max_tokens > 0:
         return min(max_tokens, n_ctx // 2)
     return n_ctx // 4
 

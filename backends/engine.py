@@ -34,9 +34,7 @@ class Engine(Protocol):
     def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
         """Load the model in ``spec``; return facts for the ``loaded`` event."""
 
-    def chat(
-        self, request: dict[str, Any], cancel: threading.Event, emit: Emit
-    ) -> str:
+    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
         """Stream a reply as ``delta``/``notice``/``stats`` events; return a finish reason."""
 
     def count_tokens(self, text: str) -> int:

@@ -49,8 +49,8 @@ class LlamaCppEngine:
     """One GGUF model in llama.cpp."""
 
     def __init__(self) -> None:
-        import llama_cpp  # noqa: PLC0415 - the engine's library is imported lazily on purpose
-        from llama_cpp import llama_chat_format  # noqa: PLC0415
+        import llama_cpp
+        from llama_cpp import llama_chat_format
 
         self._llama_cpp = llama_cpp
         self._chat_format = llama_chat_format
@@ -64,7 +64,9 @@ class LlamaCppEngine:
     def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
         path = str(spec["path"])
         if not os.path.isfile(path):
-            raise EngineError(protocol.ERR_MODEL_NOT_FOUND, f"The model file {path} does not exist.")
+            raise EngineError(
+                protocol.ERR_MODEL_NOT_FOUND, f"The model file {path} does not exist."
+            )
         progress(0.1, "Reading the model file")
         n_ctx = int(spec.get("n_ctx") or 4096)
         threads = spec.get("threads") or None
@@ -88,9 +90,11 @@ class LlamaCppEngine:
         self._llm = llm
         self.n_ctx = llm.n_ctx()
         vocab = llm._model.vocab
-        self._eog = {t for t in range(llm.n_vocab()) if self._is_eog(vocab, t)} if (
-            llm.n_vocab() <= 300_000
-        ) else {llm.token_eos()}
+        self._eog = (
+            {t for t in range(llm.n_vocab()) if self._is_eog(vocab, t)}
+            if (llm.n_vocab() <= 300_000)
+            else {llm.token_eos()}
+        )
         template = llm.metadata.get("tokenizer.chat_template")
         eos = self._token_text(llm.token_eos())
         bos = self._token_text(llm.token_bos())
@@ -122,7 +126,8 @@ class LlamaCppEngine:
             prompt = self._formatter(messages=messages).prompt
         except Exception as exc:  # jinja errors, raise_exception() in templates
             raise EngineError(
-                protocol.ERR_BAD_REQUEST, f"The model's chat template rejected the conversation: {exc}"
+                protocol.ERR_BAD_REQUEST,
+                f"The model's chat template rejected the conversation: {exc}",
             ) from exc
         tokens: list[int] = self._llm.tokenize(
             prompt.encode("utf-8"), add_bos=not self._adds_special, special=True
@@ -140,7 +145,9 @@ class LlamaCppEngine:
             for m in request.get("messages") or []
         ]
         if not messages:
-            raise EngineError(protocol.ERR_BAD_REQUEST, "A chat request needs at least one message.")
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST, "A chat request needs at least one message."
+            )
         params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
         max_tokens = params.get("max_tokens")
         max_tokens = int(max_tokens) if max_tokens else None
@@ -153,13 +160,19 @@ class LlamaCppEngine:
             return len(tokens)
 
         try:
-            fitted = fit_messages(messages, lambda c: count(c), budget)
+            fitted = fit_messages(messages, count, budget)
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
         if fitted.dropped:
-            emit({"type": protocol.NOTICE, "kind": "context_trimmed", "dropped": fitted.dropped,
-                  "message": f"The conversation is longer than the model's context, so the "
-                  f"{fitted.dropped} oldest message(s) were left out of this reply."})
+            emit(
+                {
+                    "type": protocol.NOTICE,
+                    "kind": "context_trimmed",
+                    "dropped": fitted.dropped,
+                    "message": f"The conversation is longer than the model's context, so the "
+                    f"{fitted.dropped} oldest message(s) were left out of this reply.",
+                }
+            )
         prompt = cache.get(id(fitted.messages)) or self._render(fitted.messages)
         limit = self.n_ctx - len(prompt)
         if max_tokens is not None:
@@ -222,17 +235,26 @@ class LlamaCppEngine:
             # The reply decoded in one piece, independently of the streaming path, so a
             # caller can verify that the streamed deltas add up to exactly this.
             whole = self._llm.detokenize(produced).decode("utf-8", errors="replace")
-            emit({"type": protocol.NOTICE, "kind": "final_text",
-                  "text": whole.lstrip(" ") if not self._stops else assembler.text})
-        emit({
-            "type": protocol.STATS,
-            "prompt_tokens": len(prompt),
-            "generated_tokens": generated,
-            "ttft_ms": round(((first_at or last_at) - started) * 1000, 2),
-            "tokens_per_s": round((generated - 1) / decode_s, 2) if generated > 1 and decode_s > 0 else None,
-            "total_ms": round((time.perf_counter() - started) * 1000, 2),
-            "dropped_messages": fitted.dropped,
-        })
+            emit(
+                {
+                    "type": protocol.NOTICE,
+                    "kind": "final_text",
+                    "text": whole.lstrip(" ") if not self._stops else assembler.text,
+                }
+            )
+        emit(
+            {
+                "type": protocol.STATS,
+                "prompt_tokens": len(prompt),
+                "generated_tokens": generated,
+                "ttft_ms": round(((first_at or last_at) - started) * 1000, 2),
+                "tokens_per_s": round((generated - 1) / decode_s, 2)
+                if generated > 1 and decode_s > 0
+                else None,
+                "total_ms": round((time.perf_counter() - started) * 1000, 2),
+                "dropped_messages": fitted.dropped,
+            }
+        )
         return finish
 
     def _ban_tokens(self, tokens: set[int]) -> Any:

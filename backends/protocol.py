@@ -41,9 +41,7 @@ STATS: Final = "stats"
 DONE: Final = "done"
 ERROR: Final = "error"
 RESULT: Final = "result"  # answer to count_tokens / unload
-EVENT_TYPES: Final = frozenset(
-    {READY, PROGRESS, LOADED, NOTICE, DELTA, STATS, DONE, ERROR, RESULT}
-)
+EVENT_TYPES: Final = frozenset({READY, PROGRESS, LOADED, NOTICE, DELTA, STATS, DONE, ERROR, RESULT})
 
 # Events that end a request: after one of them no further event carries that id.
 TERMINAL_EVENTS: Final = frozenset({READY, LOADED, DONE, ERROR, RESULT})

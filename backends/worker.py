@@ -68,8 +68,12 @@ class Worker:
                 message = protocol.read_message(stream)
             except protocol.ProtocolError as exc:
                 self.channel.send(
-                    {"type": protocol.ERROR, "id": None, "kind": protocol.ERR_BAD_REQUEST,
-                     "message": str(exc)}
+                    {
+                        "type": protocol.ERROR,
+                        "id": None,
+                        "kind": protocol.ERR_BAD_REQUEST,
+                        "message": str(exc),
+                    }
                 )
                 continue
             except (OSError, ValueError):
@@ -107,26 +111,47 @@ class Worker:
                 pre_cancelled = request_id in self.cancelled_ids
                 self.cancelled_ids.discard(request_id)
             if pre_cancelled and message["type"] == protocol.CHAT:
-                self.channel.send({"type": protocol.DONE, "id": request_id,
-                                   "finish_reason": protocol.FINISH_CANCELLED})
+                self.channel.send(
+                    {
+                        "type": protocol.DONE,
+                        "id": request_id,
+                        "finish_reason": protocol.FINISH_CANCELLED,
+                    }
+                )
                 continue
             try:
                 self.handle(message)
             except EngineError as exc:
                 log.warning("request %s failed: %s", request_id, exc.message)
-                self.channel.send({"type": protocol.ERROR, "id": request_id,
-                                   "kind": exc.kind, "message": exc.message})
+                self.channel.send(
+                    {
+                        "type": protocol.ERROR,
+                        "id": request_id,
+                        "kind": exc.kind,
+                        "message": exc.message,
+                    }
+                )
             except MemoryError:
                 log.error("out of memory\n%s", traceback.format_exc())
-                self.channel.send({"type": protocol.ERROR, "id": request_id,
-                                   "kind": protocol.ERR_OUT_OF_MEMORY,
-                                   "message": "The model ran out of memory. Try a smaller "
-                                   "model or a shorter context length."})
+                self.channel.send(
+                    {
+                        "type": protocol.ERROR,
+                        "id": request_id,
+                        "kind": protocol.ERR_OUT_OF_MEMORY,
+                        "message": "The model ran out of memory. Try a smaller "
+                        "model or a shorter context length.",
+                    }
+                )
             except Exception as exc:  # noqa: BLE001 - anything else is reported, not fatal
                 log.error("request %s crashed\n%s", request_id, traceback.format_exc())
-                self.channel.send({"type": protocol.ERROR, "id": request_id,
-                                   "kind": protocol.ERR_ENGINE,
-                                   "message": f"The engine failed: {exc}"})
+                self.channel.send(
+                    {
+                        "type": protocol.ERROR,
+                        "id": request_id,
+                        "kind": protocol.ERR_ENGINE,
+                        "message": f"The engine failed: {exc}",
+                    }
+                )
             finally:
                 with self.lock:
                     self.current_id = None
@@ -136,8 +161,14 @@ class Worker:
         kind = message["type"]
         request_id = message.get("id")
         if kind == protocol.HELLO:
-            self.channel.send({"type": protocol.READY, "id": request_id,
-                               "protocol": protocol.PROTOCOL_VERSION, "pid": os.getpid()})
+            self.channel.send(
+                {
+                    "type": protocol.READY,
+                    "id": request_id,
+                    "protocol": protocol.PROTOCOL_VERSION,
+                    "pid": os.getpid(),
+                }
+            )
         elif kind == protocol.LOAD:
             info = self.ensure_loaded(request_id, message.get("model"))
             self.channel.send({"type": protocol.LOADED, "id": request_id, **info})
@@ -145,8 +176,13 @@ class Worker:
             self.chat(request_id, message)
         elif kind == protocol.COUNT_TOKENS:
             engine = self.require_engine()
-            self.channel.send({"type": protocol.RESULT, "id": request_id,
-                               "tokens": engine.count_tokens(str(message.get("text", "")))})
+            self.channel.send(
+                {
+                    "type": protocol.RESULT,
+                    "id": request_id,
+                    "tokens": engine.count_tokens(str(message.get("text", ""))),
+                }
+            )
         elif kind == protocol.UNLOAD:
             self.close_engine()
             self.channel.send({"type": protocol.RESULT, "id": request_id, "unloaded": True})
@@ -159,8 +195,9 @@ class Worker:
         if message.get("model") is not None:
             info = self.ensure_loaded(request_id, message["model"])
             if info.get("loaded_now"):
-                self.channel.send({"type": protocol.LOADED, "id": request_id, **info,
-                                   "final": False})
+                self.channel.send(
+                    {"type": protocol.LOADED, "id": request_id, **info, "final": False}
+                )
         engine = self.require_engine()
 
         def emit(event: dict[str, Any]) -> None:
@@ -178,8 +215,14 @@ class Worker:
         self.close_engine()
 
         def progress(fraction: float, stage: str) -> None:
-            self.channel.send({"type": protocol.PROGRESS, "id": request_id,
-                               "fraction": round(fraction, 3), "stage": stage})
+            self.channel.send(
+                {
+                    "type": protocol.PROGRESS,
+                    "id": request_id,
+                    "fraction": round(fraction, 3),
+                    "stage": stage,
+                }
+            )
 
         started = time.perf_counter()
         engine = create_engine(str(spec.get("engine", "llama_cpp")))
@@ -189,8 +232,12 @@ class Worker:
             engine.close()
             raise
         self.engine, self.loaded_spec = engine, spec
-        return {"model": spec, "loaded_now": True, "load_seconds":
-                round(time.perf_counter() - started, 3), **facts}
+        return {
+            "model": spec,
+            "loaded_now": True,
+            "load_seconds": round(time.perf_counter() - started, 3),
+            **facts,
+        }
 
     def require_engine(self) -> Engine:
         if self.engine is None:
@@ -218,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the worker until the client says shutdown or goes away."""
     out = _private_protocol_stream()
     logging.basicConfig(
-        stream=sys.stderr, level=logging.INFO,
+        stream=sys.stderr,
+        level=logging.INFO,
         format="%(asctime)s worker[%(process)d] %(levelname)s %(name)s: %(message)s",
     )
     log.info("worker started (protocol %s)", protocol.PROTOCOL_VERSION)

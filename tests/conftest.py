@@ -13,9 +13,9 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from app.core import Core, open_core  # noqa: E402
-from app.engine_client import EngineClient, ModelSpec  # noqa: E402
-from app.model_library import starter_model_path  # noqa: E402
+from app.core import Core, open_core
+from app.engine_client import EngineClient, ModelSpec
+from app.model_library import starter_model_path
 
 REPO = Path(__file__).resolve().parent.parent
 HEARTH = [sys.executable, "-m", "hearth"]

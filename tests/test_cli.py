@@ -12,8 +12,15 @@ pytestmark = pytest.mark.slow
 
 
 def hearth(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HEARTH, *args], capture_output=True, text=True, cwd=REPO,
-                          input=stdin, timeout=180, check=False)
+    return subprocess.run(
+        [*HEARTH, *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        input=stdin,
+        timeout=180,
+        check=False,
+    )
 
 
 def assert_one_human_line(result: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -26,8 +33,9 @@ def assert_one_human_line(result: subprocess.CompletedProcess[str], *words: str)
 
 
 def test_chat_streams_the_reply_to_stdout(data_dir: Path) -> None:
-    result = hearth("chat", "--temperature", "0", "--max-tokens", "40", "--seed", "1",
-                    "What is 2+2?")
+    result = hearth(
+        "chat", "--temperature", "0", "--max-tokens", "40", "--seed", "1", "What is 2+2?"
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() and "\ufffd" not in result.stdout
     assert "tok/s" in result.stderr
@@ -36,8 +44,9 @@ def test_chat_streams_the_reply_to_stdout(data_dir: Path) -> None:
 
 
 def test_chat_json_events_and_system_prompt_from_stdin() -> None:
-    result = hearth("chat", "--json", "--max-tokens", "12", "--system", "Be brief.", "-",
-                    stdin="Say hello.")
+    result = hearth(
+        "chat", "--json", "--max-tokens", "12", "--system", "Be brief.", "-", stdin="Say hello."
+    )
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
     kinds = [e["type"] for e in events]
@@ -50,7 +59,15 @@ def test_models_list(starter: Path) -> None:
     assert result.returncode == 0
     models = json.loads(result.stdout)
     assert models[0]["path"] == str(starter)
-    assert {"name", "path", "format", "architecture", "quantization", "size_bytes", "source"} <= set(models[0])
+    assert {
+        "name",
+        "path",
+        "format",
+        "architecture",
+        "quantization",
+        "size_bytes",
+        "source",
+    } <= set(models[0])
     plain = hearth("models", "list")
     assert "SmolLM2-135M-Instruct" in plain.stdout and "starter" in plain.stdout
 
@@ -72,8 +89,9 @@ def test_out_of_range_options_are_one_sentence() -> None:
 def test_an_unusable_data_dir_is_one_sentence(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    assert_one_human_line(hearth("--data-dir", str(blocker / "sub"), "models", "list"),
-                          "data folder")
+    assert_one_human_line(
+        hearth("--data-dir", str(blocker / "sub"), "models", "list"), "data folder"
+    )
 
 
 def test_self_test_passes() -> None:

@@ -31,7 +31,9 @@ def reply_text(db_path: Path) -> str:
 def test_sigkill_mid_reply_keeps_the_conversation(data_dir: Path) -> None:
     child = subprocess.Popen(
         [sys.executable, str(REPO / "tests" / "tools" / "chat_child.py"), str(data_dir)],
-        stdout=subprocess.PIPE, text=True, cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
     )
     try:
         line = child.stdout.readline() if child.stdout else ""

@@ -21,8 +21,9 @@ def collect(job, timeout: float = 120) -> tuple[str, list[dict]]:
 
 
 def test_a_reply_streams_token_by_token_with_stats(client: EngineClient, spec: ModelSpec) -> None:
-    job = client.chat(spec, [{"role": "user", "content": "What is 2+2?"}],
-                      {"temperature": 0, "max_tokens": 48})
+    job = client.chat(
+        spec, [{"role": "user", "content": "What is 2+2?"}], {"temperature": 0, "max_tokens": 48}
+    )
     text, events = collect(job)
     kinds = [e["type"] for e in events]
     assert kinds.count("delta") > 3, "the reply should arrive in many pieces"
@@ -38,8 +39,11 @@ def test_multibyte_text_streams_without_replacement_characters(
     client: EngineClient, spec: ModelSpec
 ) -> None:
     prompt = "Translate to Chinese and add emoji: I love red flowers 🌹🎉"
-    job = client.chat(spec, [{"role": "user", "content": prompt}],
-                      {"temperature": 0, "max_tokens": 80, "final_text": True})
+    job = client.chat(
+        spec,
+        [{"role": "user", "content": prompt}],
+        {"temperature": 0, "max_tokens": 80, "final_text": True},
+    )
     text, events = collect(job)
     final = next(e["text"] for e in events if e.get("kind") == "final_text")
     assert text
@@ -81,7 +85,9 @@ def test_a_killed_worker_is_reported_and_the_next_request_starts_a_new_one(
             os.kill(first_pid, signal.SIGKILL)
     assert job.final is not None and job.final["kind"] == protocol.ERR_WORKER_DIED
     assert "stopped unexpectedly" in job.final["message"]
-    text, events = collect(client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8}))
+    text, events = collect(
+        client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
+    )
     assert events[-1]["type"] == "done" and text
     assert client.worker_pid not in (None, first_pid)
 
@@ -100,9 +106,13 @@ def test_a_file_that_is_not_a_model_fails_to_load_and_the_engine_recovers(
     assert text
 
 
-def test_a_prompt_longer_than_the_context_is_refused_clearly(client: EngineClient, starter: Path) -> None:
+def test_a_prompt_longer_than_the_context_is_refused_clearly(
+    client: EngineClient, starter: Path
+) -> None:
     small = ModelSpec(str(starter), n_ctx=256, threads=2)
-    job = client.chat(small, [{"role": "user", "content": "tell me about " * 400}], {"max_tokens": 16})
+    job = client.chat(
+        small, [{"role": "user", "content": "tell me about " * 400}], {"max_tokens": 16}
+    )
     final = job.wait(60)
     assert final is not None and final["kind"] == protocol.ERR_CONTEXT_OVERFLOW
     assert "Shorten the message" in final["message"]
@@ -114,8 +124,10 @@ def test_a_long_conversation_drops_its_oldest_turns_and_says_so(
     small = ModelSpec(str(starter), n_ctx=512, threads=2)
     messages = [{"role": "system", "content": "You are terse."}]
     for i in range(30):
-        messages += [{"role": "user", "content": f"Fact number {i} is about rivers and hills."},
-                     {"role": "assistant", "content": f"Noted fact {i}."}]
+        messages += [
+            {"role": "user", "content": f"Fact number {i} is about rivers and hills."},
+            {"role": "assistant", "content": f"Noted fact {i}."},
+        ]
     messages.append({"role": "user", "content": "What is 2+2?"})
     text, events = collect(client.chat(small, messages, {"max_tokens": 24, "temperature": 0}))
     notice = next(e for e in events if e["type"] == "notice")
@@ -131,7 +143,8 @@ def test_native_prints_to_stdout_do_not_break_the_channel(
     """verbose=True makes llama.cpp print its whole load report; the protocol must not care."""
     loud = ModelSpec(str(starter), n_ctx=512, threads=2)
     job = client.chat(loud, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
-    assert job.wait(60)["type"] == "done"
+    done = job.wait(60)
+    assert done is not None and done["type"] == "done"
     client.close()
     noisy_client = EngineClient(log_dir=data_dir / "logs")
     wire = loud.to_wire() | {"verbose": True}
@@ -140,6 +153,7 @@ def test_native_prints_to_stdout_do_not_break_the_channel(
     probe = Job(1000, protocol.LOAD)
     worker, _ = noisy_client._worker_for(loud)
     worker.send(probe, {"type": protocol.LOAD, "id": probe.id, "model": wire})
-    assert probe.wait(60)["type"] == "loaded"
+    loaded = probe.wait(60)
+    assert loaded is not None and loaded["type"] == "loaded"
     noisy_client.close()
     assert "llama" in (data_dir / "logs" / "worker.log").read_text(errors="replace").lower()

@@ -60,17 +60,19 @@ def test_empty_file(tmp_path: Path) -> None:
 def test_wrong_magic(tmp_path: Path) -> None:
     path = tmp_path / "model.gguf"
     path.write_bytes(b"PK\x03\x04" + b"\0" * 200)
-    with pytest.raises(GGUFError, match="not a GGUF"):
+    with pytest.raises(GGUFError, match=r"not a GGUF"):
         read_gguf(path)
 
 
 @pytest.mark.parametrize("keep", [10, 2000, 0.5, 0.999])
-def test_truncated_files_are_caught_in_header_or_data(tmp_path: Path, starter: Path, keep: float) -> None:
+def test_truncated_files_are_caught_in_header_or_data(
+    tmp_path: Path, starter: Path, keep: float
+) -> None:
     data = starter.read_bytes()
     cut = int(len(data) * keep) if isinstance(keep, float) else keep
     path = tmp_path / "truncated.gguf"
     path.write_bytes(data[:cut])
-    with pytest.raises(GGUFError, match="incomplete download|truncated"):
+    with pytest.raises(GGUFError, match=r"incomplete download|truncated"):
         read_gguf(path)
 
 

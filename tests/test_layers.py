@@ -23,17 +23,29 @@ print(",".join(heavy))
 
 
 def test_import_contracts_hold() -> None:
-    result = subprocess.run([sys.executable, "-m", "importlinter.cli", "--no-cache"],
-                            capture_output=True, text=True, cwd=REPO, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "importlinter.cli", "--no-cache"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
     if result.returncode != 0:  # older import-linter exposes only the console script
         lint = REPO / ".venv" / "bin" / "lint-imports"
-        result = subprocess.run([str(lint), "--no-cache"], capture_output=True, text=True,
-                                cwd=REPO, check=False)
+        result = subprocess.run(
+            [str(lint), "--no-cache"], capture_output=True, text=True, cwd=REPO, check=False
+        )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_ui_process_never_imports_an_engine_library(tmp_path) -> None:
-    result = subprocess.run([sys.executable, "-c", UI_PROCESS, str(tmp_path)], capture_output=True,
-                            text=True, cwd=REPO, check=False, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", UI_PROCESS, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""

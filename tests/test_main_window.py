@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItemModel
 from pytestqt.qtbot import QtBot
 
 from app import store as st
@@ -25,7 +26,9 @@ def type_and_enter(qtbot: QtBot, window: MainWindow, text: str) -> None:
     qtbot.keyClick(window.composer, Qt.Key.Key_Return)
 
 
-def test_chat_stream_stop_and_find_it_again_after_restart(qtbot: QtBot, core: Core, data_dir: Path) -> None:
+def test_chat_stream_stop_and_find_it_again_after_restart(
+    qtbot: QtBot, core: Core, data_dir: Path
+) -> None:
     window = open_window(qtbot, core)
     assert "starter" in window.model_picker.currentText()
 
@@ -56,6 +59,7 @@ def test_chat_stream_stop_and_find_it_again_after_restart(qtbot: QtBot, core: Co
     assert "Stopped" in window.transcript.toPlainText()
     assert window.send_button.isVisible()
     conversation_id = window.conversation_id
+    assert conversation_id is not None
     window.close()
 
     # Open Hearth again on the same data folder: everything is there as it was.
@@ -78,7 +82,9 @@ def test_enter_sends_but_shift_enter_adds_a_line(qtbot: QtBot, core: Core) -> No
     assert window.run is None
     with qtbot.waitSignal(window.reply_finished, timeout=60_000):
         qtbot.keyClick(window.composer, Qt.Key.Key_Return)
-    assert window.store.messages(window.conversation_id)[0].content == "first line\nsecond line"
+    assert window.conversation_id is not None
+    first = window.store.messages(window.conversation_id)[0]
+    assert first.content == "first line\nsecond line"
 
 
 def test_a_killed_worker_keeps_the_partial_reply_and_the_next_message_works(
@@ -106,17 +112,20 @@ def test_a_killed_worker_keeps_the_partial_reply_and_the_next_message_works(
     assert window.transcript.streamed_text.strip()
 
 
-@pytest.mark.parametrize(("content", "reason"), [
-    (b"", "empty"),
-    (b"<html>not a model</html>" * 10, "not a GGUF"),
-    (None, "truncated"),
-])
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "empty"),
+        (b"<html>not a model</html>" * 10, "not a GGUF"),
+        (None, "truncated"),
+    ],
+)
 def test_choosing_a_broken_model_file_explains_and_keeps_working(
     qtbot: QtBot, core: Core, tmp_path: Path, starter: Path, content: bytes | None, reason: str
 ) -> None:
     window = open_window(qtbot, core)
     path = tmp_path / "broken.gguf"
-    path.write_bytes(content if content is not None else starter.read_bytes()[: 5_000_000])
+    path.write_bytes(content if content is not None else starter.read_bytes()[:5_000_000])
     assert not window.add_model_file(path)
     assert reason in window.error_banner.message and "broken.gguf" in window.error_banner.message
     assert window.model is not None and window.model.source == "starter"
@@ -134,7 +143,9 @@ def test_broken_files_in_the_models_folder_are_listed_but_disabled(
     window = open_window(qtbot, core)
     assert len(window.models) == 2
     index = [m.name for m in window.models].index("half-downloaded")
-    item = window.model_picker.model().item(index)
+    model = window.model_picker.model()
+    assert isinstance(model, QStandardItemModel)
+    item = model.item(index)
     assert not item.isEnabled()
     assert "incomplete download" in window.model_picker.itemData(index, Qt.ItemDataRole.ToolTipRole)
 
@@ -152,6 +163,7 @@ def test_new_rename_and_delete_conversations(qtbot: QtBot, core: Core) -> None:
     assert window.store.conversation(int(first.data(Qt.ItemDataRole.UserRole))).title == "Renamed"
     window.conversation_list.select_id(int(first.data(Qt.ItemDataRole.UserRole)))
     assert "first chat" in window.transcript.toPlainText()
+    assert window.conversation_id is not None
     window.delete_conversation(window.conversation_id, confirm=False)
     assert window.conversation_list.titles() == ["second chat"]
     assert window.transcript.toPlainText() == ""

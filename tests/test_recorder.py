@@ -31,8 +31,11 @@ def test_text_is_flushed_every_half_second_and_at_the_end(tmp_path: Path) -> Non
     assert store.message(message_id).content == "Red, blue, "
     recorder.finish(st.COMPLETE, {"tokens_per_s": 90.0})
     saved = store.message(message_id)
-    assert (saved.content, saved.status, saved.stats) == ("Red, blue, yellow.", st.COMPLETE,
-                                                          {"tokens_per_s": 90.0})
+    assert (saved.content, saved.status, saved.stats) == (
+        "Red, blue, yellow.",
+        st.COMPLETE,
+        {"tokens_per_s": 90.0},
+    )
 
 
 def test_history_sent_to_the_engine(tmp_path: Path) -> None:

@@ -30,8 +30,9 @@ def test_values_are_validated_and_persisted(tmp_path: Path) -> None:
 
 def test_invalid_values_on_disk_fall_back_to_defaults_and_say_so(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
-    path.write_text(json.dumps({"version": 1, "values": {"sampling.temperature": "hot",
-                                                          "future.key": 3}}))
+    path.write_text(
+        json.dumps({"version": 1, "values": {"sampling.temperature": "hot", "future.key": 3}})
+    )
     settings = Settings(path)
     assert settings.get("sampling.temperature") == 0.7
     assert any("Temperature" in p for p in settings.problems)
@@ -44,7 +45,7 @@ def test_a_damaged_file_is_moved_aside_not_lost(tmp_path: Path) -> None:
     path.write_text("{ not json")
     settings = Settings(path)
     assert settings.get("engine.context_length") == 4096
-    assert settings.problems and list(tmp_path.glob("settings.json.damaged-*"))
+    assert settings.problems and any(tmp_path.glob("settings.json.damaged-*"))
 
 
 def test_migrations_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,8 +23,9 @@ def test_conversations_survive_reopening_exactly(tmp_path: Path) -> None:
     conversation = store.create_conversation(model="m")
     store.add_message(conversation.id, "user", "Name three primary colors.")
     reply = store.add_message(conversation.id, "assistant", "", status=st.STREAMING)
-    store.update_message(reply, content="Red, blue, yellow.", status=st.COMPLETE,
-                         stats={"tokens_per_s": 100.0})
+    store.update_message(
+        reply, content="Red, blue, yellow.", status=st.COMPLETE, stats={"tokens_per_s": 100.0}
+    )
     before = store.messages(conversation.id)
     store.close()
     again = ChatStore(path)
@@ -83,7 +84,9 @@ def test_a_history_from_a_newer_hearth_is_refused_untouched(tmp_path: Path) -> N
     assert path.exists()
 
 
-def test_a_file_that_is_not_a_database_is_kept_aside(tmp_path: Path, expect_error_logs: None) -> None:
+def test_a_file_that_is_not_a_database_is_kept_aside(
+    tmp_path: Path, expect_error_logs: None
+) -> None:
     path = tmp_path / "c.sqlite3"
     path.write_bytes(b"this is not sqlite " * 100)
     store = ChatStore(path)

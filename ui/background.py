@@ -32,7 +32,9 @@ class _Task(QRunnable):
 
 
 def run_in_background(
-    parent: QObject, work: Callable[[], Any], on_success: Callable[[Any], None],
+    parent: QObject,
+    work: Callable[[], Any],
+    on_success: Callable[[Any], None],
     on_failure: Callable[[BaseException], None],
 ) -> None:
     relay = _Relay(parent)  # lives in the main thread; parent keeps it alive

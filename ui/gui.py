@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
-from PySide6.QtCore import QCoreApplication, QEvent, QMessageLogContext, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QMessageLogContext,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -46,7 +53,8 @@ def dispose_window(window: QWidget) -> None:
 def _qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
     """Qt's own warnings go to Hearth's log, not to the user's terminal."""
     level = {
-        QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+        QtMsgType.QtDebugMsg: logging.DEBUG,
+        QtMsgType.QtInfoMsg: logging.INFO,
         QtMsgType.QtWarningMsg: logging.WARNING,
     }.get(mode, logging.ERROR)
     if "propagateSizeHints" in message:  # the offscreen platform's harmless chatter
@@ -57,6 +65,10 @@ def _qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> N
 def run_gui(core: Core) -> int:
     app = make_application()
     window = MainWindow(core)
+    if os.environ.get("HEARTH_EXIT_AFTER_PAINT"):
+        from ui.bench import report_first_paint
+
+        report_first_paint(window)
     window.show()
     code = app.exec()
     dispose_window(window)

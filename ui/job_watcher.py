@@ -3,7 +3,8 @@
 Why coalesce: a fast model produces hundreds of deltas a second.  Emitting a signal per
 token floods the event queue and makes the transcript relayout per token.  Instead the
 reader thread appends delta text to a buffer under a lock, and a timer on the main thread
-drains it every ``interval_ms`` into one ``text`` signal.  Other events are few and go
+drains it every ``interval_ms`` into one ``text`` signal (the very first delta is
+drained at once, so the coalescing never delays the first token).  Other events are few and go
 through queued signals; before any of them is handled the buffer is drained, so order is
 kept (all text before ``finished``).  The engine thread never touches a widget.
 """
@@ -18,7 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.engine_client import Job
 from backends import protocol
 
-DEFAULT_INTERVAL_MS = 33
+DEFAULT_INTERVAL_MS = 50
 
 
 class JobWatcher(QObject):
@@ -30,8 +31,11 @@ class JobWatcher(QObject):
     finished = Signal(dict)  # the terminal event: done, loaded, result or error
 
     _event = Signal(dict)  # reader thread -> main thread
+    _wake = Signal()  # the first delta: shown at once, not at the next tick
 
-    def __init__(self, parent: QObject | None = None, interval_ms: int = DEFAULT_INTERVAL_MS) -> None:
+    def __init__(
+        self, parent: QObject | None = None, interval_ms: int = DEFAULT_INTERVAL_MS
+    ) -> None:
         super().__init__(parent)
         self._lock = threading.Lock()
         self._pending: list[str] = []
@@ -39,6 +43,8 @@ class JobWatcher(QObject):
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.drain)
         self._event.connect(self._handle)
+        self._wake.connect(self.drain)
+        self._first_seen = False
         self.job: Job | None = None
         self.done = False
 
@@ -47,6 +53,9 @@ class JobWatcher(QObject):
         if event["type"] == protocol.DELTA:
             with self._lock:
                 self._pending.append(event["text"])
+                first, self._first_seen = not self._first_seen, True
+            if first:
+                self._wake.emit()
             return
         self._event.emit(event)
 
@@ -77,8 +86,11 @@ class JobWatcher(QObject):
         elif kind == protocol.STATS:
             self.stats.emit(event)
         terminal = kind == protocol.ERROR or (
-            kind == protocol.DONE if job_kind == protocol.CHAT else
-            kind == protocol.LOADED if job_kind == protocol.LOAD else kind == protocol.RESULT
+            kind == protocol.DONE
+            if job_kind == protocol.CHAT
+            else kind == protocol.LOADED
+            if job_kind == protocol.LOAD
+            else kind == protocol.RESULT
         )
         if terminal and not self.done:
             self.done = True

@@ -102,8 +102,13 @@ class MainWindow(QMainWindow):
     model_loaded = Signal(dict)
     reply_finished = Signal(dict)
 
-    def __init__(self, core: Core, client: EngineClient | None = None,
-                 store: st.ChatStore | None = None, load_on_start: bool = True) -> None:
+    def __init__(
+        self,
+        core: Core,
+        client: EngineClient | None = None,
+        store: st.ChatStore | None = None,
+        load_on_start: bool = True,
+    ) -> None:
         super().__init__()
         self.core = core
         self.client = client or EngineClient(log_dir=core.paths.logs_dir)
@@ -151,7 +156,9 @@ class MainWindow(QMainWindow):
         self.model_picker.setObjectName("modelPicker")
         self.model_picker.setAccessibleName("Model")
         self.model_picker.setMinimumContentsLength(28)
-        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_picker.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.model_picker.activated.connect(self._picker_activated)
         self.open_model_button = QPushButton("Open model file…")
         self.open_model_button.clicked.connect(self._open_model_file)
@@ -240,8 +247,12 @@ class MainWindow(QMainWindow):
     def refresh_models(self) -> None:
         from ui.background import run_in_background
 
-        run_in_background(self, self.core.models, self._models_listed,
-                          lambda exc: self.report(exc, "listing models"))
+        run_in_background(
+            self,
+            self.core.models,
+            self._models_listed,
+            lambda exc: self.report(exc, "listing models"),
+        )
 
     def _models_listed(self, models: list[ModelEntry]) -> None:
         self.models = models
@@ -279,7 +290,10 @@ class MainWindow(QMainWindow):
 
     def _open_model_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open a GGUF model", str(self.core.models_dir), "GGUF models (*.gguf);;All files (*)"
+            self,
+            "Open a GGUF model",
+            str(self.core.models_dir),
+            "GGUF models (*.gguf);;All files (*)",
         )
         if path:
             self.add_model_file(Path(path))
@@ -287,8 +301,10 @@ class MainWindow(QMainWindow):
     def add_model_file(self, path: Path) -> bool:
         entry = describe(path, "file")
         if entry.problem:
-            self.show_error(f"This file cannot be used as a model: {entry.problem} "
-                            "Choose another file or model.")
+            self.show_error(
+                f"This file cannot be used as a model: {entry.problem} "
+                "Choose another file or model."
+            )
             return False
         if all(m.path != entry.path for m in self.models):
             self.models.append(entry)
@@ -350,12 +366,15 @@ class MainWindow(QMainWindow):
     def new_chat(self) -> None:
         self.conversation_id = None
         self.conversation_list.clearSelection()
-        self.conversation_list.setCurrentItem(None)  # type: ignore[arg-type]
+        self.conversation_list.setCurrentRow(-1)
         self.transcript.show_messages([])
         self.composer.setFocus()
 
     def open_conversation(self, conversation_id: int) -> None:
-        if conversation_id == self.conversation_id and self.transcript.document().characterCount() > 1:
+        if (
+            conversation_id == self.conversation_id
+            and self.transcript.document().characterCount() > 1
+        ):
             return
         self.conversation_id = conversation_id
         messages = self.store.messages(conversation_id)
@@ -374,7 +393,9 @@ class MainWindow(QMainWindow):
         if confirm:
             title = self.store.conversation(conversation_id).title
             answer = QMessageBox.question(
-                self, "Delete conversation", f"Delete “{title}”? This cannot be undone.",
+                self,
+                "Delete conversation",
+                f"Delete “{title}”? This cannot be undone.",
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return
@@ -404,29 +425,29 @@ class MainWindow(QMainWindow):
         try:
             if self.conversation_id is None:
                 conversation = self.store.create_conversation(
-                    model=model.name, system_prompt=str(self.core.settings.get("chat.system_prompt"))
+                    model=model.name,
+                    system_prompt=str(self.core.settings.get("chat.system_prompt")),
                 )
                 self.conversation_id = conversation.id
             conversation = self.store.conversation(self.conversation_id)
             history = self.store.messages(conversation.id)
-            self.store.add_message(conversation.id, "user", text)
-            message_id = self.store.add_message(conversation.id, "assistant", "",
-                                                status=st.STREAMING, model=model.name)
+            user_id = self.store.add_message(conversation.id, "user", text)
+            message_id = self.store.add_message(
+                conversation.id, "assistant", "", status=st.STREAMING, model=model.name
+            )
         except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so, keep the text
             self.report(exc, "saving your message")
             return False
         self.composer.clear()
         self.refresh_conversations()
-        if history:
-            self.transcript.show_messages(history + [self.store.messages(conversation.id)[-2]])
-        else:
-            self.transcript.show_messages([self.store.messages(conversation.id)[0]])
+        self.transcript.append_message(self.store.message(user_id))
         self.transcript.begin_reply(model.name)
         messages = engine_messages(history, conversation.system_prompt)
         messages.append({"role": "user", "content": text})
         watcher = JobWatcher(self)
-        self.run = ChatRun(conversation.id, message_id, model, watcher,
-                           ReplyRecorder(self.store, message_id))
+        self.run = ChatRun(
+            conversation.id, message_id, model, watcher, ReplyRecorder(self.store, message_id)
+        )
         watcher.text.connect(self._reply_text)
         watcher.progress.connect(self._load_progress)
         watcher.loaded.connect(self._load_finished)
@@ -477,7 +498,9 @@ class MainWindow(QMainWindow):
         self.run = None
         run.watcher.deleteLater()
         self._flush_timer.stop()
-        status = st.STOPPED if run.stopping and final.get("type") == protocol.DONE else status_for(final)
+        status = (
+            st.STOPPED if run.stopping and final.get("type") == protocol.DONE else status_for(final)
+        )
         error = str(final.get("message", "")) if final.get("type") == protocol.ERROR else ""
         try:
             run.recorder.finish(status, run.stats, error)
@@ -487,8 +510,11 @@ class MainWindow(QMainWindow):
             self.transcript.end_reply(status, run.stats, error)
         if error:
             self.show_error(error)
-            self.model_status.setText("Not loaded" if final.get("kind") == protocol.ERR_WORKER_DIED
-                                      else self.model_status.text())
+            self.model_status.setText(
+                "Not loaded"
+                if final.get("kind") == protocol.ERR_WORKER_DIED
+                else self.model_status.text()
+            )
         self._set_busy(False)
         self.refresh_conversations()
         self.reply_finished.emit({**final, "status": status, "message_id": run.message_id})
@@ -510,9 +536,8 @@ class MainWindow(QMainWindow):
             run.stopping = True
             try:
                 run.recorder.finish(st.STOPPED, run.stats)
-            except Exception:  # noqa: BLE001 - closing anyway; logged
+            except Exception:
                 log.exception("could not save the reply while closing")
         self.client.close(timeout=3.0)
         self.store.close()
         super().closeEvent(event)
-

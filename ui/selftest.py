@@ -34,7 +34,7 @@ def run_self_test(core: Core) -> int:
     from ui.main_window import MainWindow
 
     started = time.perf_counter()
-    app = make_application()
+    make_application()
     window = MainWindow(core)
     window.show()
     result: dict[str, Any] = {}
@@ -76,7 +76,8 @@ def run_self_test(core: Core) -> int:
         if not window.store.integrity_ok():
             raise SelfTestFailure("the chat database failed its integrity check")
         speed = saved.stats.get("tokens_per_s")
-        step(f"reply shown and saved ({len(shown)} characters, {speed} tok/s): {shown.strip()[:80]!r}")
+        preview = shown.strip()[:80]
+        step(f"reply shown and saved ({len(shown)} characters, {speed} tok/s): {preview!r}")
         leaked = sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules)
         if leaked:
             raise SelfTestFailure(f"the window process imported {', '.join(leaked)}")

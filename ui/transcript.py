@@ -63,14 +63,18 @@ class TranscriptView(QTextBrowser):
         self.streamed_text = ""  # the text of the reply being streamed, as shown
 
     # -- whole conversations -------------------------------------------------------
-    def show_messages(self, messages: list[st.Message], model_label: str = "") -> None:
+    def show_messages(self, messages: list[st.Message]) -> None:
         self._streaming = False
         self.clear()
         for message in messages:
-            self._add_header(message.role, message.model or model_label)
-            self._add_body(message.content)
-            if message.role == "assistant":
-                self._add_footer(message.status, message.stats, message.error)
+            self.append_message(message)
+
+    def append_message(self, message: st.Message) -> None:
+        """Add one finished message at the end, without touching what is shown."""
+        self._add_header(message.role, message.model)
+        self._add_body(message.content)
+        if message.role == "assistant":
+            self._add_footer(message.status, message.stats, message.error)
         self._scroll_to_end()
 
     def _cursor_at_end(self) -> QTextCursor:
@@ -89,7 +93,9 @@ class TranscriptView(QTextBrowser):
     def _add_header(self, role: str, model: str) -> None:
         cursor = self._cursor_at_end()
         self._new_block(cursor, top_margin=12.0)
-        label = "You" if role == "user" else ("System" if role == "system" else (model or "Assistant"))
+        label = (
+            "You" if role == "user" else ("System" if role == "system" else (model or "Assistant"))
+        )
         cursor.insertText(label, self._header)
 
     def _add_body(self, text: str) -> None:

@@ -11,9 +11,9 @@ import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from app.core import open_core  # noqa: E402
-from ui.gui import make_application  # noqa: E402
-from ui.main_window import MainWindow  # noqa: E402
+from app.core import open_core
+from ui.gui import make_application
+from ui.main_window import MainWindow
 
 
 def main() -> int:

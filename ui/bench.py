@@ -1,0 +1,257 @@
+"""``hearth bench``: Hearth measured against its budgets (DESIGN.md), side by side in one run.
+
+Each comparison is a ratio or a difference of two measurements taken alternately in the
+same run, so a noisy machine moves both sides alike:
+
+* tokens/s of a reply streamed through the worker into the real window, against
+  llama-cpp-python streaming the same reply in a process of its own (same model, prompt,
+  seed, sampling, fixed length);
+* time to first token in the window minus the library's own time to first token;
+* cold start of ``hearth`` to a painted window (median of several starts);
+* peak resident memory of this UI process, and whether it ever imported an engine
+  library.
+
+Prints one line per figure with its budget, or with ``--json`` a list of
+``{"name", "value", "unit", "budget", "ok"}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from typing import IO, Any
+
+from app.core import Core
+from backends import protocol
+
+PROMPT = "Write a short story about a lighthouse keeper and a storm."
+SEED = 1234
+STARTUP_RUNS = 3
+PAINT_ENV = "HEARTH_EXIT_AFTER_PAINT"
+
+
+@dataclass
+class Figure:
+    name: str
+    value: float
+    unit: str
+    budget: str | None
+    ok: bool | None
+
+
+@dataclass
+class Side:
+    tokens_per_s: list[float]
+    ttft_ms: list[float]
+
+
+class Baseline:
+    """llama-cpp-python alone, in its own process (see backends.bench_baseline)."""
+
+    def __init__(self, model_path: str, n_ctx: int, threads: int) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "backends.bench_baseline", model_path, str(n_ctx), str(threads)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
+        ready = protocol.read_message(self.stdout)
+        if ready is None:
+            raise RuntimeError("the llama-cpp-python reference process failed to start")
+
+    def run(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
+        protocol.write_message(self.stdin, {"type": "run", "messages": messages, "params": params})
+        result = protocol.read_message(self.stdout)
+        if result is None:
+            raise RuntimeError("the llama-cpp-python reference process died")
+        return result
+
+    def close(self) -> None:
+        protocol.write_message(self.stdin, {"type": "shutdown"})
+        self.stdin.close()
+        self.process.wait(10)
+        self.stdout.close()
+
+
+def measure_window(window: Any, tokens: int) -> tuple[float, float, float]:
+    """One reply through the window: tokens/s as painted, ms to first text, UI CPU ms/1k tokens."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    marks: list[float] = []
+    window.new_chat()
+    watcher_texts: list[float] = marks
+    done: dict[str, Any] = {}
+    loop = QEventLoop()
+
+    def on_finished(final: dict[str, Any]) -> None:
+        done.update(final)
+        loop.quit()
+
+    original = window.transcript.append_stream
+
+    def timed_append(text: str) -> None:
+        original(text)
+        watcher_texts.append(time.perf_counter())
+
+    window.transcript.append_stream = timed_append
+    window.reply_finished.connect(on_finished)
+    cpu_before = time.process_time()
+    sent = time.perf_counter()
+    try:
+        if not window.send(PROMPT):
+            raise RuntimeError(window.error_banner.message or "could not send")
+        QTimer.singleShot(300_000, loop.quit)
+        loop.exec()
+    finally:
+        window.reply_finished.disconnect(on_finished)
+        window.transcript.append_stream = original
+    if done.get("type") != "done" or len(marks) < 2:
+        raise RuntimeError(f"the reply failed: {done.get('message', done)}")
+    cpu = time.process_time() - cpu_before
+    message = window.store.message(int(done["message_id"]))
+    generated = int(message.stats.get("generated_tokens", tokens))
+    return (
+        (generated - 1) / (marks[-1] - marks[0]),
+        (marks[0] - sent) * 1000,
+        cpu * 1000 / generated * 1000,
+    )
+
+
+def measure_startup(runs: int) -> list[float]:
+    """Seconds from launching ``hearth`` to its window's first paint."""
+    results = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="hearth-bench-") as data:
+            env = dict(
+                os.environ,
+                **{
+                    PAINT_ENV: "1",
+                    "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+                },
+            )
+            started = time.time()
+            output = subprocess.run(
+                [sys.executable, "-m", "hearth", "--data-dir", data],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=120,
+                check=False,
+            ).stdout
+            painted = [line for line in output.splitlines() if line.startswith("PAINTED ")]
+            if not painted:
+                raise RuntimeError("the window did not report its first paint")
+            results.append(float(painted[0].split()[1]) - started)
+    return results
+
+
+def run_bench(core: Core, args: argparse.Namespace) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from ui.gui import dispose_window, make_application
+    from ui.main_window import MainWindow
+
+    entry = core.find_model(getattr(args, "model", None))
+    tokens, rounds = int(args.tokens), int(args.rounds)
+    quiet = bool(args.json)
+
+    def say(text: str) -> None:
+        if not quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    say(f"bench: model {entry.name}, {tokens} tokens per reply, {rounds} rounds per side")
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-") as scratch:
+        from app.core import open_core
+
+        bench_core = open_core(scratch)
+        bench_core.settings.set("models.default", str(entry.path))
+        spec = bench_core.model_spec(entry)
+        params = {**bench_core.sampling(), "seed": SEED, "max_tokens": tokens}
+        make_application()
+        window = MainWindow(bench_core)
+        window.sampling_overrides = {"ignore_eos": True, "seed": SEED, "max_tokens": tokens}
+        window.show()
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        loop = QEventLoop()
+        window.model_loaded.connect(loop.quit)
+        QTimer.singleShot(120_000, loop.quit)
+        loop.exec()
+        baseline = Baseline(spec.path, spec.n_ctx, spec.threads)
+        hearth = Side([], [])
+        library = Side([], [])
+        ui_cpu: list[float] = []
+        messages = [{"role": "user", "content": PROMPT}]
+        try:
+            # One warm-up each, then alternate: window, library, window, library, …
+            measure_window(window, tokens)
+            baseline.run(messages, params)
+            for index in range(rounds):
+                speed, ttft, cpu_per_1k = measure_window(window, tokens)
+                hearth.tokens_per_s.append(speed)
+                hearth.ttft_ms.append(ttft)
+                result = baseline.run(messages, params)
+                library.tokens_per_s.append((tokens - 1) / result["decode_s"])
+                library.ttft_ms.append(result["ttft_ms"])
+                ui_cpu.append(cpu_per_1k)
+                say(
+                    f"  round {index + 1}: window {speed:.1f} tok/s, {ttft:.1f} ms first token; "
+                    f"library {library.tokens_per_s[-1]:.1f} tok/s, {result['ttft_ms']:.1f} ms"
+                )
+        finally:
+            baseline.close()
+            dispose_window(window)
+    startup = measure_startup(STARTUP_RUNS)
+    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    leaked = [m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules]
+
+    window_tps = statistics.median(hearth.tokens_per_s)
+    library_tps = statistics.median(library.tokens_per_s)
+    ratio = window_tps / library_tps
+    added_ttft = statistics.median(hearth.ttft_ms) - statistics.median(library.ttft_ms)
+    cold = statistics.median(startup)
+    figures = [
+        Figure("tokens_per_s_window", round(window_tps, 2), "tok/s", None, None),
+        Figure("tokens_per_s_llama_cpp_python", round(library_tps, 2), "tok/s", None, None),
+        Figure("tokens_per_s_ratio", round(ratio, 3), "ratio", ">= 0.97", ratio >= 0.97),
+        Figure("ttft_added_ms", round(added_ttft, 1), "ms", "<= 30", added_ttft <= 30),
+        Figure("cold_start_to_painted_window_s", round(cold, 3), "s", "<= 0.7", cold <= 0.7),
+        Figure("ui_cpu_ms_per_1k_tokens", round(statistics.median(ui_cpu), 1), "ms", None, None),
+        Figure("ui_peak_rss_mb", round(peak_rss / 2**20, 1), "MB", None, None),
+        Figure("ui_imports_engine_libraries", len(leaked), "count", "== 0", not leaked),
+    ]
+    if args.json:
+        print(json.dumps([asdict(f) for f in figures], indent=2))
+    else:
+        for f in figures:
+            verdict = "" if f.ok is None else ("  ok" if f.ok else "  OVER BUDGET")
+            budget = f"  (budget {f.budget})" if f.budget else ""
+            print(f"{f.name:<34} {f.value:>10} {f.unit:<6}{budget}{verdict}")
+    return 0
+
+
+def report_first_paint(window: Any) -> None:
+    """With HEARTH_EXIT_AFTER_PAINT=1, print the wall time of the first paint and quit."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    class _FirstPaint(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                watched.removeEventFilter(self)
+                print(f"PAINTED {time.time():.6f}", flush=True)
+                QTimer.singleShot(0, QApplication.quit)
+            return False
+
+    spy = _FirstPaint(window)
+    window.installEventFilter(spy)
