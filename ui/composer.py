@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
 
 class Composer(QPlainTextEdit):
@@ -18,7 +18,13 @@ class Composer(QPlainTextEdit):
         self.setTabChangesFocus(True)
         line = self.fontMetrics().lineSpacing()
         self.setMinimumHeight(line * 3)
-        self.setMaximumHeight(line * 9)
+        self.setMaximumHeight(line * 6)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """Three lines by default; the transcript gets the rest of the height."""
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.fontMetrics().lineSpacing() * 3 + 12)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)

@@ -272,7 +272,8 @@ class MainWindow(QMainWindow):
         self.model_picker.clear()
         model = self.model_picker.model()
         for index, entry in enumerate(self.models):
-            label = entry.name + (f"  ({entry.quantization})" if entry.quantization else "")
+            quant = entry.quantization
+            label = entry.name + (f"  ({quant})" if quant and quant not in entry.name else "")
             if entry.source == "starter":
                 label += "  — starter"
             self.model_picker.addItem(label, str(entry.path))
