@@ -86,8 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure Hearth against its budgets (tokens/s, first token, start-up, memory)",
     )
     bench.add_argument("--model", "-m", help="model name or .gguf path (default: starter)")
-    bench.add_argument("--tokens", type=int, default=128, help="tokens per measured reply")
-    bench.add_argument("--rounds", type=int, default=3, help="alternating rounds per side")
+    bench.add_argument("--tokens", type=int, default=256, help="tokens per measured reply")
+    bench.add_argument("--rounds", type=int, default=5, help="alternating rounds per side")
     bench.add_argument(
         "--json",
         action="store_true",

@@ -33,7 +33,9 @@ class Setting:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[Any, ...] | None = None
-    advanced: bool = False
+    advanced: bool = False  # shown under "Advanced" in the dialog
+    multiline: bool = False  # edited in a text box rather than a line
+    internal: bool = False  # kept by Hearth itself, not shown in the dialog
 
     def validate(self, value: Any) -> Any:
         """Return ``value`` converted to this setting's type; ValueError if it is not valid."""
@@ -76,6 +78,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         "Default model",
         "The model used when none is chosen: Hearth remembers the last one you used. "
         "Empty: the bundled starter model.",
+        internal=True,
     ),
     Setting(
         "engine.context_length",
@@ -172,6 +175,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         "",
         "System prompt",
         "Instructions given to the model at the start of every new conversation.",
+        multiline=True,
     ),
 )
 

@@ -98,3 +98,26 @@ def test_self_test_passes() -> None:
     result = hearth("--self-test")
     assert result.returncode == 0, result.stderr + result.stdout
     assert "passed" in result.stdout
+
+
+def test_bench_prints_each_figure_with_its_budget_as_json() -> None:
+    result = hearth("bench", "--json", "--tokens", "24", "--rounds", "1")
+    assert result.returncode == 0, result.stderr
+    figures = {f["name"]: f for f in json.loads(result.stdout)}
+    for name in (
+        "tokens_per_s_ratio",
+        "ttft_added_ms",
+        "cold_start_to_painted_window_s",
+        "longest_main_thread_stall_ms",
+        "ui_peak_rss_mb",
+        "ui_imports_engine_libraries",
+    ):
+        assert set(figures[name]) == {"name", "value", "unit", "budget", "ok"}
+    assert figures["tokens_per_s_ratio"]["value"] > 0.3  # a sanity floor; budgets are for bench
+    assert figures["ui_imports_engine_libraries"] == {
+        "name": "ui_imports_engine_libraries",
+        "value": 0,
+        "unit": "count",
+        "budget": "== 0",
+        "ok": True,
+    }

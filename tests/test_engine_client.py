@@ -157,3 +157,21 @@ def test_native_prints_to_stdout_do_not_break_the_channel(
     assert loaded is not None and loaded["type"] == "loaded"
     noisy_client.close()
     assert "llama" in (data_dir / "logs" / "worker.log").read_text(errors="replace").lower()
+
+
+def test_the_worker_starts_through_the_app_entry_point_as_a_frozen_app_does(
+    data_dir: Path, spec: ModelSpec
+) -> None:
+    """A frozen Hearth has no source tree: it runs itself with --worker."""
+    import sys
+
+    client = EngineClient(
+        log_dir=data_dir / "logs", command=[sys.executable, "-m", "hearth", "--worker"]
+    )
+    try:
+        text, events = collect(
+            client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
+        )
+        assert text and events[-1]["type"] == "done"
+    finally:
+        client.close()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import __version__
 from app import store as st
 from app.conversation import ReplyRecorder, engine_messages, status_for
 from app.core import Core
@@ -211,16 +213,49 @@ class MainWindow(QMainWindow):
         self.stats_label.setObjectName("statsLabel")
         self.statusBar().addPermanentWidget(self.stats_label)
 
-        for text, keys, slot in (
-            ("New chat", QKeySequence.StandardKey.New, self.new_chat),
-            ("Stop", QKeySequence(Qt.Key.Key_Escape), self.stop),
-            ("Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus),
-        ):
-            action = QAction(text, self)
-            action.setShortcut(keys)
-            action.triggered.connect(slot)
-            self.addAction(action)
+        self._build_menus()
         self.composer.setFocus()
+
+    def _build_menus(self) -> None:
+        def action(menu: QMenu, text: str, keys: QKeySequence | None, slot: Any) -> QAction:
+            item = QAction(text, self)
+            if keys is not None:
+                item.setShortcut(keys)
+            item.triggered.connect(slot)
+            menu.addAction(item)
+            return item
+
+        file_menu = self.menuBar().addMenu("&File")
+        action(file_menu, "&New chat", QKeySequence(QKeySequence.StandardKey.New), self.new_chat)
+        action(
+            file_menu,
+            "&Open model file…",
+            QKeySequence(QKeySequence.StandardKey.Open),
+            self._open_model_file,
+        )
+        file_menu.addSeparator()
+        action(file_menu, "&Settings…", QKeySequence("Ctrl+,"), self.open_settings)
+        file_menu.addSeparator()
+        action(file_menu, "&Quit", QKeySequence(QKeySequence.StandardKey.Quit), self.close)
+        chat_menu = self.menuBar().addMenu("&Chat")
+        action(chat_menu, "&Stop reply", QKeySequence(Qt.Key.Key_Escape), self.stop)
+        action(chat_menu, "&Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus)
+        help_menu = self.menuBar().addMenu("&Help")
+        action(help_menu, "&About Hearth", None, self.show_about)
+
+    def open_settings(self) -> None:
+        from ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.core.settings, self)
+        dialog.open()
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About Hearth",
+            f"<b>Hearth {__version__}</b><br>Private, offline chat with open language models."
+            f"<br><br>Data folder: {self.core.paths.data_dir}",
+        )
 
     # -- problems ----------------------------------------------------------------------
     def show_error(self, message: str) -> None:
@@ -335,7 +370,7 @@ class MainWindow(QMainWindow):
         watcher = JobWatcher(self)
         self._loader = watcher
         watcher.progress.connect(self._load_progress)
-        watcher.finished.connect(self._load_finished)
+        watcher.finished.connect(lambda event: self._load_finished(watcher, event))
         self.load_progress.setValue(0)
         self.load_progress.show()
         watcher.watch(self.client.load(self.core.model_spec(self.model), watcher.callback))
@@ -345,17 +380,22 @@ class MainWindow(QMainWindow):
         self.load_progress.setValue(int(fraction * 100))
         self.model_status.setText(stage)
 
-    def _load_finished(self, event: dict[str, Any]) -> None:
-        if self._loader is not None and self._loader.done:
-            self._loader.deleteLater()
-            self._loader = None
+    def _load_finished(self, watcher: JobWatcher, event: dict[str, Any]) -> None:
+        watcher.deleteLater()
+        if watcher is not self._loader:
+            return  # a load that another model choice replaced
+        self._loader = None
+        if event["type"] == protocol.ERROR:
+            self.load_progress.hide()
+            self.model_status.setText("Not loaded")
+            name = self.model.name if self.model else "The model"
+            self.show_error(f"{name} could not be loaded. {event.get('message', '')}")
+            return
+        self._model_ready(event)
+
+    def _model_ready(self, event: dict[str, Any]) -> None:
         self.load_progress.hide()
         name = self.model.name if self.model else ""
-        if event["type"] == protocol.ERROR:
-            self.model_status.setText("Not loaded")
-            if event.get("kind") != protocol.ERR_WORKER_DIED or self.run is None:
-                self.show_error(f"{name} could not be loaded. {event.get('message', '')}")
-            return
         context = event.get("n_ctx")
         self.model_status.setText(f"{name} · {context} tokens context" if context else name)
         self.model_loaded.emit(event)
@@ -451,7 +491,7 @@ class MainWindow(QMainWindow):
         )
         watcher.text.connect(self._reply_text)
         watcher.progress.connect(self._load_progress)
-        watcher.loaded.connect(self._load_finished)
+        watcher.loaded.connect(self._model_ready)
         watcher.notice.connect(self.show_error)
         watcher.stats.connect(self._reply_stats)
         watcher.finished.connect(self._finish_run)
