@@ -8,7 +8,9 @@ the message.  The GUI's error area and the command line both go through it.
 
 from __future__ import annotations
 
+import errno
 import logging
+import sqlite3
 
 log = logging.getLogger("hearth.errors")
 
@@ -30,6 +32,12 @@ def describe_error(exc: BaseException, doing: str, log_hint: str = "") -> str:
     if isinstance(exc, HearthError):
         log.warning("%s failed: %s", doing, exc.message, exc_info=exc)
         return exc.message
+    if _is_disk_full(exc):
+        log.error("%s failed: disk full", doing, exc_info=exc)
+        return (
+            f"The disk is full, so Hearth could not finish {doing}. Free some space and try "
+            "again; nothing that was already saved has been lost."
+        )
     if isinstance(exc, OSError) and exc.strerror:
         log.error("%s failed", doing, exc_info=exc)
         where = f" ({exc.filename})" if exc.filename else ""
@@ -37,3 +45,9 @@ def describe_error(exc: BaseException, doing: str, log_hint: str = "") -> str:
     log.error("%s failed unexpectedly", doing, exc_info=exc)
     hint = f" Details are in {log_hint}." if log_hint else ""
     return f"Something went wrong while {doing}: {exc}.{hint}"
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc).lower()

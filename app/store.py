@@ -311,7 +311,10 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, *_: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        elif self.db.in_transaction:  # SQLite may already have rolled back (e.g. disk full)
+            self.db.execute("ROLLBACK")
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:

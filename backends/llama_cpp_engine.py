@@ -36,6 +36,10 @@ FALLBACK_TEMPLATE = (
 )
 FALLBACK_STOPS = ("\nUser:", "\n\nUser", "User:")
 
+# Prompt tokens evaluated between two checks of the Stop flag (about 0.5 s on 2 CPU cores
+# for a small model); measured here, larger slices are no faster.
+PREFILL_SLICE = 128
+
 DEFAULT_SAMPLING: dict[str, Any] = {
     "temperature": 0.7,
     "top_p": 0.95,
@@ -190,6 +194,9 @@ class LlamaCppEngine:
         first_at: float | None = None
         last_at = started
         finish = protocol.FINISH_LENGTH
+        if not self._prefill(prompt, cancel):
+            finish = protocol.FINISH_CANCELLED
+            cancel.set()
         token_stream = self._llm.generate(
             prompt,
             temp=float(params["temperature"]),
@@ -256,6 +263,32 @@ class LlamaCppEngine:
             }
         )
         return finish
+
+    def _prefill(self, prompt: list[int], cancel: threading.Event) -> bool:
+        """Evaluate a long prompt in slices, checking Stop between them.
+
+        ``Llama.generate`` evaluates the whole prompt in one call that cannot be
+        interrupted; on a CPU a long prompt takes seconds.  Evaluating all but the last
+        token here, slice by slice, lets Stop act within one slice; ``generate`` then finds
+        the prompt already in the KV cache (its prefix match) and only evaluates the rest.
+        Returns False when cancelled.
+        """
+        llm = self._llm
+        end = len(prompt) - 1
+        cached = 0
+        limit = min(llm.n_tokens, end)
+        input_ids = llm._input_ids
+        while cached < limit and input_ids[cached] == prompt[cached]:
+            cached += 1
+        if end - cached <= PREFILL_SLICE:
+            return not cancel.is_set()
+        llm._ctx.kv_cache_seq_rm(-1, cached, -1)
+        llm.n_tokens = cached
+        for start in range(cached, end, PREFILL_SLICE):
+            if cancel.is_set():
+                return False
+            llm.eval(prompt[start : min(start + PREFILL_SLICE, end)])
+        return not cancel.is_set()
 
     def _ban_tokens(self, tokens: set[int]) -> Any:
         """A logits processor that makes ``tokens`` impossible (benchmarks run to length)."""

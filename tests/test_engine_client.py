@@ -175,3 +175,36 @@ def test_the_worker_starts_through_the_app_entry_point_as_a_frozen_app_does(
         assert text and events[-1]["type"] == "done"
     finally:
         client.close()
+
+
+def test_stop_during_a_long_prompt_does_not_wait_for_the_whole_prompt(
+    client: EngineClient, starter: Path
+) -> None:
+    big = ModelSpec(str(starter), n_ctx=8192, threads=2)
+    words = " ".join(f"item{i}" for i in range(450))
+    prompt = [{"role": "user", "content": f"Summarise this list: {words}"}]
+    assert client.load(big).wait(60) is not None
+    # How long the whole prompt takes when nobody stops it:
+    started = time.perf_counter()
+    full = client.chat(big, prompt, {"max_tokens": 1})
+    assert full.wait(120) is not None
+    whole_prompt_s = time.perf_counter() - started
+    # The same length of prompt (different text, so nothing is cached), stopped early:
+    other = [{"role": "user", "content": f"List these again: {words.replace('item', 'thing')}"}]
+    job = client.chat(big, other, {"max_tokens": 1})
+    time.sleep(0.2)
+    asked = time.perf_counter()
+    job.cancel()
+    final = job.wait(30)
+    waited = time.perf_counter() - asked
+    assert final is not None and final.get("finish_reason") == "cancelled"
+    assert not final.get("forced")
+    print(f"whole prompt {whole_prompt_s:.2f} s, stopped after {waited:.2f} s")
+    assert waited < max(0.4 * whole_prompt_s, 0.5), (waited, whole_prompt_s)
+    # The engine is intact: a new question is answered sensibly.
+    text, _ = collect(
+        client.chat(
+            big, [{"role": "user", "content": "What is 2+2?"}], {"max_tokens": 24, "temperature": 0}
+        )
+    )
+    assert "4" in text or "four" in text.lower()

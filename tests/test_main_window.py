@@ -167,3 +167,52 @@ def test_new_rename_and_delete_conversations(qtbot: QtBot, core: Core) -> None:
     window.delete_conversation(window.conversation_id, confirm=False)
     assert window.conversation_list.titles() == ["second chat"]
     assert window.transcript.toPlainText() == ""
+
+
+def test_switching_conversations_while_a_reply_streams(qtbot: QtBot, core: Core) -> None:
+    window = open_window(qtbot, core)
+    window.sampling_overrides = {"max_tokens": 6}
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000):
+        window.send("An older chat")
+    older = window.conversation_id
+    assert older is not None
+    window.new_chat()
+    window.sampling_overrides = LONG_REPLY
+    window.send("A long story, please.")
+    streaming = window.conversation_id
+    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 20)
+    window.conversation_list.select_id(older)
+    assert "An older chat" in window.transcript.toPlainText()
+    assert "A long story" not in window.transcript.toPlainText()
+    qtbot.wait(300)  # the reply goes on in the background, into the store
+    assert streaming is not None
+    window.conversation_list.select_id(streaming)
+    shown_on_return = window.transcript.streamed_text
+    assert len(shown_on_return) > 20
+    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > len(shown_on_return) + 20)
+    with qtbot.waitSignal(window.reply_finished, timeout=5_000) as finished:
+        window.stop()
+    saved = window.store.message(finished.args[0]["message_id"])
+    assert saved.content == window.transcript.streamed_text
+    assert saved.content.startswith(shown_on_return)
+
+
+def test_a_full_disk_is_reported_and_the_reply_still_shows(
+    qtbot: QtBot, core: Core, expect_error_logs: None
+) -> None:
+    window = open_window(qtbot, core)
+    window.sampling_overrides = {"max_tokens": 3000, "ignore_eos": True}
+    window.send("A long one, please.")
+    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 10)
+    # SQLite's own limit makes the next page allocation fail with SQLITE_FULL.
+    db = window.store._db
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")
+    wait_until(qtbot, lambda: "disk is full" in window.error_banner.message)
+    shown = window.transcript.streamed_text
+    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > len(shown) + 20)
+    with qtbot.waitSignal(window.reply_finished, timeout=5_000) as finished:
+        window.stop()
+    assert finished.args[0]["type"] == "done"
+    assert window.send_button.isVisible()
+    assert "disk is full" in window.error_banner.message

@@ -94,3 +94,19 @@ def test_a_file_that_is_not_a_database_is_kept_aside(
     kept = list(tmp_path.glob("c.sqlite3.damaged-*"))
     assert len(kept) == 1 and kept[0].read_bytes().startswith(b"this is not sqlite")
     assert store.conversations() == []
+
+
+def test_a_full_disk_surfaces_as_disk_full_and_keeps_earlier_messages(
+    tmp_path: Path, expect_error_logs: None
+) -> None:
+    from app.errors import describe_error
+
+    store = ChatStore(tmp_path / "c.sqlite3")
+    conversation = store.create_conversation()
+    store.add_message(conversation.id, "user", "kept")
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(sqlite3.OperationalError, match="full") as caught:
+        store.add_message(conversation.id, "user", "x" * 100_000)
+    assert "disk is full" in describe_error(caught.value, "saving your message")
+    assert [m.content for m in store.messages(conversation.id)] == ["kept"]

@@ -58,6 +58,7 @@ class ChatRun:
     watcher: JobWatcher
     recorder: ReplyRecorder
     stopping: bool = False
+    save_failed: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
 
 
@@ -506,7 +507,12 @@ class MainWindow(QMainWindow):
         run = self.run
         if run is None or run.stopping:
             return
-        run.recorder.append(text)
+        try:
+            run.recorder.append(text)
+        except Exception as exc:  # noqa: BLE001 - e.g. disk full: keep streaming, say it once
+            if not run.save_failed:
+                run.save_failed = True
+                self.report(exc, "saving the reply")
         if self.conversation_id == run.conversation_id:
             self.transcript.append_stream(text)
 
@@ -516,10 +522,12 @@ class MainWindow(QMainWindow):
             self.stats_label.setText(stats_text(self.run.stats))
 
     def _flush_reply(self) -> None:
-        if self.run is not None:
+        run = self.run
+        if run is not None and not run.save_failed:
             try:
-                self.run.recorder.flush_if_due()
+                run.recorder.flush_if_due()
             except Exception as exc:  # noqa: BLE001
+                run.save_failed = True
                 self.report(exc, "saving the reply")
 
     def stop(self) -> None:
