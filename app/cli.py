@@ -79,6 +79,32 @@ def build_parser() -> argparse.ArgumentParser:
     models_commands = models.add_subparsers(dest="models_command", metavar="ACTION")
     listing = models_commands.add_parser("list", parents=[common], help="list models")
     listing.add_argument("--json", action="store_true", help="print a JSON list")
+    remove = models_commands.add_parser(
+        "rm", parents=[common], help="delete a model Hearth downloaded (asks first)"
+    )
+    remove.add_argument("name", help="model name (see 'hearth models list') or path")
+    remove.add_argument("--yes", "-y", action="store_true", help="do not ask")
+
+    pull = commands.add_parser(
+        "pull",
+        parents=[common],
+        help="download a model from Hugging Face or ModelScope",
+        description="Download (resumable, verified) from a repository. Without --file, Hearth "
+        "picks the usual quantization (Q4_K_M) or the whole checkpoint.",
+    )
+    pull.add_argument("repo", help="repository id, e.g. bartowski/Qwen2.5-1.5B-Instruct-GGUF")
+    pull.add_argument(
+        "--file",
+        "-f",
+        metavar="PATTERN",
+        help="file name glob (e.g. '*Q8_0.gguf') or a quantization (Q8_0)",
+    )
+    pull.add_argument(
+        "--source",
+        choices=("hf", "modelscope"),
+        default="hf",
+        help="where to download from (default: hf)",
+    )
 
     bench = commands.add_parser(
         "bench",
@@ -199,11 +225,37 @@ def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -
     return EXIT_OK
 
 
+def cmd_models_rm(core: Core, args: argparse.Namespace) -> int:
+    from app.errors import HearthError
+    from app.library_actions import delete_model
+
+    models = core.models()
+    try:
+        entry = next(m for m in models if args.name in (m.name, str(m.path), m.path.name))
+    except StopIteration:
+        raise HearthError(f"No model called {args.name!r}; see 'hearth models list'.") from None
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise HearthError("Add --yes to delete without being asked.")
+        answer = input(f"Delete {entry.name} ({entry.size_bytes / 1e6:,.0f} MB)? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            return EXIT_OK
+    removed = delete_model(core, entry)
+    print(f"Deleted {entry.name} ({removed / 1e6:,.0f} MB freed).", file=sys.stderr)
+    return EXIT_OK
+
+
 def run_command(core: Core, args: argparse.Namespace) -> int:
     if args.command == "chat":
         return cmd_chat(core, args)
+    if args.command == "models" and args.models_command == "rm":
+        return cmd_models_rm(core, args)
     if args.command == "models":
         return cmd_models(core, args)
+    if args.command == "pull":
+        from app.pull import run_pull
+
+        return run_pull(core, args.repo, args.file, args.source)
     raise SystemExit(EXIT_USAGE)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import psutil
 
+from app.downloads import owned_files
 from app.engine_client import ModelSpec
 from app.errors import HearthError
 from app.model_library import ModelEntry, ModelNotFound, list_models, resolve_model
@@ -32,8 +33,26 @@ class Core:
         configured = str(self.settings.get("models.directory"))
         return Path(configured).expanduser() if configured else self.paths.default_models_dir
 
+    @property
+    def downloads_file(self) -> Path:
+        return self.paths.data_dir / "downloads.json"
+
     def models(self) -> list[ModelEntry]:
-        return list_models(self.models_dir)
+        added = [
+            line.strip()
+            for line in str(self.settings.get("models.added")).splitlines()
+            if line.strip()
+        ]
+        return list_models(
+            self.models_dir,
+            owned=owned_files(self.downloads_file),
+            added=added,
+            other_apps=bool(self.settings.get("models.scan_other_apps")),
+        )
+
+    def chat_models(self, models: list[ModelEntry]) -> list[ModelEntry]:
+        """The models the chat engines can run today (GGUF through llama.cpp)."""
+        return [m for m in models if m.format == "gguf"]
 
     def find_model(
         self, name_or_path: str | None, models: list[ModelEntry] | None = None
@@ -49,11 +68,16 @@ class Core:
             entry = self.default_model(models)
         if not entry.usable:
             raise HearthError(f"{entry.name} cannot be used: {entry.problem}")
+        if entry.format != "gguf":
+            raise HearthError(
+                f"{entry.name} is a transformers checkpoint; this version of Hearth chats with "
+                "GGUF models (the transformers engine comes in a later version)."
+            )
         return entry
 
     def default_model(self, models: list[ModelEntry]) -> ModelEntry:
         remembered = str(self.settings.get("models.default"))
-        usable = [m for m in models if m.usable]
+        usable = [m for m in self.chat_models(models) if m.usable]
         for entry in usable:
             if remembered and remembered in (str(entry.path), entry.name):
                 return entry

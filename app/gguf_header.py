@@ -88,6 +88,7 @@ class GGUFInfo:
     tensor_count: int
     file_size: int
     data_size: int  # bytes of tensor data the header promises
+    parameters: int = 0  # total number of weights
     array_lengths: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -198,6 +199,7 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
             if value is not None:
                 metadata[key] = value
         data_end = 0
+        parameters = 0
         for _ in range(tensor_count):
             reader.skip_string()
             n_dims = int(reader.scalar("<I"))
@@ -206,6 +208,7 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
             elements = 1
             for _ in range(n_dims):
                 elements *= int(reader.scalar("<Q"))
+            parameters += elements
             kind = int(reader.scalar("<I"))
             offset = int(reader.scalar("<Q"))
             block = GGML_BLOCKS.get(kind)
@@ -222,4 +225,4 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
             f"{path.name} is truncated: {missing:,} bytes of model data are missing "
             "(an incomplete download?)"
         )
-    return GGUFInfo(path, version, metadata, tensor_count, size, data_end, lengths)
+    return GGUFInfo(path, version, metadata, tensor_count, size, data_end, parameters, lengths)

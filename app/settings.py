@@ -72,6 +72,22 @@ DECLARATIONS: tuple[Setting, ...] = (
         "folder inside Hearth's data folder.",
     ),
     Setting(
+        "models.added",
+        str,
+        "",
+        "Other model files and folders",
+        "GGUF files or checkpoint folders to use in place, one per line.",
+        multiline=True,
+    ),
+    Setting(
+        "models.scan_other_apps",
+        bool,
+        True,
+        "Use models from other apps",
+        "List models that the Hugging Face and ModelScope caches, LM Studio, Ollama and "
+        "GPT4All already downloaded. They are used where they are, never copied.",
+    ),
+    Setting(
         "models.default",
         str,
         "",
@@ -168,6 +184,31 @@ DECLARATIONS: tuple[Setting, ...] = (
         minimum=-1,
         maximum=2**31 - 1,
         advanced=True,
+    ),
+    Setting(
+        "hub.huggingface_endpoint",
+        str,
+        "",
+        "Hugging Face address",
+        "Where Hearth finds Hugging Face models, e.g. a mirror such as https://hf-mirror.com. "
+        "Empty: $HF_ENDPOINT, else https://huggingface.co.",
+    ),
+    Setting(
+        "hub.modelscope_endpoint",
+        str,
+        "",
+        "ModelScope address",
+        "Where Hearth finds ModelScope models. Empty: $MODELSCOPE_ENDPOINT, else "
+        "https://www.modelscope.cn.",
+    ),
+    Setting(
+        "downloads.parallel",
+        int,
+        2,
+        "Downloads at once",
+        "How many files download at the same time; the others wait in the queue.",
+        minimum=1,
+        maximum=8,
     ),
     Setting(
         "chat.system_prompt",

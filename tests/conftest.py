@@ -54,6 +54,23 @@ def _isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test ever touches a real profile."""
     data = tmp_path / "hearth-data"
     monkeypatch.setenv("HEARTH_DATA_DIR", str(data))
+    # Other apps' model folders are looked up under HOME: give every test an empty one.
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in (
+        "HF_HOME",
+        "HF_HUB_CACHE",
+        "HF_TOKEN",
+        "HF_ENDPOINT",
+        "MODELSCOPE_CACHE",
+        "MODELSCOPE_ENDPOINT",
+        "MODELSCOPE_API_TOKEN",
+        "OLLAMA_MODELS",
+        "LOCALAPPDATA",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MODELSCOPE_HOME", str(tmp_path / "modelscope-home"))
     return data
 
 

@@ -3,27 +3,11 @@
 from pathlib import Path
 
 import gguf
-import numpy as np
 import pytest
 
 from app.gguf_header import GGML_BLOCKS, GGUFError, read_gguf
 from app.model_library import describe
-
-
-def build_gguf(path: Path, arch: str = "llama", template: str | None = None) -> Path:
-    writer = gguf.GGUFWriter(str(path), arch)
-    writer.add_block_count(2)
-    writer.add_context_length(1024)
-    writer.add_name("tiny test model")
-    if template:
-        writer.add_chat_template(template)
-    writer.add_tensor("token_embd.weight", np.ones((8, 16), dtype=np.float32))
-    writer.add_tensor("output.weight", np.ones((4, 16), dtype=np.float16))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
+from tests.gguf_files import build_gguf
 
 
 def test_block_sizes_agree_with_the_gguf_package() -> None:

@@ -116,7 +116,8 @@ class MainWindow(QMainWindow):
         self.core = core
         self.client = client or EngineClient(log_dir=core.paths.logs_dir)
         self.store = store or core.open_store()
-        self.models: list[ModelEntry] = []
+        self.models: list[ModelEntry] = []  # what the picker offers (chat-capable)
+        self.library: list[ModelEntry] = []  # everything found, for the Models screen
         self.model: ModelEntry | None = None
         self.conversation_id: int | None = None
         self.run: ChatRun | None = None
@@ -291,7 +292,8 @@ class MainWindow(QMainWindow):
         )
 
     def _models_listed(self, models: list[ModelEntry]) -> None:
-        self.models = models
+        self.library = models
+        self.models = self.core.chat_models(models)
         self._fill_picker()
         try:
             default = self.core.default_model(models)

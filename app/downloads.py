@@ -1,0 +1,513 @@
+"""Downloads that survive: queued, resumable across restarts, verified, never half-visible.
+
+Each file is fetched into ``<target>.part`` next to where it will live.  The hash is
+computed while the bytes arrive (and over the existing part when resuming), so checking
+costs no extra pass over a multi-gigabyte file.  Only a file whose size and SHA-256 match
+the hub's is renamed into place, so the library (which lists ``*.gguf``) never shows an
+incomplete or corrupt model.  A mismatch deletes the part and says so.
+
+The queue is saved in ``downloads.json`` after every change; after a crash or a restart,
+what was running comes back as *paused* with its part file, ready to resume.  Hearth
+records the files it downloaded there too, so deleting a model never touches files that
+other apps own.
+
+Thread model: each running download has its own thread; listeners are called from those
+threads and must not touch widgets (the UI polls ``snapshot()`` on a timer instead).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import logging
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from app.errors import HearthError, describe_error
+from app.hub.repo_files import RepoFile, UnsafePath, safe_relative_path
+
+log = logging.getLogger(__name__)
+
+QUEUED, RUNNING, PAUSED, VERIFYING, DONE, FAILED, CANCELLED = (
+    "queued",
+    "downloading",
+    "paused",
+    "verifying",
+    "done",
+    "failed",
+    "cancelled",
+)
+ACTIVE = (QUEUED, RUNNING, VERIFYING)
+DISK_MARGIN = 64 * 1024 * 1024
+HASH_CHUNK = 4 * 1024 * 1024
+
+
+class DownloadPaused(Exception):
+    """Raised inside the transfer to stop it, keeping the part file."""
+
+
+class DownloadCancelled(Exception):
+    """Raised inside the transfer to stop it; the part file is removed."""
+
+
+@dataclass
+class Download:
+    id: str
+    source: str  # "hf" or "modelscope"
+    repo_id: str
+    path: str  # the file's path inside the repository
+    size: int
+    sha256: str
+    git_sha1: str
+    target: str  # where the verified file will live
+    revision: str = "main"
+    state: str = QUEUED
+    received: int = 0
+    error: str = ""
+    speed: float = 0.0  # bytes/s, smoothed
+    started_at: float = 0.0
+    finished_at: float = 0.0
+
+    @property
+    def part(self) -> Path:
+        return Path(self.target + ".part")
+
+    @property
+    def eta_s(self) -> float | None:
+        if self.state != RUNNING or self.speed <= 0:
+            return None
+        return max(self.size - self.received, 0) / self.speed
+
+    @property
+    def fraction(self) -> float:
+        return min(self.received / self.size, 1.0) if self.size else 0.0
+
+
+Fetcher = Callable[[Download, BinaryIO, int], None]  # (item, sink, resume_from)
+
+
+class _Sink:
+    """The file object the hub client writes into: hashes, counts, and obeys pause/cancel."""
+
+    def __init__(self, item: Download, manager: DownloadManager) -> None:
+        self.item = item
+        self.manager = manager
+        self.file = open(item.part, "a+b")  # noqa: SIM115 - closed by the manager
+        self.file.seek(0, os.SEEK_END)
+        self._rehash(self.file.tell())
+        self._window_start = time.monotonic()
+        self._window_bytes = 0
+
+    def _rehash(self, length: int) -> None:
+        self.sha256 = hashlib.sha256()
+        self.git = hashlib.sha1(b"blob %d\0" % self.item.size)
+        self.file.seek(0)
+        remaining = length
+        while remaining > 0:
+            chunk = self.file.read(min(HASH_CHUNK, remaining))
+            if not chunk:
+                break
+            self._update_hashes(chunk)
+            remaining -= len(chunk)
+        self.file.seek(length)
+        self.item.received = length
+
+    def _update_hashes(self, chunk: bytes) -> None:
+        self.sha256.update(chunk)
+        if self.item.git_sha1:
+            self.git.update(chunk)
+
+    # The file protocol the hub client uses.
+    def write(self, chunk: bytes) -> int:
+        control = self.manager.control(self.item.id)
+        if control == CANCELLED:
+            raise DownloadCancelled
+        if control == PAUSED:
+            raise DownloadPaused
+        written = self.file.write(chunk)
+        self._update_hashes(chunk)
+        self.item.received += len(chunk)
+        self._window_bytes += len(chunk)
+        now = time.monotonic()
+        if now - self._window_start >= 0.5:
+            rate = self._window_bytes / (now - self._window_start)
+            self.item.speed = rate if self.item.speed == 0 else 0.6 * rate + 0.4 * self.item.speed
+            self._window_start, self._window_bytes = now, 0
+            self.manager.changed(self.item)
+        return written
+
+    def adopt(self, finished: Path) -> None:
+        """Take a file another client downloaded as the whole part, and hash it."""
+        self.file.close()
+        os.replace(finished, self.item.part)
+        self.file = open(self.item.part, "a+b")  # noqa: SIM115
+        self._rehash(self.item.part.stat().st_size)
+
+    def tell(self) -> int:
+        return self.file.tell()
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return self.file.seek(offset, whence)
+
+    def truncate(self, size: int | None = None) -> int:
+        length = self.file.truncate(size)
+        self._rehash(length)  # the server ignored Range: start the hashes again
+        return length
+
+    def flush(self) -> None:
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class DownloadManager:
+    """The queue: at most ``parallel`` downloads at once, the rest waiting in order."""
+
+    def __init__(self, state_file: Path, fetchers: dict[str, Fetcher], parallel: int = 2) -> None:
+        self.state_file = state_file
+        self.fetchers = fetchers
+        self.parallel = max(1, parallel)
+        self._lock = threading.RLock()
+        self._items: dict[str, Download] = {}
+        self._controls: dict[str, str] = {}
+        self._threads: dict[str, threading.Thread] = {}
+        self.owned: list[str] = []  # files Hearth downloaded (targets), for safe deletion
+        self.listeners: list[Callable[[Download], None]] = []
+        self._load()
+
+    # -- persistence ---------------------------------------------------------------
+    def _load(self) -> None:
+        try:
+            document = json.loads(self.state_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError):
+            log.warning("download list unreadable; starting empty", exc_info=True)
+            return
+        self.owned = [str(p) for p in document.get("owned", [])]
+        for raw in document.get("items", []):
+            try:
+                item = Download(**raw)
+            except TypeError:
+                continue
+            if item.state in (RUNNING, VERIFYING, QUEUED):
+                item.state = PAUSED  # Hearth stopped (or crashed) while it ran: resume later
+            item.received = item.part.stat().st_size if item.part.exists() else 0
+            item.speed = 0.0
+            self._items[item.id] = item
+
+    def save(self) -> None:
+        with self._lock:
+            document = {
+                "version": 1,
+                "owned": self.owned,
+                "items": [asdict(i) for i in self._items.values()],
+            }
+        self.state_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_file.with_name(self.state_file.name + ".tmp")
+        tmp.write_text(json.dumps(document, indent=1), encoding="utf-8")
+        os.replace(tmp, self.state_file)
+
+    # -- queries -------------------------------------------------------------------
+    def snapshot(self) -> list[Download]:
+        with self._lock:
+            return [Download(**asdict(i)) for i in self._items.values()]
+
+    def get(self, download_id: str) -> Download:
+        with self._lock:
+            return Download(**asdict(self._items[download_id]))
+
+    def control(self, download_id: str) -> str:
+        return self._controls.get(download_id, RUNNING)
+
+    def changed(self, item: Download) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(item)
+            except Exception:
+                log.exception("download listener failed")
+
+    # -- commands ------------------------------------------------------------------
+    def add(
+        self,
+        source: str,
+        repo_id: str,
+        file: RepoFile,
+        target_dir: Path,
+        revision: str = "main",
+        start: bool = True,
+    ) -> Download:
+        """Queue one file.  The same target twice gives the existing item, never two writers."""
+        try:
+            relative = safe_relative_path(file.path)
+        except UnsafePath as exc:
+            raise HearthError(f"{repo_id} lists a file Hearth will not write: {exc}.") from exc
+        target = target_dir / Path(*relative.parts)
+        download_id = f"{source}:{repo_id}@{revision}:{file.path}"
+        with self._lock:
+            existing = self._items.get(download_id)
+            if existing is not None and existing.state not in (FAILED, CANCELLED, DONE):
+                if start and existing.state == PAUSED:
+                    self.resume(download_id)
+                return existing
+            if existing is not None and existing.state == DONE and Path(existing.target).exists():
+                return existing
+            item = Download(
+                id=download_id,
+                source=source,
+                repo_id=repo_id,
+                path=file.path,
+                size=file.size,
+                sha256=file.sha256,
+                git_sha1=file.git_sha1,
+                target=str(target),
+                revision=revision,
+                state=QUEUED if start else PAUSED,
+            )
+            if Path(target).exists() and _matches(Path(target), item):
+                item.state, item.received = DONE, item.size
+            elif item.part.exists():
+                item.received = item.part.stat().st_size
+            self._items[download_id] = item
+        self.save()
+        self.changed(item)
+        self._schedule()
+        return item
+
+    def pause(self, download_id: str) -> None:
+        with self._lock:
+            item = self._items[download_id]
+            if item.state in (QUEUED, RUNNING):
+                self._controls[download_id] = PAUSED
+                if item.state == QUEUED:
+                    item.state = PAUSED
+        self.save()
+        self.changed(self._items[download_id])
+
+    def resume(self, download_id: str) -> None:
+        with self._lock:
+            item = self._items[download_id]
+            if item.state in (PAUSED, FAILED):
+                item.state, item.error = QUEUED, ""
+                self._controls.pop(download_id, None)
+        self.save()
+        self._schedule()
+
+    def cancel(self, download_id: str) -> None:
+        """Stop and forget the download; its part file is removed."""
+        with self._lock:
+            item = self._items[download_id]
+            running = item.state == RUNNING
+            self._controls[download_id] = CANCELLED
+            if not running:
+                item.state = CANCELLED
+                _remove(item.part)
+        self.save()
+        self.changed(item)
+
+    def remove_finished(self, download_id: str) -> None:
+        with self._lock:
+            item = self._items.get(download_id)
+            if item is not None and item.state in (DONE, FAILED, CANCELLED):
+                del self._items[download_id]
+        self.save()
+
+    def wait(self, download_id: str, timeout: float | None = None) -> Download:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                thread = self._threads.get(download_id)
+                item = self._items[download_id]
+                if item.state not in ACTIVE:
+                    return self.get(download_id)
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0)
+            if thread is not None:
+                thread.join(remaining if remaining is None else min(remaining, 0.5))
+            else:
+                time.sleep(0.05)
+            if deadline is not None and time.monotonic() >= deadline:
+                return self.get(download_id)
+
+    def close(self) -> None:
+        """Pause what is running (keeping part files) and wait for the threads."""
+        with self._lock:
+            for download_id, item in self._items.items():
+                if item.state == RUNNING:
+                    self._controls[download_id] = PAUSED
+            threads = list(self._threads.values())
+        for thread in threads:
+            thread.join(10)
+        self.save()
+
+    # -- running -------------------------------------------------------------------
+    def _schedule(self) -> None:
+        with self._lock:
+            running = sum(1 for i in self._items.values() if i.state in (RUNNING, VERIFYING))
+            for item in self._items.values():
+                if running >= self.parallel:
+                    break
+                if item.state == QUEUED:
+                    item.state = RUNNING
+                    item.started_at = time.time()
+                    self._controls.pop(item.id, None)
+                    thread = threading.Thread(
+                        target=self._run, args=(item,), name=f"download-{item.path}", daemon=True
+                    )
+                    self._threads[item.id] = thread
+                    running += 1
+                    thread.start()
+
+    def _run(self, item: Download) -> None:
+        try:
+            self._transfer(item)
+        except DownloadPaused:
+            item.state = PAUSED
+        except DownloadCancelled:
+            item.state = CANCELLED
+            _remove(item.part)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence
+            item.state = FAILED
+            item.error = describe_error(exc, f"downloading {item.path}")
+            if _is_disk_full(exc):
+                _remove(item.part)  # a full disk: do not leave a useless partial file behind
+        finally:
+            item.speed = 0.0
+            item.finished_at = time.time()
+            with self._lock:
+                self._threads.pop(item.id, None)
+                self._controls.pop(item.id, None)
+            with contextlib.suppress(OSError):
+                self.save()
+            self.changed(item)
+            self._schedule()
+
+    def _transfer(self, item: Download) -> None:
+        target = Path(item.target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        needed = item.size - (item.part.stat().st_size if item.part.exists() else 0)
+        free = shutil.disk_usage(target.parent).free
+        if needed + DISK_MARGIN > free:
+            raise HearthError(
+                f"Not enough disk space for {item.path}: it needs {needed / 1e9:.2f} GB more and "
+                f"{free / 1e9:.2f} GB are free in {target.parent}."
+            )
+        lock = _TargetLock(target)
+        if not lock.acquire():
+            raise HearthError(
+                f"{item.path} is already being downloaded by another Hearth; wait for it to finish."
+            )
+        try:
+            sink = _Sink(item, self)
+            try:
+                if item.received > item.size:
+                    sink.truncate(0)
+                if item.received < item.size:
+                    self.fetchers[item.source](item, sink, item.received)  # type: ignore[arg-type]
+                sink.flush()
+            finally:
+                sink.close()
+            item.state = VERIFYING
+            self.changed(item)
+            self._verify(item, sink)
+            os.replace(item.part, target)
+        finally:
+            lock.release()
+        item.state, item.received = DONE, item.size
+        with self._lock:
+            if item.target not in self.owned:
+                self.owned.append(item.target)
+
+    def _verify(self, item: Download, sink: _Sink) -> None:
+        actual_size = item.part.stat().st_size
+        problem = ""
+        if actual_size != item.size:
+            problem = f"it has {actual_size:,} bytes instead of {item.size:,}"
+        elif item.sha256 and sink.sha256.hexdigest() != item.sha256.lower():
+            problem = "its SHA-256 does not match the hub's"
+        elif not item.sha256 and item.git_sha1 and sink.git.hexdigest() != item.git_sha1.lower():
+            problem = "its checksum does not match the hub's"
+        if problem:
+            _remove(item.part)
+            raise HearthError(
+                f"The download of {item.path} was damaged ({problem}), so Hearth "
+                "deleted it. Try again; if it happens again the mirror may be "
+                "serving a bad copy."
+            )
+
+
+class _TargetLock:
+    """One writer per file across Hearth processes: an exclusive lock file beside the part."""
+
+    def __init__(self, target: Path) -> None:
+        self.path = Path(str(target) + ".lock")
+        self._lock: Any = None
+
+    def acquire(self) -> bool:
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(self.path), timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            return False
+        self._lock = lock
+        return True
+
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            _remove(self.path)
+            self._lock = None
+
+
+def _matches(path: Path, item: Download) -> bool:
+    """A file already in place with the right size and hash (counts as downloaded)."""
+    try:
+        if path.stat().st_size != item.size:
+            return False
+    except OSError:
+        return False
+    if not item.sha256:
+        return True
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(HASH_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest() == item.sha256.lower()
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1))
+
+
+def owned_files(state_file: Path) -> list[str]:
+    """The files Hearth downloaded, as recorded in the queue file (no manager needed)."""
+    try:
+        document = json.loads(state_file.read_text(encoding="utf-8"))
+        return [str(p) for p in document.get("owned", [])]
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+@dataclass
+class PullPlan:
+    """What ``hearth pull`` decided to fetch."""
+
+    repo_id: str
+    label: str
+    files: list[RepoFile] = field(default_factory=list)
+    warning: str = ""

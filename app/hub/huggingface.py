@@ -1,0 +1,185 @@
+"""Hugging Face through its official client (``huggingface_hub``).
+
+Search and file listing use ``HfApi``; file transfer uses the client's own ``http_get``
+(its HTTP session, headers, retries and Range handling).  What the client does not do,
+Hearth does around it: resume across processes from a ``.part`` file, hash what arrived,
+and stop on request.  The endpoint is passed explicitly (the client reads ``HF_ENDPOINT``
+only once, at import), so a mirror chosen in the settings applies at once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from app.errors import HearthError
+from app.hub.repo_files import RepoFile
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+TRANSFER_CHUNK = 1024 * 1024
+SORTS = {"downloads": "downloads", "likes": "likes", "recent": "lastModified"}
+
+
+@dataclass(frozen=True)
+class RepoSummary:
+    repo_id: str
+    downloads: int
+    likes: int
+    last_modified: str
+    tags: tuple[str, ...]
+    gated: bool
+
+
+def endpoint(configured: str = "") -> str:
+    """The settings' endpoint, else ``HF_ENDPOINT``, else huggingface.co."""
+    return (configured or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
+
+
+def _api(endpoint_url: str, token: str | None) -> Any:
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    from huggingface_hub import HfApi
+
+    return HfApi(endpoint=endpoint_url, token=token or None)
+
+
+def search(
+    text: str,
+    *,
+    kind: str = "gguf",
+    sort: str = "downloads",
+    limit: int = 50,
+    endpoint_url: str = DEFAULT_ENDPOINT,
+    token: str | None = None,
+) -> list[RepoSummary]:
+    """Search models; ``kind`` is 'gguf' or 'transformers' (text-generation checkpoints)."""
+    api = _api(endpoint_url, token)
+    extra: dict[str, Any] = (
+        {"filter": "gguf"}
+        if kind == "gguf"
+        else {"filter": "transformers", "pipeline_tag": "text-generation"}
+    )
+    try:
+        found = api.list_models(
+            search=text or None, sort=SORTS.get(sort, sort), limit=limit, **extra
+        )
+        return [
+            RepoSummary(
+                repo_id=m.id,
+                downloads=int(m.downloads or 0),
+                likes=int(m.likes or 0),
+                last_modified=str(m.last_modified or m.created_at or ""),
+                tags=tuple(m.tags or ()),
+                gated=bool(m.gated),
+            )
+            for m in found
+        ]
+    except Exception as exc:
+        raise translate_error(exc, text or "models") from exc
+
+
+def list_files(
+    repo_id: str,
+    *,
+    revision: str = "main",
+    endpoint_url: str = DEFAULT_ENDPOINT,
+    token: str | None = None,
+) -> list[RepoFile]:
+    """Every file of a repository with its size and hash, without downloading anything."""
+    api = _api(endpoint_url, token)
+    try:
+        info = api.model_info(repo_id, revision=revision, files_metadata=True)
+    except Exception as exc:
+        raise translate_error(exc, repo_id) from exc
+    files = []
+    for sibling in info.siblings or []:
+        lfs = sibling.lfs
+        files.append(
+            RepoFile(
+                path=sibling.rfilename,
+                size=int(sibling.size or (lfs.size if lfs else 0) or 0),
+                sha256=(lfs.sha256 if lfs else "") or "",
+                git_sha1="" if lfs else (sibling.blob_id or ""),
+            )
+        )
+    return files
+
+
+def fetch(
+    repo_id: str,
+    path: str,
+    target: BinaryIO,
+    *,
+    resume_from: int,
+    expected_size: int | None,
+    revision: str = "main",
+    endpoint_url: str = DEFAULT_ENDPOINT,
+    token: str | None = None,
+) -> None:
+    """Stream one file into ``target`` (positioned at ``resume_from``) with the hub client."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    from huggingface_hub import constants, hf_hub_url
+    from huggingface_hub.file_download import http_get
+    from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
+
+    # The client hands over 10 MB at a time by default; 1 MiB keeps the progress bar live
+    # and lets Pause act within a second on a slow line.
+    constants.DOWNLOAD_CHUNK_SIZE = TRANSFER_CHUNK
+    url = hf_hub_url(repo_id, path, revision=revision, endpoint=endpoint_url)
+    headers = build_hf_headers(token=token or None)
+    try:
+        http_get(
+            url,
+            target,
+            resume_size=resume_from,
+            headers=headers,
+            expected_size=expected_size,
+            displayed_filename=path,
+        )
+    except Exception as exc:
+        if isinstance(exc, HearthError) or type(exc).__name__ in _OURS:
+            raise
+        if type(exc).__module__.startswith(("huggingface_hub", "httpx")):
+            raise translate_error(exc, f"{repo_id}/{path}") from exc
+        raise  # disk errors and the like keep their type (disk full is recognised later)
+
+
+_OURS = ("DownloadPaused", "DownloadCancelled")
+
+
+class HubAccessError(HearthError):
+    """401/403: the repository is gated or private and needs a token."""
+
+
+class HubNotFound(HearthError):
+    pass
+
+
+def translate_error(exc: BaseException, what: str) -> HearthError:
+    """A hub client exception as a sentence saying what to do."""
+    name = type(exc).__name__
+    if name == "GatedRepoError" or (name == "HfHubHTTPError" and "401" in str(exc)):
+        return HubAccessError(
+            f"{what} is gated or private: accept its terms on the hub, then add your access "
+            "token in Hearth's settings (it is kept in the system keyring)."
+        )
+    if name in ("RepositoryNotFoundError",):
+        return HubNotFound(f"{what} was not found on the hub (or it is private: add a token).")
+    if name in ("EntryNotFoundError", "RemoteEntryNotFoundError", "RevisionNotFoundError"):
+        return HubNotFound(f"{what} was not found on the hub.")
+    if name in (
+        "ConnectError",
+        "ConnectTimeout",
+        "LocalEntryNotFoundError",
+        "OfflineModeIsEnabled",
+    ):
+        return HearthError(
+            f"Hearth could not reach the hub for {what}: check the network or "
+            "the hub address in the settings (a mirror may help)."
+        )
+    return HearthError(f"The hub request for {what} failed: {exc}")
+
+
+ProgressFn = Callable[[int], None]

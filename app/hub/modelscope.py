@@ -1,0 +1,154 @@
+"""ModelScope through its official hub client (``modelscope_hub``, which never imports torch).
+
+Search uses the OpenAPI listing, files come from the repository listing (with SHA-256 per
+file), and the transfer is the client's own resumable download into a hidden staging
+folder beside the target.  The finished file is then handed to Hearth's download manager,
+which verifies it again and moves it into place like any other download, so the library
+never shows a partial ModelScope file either.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from app.errors import HearthError
+from app.hub.huggingface import RepoSummary
+from app.hub.repo_files import RepoFile
+
+STAGING = ".hearth-modelscope"
+SORTS = {"downloads": "downloads", "likes": "likes", "recent": "last_modified"}
+
+
+def _api(endpoint_url: str, token: str | None) -> Any:
+    from modelscope_hub import HubApi
+
+    return HubApi(endpoint=endpoint_url, token=token or None)
+
+
+def search(
+    text: str,
+    *,
+    sort: str = "downloads",
+    limit: int = 50,
+    endpoint_url: str,
+    token: str | None = None,
+) -> list[RepoSummary]:
+    api = _api(endpoint_url, token)
+    try:
+        page = api.list_repos(
+            "model", search=text or None, sort=SORTS.get(sort, sort), page_size=min(limit, 100)
+        )
+    except Exception as exc:
+        raise translate_error(exc, text or "models") from exc
+    found = []
+    for info in page.items:
+        repo_id = str(info.id) if info.id and "/" in str(info.id) else f"{info.owner}/{info.name}"
+        found.append(
+            RepoSummary(
+                repo_id=repo_id,
+                downloads=int(info.downloads or 0),
+                likes=int(info.likes or 0),
+                last_modified=str(info.last_modified or ""),
+                tags=tuple(info.tags or ()),
+                gated=bool(info.gated),
+            )
+        )
+    return found
+
+
+def list_files(
+    repo_id: str, *, revision: str = "master", endpoint_url: str, token: str | None = None
+) -> list[RepoFile]:
+    api = _api(endpoint_url, token)
+    try:
+        files = api.list_repo_files(repo_id, "model", revision=revision)
+    except Exception as exc:
+        raise translate_error(exc, repo_id) from exc
+    return [
+        RepoFile(path=f.path, size=int(f.size or 0), sha256=str(f.sha256 or ""))
+        for f in files
+        if (f.type or "blob") == "blob"
+    ]
+
+
+def fetch(
+    repo_id: str,
+    path: str,
+    target: BinaryIO,
+    *,
+    resume_from: int,
+    expected_size: int | None,
+    revision: str = "master",
+    endpoint_url: str,
+    token: str | None = None,
+) -> None:
+    """Let the ModelScope client fetch the file (it resumes its own partial file), then
+    hand the bytes to ``target``, which hashes them and checks Pause and Cancel."""
+    sink: Any = target
+    item = sink.item
+    staging = Path(item.target).parent / STAGING
+    staging.mkdir(parents=True, exist_ok=True)
+    stop = threading.Event()
+    manager = sink.manager
+
+    class Progress:
+        """Called by the client for every chunk it receives."""
+
+        def __init__(self, filename: str, file_size: int) -> None:
+            self.filename, self.file_size = filename, file_size
+
+        def update(self, size: int) -> None:
+            item.received = min(item.received + size, item.size)
+            if manager.control(item.id) != "downloading":
+                stop.set()
+            manager.changed(item)
+
+        def end(self) -> None:
+            pass
+
+    api = _api(endpoint_url, token)
+    try:
+        staged = Path(
+            api.downloader.download_file(
+                repo_id,
+                "model",
+                path,
+                revision=revision,
+                local_dir=staging,
+                expected_sha256=item.sha256 or None,
+                file_size=expected_size,
+                progress_callbacks=[Progress],
+                _cancel_event=stop,
+            )
+        )
+    except Exception as exc:
+        control = manager.control(item.id)
+        if control in ("paused", "cancelled"):
+            from app.downloads import DownloadCancelled, DownloadPaused
+
+            if control == "cancelled":
+                shutil.rmtree(staging, ignore_errors=True)
+                raise DownloadCancelled from exc
+            raise DownloadPaused from exc
+        if isinstance(exc, OSError) and not type(exc).__module__.startswith("modelscope"):
+            raise
+        raise translate_error(exc, f"{repo_id}/{path}") from exc
+    sink.adopt(staged)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def translate_error(exc: BaseException, what: str) -> HearthError:
+    name = type(exc).__name__
+    if name in ("AuthenticationError", "PermissionDeniedError", "PermissionError"):
+        return HearthError(f"{what} needs a ModelScope access token: add it in Hearth's settings.")
+    if name in ("NotExistError", "NotFoundError"):
+        return HearthError(f"{what} was not found on ModelScope.")
+    if name in ("NetworkError", "RequestTimeoutError", "ConnectionError"):
+        return HearthError(
+            f"Hearth could not reach ModelScope for {what}: check the network or "
+            "the ModelScope address in the settings."
+        )
+    return HearthError(f"The ModelScope request for {what} failed: {exc}")

@@ -1,0 +1,62 @@
+"""The hubs as Hearth uses them: endpoints from the settings, tokens from the keyring."""
+
+from __future__ import annotations
+
+import os
+from typing import BinaryIO
+
+from app.core import Core
+from app.downloads import Download, DownloadManager, Fetcher
+from app.hub import huggingface
+from app.secrets import get_token
+
+HF, MODELSCOPE = "hf", "modelscope"
+SOURCES = (HF, MODELSCOPE)
+MODELSCOPE_DEFAULT = "https://www.modelscope.cn"
+
+
+def hf_endpoint(core: Core) -> str:
+    return huggingface.endpoint(str(core.settings.get("hub.huggingface_endpoint")))
+
+
+def modelscope_endpoint(core: Core) -> str:
+    configured = str(core.settings.get("hub.modelscope_endpoint"))
+    return (configured or os.environ.get("MODELSCOPE_ENDPOINT") or MODELSCOPE_DEFAULT).rstrip("/")
+
+
+def fetchers(core: Core) -> dict[str, Fetcher]:
+    def from_hf(item: Download, sink: BinaryIO, resume_from: int) -> None:
+        huggingface.fetch(
+            item.repo_id,
+            item.path,
+            sink,
+            resume_from=resume_from,
+            expected_size=item.size,
+            revision=item.revision,
+            endpoint_url=hf_endpoint(core),
+            token=get_token(HF),
+        )
+
+    def from_modelscope(item: Download, sink: BinaryIO, resume_from: int) -> None:
+        from app.hub import modelscope
+
+        modelscope.fetch(
+            item.repo_id,
+            item.path,
+            sink,
+            resume_from=resume_from,
+            expected_size=item.size,
+            revision=item.revision,
+            endpoint_url=modelscope_endpoint(core),
+            token=get_token(MODELSCOPE),
+        )
+
+    return {HF: from_hf, MODELSCOPE: from_modelscope}
+
+
+def download_manager(core: Core) -> DownloadManager:
+    return DownloadManager(
+        core.paths.data_dir / "downloads.json",
+        fetchers(core),
+        parallel=int(core.settings.get("downloads.parallel")),
+    )

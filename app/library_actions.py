@@ -1,0 +1,52 @@
+"""Changing the library: deleting only what Hearth itself downloaded."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from app.core import Core
+from app.downloads import owned_files
+from app.errors import HearthError
+from app.model_library import ModelEntry
+
+APP_NAMES = {
+    "hf-cache": "the Hugging Face cache",
+    "modelscope-cache": "the ModelScope cache",
+    "lmstudio": "LM Studio",
+    "ollama": "Ollama",
+    "gpt4all": "GPT4All",
+    "starter": "Hearth itself (the starter model)",
+    "added": "you (added by path)",
+}
+
+
+def delete_model(core: Core, entry: ModelEntry) -> int:
+    """Delete a model Hearth downloaded; refuse anything another app or the user owns.
+
+    Returns the number of bytes freed.
+    """
+    owned = {str(Path(p)) for p in owned_files(core.downloads_file)}
+    path = entry.path
+    mine = [p for p in owned if p == str(path) or p.startswith(str(path) + "/")]
+    if entry.source != "models_dir" or not mine:
+        owner = APP_NAMES.get(entry.source, "another program or you")
+        raise HearthError(
+            f"{entry.name} belongs to {owner}; Hearth only deletes models it downloaded itself."
+        )
+    freed = 0
+    if path.is_dir():
+        freed = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        shutil.rmtree(path)
+    else:
+        freed = path.stat().st_size
+        path.unlink()
+    models_dir = core.models_dir.resolve()
+    parent = path.parent
+    while parent.resolve() != models_dir and models_dir in parent.resolve().parents:
+        try:
+            parent.rmdir()  # only empty folders
+        except OSError:
+            break
+        parent = parent.parent
+    return freed

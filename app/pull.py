@@ -1,0 +1,161 @@
+"""``hearth pull``: choose what to fetch from a repository, then download it with progress.
+
+Without ``--file`` Hearth picks for the user: in a GGUF repository the quantization most
+people should start with (Q4_K_M, else the nearest common one, else the smallest), in a
+transformers repository the whole safetensors checkpoint.  ``--file`` takes a glob over
+file names (``*.Q8_0.gguf``) or a quantization name (``Q8_0``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import signal
+import sys
+import time
+from typing import TextIO
+
+from app.core import Core
+from app.downloads import DONE, FAILED, PAUSED, DownloadManager, PullPlan
+from app.errors import HearthError
+from app.hub import huggingface
+from app.hub.repo_files import Offer, RepoFile, group_files, human_size
+from app.hub.sources import HF, MODELSCOPE, download_manager, hf_endpoint, modelscope_endpoint
+from app.secrets import get_token
+
+PREFERRED_QUANTS = ("Q4_K_M", "Q4_K_S", "Q5_K_M", "Q4_0", "Q4_1", "Q5_K_S", "Q6_K", "Q8_0")
+
+
+def list_repo(core: Core, repo_id: str, source: str) -> list[RepoFile]:
+    if source == MODELSCOPE:
+        from app.hub import modelscope
+
+        return modelscope.list_files(
+            repo_id, endpoint_url=modelscope_endpoint(core), token=get_token(MODELSCOPE)
+        )
+    return huggingface.list_files(repo_id, endpoint_url=hf_endpoint(core), token=get_token(HF))
+
+
+def recommended(offers: list[Offer]) -> Offer | None:
+    ggufs = [o for o in offers if o.kind == "gguf" and not o.label.endswith("(vision projector)")]
+    for quant in PREFERRED_QUANTS:
+        for offer in ggufs:
+            if offer.quantization == quant:
+                return offer
+    if ggufs:
+        return min(ggufs, key=lambda o: o.size)
+    for kind in ("checkpoint", "pickle-checkpoint"):
+        for offer in offers:
+            if offer.kind == kind:
+                return offer
+    return None
+
+
+def plan(core: Core, repo_id: str, pattern: str | None, source: str) -> PullPlan:
+    files = list_repo(core, repo_id, source)
+    offers = group_files(files)
+    if pattern:
+        for offer in offers:
+            if offer.quantization and offer.quantization == pattern.upper():
+                return PullPlan(repo_id, offer.label, offer.files, offer.warning)
+        chosen = [
+            f
+            for f in files
+            if fnmatch.fnmatch(f.path, pattern)
+            or fnmatch.fnmatch(f.path.rsplit("/", 1)[-1], pattern)
+        ]
+        if not chosen:
+            listing = ", ".join(f.path for f in files[:20]) or "no files"
+            raise HearthError(f"No file in {repo_id} matches {pattern!r}. It has: {listing}.")
+        return PullPlan(repo_id, pattern, chosen)
+    best = recommended(offers)
+    if best is None:
+        raise HearthError(
+            f"{repo_id} has no GGUF file or transformers checkpoint that Hearth "
+            "can use. Name files with --file."
+        )
+    return PullPlan(repo_id, best.label, best.files, best.warning)
+
+
+def run_pull(
+    core: Core, repo_id: str, pattern: str | None, source: str, err: TextIO = sys.stderr
+) -> int:
+    chosen = plan(core, repo_id, pattern, source)
+    total = sum(f.size for f in chosen.files)
+    print(
+        f"Pulling {repo_id} ({chosen.label}, {len(chosen.files)} file(s), {human_size(total)}) "
+        f"into {core.models_dir / repo_id}",
+        file=err,
+    )
+    if chosen.warning:
+        print(f"Warning: {chosen.warning}", file=err)
+    manager = download_manager(core)
+    revision = "master" if source == MODELSCOPE else "main"
+    items = [
+        manager.add(source, repo_id, f, core.models_dir / repo_id, revision=revision)
+        for f in chosen.files
+    ]
+    interrupted = False
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        nonlocal interrupted
+        interrupted = True
+        for item in items:
+            manager.pause(item.id)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        _show_progress(manager, [i.id for i in items], err)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        manager.close()
+    results = [manager.get(i.id) for i in items]
+    if interrupted or any(r.state == PAUSED for r in results):
+        print("Paused. Run the same command again to resume where it stopped.", file=err)
+        return 130
+    failed = [r for r in results if r.state != DONE]
+    for result in failed:
+        print(f"hearth: {result.error or result.path + ' did not finish.'}", file=err)
+    if failed:
+        return 1
+    print(f"Done: {', '.join(r.path for r in results)} verified.", file=err)
+    return 0
+
+
+def _show_progress(manager: DownloadManager, ids: list[str], err: TextIO) -> None:
+    tty = err.isatty()
+    last_line = 0.0
+    while True:
+        items = [manager.get(i) for i in ids]
+        received = sum(i.received for i in items)
+        size = sum(i.size for i in items) or 1
+        speed = sum(i.speed for i in items)
+        running = [i for i in items if i.state not in (DONE, FAILED, PAUSED, "cancelled")]
+        now = time.monotonic()
+        if tty or now - last_line >= 2 or not running:
+            eta = (size - received) / speed if speed > 0 else None
+            left = f", {_duration(eta)} left" if eta is not None else ""
+            line = (
+                f"{received / size:6.1%}  {human_size(received)} of {human_size(size)}  "
+                f"{human_size(int(speed))}/s{left}"
+            )
+            print(
+                ("\r" + line.ljust(70)) if tty else line,
+                end="" if tty else "\n",
+                file=err,
+                flush=True,
+            )
+            last_line = now
+        if not running:
+            if tty:
+                print(file=err)
+            return
+        time.sleep(0.25)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds} s"

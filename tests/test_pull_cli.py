@@ -1,0 +1,107 @@
+"""``hearth pull`` and ``hearth models rm`` as a user runs them, against the fake hub."""
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import HEARTH
+from tests.conftest import REPO as SOURCE_TREE
+from tests.fakehub import FakeHub
+from tests.gguf_files import build_gguf
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Iterator[FakeHub]:
+    server = FakeHub().start()
+    q4 = build_gguf(tmp_path / "src" / "q4.gguf", file_type=15).read_bytes()
+    q8 = build_gguf(tmp_path / "src" / "q8.gguf", file_type=7).read_bytes()
+    server.add(
+        "acme/tiny-GGUF",
+        {
+            "tiny-Q8_0.gguf": q8 + b"\0" * 2000,
+            "tiny-Q4_K_M.gguf": q4 + b"\0" * 1000,
+            "README.md": b"hi",
+        },
+    )
+    server.add("acme/only-readme", {"README.md": b"nothing here"})
+    yield server
+    server.stop()
+
+
+def hearth(hub: FakeHub, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, HF_ENDPOINT=hub.url, MODELSCOPE_ENDPOINT=hub.url)
+    return subprocess.run(
+        [*HEARTH, *args],
+        capture_output=True,
+        text=True,
+        cwd=SOURCE_TREE,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_pull_picks_q4_k_m_and_it_appears_in_the_library(hub: FakeHub, data_dir: Path) -> None:
+    result = hearth(hub, "pull", "acme/tiny-GGUF")
+    assert result.returncode == 0, result.stderr
+    assert "Q4_K_M" in result.stderr and "verified" in result.stderr
+    target = data_dir / "models" / "acme/tiny-GGUF" / "tiny-Q4_K_M.gguf"
+    assert target.is_file()
+    listed = json.loads(hearth(hub, "models", "list", "--json").stdout)
+    entry = next(m for m in listed if m["path"] == str(target))
+    assert entry["source"] == "models_dir" and entry["owned"] is True
+    assert entry["quantization"] == "Q4_K_M" and entry["repo_id"] == "acme/tiny-GGUF"
+
+
+def test_pull_with_a_quantization_or_a_glob(hub: FakeHub, data_dir: Path) -> None:
+    assert hearth(hub, "pull", "acme/tiny-GGUF", "--file", "q8_0").returncode == 0
+    assert (data_dir / "models/acme/tiny-GGUF/tiny-Q8_0.gguf").is_file()
+    assert hearth(hub, "pull", "acme/tiny-GGUF", "--file", "README*").returncode == 0
+    assert (data_dir / "models/acme/tiny-GGUF/README.md").read_bytes() == b"hi"
+
+
+def test_pull_from_modelscope(hub: FakeHub, data_dir: Path) -> None:
+    result = hearth(hub, "pull", "acme/tiny-GGUF", "--source", "modelscope")
+    assert result.returncode == 0, result.stderr
+    assert (data_dir / "models/acme/tiny-GGUF/tiny-Q4_K_M.gguf").is_file()
+
+
+@pytest.mark.parametrize(
+    ("repo", "words"),
+    [
+        ("acme/does-not-exist", "not found"),
+        ("acme/only-readme", "no GGUF file"),
+    ],
+)
+def test_pull_failures_are_one_sentence(hub: FakeHub, repo: str, words: str) -> None:
+    result = hearth(hub, "pull", repo)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert words in result.stderr
+
+
+def test_a_corrupt_download_fails_and_leaves_nothing(hub: FakeHub, data_dir: Path) -> None:
+    hub.fault("acme/tiny-GGUF", "tiny-Q4_K_M.gguf", corrupt=True)
+    result = hearth(hub, "pull", "acme/tiny-GGUF")
+    assert result.returncode == 1 and "damaged" in result.stderr
+    folder = data_dir / "models/acme/tiny-GGUF"
+    assert not folder.exists() or not list(folder.iterdir())
+
+
+def test_models_rm_deletes_only_what_hearth_downloaded(hub: FakeHub, data_dir: Path) -> None:
+    assert hearth(hub, "pull", "acme/tiny-GGUF").returncode == 0
+    lmstudio = build_gguf(Path.home() / ".lmstudio/models/a/b/theirs.gguf")
+    refused = hearth(hub, "models", "rm", "a/b/theirs.gguf", "--yes")
+    assert refused.returncode == 1 and "LM Studio" in refused.stderr and lmstudio.exists()
+    starter = hearth(hub, "models", "rm", "SmolLM2-135M-Instruct.Q4_1", "--yes")
+    assert starter.returncode == 1 and "only deletes" in starter.stderr
+    removed = hearth(hub, "models", "rm", "tiny-Q4_K_M", "--yes")
+    assert removed.returncode == 0, removed.stderr
+    assert not (data_dir / "models/acme").exists()
+    no_prompt = hearth(hub, "models", "rm", "tiny-Q4_K_M")
+    assert no_prompt.returncode == 1
