@@ -75,6 +75,7 @@ class Download:
     speed: float = 0.0  # bytes/s, smoothed
     started_at: float = 0.0
     finished_at: float = 0.0
+    resume_on_start: bool = False  # it was running when Hearth quit
 
     @property
     def part(self) -> Path:
@@ -286,6 +287,7 @@ class DownloadManager:
     def pause(self, download_id: str) -> None:
         with self._lock:
             item = self._items[download_id]
+            item.resume_on_start = False
             if item.state in (QUEUED, RUNNING):
                 self._controls[download_id] = PAUSED
                 if item.state == QUEUED:
@@ -297,7 +299,7 @@ class DownloadManager:
         with self._lock:
             item = self._items[download_id]
             if item.state in (PAUSED, FAILED):
-                item.state, item.error = QUEUED, ""
+                item.state, item.error, item.resume_on_start = QUEUED, "", False
                 self._controls.pop(download_id, None)
         self.save()
         self._schedule()
@@ -337,12 +339,29 @@ class DownloadManager:
             if deadline is not None and time.monotonic() >= deadline:
                 return self.get(download_id)
 
+    def resume_interrupted(self) -> None:
+        """Start again what was still downloading when Hearth last quit."""
+        with self._lock:
+            waiting = [
+                i.id for i in self._items.values() if i.resume_on_start and i.state == PAUSED
+            ]
+        for download_id in waiting:
+            self.resume(download_id)
+
     def close(self) -> None:
-        """Pause what is running (keeping part files) and wait for the threads."""
+        """Pause what is running (keeping part files) and wait for the threads.
+
+        What was running or queued resumes by itself at the next start
+        (``resume_interrupted``); what the user paused stays paused.
+        """
         with self._lock:
             for download_id, item in self._items.items():
+                if item.state in (RUNNING, QUEUED):
+                    item.resume_on_start = True
                 if item.state == RUNNING:
                     self._controls[download_id] = PAUSED
+                elif item.state == QUEUED:
+                    item.state = PAUSED
             threads = list(self._threads.values())
         for thread in threads:
             thread.join(10)

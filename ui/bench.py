@@ -282,7 +282,7 @@ def report_first_paint(window: Any) -> None:
     from PySide6.QtWidgets import QApplication
 
     class _FirstPaint(QObject):
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
             if event.type() == QEvent.Type.Paint:
                 watched.removeEventFilter(self)
                 print(f"PAINTED {time.time():.6f}", flush=True)

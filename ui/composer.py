@@ -21,12 +21,12 @@ class Composer(QPlainTextEdit):
         self.setMaximumHeight(line * 6)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         """Three lines by default; the transcript gets the rest of the height."""
         hint = super().sizeHint()
         return QSize(hint.width(), self.fontMetrics().lineSpacing() * 3 + 12)
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
         if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             text = self.toPlainText()

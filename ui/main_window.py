@@ -20,13 +20,16 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -123,6 +126,9 @@ class MainWindow(QMainWindow):
         self.run: ChatRun | None = None
         self._loader: JobWatcher | None = None
         self._load_on_start = load_on_start
+        from app.hub.sources import download_manager
+
+        self.downloads = download_manager(core)
         # Extra sampling parameters for every reply (benchmarks run replies to a fixed
         # length with {"ignore_eos": True}); empty in normal use.
         self.sampling_overrides: dict[str, Any] = {}
@@ -136,6 +142,7 @@ class MainWindow(QMainWindow):
         self._report_startup_problems()
         self.refresh_conversations()
         self.refresh_models()
+        self.downloads.resume_interrupted()
 
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
@@ -210,7 +217,17 @@ class MainWindow(QMainWindow):
         splitter.addWidget(chat)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([260, 840])
-        self.setCentralWidget(splitter)
+        from ui.models_screen import ModelsScreen
+
+        self.models_screen = ModelsScreen(self.core, self.downloads, self.report, self.show_error)
+        self.models_screen.chat_requested.connect(self.chat_with)
+        self.models_screen.library_changed.connect(self._library_changed)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("screens")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(splitter, "Chat")
+        self.tabs.addTab(self.models_screen, "Models")
+        self.setCentralWidget(self.tabs)
         self.stats_label = QLabel("")
         self.stats_label.setObjectName("statsLabel")
         self.statusBar().addPermanentWidget(self.stats_label)
@@ -237,13 +254,35 @@ class MainWindow(QMainWindow):
         )
         file_menu.addSeparator()
         action(file_menu, "&Settings…", QKeySequence("Ctrl+,"), self.open_settings)
+        action(file_menu, "Hugging Face &token…", None, lambda: self.ask_token("hf"))
+        action(file_menu, "ModelScope t&oken…", None, lambda: self.ask_token("modelscope"))
         file_menu.addSeparator()
         action(file_menu, "&Quit", QKeySequence(QKeySequence.StandardKey.Quit), self.close)
+        view_menu = self.menuBar().addMenu("&View")
+        action(view_menu, "&Chat", QKeySequence("Ctrl+1"), lambda: self.tabs.setCurrentIndex(0))
+        action(view_menu, "&Models", QKeySequence("Ctrl+2"), lambda: self.tabs.setCurrentIndex(1))
         chat_menu = self.menuBar().addMenu("&Chat")
         action(chat_menu, "&Stop reply", QKeySequence(Qt.Key.Key_Escape), self.stop)
         action(chat_menu, "&Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus)
         help_menu = self.menuBar().addMenu("&Help")
         action(help_menu, "&About Hearth", None, self.show_about)
+
+    def ask_token(self, source: str) -> None:
+        from app.secrets import set_token
+
+        name = "Hugging Face" if source == "hf" else "ModelScope"
+        token, ok = QInputDialog.getText(
+            self,
+            f"{name} access token",
+            f"Paste your {name} access token. It is kept in the system keyring; leave it empty "
+            "to remove it.",
+            QLineEdit.EchoMode.Password,
+        )
+        if ok:
+            try:
+                set_token(source, token.strip())
+            except Exception as exc:  # noqa: BLE001 - shown to the user
+                self.report(exc, "saving the token")
 
     def open_settings(self) -> None:
         from ui.settings_dialog import SettingsDialog
@@ -295,6 +334,7 @@ class MainWindow(QMainWindow):
         self.library = models
         self.models = self.core.chat_models(models)
         self._fill_picker()
+        self.models_screen.show_library(models)
         try:
             default = self.core.default_model(models)
         except Exception as exc:  # noqa: BLE001 - shown to the user
@@ -322,6 +362,35 @@ class MainWindow(QMainWindow):
                 if item is not None:
                     item.setEnabled(False)
         self.model_picker.blockSignals(False)
+
+    def _library_changed(self, models: list[ModelEntry]) -> None:
+        """The Models screen found a new library (a download finished, a model was deleted)."""
+        self.library = models
+        current = self.model
+        self.models = self.core.chat_models(models)
+        self._fill_picker()
+        if current is not None:
+            for index, entry in enumerate(self.models):
+                if entry.path == current.path:
+                    self.model_picker.setCurrentIndex(index)
+
+    def chat_with(self, entry: ModelEntry) -> None:
+        """Start a new chat with ``entry`` (from the library)."""
+        if entry.format != "gguf":
+            self.show_error(
+                f"{entry.name} is a transformers checkpoint; this version of Hearth "
+                "chats with GGUF models."
+            )
+            return
+        if self.run is not None:
+            self.show_error("Wait for the reply to finish (or press Stop) before switching models.")
+            return
+        if all(m.path != entry.path for m in self.models):
+            self.models.append(entry)
+            self._fill_picker()
+        self.tabs.setCurrentIndex(0)
+        self.new_chat()
+        self.select_model(entry)
 
     def _picker_activated(self, index: int) -> None:
         if 0 <= index < len(self.models):
@@ -580,7 +649,7 @@ class MainWindow(QMainWindow):
             self.composer.setFocus()
 
     # -- closing -----------------------------------------------------------------------
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event: QCloseEvent) -> None:
         run = self.run
         if run is not None:
             self.run = None
@@ -590,5 +659,6 @@ class MainWindow(QMainWindow):
             except Exception:
                 log.exception("could not save the reply while closing")
         self.client.close(timeout=3.0)
+        self.downloads.close()
         self.store.close()
         super().closeEvent(event)

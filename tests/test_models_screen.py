@@ -1,0 +1,162 @@
+"""The Models screen in the real window, against the fake hub."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QTableWidget
+from pytestqt.qtbot import QtBot
+
+from app import downloads as dl
+from app.core import Core
+from tests.fakehub import FakeHub
+from tests.gguf_files import build_gguf
+from tests.gui_helpers import open_window, wait_until
+from ui.main_window import MainWindow
+
+pytestmark = pytest.mark.slow
+REPO = "acme/tiny-GGUF"
+
+
+@pytest.fixture
+def hub(core: Core, tmp_path: Path) -> Iterator[FakeHub]:
+    server = FakeHub().start()
+    q4 = build_gguf(tmp_path / "src/q4.gguf", file_type=15).read_bytes() + b"\0" * 3_000_000
+    q8 = build_gguf(tmp_path / "src/q8.gguf", file_type=7).read_bytes() + b"\0" * 5_000_000
+    server.add(
+        REPO,
+        {"tiny-Q4_K_M.gguf": q4, "tiny-Q8_0.gguf": q8, "README.md": b"x"},
+        tags=["gguf"],
+        downloads=50,
+    )
+    server.add("acme/other-GGUF", {"o-Q4_0.gguf": q4}, tags=["gguf"], downloads=5)
+    server.add(
+        "acme/pickles",
+        {"config.json": b"{}", "pytorch_model.bin": b"\x80" * 2000},
+        tags=["transformers"],
+        downloads=1,
+    )
+    core.settings.set("hub.huggingface_endpoint", server.url)
+    core.settings.set("hub.modelscope_endpoint", server.url)
+    yield server
+    server.stop()
+
+
+def cell(table: QTableWidget, row: int, column: int) -> str:
+    item = table.item(row, column)
+    assert item is not None
+    return item.text()
+
+
+def search(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    screen = window.models_screen
+    screen.query.setText(text)
+    with qtbot.waitSignal(screen.search_finished, timeout=30_000):
+        screen.search_button.click()
+
+
+def open_first(qtbot: QtBot, window: MainWindow) -> None:
+    with qtbot.waitSignal(window.models_screen.repo_opened, timeout=30_000):
+        window.models_screen.results_table.selectRow(0)
+
+
+def test_search_open_download_and_chat(qtbot: QtBot, core: Core, hub: FakeHub) -> None:
+    window = open_window(qtbot, core)
+    window.tabs.setCurrentIndex(1)
+    screen = window.models_screen
+    search(qtbot, window, "acme")
+    assert [r.repo_id for r in screen.results] == [REPO, "acme/other-GGUF"]  # by downloads
+    open_first(qtbot, window)
+    labels = [o.label for o in screen.offers]
+    assert labels == ["Q4_K_M", "Q8_0"]
+    assert cell(screen.offers_table, 0, 3) == "Recommended"
+    screen.download_button.click()
+    target = core.models_dir / REPO / "tiny-Q4_K_M.gguf"
+    wait_until(qtbot, target.exists, 30_000)
+    # The finished download shows up in the library and in the chat model picker.
+    wait_until(qtbot, lambda: any(m.path == target for m in screen.library), 10_000)
+    wait_until(qtbot, lambda: any(m.path == target for m in window.models), 10_000)
+    row = next(i for i, m in enumerate(screen.library) if m.path == target)
+    assert cell(screen.library_table, row, 4) == "Q4_K_M"
+    assert cell(screen.library_table, row, 7) == "Hearth"
+    screen.library_table.selectRow(row)
+    screen.chat_button.click()
+    assert window.tabs.currentIndex() == 0 and window.model is not None
+    assert window.model.path == target
+
+
+def test_pause_resume_and_cancel_from_the_screen(qtbot: QtBot, core: Core, hub: FakeHub) -> None:
+    hub.fault(REPO, "tiny-Q8_0.gguf", bytes_per_s=2_000_000)
+    window = open_window(qtbot, core)
+    screen = window.models_screen
+    search(qtbot, window, "tiny")
+    open_first(qtbot, window)
+    screen.offers_table.selectRow(1)  # Q8_0
+    screen.download_button.click()
+    model = screen.downloads_model
+    wait_until(qtbot, lambda: model.rowCount() == 1 and model.items[0].received > 1_000_000)
+    assert "MB/s" in model.data(model.index(0, 3))
+    screen.downloads_view.selectRow(0)
+    screen.pause_button.click()
+    wait_until(qtbot, lambda: model.items[0].state == dl.PAUSED, 10_000)
+    assert model.data(model.index(0, 2)) == "Paused"
+    hub.faults.clear()
+    screen.resume_button.click()
+    wait_until(qtbot, lambda: model.items[0].state == dl.DONE, 30_000)
+    assert (core.models_dir / REPO / "tiny-Q8_0.gguf").exists()
+
+    hub.fault(REPO, "tiny-Q4_K_M.gguf", bytes_per_s=1_000_000)
+    screen.offers_table.selectRow(0)
+    screen.download_button.click()
+    wait_until(qtbot, lambda: model.rowCount() == 2 and model.items[1].received > 0)
+    screen.downloads_view.selectRow(1)
+    screen.cancel_button.click()
+    wait_until(qtbot, lambda: model.items[1].state == dl.CANCELLED, 10_000)
+    assert not list((core.models_dir / REPO).glob("tiny-Q4_K_M.gguf*"))
+
+
+def test_a_download_interrupted_by_quitting_resumes_at_the_next_start(
+    qtbot: QtBot, core: Core, hub: FakeHub
+) -> None:
+    hub.fault(REPO, "tiny-Q8_0.gguf", bytes_per_s=2_000_000)
+    window = open_window(qtbot, core)
+    screen = window.models_screen
+    search(qtbot, window, "tiny")
+    open_first(qtbot, window)
+    screen.offers_table.selectRow(1)
+    screen.download_button.click()
+    wait_until(
+        qtbot,
+        lambda: (
+            screen.downloads_model.rowCount() == 1
+            and screen.downloads_model.items[0].received > 500_000
+        ),
+    )
+    window.close()
+    assert (core.models_dir / REPO / "tiny-Q8_0.gguf.part").exists()
+    hub.faults.clear()
+    again = open_window(qtbot, core)
+    wait_until(qtbot, (core.models_dir / REPO / "tiny-Q8_0.gguf").exists, 30_000)
+    assert again.models_screen.downloads_model.rowCount() == 1
+
+
+def test_modelscope_search_and_pickle_warning(qtbot: QtBot, core: Core, hub: FakeHub) -> None:
+    window = open_window(qtbot, core)
+    screen = window.models_screen
+    screen.source.setCurrentIndex(1)  # ModelScope
+    search(qtbot, window, "pickles")
+    assert [r.repo_id for r in screen.results] == ["acme/pickles"]
+    open_first(qtbot, window)
+    assert screen.offers[0].kind == "pickle-checkpoint"
+    assert "pickle" in cell(screen.offers_table, 0, 3)
+
+
+def test_errors_reach_the_banner(
+    qtbot: QtBot, core: Core, hub: FakeHub, expect_error_logs: None
+) -> None:
+    window = open_window(qtbot, core)
+    screen = window.models_screen
+    screen.query.setText("acme/missing")
+    with qtbot.waitSignal(screen.repo_opened, timeout=30_000):
+        screen.open_button.click()
+    assert "not found" in window.error_banner.message

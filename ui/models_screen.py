@@ -1,0 +1,432 @@
+"""The Models screen: search a hub, open a repository, download, and manage the library.
+
+Everything slow (searching, listing a repository's files, reading model headers) runs on
+the thread pool through ``run_in_background``; downloads run in the download manager's
+threads and are shown by ``DownloadsModel``, which polls on a timer.  Problems go to the
+window's error banner through ``report``/``show_error``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core import Core
+from app.downloads import DownloadManager
+from app.errors import HearthError
+from app.hub import huggingface
+from app.hub.huggingface import RepoSummary
+from app.hub.repo_files import Offer, group_files, human_size
+from app.hub.sources import HF, MODELSCOPE, hf_endpoint, modelscope_endpoint
+from app.library_actions import APP_NAMES, delete_model
+from app.model_library import ModelEntry
+from app.pull import list_repo, recommended
+from app.secrets import get_token
+from ui.background import run_in_background
+from ui.downloads_model import DownloadsModel
+
+SOURCE_LABELS = {HF: "Hugging Face", MODELSCOPE: "ModelScope"}
+SORT_LABELS = {"downloads": "Most downloaded", "likes": "Most liked", "recent": "Recently updated"}
+KIND_LABELS = {"gguf": "GGUF (llama.cpp)", "transformers": "Transformers checkpoints"}
+SOURCE_NAMES = {
+    "starter": "Bundled",
+    "models_dir": "Hearth",
+    "added": "Added by you",
+    "file": "Opened file",
+}
+
+
+def _table(headers: tuple[str, ...], name: str) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setObjectName(name)
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().hide()
+    table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    return table
+
+
+def _params(count: int | None) -> str:
+    if not count:
+        return ""
+    return f"{count / 1e9:.1f}B" if count >= 1e9 else f"{count / 1e6:.0f}M"
+
+
+class ModelsScreen(QWidget):
+    chat_requested = Signal(object)  # a ModelEntry to chat with
+    library_changed = Signal(list)  # the new list of ModelEntry
+    search_finished = Signal()
+    repo_opened = Signal()
+
+    def __init__(
+        self,
+        core: Core,
+        manager: DownloadManager,
+        report: Callable[[BaseException, str], None],
+        show_error: Callable[[str], None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("modelsScreen")
+        self.core = core
+        self.manager = manager
+        self.report = report
+        self.show_error = show_error
+        self.results: list[RepoSummary] = []
+        self.offers: list[Offer] = []
+        self.repo_id = ""
+        self.repo_source = HF
+        self.library: list[ModelEntry] = []
+        self._build()
+
+    # -- layout ------------------------------------------------------------------------
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        search_row = QHBoxLayout()
+        self.source = QComboBox()
+        self.source.setAccessibleName("Source")
+        for key, label in SOURCE_LABELS.items():
+            self.source.addItem(label, key)
+        self.kind = QComboBox()
+        self.kind.setAccessibleName("Kind of model")
+        for key, label in KIND_LABELS.items():
+            self.kind.addItem(label, key)
+        self.sort = QComboBox()
+        self.sort.setAccessibleName("Sort by")
+        for key, label in SORT_LABELS.items():
+            self.sort.addItem(label, key)
+        self.query = QLineEdit()
+        self.query.setObjectName("searchQuery")
+        self.query.setPlaceholderText("Search models, or type a repository id (owner/name)")
+        self.query.returnPressed.connect(self.search)
+        self.search_button = QPushButton("Search")
+        self.search_button.clicked.connect(self.search)
+        self.open_button = QPushButton("Open id")
+        self.open_button.setToolTip("Open the repository typed in the box (owner/name)")
+        self.open_button.clicked.connect(lambda: self.open_repo(self.query.text().strip()))
+        for widget in (self.source, self.kind, self.sort):
+            search_row.addWidget(widget)
+        search_row.addWidget(self.query, 1)
+        search_row.addWidget(self.search_button)
+        search_row.addWidget(self.open_button)
+        layout.addLayout(search_row)
+
+        browse = QSplitter(Qt.Orientation.Horizontal)
+        self.results_table = _table(("Repository", "Downloads", "Likes", "Updated"), "results")
+        self.results_table.itemSelectionChanged.connect(self._result_chosen)
+        browse.addWidget(self.results_table)
+        files_box = QWidget()
+        files_layout = QVBoxLayout(files_box)
+        files_layout.setContentsMargins(0, 0, 0, 0)
+        self.repo_label = QLabel("Open a repository to see what it offers.")
+        self.repo_label.setWordWrap(True)
+        self.offers_table = _table(("Choice", "Files", "Size", "Note"), "offers")
+        self.download_button = QPushButton("Download")
+        self.download_button.setObjectName("downloadButton")
+        self.download_button.clicked.connect(self.download_selected)
+        files_layout.addWidget(self.repo_label)
+        files_layout.addWidget(self.offers_table, 1)
+        files_layout.addWidget(self.download_button)
+        browse.addWidget(files_box)
+        browse.setSizes([420, 520])
+
+        downloads_box = QGroupBox("Downloads")
+        downloads_layout = QVBoxLayout(downloads_box)
+        self.downloads_model = DownloadsModel(self.manager, self)
+        self.downloads_model.completed.connect(lambda _path: self.refresh_library())
+        self.downloads_view = QTableView()
+        self.downloads_view.setObjectName("downloads")
+        self.downloads_view.setModel(self.downloads_model)
+        self.downloads_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.downloads_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.downloads_view.verticalHeader().hide()
+        self.downloads_view.horizontalHeader().setSectionResizeMode(
+            3, QHeaderView.ResizeMode.Stretch
+        )
+        buttons = QHBoxLayout()
+        self.pause_button = QPushButton("Pause")
+        self.resume_button = QPushButton("Resume")
+        self.cancel_button = QPushButton("Cancel")
+        self.clear_button = QPushButton("Clear finished")
+        self.pause_button.clicked.connect(lambda: self._on_download(self.manager.pause))
+        self.resume_button.clicked.connect(lambda: self._on_download(self.manager.resume))
+        self.cancel_button.clicked.connect(lambda: self._on_download(self.manager.cancel))
+        self.clear_button.clicked.connect(self._clear_finished)
+        for button in (
+            self.pause_button,
+            self.resume_button,
+            self.cancel_button,
+            self.clear_button,
+        ):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        downloads_layout.addWidget(self.downloads_view)
+        downloads_layout.addLayout(buttons)
+
+        library_box = QGroupBox("Library")
+        library_layout = QVBoxLayout(library_box)
+        self.library_table = _table(
+            (
+                "Model",
+                "Format",
+                "Architecture",
+                "Parameters",
+                "Quantization",
+                "Context",
+                "Size",
+                "From",
+            ),
+            "library",
+        )
+        library_buttons = QHBoxLayout()
+        self.chat_button = QPushButton("Chat with this model")
+        self.chat_button.clicked.connect(self._chat_with_selected)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.clicked.connect(self._delete_selected)
+        self.add_button = QPushButton("Add file or folder…")
+        self.add_button.clicked.connect(self._add_path)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.clicked.connect(self.refresh_library)
+        for button in (self.chat_button, self.delete_button, self.add_button, self.refresh_button):
+            library_buttons.addWidget(button)
+        library_buttons.addStretch(1)
+        library_layout.addWidget(self.library_table, 1)
+        library_layout.addLayout(library_buttons)
+
+        vertical = QSplitter(Qt.Orientation.Vertical)
+        vertical.addWidget(browse)
+        vertical.addWidget(downloads_box)
+        vertical.addWidget(library_box)
+        vertical.setSizes([330, 170, 260])
+        layout.addWidget(vertical, 1)
+
+    # -- searching ---------------------------------------------------------------------
+    def search(self) -> None:
+        text = self.query.text().strip()
+        source = str(self.source.currentData())
+        kind, sort = str(self.kind.currentData()), str(self.sort.currentData())
+        core = self.core
+
+        def work() -> list[RepoSummary]:
+            if source == MODELSCOPE:
+                from app.hub import modelscope
+
+                return modelscope.search(
+                    text,
+                    sort=sort,
+                    endpoint_url=modelscope_endpoint(core),
+                    token=get_token(MODELSCOPE),
+                )
+            return huggingface.search(
+                text, kind=kind, sort=sort, endpoint_url=hf_endpoint(core), token=get_token(HF)
+            )
+
+        self.search_button.setEnabled(False)
+        run_in_background(self, work, self._show_results, self._search_failed)
+
+    def _search_failed(self, exc: BaseException) -> None:
+        self.search_button.setEnabled(True)
+        self.report(exc, "searching models")
+        self.search_finished.emit()
+
+    def _show_results(self, results: list[RepoSummary]) -> None:
+        self.search_button.setEnabled(True)
+        self.results = results
+        self.results_table.setRowCount(len(results))
+        for row, summary in enumerate(results):
+            values = (
+                summary.repo_id + ("  🔒" if summary.gated else ""),
+                f"{summary.downloads:,}",
+                f"{summary.likes:,}",
+                summary.last_modified[:10],
+            )
+            for column, value in enumerate(values):
+                self.results_table.setItem(row, column, QTableWidgetItem(value))
+        if not results:
+            self.show_error("No models matched. Try other words, or another source.")
+        self.search_finished.emit()
+
+    def _result_chosen(self) -> None:
+        rows = self.results_table.selectionModel().selectedRows()
+        if rows:
+            self.open_repo(self.results[rows[0].row()].repo_id)
+
+    # -- one repository ------------------------------------------------------------------
+    def open_repo(self, repo_id: str) -> None:
+        if "/" not in repo_id:
+            self.show_error("A repository id looks like owner/name.")
+            return
+        source = str(self.source.currentData())
+        core = self.core
+        self.repo_label.setText(f"Opening {repo_id}…")
+        run_in_background(
+            self,
+            lambda: group_files(list_repo(core, repo_id, source)),
+            lambda offers: self._show_offers(repo_id, source, offers),
+            self._open_failed,
+        )
+
+    def _open_failed(self, exc: BaseException) -> None:
+        self.repo_label.setText("Could not open the repository.")
+        self.report(exc, "opening the repository")
+        self.repo_opened.emit()
+
+    def _show_offers(self, repo_id: str, source: str, offers: list[Offer]) -> None:
+        self.repo_id, self.repo_source, self.offers = repo_id, source, offers
+        best = recommended(offers)
+        self.repo_label.setText(
+            f"<b>{repo_id}</b> on {SOURCE_LABELS[source]}"
+            + ("" if offers else ": no GGUF files or transformers checkpoints here.")
+        )
+        self.offers_table.setRowCount(len(offers))
+        for row, offer in enumerate(offers):
+            note = offer.warning or ("Recommended" if offer is best else "")
+            values = (offer.label, str(len(offer.files)), human_size(offer.size), note)
+            for column, value in enumerate(values):
+                cell = QTableWidgetItem(value)
+                if offer.warning:
+                    cell.setToolTip(offer.warning)
+                self.offers_table.setItem(row, column, cell)
+        if best is not None:
+            self.offers_table.selectRow(offers.index(best))
+        self.repo_opened.emit()
+
+    def download_selected(self) -> None:
+        rows = self.offers_table.selectionModel().selectedRows()
+        if not rows or not self.offers:
+            self.show_error("Choose what to download first.")
+            return
+        offer = self.offers[rows[0].row()]
+        self.download(offer)
+
+    def download(self, offer: Offer) -> None:
+        revision = "master" if self.repo_source == MODELSCOPE else "main"
+        target = self.core.models_dir / self.repo_id
+        try:
+            for file in offer.files:
+                self.manager.add(self.repo_source, self.repo_id, file, target, revision=revision)
+        except HearthError as exc:
+            self.report(exc, "starting the download")
+        self.downloads_model.refresh()
+
+    # -- the download queue --------------------------------------------------------------
+    def _selected_download(self) -> str | None:
+        rows = self.downloads_view.selectionModel().selectedRows()
+        if not rows:
+            return None
+        item = self.downloads_model.item_at(rows[0].row())
+        return item.id if item else None
+
+    def _on_download(self, action: Callable[[str], None]) -> None:
+        download_id = self._selected_download()
+        if download_id is None:
+            self.show_error("Choose a download in the list first.")
+            return
+        action(download_id)
+        self.downloads_model.refresh()
+
+    def _clear_finished(self) -> None:
+        for item in self.manager.snapshot():
+            self.manager.remove_finished(item.id)
+        self.downloads_model.refresh()
+
+    # -- library -------------------------------------------------------------------------
+    def refresh_library(self) -> None:
+        run_in_background(
+            self,
+            self.core.models,
+            self.show_library,
+            lambda exc: self.report(exc, "listing models"),
+        )
+
+    def show_library(self, models: list[ModelEntry]) -> None:
+        self.library = models
+        self.library_table.setRowCount(len(models))
+        for row, entry in enumerate(models):
+            source = SOURCE_NAMES.get(entry.source) or APP_NAMES.get(entry.source, entry.source)
+            values = (
+                entry.name,
+                entry.format,
+                entry.architecture,
+                _params(entry.parameters),
+                entry.quantization,
+                str(entry.context_length or ""),
+                human_size(entry.size_bytes),
+                source,
+            )
+            for column, value in enumerate(values):
+                cell = QTableWidgetItem(value)
+                tip = entry.problem or entry.warning or str(entry.path)
+                cell.setToolTip(tip)
+                if entry.problem:
+                    cell.setForeground(Qt.GlobalColor.gray)
+                self.library_table.setItem(row, column, cell)
+        self.library_changed.emit(models)
+
+    def _selected_entry(self) -> ModelEntry | None:
+        rows = self.library_table.selectionModel().selectedRows()
+        return self.library[rows[0].row()] if rows else None
+
+    def _chat_with_selected(self) -> None:
+        entry = self._selected_entry()
+        if entry is None:
+            self.show_error("Choose a model in the library first.")
+            return
+        self.chat_requested.emit(entry)
+
+    def _delete_selected(self, confirm: bool = True) -> None:
+        entry = self._selected_entry()
+        if entry is None:
+            return
+        if confirm:
+            answer = QMessageBox.question(
+                self,
+                "Delete model",
+                f"Delete {entry.name} ({human_size(entry.size_bytes)}) from disk?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        try:
+            delete_model(self.core, entry)
+        except (HearthError, OSError) as exc:
+            self.report(exc, "deleting the model")
+            return
+        self.refresh_library()
+
+    def _add_path(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Add a GGUF model", str(Path.home()), "GGUF models (*.gguf)"
+        )
+        if path:
+            self.add_path(Path(path))
+
+    def add_path(self, path: Path) -> None:
+        lines = [line for line in str(self.core.settings.get("models.added")).splitlines() if line]
+        if str(path) not in lines:
+            lines.append(str(path))
+            with contextlib.suppress(ValueError):
+                self.core.settings.set("models.added", "\n".join(lines))
+        self.refresh_library()
