@@ -115,6 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--tokens", type=int, default=256, help="tokens per measured reply")
     bench.add_argument("--rounds", type=int, default=5, help="alternating rounds per side")
     bench.add_argument(
+        "--download-mb",
+        type=int,
+        default=256,
+        help="size of the loopback download test (0 skips it)",
+    )
+    bench.add_argument(
         "--json",
         action="store_true",
         help='print a JSON list of {"name","value","unit","budget","ok"}',

@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import os
+import queue
 import shutil
 import threading
 import time
@@ -95,6 +96,47 @@ class Download:
 Fetcher = Callable[[Download, BinaryIO, int], None]  # (item, sink, resume_from)
 
 
+class _Hasher:
+    """SHA-256 (and git's blob SHA-1 when needed) computed on a thread of its own.
+
+    hashlib releases the GIL, so hashing runs beside the network transfer instead of
+    after each chunk; the bounded queue keeps memory flat on any file size.
+    """
+
+    BATCH = 4 * 1024 * 1024  # hand over this much at a time: one thread wake-up per batch
+
+    def __init__(self, size: int, git: bool) -> None:
+        self.sha256 = hashlib.sha256()
+        self.git = hashlib.sha1(b"blob %d\0" % size) if git else None
+        self._queue: queue.Queue[list[bytes] | None] = queue.Queue(maxsize=16)
+        self._batch: list[bytes] = []
+        self._batch_bytes = 0
+        self._thread = threading.Thread(target=self._run, name="hash", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (batch := self._queue.get()) is not None:
+            for chunk in batch:
+                self.sha256.update(chunk)
+                if self.git is not None:
+                    self.git.update(chunk)
+
+    def feed(self, chunk: bytes) -> None:
+        self._batch.append(chunk)
+        self._batch_bytes += len(chunk)
+        if self._batch_bytes >= self.BATCH:
+            self._queue.put(self._batch)
+            self._batch, self._batch_bytes = [], 0
+
+    def finish(self) -> None:
+        if self._thread.is_alive():
+            if self._batch:
+                self._queue.put(self._batch)
+                self._batch, self._batch_bytes = [], 0
+            self._queue.put(None)
+            self._thread.join()
+
+
 class _Sink:
     """The file object the hub client writes into: hashes, counts, and obeys pause/cancel."""
 
@@ -108,23 +150,26 @@ class _Sink:
         self._window_bytes = 0
 
     def _rehash(self, length: int) -> None:
-        self.sha256 = hashlib.sha256()
-        self.git = hashlib.sha1(b"blob %d\0" % self.item.size)
+        old = getattr(self, "hasher", None)
+        if old is not None:
+            old.finish()
+        self.hasher = _Hasher(self.item.size, bool(self.item.git_sha1))
         self.file.seek(0)
         remaining = length
         while remaining > 0:
             chunk = self.file.read(min(HASH_CHUNK, remaining))
             if not chunk:
                 break
-            self._update_hashes(chunk)
+            self.hasher.feed(chunk)
             remaining -= len(chunk)
         self.file.seek(length)
         self.item.received = length
 
-    def _update_hashes(self, chunk: bytes) -> None:
-        self.sha256.update(chunk)
-        if self.item.git_sha1:
-            self.git.update(chunk)
+    def digests(self) -> tuple[str, str]:
+        """(sha256, git sha1) of everything written; waits for the hashing thread."""
+        self.hasher.finish()
+        git = self.hasher.git.hexdigest() if self.hasher.git is not None else ""
+        return self.hasher.sha256.hexdigest(), git
 
     # The file protocol the hub client uses.
     def write(self, chunk: bytes) -> int:
@@ -134,7 +179,7 @@ class _Sink:
         if control == PAUSED:
             raise DownloadPaused
         written = self.file.write(chunk)
-        self._update_hashes(chunk)
+        self.hasher.feed(chunk)
         self.item.received += len(chunk)
         self._window_bytes += len(chunk)
         now = time.monotonic()
@@ -167,6 +212,7 @@ class _Sink:
         self.file.flush()
 
     def close(self) -> None:
+        self.hasher.finish()
         self.file.close()
 
 
@@ -447,12 +493,13 @@ class DownloadManager:
 
     def _verify(self, item: Download, sink: _Sink) -> None:
         actual_size = item.part.stat().st_size
+        sha256, git_sha1 = sink.digests()
         problem = ""
         if actual_size != item.size:
             problem = f"it has {actual_size:,} bytes instead of {item.size:,}"
-        elif item.sha256 and sink.sha256.hexdigest() != item.sha256.lower():
+        elif item.sha256 and sha256 != item.sha256.lower():
             problem = "its SHA-256 does not match the hub's"
-        elif not item.sha256 and item.git_sha1 and sink.git.hexdigest() != item.git_sha1.lower():
+        elif not item.sha256 and item.git_sha1 and git_sha1 != item.git_sha1.lower():
             problem = "its checksum does not match the hub's"
         if problem:
             _remove(item.part)

@@ -3,6 +3,7 @@
 import hashlib
 import json
 import os
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -229,3 +230,40 @@ def test_not_enough_disk_space_is_refused_before_starting(
     failed = manager.wait(item.id, 30)
     assert failed.state == FAILED and "Not enough disk space" in failed.error
     assert not any(r for r in hub.requests if "resolve" in r)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 1 MB file system (tmpfs), so that writing really fails with ENOSPC."""
+    mount_point = tmp_path / "tiny-disk"
+    mount_point.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount_point)], check=True)
+    yield mount_point
+    subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def test_a_disk_that_fills_up_mid_download_fails_cleanly(
+    core: Core,
+    hub: FakeHub,
+    tiny_disk: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    expect_error_logs: None,
+) -> None:
+    monkeypatch.setattr("app.downloads.DISK_MARGIN", 0)
+    hub.add("acme/two", {"a.gguf": BIG[:700_000], "b.gguf": BIG[700_000:1_400_000]})
+    hub.fault("acme/two", "a.gguf", bytes_per_s=3_000_000)
+    hub.fault("acme/two", "b.gguf", bytes_per_s=3_000_000)
+    endpoint = core.settings.get("hub.huggingface_endpoint")
+    manager = download_manager(core)
+    items = [
+        manager.add("hf", "acme/two", f, tiny_disk)
+        for f in huggingface.list_files("acme/two", endpoint_url=endpoint)
+    ]
+    results = [manager.wait(i.id, 60) for i in items]
+    failed = [r for r in results if r.state == FAILED]
+    assert failed, [r.state for r in results]
+    assert all("disk is full" in r.error for r in failed)
+    assert not list(tiny_disk.glob("*.part"))  # no useless partial files left behind
+    manager.close()

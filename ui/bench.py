@@ -241,6 +241,14 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
             baseline.close()
             dispose_window(window)
     startup = measure_startup(STARTUP_RUNS)
+    download_mb = int(getattr(args, "download_mb", 256))
+    if download_mb > 0:
+        from app.bench_download import measure as measure_download
+
+        say(f"bench: downloading {download_mb} MB on loopback, 5 rounds per side")
+        session_mb_s, urllib_mb_s, hearth_mb_s = measure_download(download_mb)
+        say("bench: the same over a link shaped to 100 MB/s (a 1 Gbit/s network)")
+        shaped = measure_download(max(download_mb // 4, 8), rounds=3, rate_mb_s=100)
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     leaked = [m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules]
 
@@ -266,6 +274,22 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         Figure("ui_peak_rss_mb", round(peak_rss / 2**20, 1), "MB", None, None),
         Figure("ui_imports_engine_libraries", len(leaked), "count", "== 0", not leaked),
     ]
+    if download_mb > 0:
+        ratio_dl = hearth_mb_s / session_mb_s
+        figures += [
+            Figure("download_mb_s_hearth", round(hearth_mb_s, 1), "MB/s", None, None),
+            Figure(
+                "download_mb_s_plain_get_hub_client", round(session_mb_s, 1), "MB/s", None, None
+            ),
+            Figure("download_mb_s_plain_get_urllib", round(urllib_mb_s, 1), "MB/s", None, None),
+            Figure("download_ratio", round(ratio_dl, 3), "ratio", ">= 0.9", ratio_dl >= 0.9),
+            Figure(
+                "download_ratio_vs_urllib", round(hearth_mb_s / urllib_mb_s, 3), "ratio", None, None
+            ),
+            Figure(
+                "download_ratio_at_100_mb_s", round(shaped[2] / shaped[0], 3), "ratio", None, None
+            ),
+        ]
     if args.json:
         print(json.dumps([asdict(f) for f in figures], indent=2))
     else:

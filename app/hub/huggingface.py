@@ -18,7 +18,6 @@ from app.errors import HearthError
 from app.hub.repo_files import RepoFile
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
-TRANSFER_CHUNK = 1024 * 1024
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "lastModified"}
 
 
@@ -122,11 +121,17 @@ def fetch(
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from huggingface_hub import constants, hf_hub_url
     from huggingface_hub.file_download import http_get
-    from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
+    from huggingface_hub.utils import (  # type: ignore[attr-defined]
+        build_hf_headers,
+        disable_progress_bars,
+    )
 
-    # The client hands over 10 MB at a time by default; 1 MiB keeps the progress bar live
-    # and lets Pause act within a second on a slow line.
-    constants.DOWNLOAD_CHUNK_SIZE = TRANSFER_CHUNK
+    disable_progress_bars()  # Hearth shows its own progress; tqdm would only cost time
+    # The client re-cuts the stream into 10 MB pieces by default, which copies every byte
+    # once more and leaves the progress bar still for seconds on a slow line.  Without a
+    # chunk size it hands over what the socket delivered: faster, live progress, and Pause
+    # acts at once.
+    constants.DOWNLOAD_CHUNK_SIZE = None  # type: ignore[assignment]
     url = hf_hub_url(repo_id, path, revision=revision, endpoint=endpoint_url)
     headers = build_hf_headers(token=token or None)
     try:
