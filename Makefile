@@ -43,7 +43,7 @@ bench: $(STAMP)
 
 # A picture of the real window under Xvfb, for people to look at.
 screenshot: $(STAMP)
-	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) tests/tools/screenshot.py screenshots/main-window.png
+	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) -m tests.tools.screenshot screenshots/main-window.png
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

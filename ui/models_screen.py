@@ -65,14 +65,22 @@ def _table(headers: tuple[str, ...], name: str) -> QTableWidget:
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.verticalHeader().hide()
-    table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    table.setWordWrap(False)
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     return table
 
 
 def _params(count: int | None) -> str:
     if not count:
         return ""
-    return f"{count / 1e9:.1f}B" if count >= 1e9 else f"{count / 1e6:.0f}M"
+    if count >= 1e9:
+        return f"{count / 1e9:.1f}B"
+    if count >= 1e6:
+        return f"{count / 1e6:.0f}M"
+    return f"{count / 1e3:.1f}K"
 
 
 class ModelsScreen(QWidget):
@@ -163,9 +171,13 @@ class ModelsScreen(QWidget):
         self.downloads_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.downloads_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.downloads_view.verticalHeader().hide()
-        self.downloads_view.horizontalHeader().setSectionResizeMode(
-            3, QHeaderView.ResizeMode.Stretch
-        )
+        self.downloads_view.setWordWrap(False)
+        self.downloads_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = self.downloads_view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((0, 300), (1, 260), (2, 100), (4, 80)):
+            header.resizeSection(column, width)
         buttons = QHBoxLayout()
         self.pause_button = QPushButton("Pause")
         self.resume_button = QPushButton("Resume")

@@ -24,6 +24,46 @@ def wait(signal: object, timeout_ms: int = 120_000) -> None:
     loop.exec()
 
 
+def shoot_models_screen(window: MainWindow, output: Path) -> None:
+    """The Models screen against a local fake hub: results, choices, a download, the library."""
+    import os
+
+    from tests.fakehub import FakeHub
+    from tests.gguf_files import build_gguf
+
+    hub = FakeHub().start()
+    scratch = Path(tempfile.mkdtemp(prefix="hearth-shot-hub-"))
+    tiny = build_gguf(scratch / "t.gguf", file_type=15).read_bytes()
+    quants = {"Q4_K_M": 40, "Q5_K_M": 48, "Q8_0": 70, "Q2_K": 25, "IQ4_XS": 38}
+    for repo, downloads in (("bartowski/Qwen2.5-1.5B-Instruct-GGUF", 182_000),
+                            ("unsloth/DeepSeek-R1-Distill-Qwen-1.5B-GGUF", 96_500),
+                            ("lmstudio-community/gemma-3-1b-it-GGUF", 41_200)):
+        name = repo.split("/")[1].removesuffix("-GGUF")
+        files = {f"{name}-{q}.gguf": tiny + os.urandom(mb * 100_000) for q, mb in quants.items()}
+        hub.add(repo, files, tags=["gguf"], downloads=downloads, likes=downloads // 300)
+    hub.fault("bartowski/Qwen2.5-1.5B-Instruct-GGUF", "Qwen2.5-1.5B-Instruct-Q8_0.gguf",
+              bytes_per_s=1_500_000)
+    window.core.settings.set("hub.huggingface_endpoint", hub.url)
+    screen = window.models_screen
+    window.tabs.setCurrentIndex(1)
+    screen.query.setText("GGUF")
+    screen.search()
+    wait(screen.search_finished)
+    screen.results_table.selectRow(0)
+    wait(screen.repo_opened)
+    screen.download(screen.offers[0])
+    screen.offers_table.selectRow(3)
+    screen.download(screen.offers[3])
+    loop_until = QEventLoop()
+    QTimer.singleShot(2500, loop_until.quit)
+    loop_until.exec()
+    screen.refresh_library()
+    wait(screen.library_changed)
+    screen.downloads_model.refresh()
+    window.grab().save(str(output))
+    hub.stop()
+
+
 def main() -> int:
     output = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots/main-window.png")
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -46,6 +86,9 @@ def main() -> int:
             app.processEvents()
         window.grab().save(str(output))
         print(f"saved {output}")
+        models_shot = output.with_name("models.png")
+        shoot_models_screen(window, models_shot)
+        print(f"saved {models_shot}")
         dispose_window(window)
     return 0
 
