@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from app.errors import HearthError, describe_error
+from app.errors import AccessDenied, HearthError, describe_error
 from app.hub.repo_files import RepoFile, UnsafePath, safe_relative_path
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,7 @@ class Download:
     started_at: float = 0.0
     finished_at: float = 0.0
     resume_on_start: bool = False  # it was running when Hearth quit
+    error_kind: str = ""  # "access" (needs a token), "disk", "damaged" or "" for others
 
     @property
     def part(self) -> Path:
@@ -346,6 +347,7 @@ class DownloadManager:
             item = self._items[download_id]
             if item.state in (PAUSED, FAILED):
                 item.state, item.error, item.resume_on_start = QUEUED, "", False
+                item.error_kind = ""
                 self._controls.pop(download_id, None)
         self.save()
         self._schedule()
@@ -442,7 +444,9 @@ class DownloadManager:
         except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence
             item.state = FAILED
             item.error = describe_error(exc, f"downloading {item.path}")
+            item.error_kind = "access" if isinstance(exc, AccessDenied) else ""
             if _is_disk_full(exc):
+                item.error_kind = "disk"
                 _remove(item.part)  # a full disk: do not leave a useless partial file behind
         finally:
             item.speed = 0.0

@@ -23,6 +23,10 @@ class HearthError(Exception):
         self.message = message
 
 
+class AccessDenied(HearthError):
+    """A hub refused: the repository is gated or private and needs an access token."""
+
+
 def describe_error(exc: BaseException, doing: str, log_hint: str = "") -> str:
     """Log ``exc`` with its stack and return one human sentence about it.
 

@@ -160,3 +160,45 @@ def test_errors_reach_the_banner(
     with qtbot.waitSignal(screen.repo_opened, timeout=30_000):
         screen.open_button.click()
     assert "not found" in window.error_banner.message
+
+
+@pytest.fixture
+def file_keyring(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """A real file-based keyring stands in for the desktop's (none runs on this machine)."""
+    import keyring
+    from keyrings.alt.file import PlaintextKeyring
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    previous = keyring.get_keyring()
+    keyring.set_keyring(PlaintextKeyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+def test_a_gated_repository_asks_for_a_token_and_keeps_it_in_the_keyring(
+    qtbot: QtBot, core: Core, hub: FakeHub, monkeypatch: pytest.MonkeyPatch, file_keyring: None
+) -> None:
+    hub.add("acme/gated-GGUF", {"g-Q4_K_M.gguf": b"GGUF" + b"\0" * 4000}, gated=True)
+    asked: list[str] = []
+
+    def answer(*args: object, **kwargs: object) -> tuple[str, bool]:
+        asked.append(str(args[1]))
+        return hub.token, True
+
+    from PySide6.QtWidgets import QInputDialog
+
+    monkeypatch.setattr(QInputDialog, "getText", answer)  # the user types the token
+    window = open_window(qtbot, core)
+    screen = window.models_screen
+    screen.query.setText("acme/gated-GGUF")
+    with qtbot.waitSignal(screen.repo_opened, timeout=30_000):
+        screen.open_button.click()
+    assert [o.label for o in screen.offers] == ["Q4_K_M"]  # listing is public, as on the hub
+    screen.download(screen.offers[0])
+    # The file itself is refused without a token: Hearth asks, stores it, and resumes.
+    wait_until(qtbot, (core.models_dir / "acme/gated-GGUF/g-Q4_K_M.gguf").exists, 30_000)
+    assert asked == ["Hugging Face access token"]
+    from app.secrets import get_token
+
+    assert get_token("hf") == hub.token  # kept in the keyring, not in settings.json
+    assert hub.token not in core.paths.settings_file.read_text()

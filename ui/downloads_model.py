@@ -61,6 +61,7 @@ def _eta(seconds: float) -> str:
 
 class DownloadsModel(QAbstractTableModel):
     completed = Signal(str)  # the target path of a verified download
+    failed = Signal(object)  # a Download that has just failed
 
     def __init__(
         self, manager: DownloadManager, parent: QObject | None = None, interval_ms: int = 500
@@ -126,3 +127,5 @@ class DownloadsModel(QAbstractTableModel):
             old = before.get(item.id)
             if item.state == dl.DONE and (old is None or old.state != dl.DONE):
                 self.completed.emit(item.target)
+            if item.state == dl.FAILED and old is not None and old.state != dl.FAILED:
+                self.failed.emit(item)

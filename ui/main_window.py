@@ -219,7 +219,9 @@ class MainWindow(QMainWindow):
         splitter.setSizes([260, 840])
         from ui.models_screen import ModelsScreen
 
-        self.models_screen = ModelsScreen(self.core, self.downloads, self.report, self.show_error)
+        self.models_screen = ModelsScreen(
+            self.core, self.downloads, self.report, self.show_error, self.ask_token
+        )
         self.models_screen.chat_requested.connect(self.chat_with)
         self.models_screen.library_changed.connect(self._library_changed)
         self.tabs = QTabWidget()
@@ -267,22 +269,26 @@ class MainWindow(QMainWindow):
         help_menu = self.menuBar().addMenu("&Help")
         action(help_menu, "&About Hearth", None, self.show_about)
 
-    def ask_token(self, source: str) -> None:
+    def ask_token(self, source: str) -> bool:
+        """Ask for a hub access token and keep it in the keyring; True when one was saved."""
         from app.secrets import set_token
 
         name = "Hugging Face" if source == "hf" else "ModelScope"
         token, ok = QInputDialog.getText(
             self,
             f"{name} access token",
-            f"Paste your {name} access token. It is kept in the system keyring; leave it empty "
-            "to remove it.",
+            f"This needs a {name} access token. Paste it here; it is kept in the system "
+            "keyring. Leave it empty to remove a saved token.",
             QLineEdit.EchoMode.Password,
         )
-        if ok:
-            try:
-                set_token(source, token.strip())
-            except Exception as exc:  # noqa: BLE001 - shown to the user
-                self.report(exc, "saving the token")
+        if not ok:
+            return False
+        try:
+            set_token(source, token.strip())
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.report(exc, "saving the token")
+            return False
+        return bool(token.strip())
 
     def open_settings(self) -> None:
         from ui.settings_dialog import SettingsDialog

@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import Core
-from app.downloads import DownloadManager
+from app.downloads import Download, DownloadManager
 from app.errors import HearthError
 from app.hub import huggingface
-from app.hub.huggingface import RepoSummary
+from app.hub.huggingface import HubAccessError, RepoSummary
 from app.hub.repo_files import Offer, group_files, human_size
 from app.hub.sources import HF, MODELSCOPE, hf_endpoint, modelscope_endpoint
 from app.library_actions import APP_NAMES, delete_model
@@ -95,6 +95,7 @@ class ModelsScreen(QWidget):
         manager: DownloadManager,
         report: Callable[[BaseException, str], None],
         show_error: Callable[[str], None],
+        ask_token: Callable[[str], bool] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -103,6 +104,7 @@ class ModelsScreen(QWidget):
         self.manager = manager
         self.report = report
         self.show_error = show_error
+        self.ask_token = ask_token
         self.results: list[RepoSummary] = []
         self.offers: list[Offer] = []
         self.repo_id = ""
@@ -165,6 +167,7 @@ class ModelsScreen(QWidget):
         downloads_layout = QVBoxLayout(downloads_box)
         self.downloads_model = DownloadsModel(self.manager, self)
         self.downloads_model.completed.connect(lambda _path: self.refresh_library())
+        self.downloads_model.failed.connect(self._download_failed)
         self.downloads_view = QTableView()
         self.downloads_view.setObjectName("downloads")
         self.downloads_view.setModel(self.downloads_model)
@@ -298,11 +301,18 @@ class ModelsScreen(QWidget):
             self,
             lambda: group_files(list_repo(core, repo_id, source)),
             lambda offers: self._show_offers(repo_id, source, offers),
-            self._open_failed,
+            lambda exc: self._open_failed(repo_id, source, exc),
         )
 
-    def _open_failed(self, exc: BaseException) -> None:
+    def _open_failed(self, repo_id: str, source: str, exc: BaseException) -> None:
         self.repo_label.setText("Could not open the repository.")
+        if (
+            isinstance(exc, HubAccessError)
+            and self.ask_token is not None
+            and self.ask_token(source)
+        ):
+            self.open_repo(repo_id)  # again, with the token just given
+            return
         self.report(exc, "opening the repository")
         self.repo_opened.emit()
 
@@ -359,6 +369,17 @@ class ModelsScreen(QWidget):
             return
         action(download_id)
         self.downloads_model.refresh()
+
+    def _download_failed(self, item: Download) -> None:
+        """A gated file asks for a token and resumes; other failures are said once."""
+        if (
+            item.error_kind == "access"
+            and self.ask_token is not None
+            and self.ask_token(item.source)
+        ):
+            self.manager.resume(item.id)
+            return
+        self.show_error(item.error)
 
     def _clear_finished(self) -> None:
         for item in self.manager.snapshot():

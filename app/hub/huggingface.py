@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from app.errors import HearthError
+from app.errors import AccessDenied, HearthError
 from app.hub.repo_files import RepoFile
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -154,7 +154,7 @@ def fetch(
 _OURS = ("DownloadPaused", "DownloadCancelled")
 
 
-class HubAccessError(HearthError):
+class HubAccessError(AccessDenied):
     """401/403: the repository is gated or private and needs a token."""
 
 
@@ -167,8 +167,8 @@ def translate_error(exc: BaseException, what: str) -> HearthError:
     name = type(exc).__name__
     if name == "GatedRepoError" or (name == "HfHubHTTPError" and "401" in str(exc)):
         return HubAccessError(
-            f"{what} is gated or private: accept its terms on the hub, then add your access "
-            "token in Hearth's settings (it is kept in the system keyring)."
+            f"{what} is gated or private: accept its terms on the hub, then give Hearth your "
+            "access token (File › Hugging Face token…, or HF_TOKEN for the command line)."
         )
     if name in ("RepositoryNotFoundError",):
         return HubNotFound(f"{what} was not found on the hub (or it is private: add a token).")

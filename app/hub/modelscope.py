@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from app.errors import HearthError
+from app.errors import AccessDenied, HearthError
 from app.hub.huggingface import RepoSummary
 from app.hub.repo_files import RepoFile
 
@@ -143,7 +143,10 @@ def fetch(
 def translate_error(exc: BaseException, what: str) -> HearthError:
     name = type(exc).__name__
     if name in ("AuthenticationError", "PermissionDeniedError", "PermissionError"):
-        return HearthError(f"{what} needs a ModelScope access token: add it in Hearth's settings.")
+        return AccessDenied(
+            f"{what} needs a ModelScope access token: File › ModelScope token…, "
+            "or MODELSCOPE_API_TOKEN for the command line."
+        )
     if name in ("NotExistError", "NotFoundError"):
         return HearthError(f"{what} was not found on ModelScope.")
     if name in ("NetworkError", "RequestTimeoutError", "ConnectionError"):

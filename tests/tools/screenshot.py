@@ -35,14 +35,19 @@ def shoot_models_screen(window: MainWindow, output: Path) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="hearth-shot-hub-"))
     tiny = build_gguf(scratch / "t.gguf", file_type=15).read_bytes()
     quants = {"Q4_K_M": 40, "Q5_K_M": 48, "Q8_0": 70, "Q2_K": 25, "IQ4_XS": 38}
-    for repo, downloads in (("bartowski/Qwen2.5-1.5B-Instruct-GGUF", 182_000),
-                            ("unsloth/DeepSeek-R1-Distill-Qwen-1.5B-GGUF", 96_500),
-                            ("lmstudio-community/gemma-3-1b-it-GGUF", 41_200)):
+    for repo, downloads in (
+        ("bartowski/Qwen2.5-1.5B-Instruct-GGUF", 182_000),
+        ("unsloth/DeepSeek-R1-Distill-Qwen-1.5B-GGUF", 96_500),
+        ("lmstudio-community/gemma-3-1b-it-GGUF", 41_200),
+    ):
         name = repo.split("/")[1].removesuffix("-GGUF")
         files = {f"{name}-{q}.gguf": tiny + os.urandom(mb * 100_000) for q, mb in quants.items()}
         hub.add(repo, files, tags=["gguf"], downloads=downloads, likes=downloads // 300)
-    hub.fault("bartowski/Qwen2.5-1.5B-Instruct-GGUF", "Qwen2.5-1.5B-Instruct-Q8_0.gguf",
-              bytes_per_s=1_500_000)
+    hub.fault(
+        "bartowski/Qwen2.5-1.5B-Instruct-GGUF",
+        "Qwen2.5-1.5B-Instruct-Q8_0.gguf",
+        bytes_per_s=1_500_000,
+    )
     window.core.settings.set("hub.huggingface_endpoint", hub.url)
     screen = window.models_screen
     window.tabs.setCurrentIndex(1)
