@@ -109,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self) -> None:
-        self.hub.requests.append(f"{self.command} {self.path}")
+        self.hub.requests.append(f"{self.command} {self.path} {self.headers.get('Range', '')}")
         url = urlparse(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         path = unquote(url.path)

@@ -105,3 +105,37 @@ def test_models_rm_deletes_only_what_hearth_downloaded(hub: FakeHub, data_dir: P
     assert not (data_dir / "models/acme").exists()
     no_prompt = hearth(hub, "models", "rm", "tiny-Q4_K_M")
     assert no_prompt.returncode == 1
+
+
+def test_kill_9_during_a_pull_then_pull_again_resumes(hub: FakeHub, data_dir: Path) -> None:
+    import signal
+    import time
+
+    big = os.urandom(3_000_000)
+    hub.add("acme/slow-GGUF", {"slow-Q4_K_M.gguf": big})
+    hub.fault("acme/slow-GGUF", "slow-Q4_K_M.gguf", bytes_per_s=1_000_000)
+    env = dict(os.environ, HF_ENDPOINT=hub.url)
+    child = subprocess.Popen(
+        [*HEARTH, "pull", "acme/slow-GGUF"],
+        cwd=SOURCE_TREE,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    part = data_dir / "models/acme/slow-GGUF/slow-Q4_K_M.gguf.part"
+    deadline = time.monotonic() + 30
+    while (not part.exists() or part.stat().st_size < 500_000) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    child.wait(10)
+    kept = part.stat().st_size
+    assert 0 < kept < len(big)
+    listed = json.loads(hearth(hub, "models", "list", "--json").stdout)
+    assert all("slow" not in m["path"] for m in listed)  # never shown half-downloaded
+    hub.faults.clear()
+    requests_before = len(hub.requests)
+    result = hearth(hub, "pull", "acme/slow-GGUF")
+    assert result.returncode == 0, result.stderr
+    assert (data_dir / "models/acme/slow-GGUF/slow-Q4_K_M.gguf").read_bytes() == big
+    resumed = [r for r in hub.requests[requests_before:] if "resolve" in r]
+    assert len(resumed) == 1 and f"bytes={kept}-" in resumed[0]  # picked up where it stopped
