@@ -85,6 +85,22 @@ def build_parser() -> argparse.ArgumentParser:
     remove.add_argument("name", help="model name (see 'hearth models list') or path")
     remove.add_argument("--yes", "-y", action="store_true", help="do not ask")
 
+    sysinfo = commands.add_parser(
+        "sysinfo", parents=[common], help="what Hearth found on this machine"
+    )
+    sysinfo.add_argument("--json", action="store_true", help="print JSON")
+
+    fit = commands.add_parser(
+        "fit",
+        parents=[common],
+        help="will a model fit on this machine, and where",
+        description="Estimate the memory a model needs (weights, KV cache, overhead) and "
+        "whether it fits on the GPU, partly on the GPU, on the CPU, or not at all.",
+    )
+    fit.add_argument("model", help="model name (see 'hearth models list') or path")
+    fit.add_argument("--ctx", type=int, metavar="N", help="context length (default: settings)")
+    fit.add_argument("--json", action="store_true", help="print JSON")
+
     pull = commands.add_parser(
         "pull",
         parents=[common],
@@ -251,7 +267,57 @@ def cmd_models_rm(core: Core, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sysinfo(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    from app.hardware import probe_system
+    from app.system_check import format_facts
+
+    facts = probe_system(core.models_dir)
+    if args.json:
+        out.write(json.dumps(facts.to_json(), indent=2) + "\n")
+    else:
+        out.write(format_facts(facts) + "\n")
+    return EXIT_OK
+
+
+def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    from app.fit_service import estimate_entry
+    from app.hardware import probe_system
+    from app.model_library import resolve_model
+
+    models = core.models()
+    try:
+        entry = resolve_model(args.model, models)
+    except LookupError as exc:
+        from app.errors import HearthError
+
+        raise HearthError(str(exc)) from exc
+    ctx = args.ctx or int(core.settings.get("engine.context_length"))
+    result = estimate_entry(entry, probe_system(core.models_dir), ctx)
+    if args.json:
+        out.write(json.dumps(result.to_json(), indent=2) + "\n")
+        return EXIT_OK
+    gib = 1e9
+    out.write(
+        f"{entry.name} at {ctx} tokens of context: {result.verdict_text}\n"
+        f"  weights   {result.weights_bytes / gib:8.2f} GB\n"
+        f"  KV cache  {result.kv_cache_bytes / gib:8.2f} GB\n"
+        f"  overhead  {result.overhead_bytes / gib:8.2f} GB\n"
+        f"  total     {result.total_bytes / gib:8.2f} GB (peak {result.peak_bytes / gib:.2f} GB)\n"
+    )
+    if result.gpu_layers is not None:
+        out.write(f"  GPU layers {result.gpu_layers} of {result.n_layers}\n")
+    if result.speed_hint:
+        out.write(f"  expected speed: {result.speed_hint}\n")
+    for note in result.notes:
+        out.write(f"  note: {note}\n")
+    return EXIT_OK
+
+
 def run_command(core: Core, args: argparse.Namespace) -> int:
+    if args.command == "sysinfo":
+        return cmd_sysinfo(core, args)
+    if args.command == "fit":
+        return cmd_fit(core, args)
     if args.command == "chat":
         return cmd_chat(core, args)
     if args.command == "models" and args.models_command == "rm":

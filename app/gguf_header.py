@@ -90,6 +90,17 @@ class GGUFInfo:
     data_size: int  # bytes of tensor data the header promises
     parameters: int = 0  # total number of weights
     array_lengths: dict[str, int] = field(default_factory=dict)
+    layer_bytes: dict[int, int] = field(default_factory=dict)  # blk.N.* tensor bytes per layer
+    other_bytes: int = 0  # embeddings, output head, norms outside the layers
+
+    def number(self, key: str) -> int | None:
+        """An integer fact of this architecture (``block_count``, ``attention.head_count``…)."""
+        value = self.metadata.get(f"{self.architecture}.{key}")
+        if isinstance(value, list) and value and isinstance(value[0], int):
+            return int(max(value))  # per-layer lists (e.g. head_count_kv on some models)
+        return (
+            int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+        )
 
     @property
     def architecture(self) -> str:
@@ -168,8 +179,12 @@ class _Reader:
             raise GGUFError("the file ends in the middle of its header (an incomplete download?)")
 
 
-def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
-    """Read and check a GGUF header; raise GGUFError saying what is wrong."""
+def read_gguf(path: str | os.PathLike[str], check_data: bool = True) -> GGUFInfo:
+    """Read and check a GGUF header; raise GGUFError saying what is wrong.
+
+    ``check_data=False`` accepts a file that holds only the header (the first megabytes of
+    a remote file, fetched to estimate memory before downloading it).
+    """
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -200,8 +215,10 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
                 metadata[key] = value
         data_end = 0
         parameters = 0
+        layer_bytes: dict[int, int] = {}
+        other_bytes = 0
         for _ in range(tensor_count):
-            reader.skip_string()
+            tensor_name = reader.string()
             n_dims = int(reader.scalar("<I"))
             if n_dims > 8:
                 raise GGUFError(f"{path.name} has a damaged tensor table")
@@ -214,15 +231,39 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
             block = GGML_BLOCKS.get(kind)
             nbytes = (elements // block[0]) * block[1] if block else 0
             data_end = max(data_end, offset + nbytes)
+            layer = _layer_of(tensor_name)
+            if layer is None:
+                other_bytes += nbytes
+            else:
+                layer_bytes[layer] = layer_bytes.get(layer, 0) + nbytes
         alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
         if not isinstance(alignment, int) or alignment <= 0:
             alignment = DEFAULT_ALIGNMENT
         header_end = stream.tell()
         data_start = (header_end + alignment - 1) // alignment * alignment
-    if data_start + data_end > size:
+    if check_data and data_start + data_end > size:
         missing = data_start + data_end - size
         raise GGUFError(
             f"{path.name} is truncated: {missing:,} bytes of model data are missing "
             "(an incomplete download?)"
         )
-    return GGUFInfo(path, version, metadata, tensor_count, size, data_end, parameters, lengths)
+    return GGUFInfo(
+        path,
+        version,
+        metadata,
+        tensor_count,
+        size,
+        data_end,
+        parameters,
+        lengths,
+        layer_bytes,
+        other_bytes,
+    )
+
+
+def _layer_of(tensor_name: str) -> int | None:
+    if tensor_name.startswith("blk."):
+        number = tensor_name.split(".", 2)[1]
+        if number.isdigit():
+            return int(number)
+    return None

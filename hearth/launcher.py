@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Sequence
 
 WORKER_FLAG = "--worker"
+CAPABILITIES_FLAG = "--capabilities"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -22,6 +23,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backends.worker import main as worker_main
 
         return worker_main(argv[1:])
+    if argv[:1] == [CAPABILITIES_FLAG]:  # the frozen app's engine probe (app.hardware)
+        from backends.capabilities import main as capabilities_main
+
+        return capabilities_main()
 
     from app import cli
     from app.core import open_core

@@ -1,0 +1,24 @@
+"""Estimates for library entries: reads the right metadata for each format."""
+
+from __future__ import annotations
+
+from app.errors import HearthError
+from app.fit import Estimate, ShapeError, estimate, shape_from_config, shape_from_gguf
+from app.gguf_header import GGUFError, read_gguf
+from app.hardware import SystemFacts
+from app.model_library import ModelEntry
+
+
+def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int) -> Estimate:
+    """The estimate for a model Hearth lists; HearthError when its metadata is unusable."""
+    try:
+        if entry.format == "gguf":
+            shape = shape_from_gguf(read_gguf(entry.path))
+        else:
+            dtype = (
+                entry.quantization if entry.quantization in ("float32", "float16") else "bfloat16"
+            )
+            shape = shape_from_config(entry.path, dtype, entry.parameters)
+        return estimate(shape, facts, n_ctx)
+    except (GGUFError, ShapeError) as exc:
+        raise HearthError(f"Hearth cannot estimate {entry.name}: {exc}.") from exc

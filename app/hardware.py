@@ -1,0 +1,300 @@
+"""What this machine has: CPU, memory, disk, GPUs, and what the installed engines can use.
+
+Facts are plain dataclasses that serialise to JSON and back, so tests (and bug reports)
+can feed recorded machines — an H200, an RTX 3060, a laptop without a GPU, an Apple M2 —
+to the estimator and the system check.  The probes fill them in on this machine:
+
+* psutil for CPU, memory and disk; ``/proc/cpuinfo`` (Linux) or the platform for SIMD flags;
+* NVML (``nvidia-ml-py``) for NVIDIA GPUs — no library, no driver, or NVML raising are
+  normal cases that give an empty list and a note, never an error;
+* the engines are asked in a short-lived subprocess (``backends.capabilities``), so the
+  UI process never imports llama_cpp or torch.
+
+Every probe catches its own failures: a missing file or a strange platform gives an
+answer with less in it, not a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+log = logging.getLogger(__name__)
+
+INTERESTING_FLAGS = (
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx512f",
+    "avx512_bf16",
+    "avx512_vnni",
+    "avx_vnni",
+    "amx_tile",
+    "neon",
+    "asimd",
+    "sve",
+    "dotprod",
+)
+
+
+@dataclass
+class CpuFacts:
+    model: str = ""
+    physical_cores: int = 1
+    logical_cores: int = 1
+    features: list[str] = field(default_factory=list)
+    architecture: str = ""
+
+
+@dataclass
+class MemoryFacts:
+    total_bytes: int = 0
+    available_bytes: int = 0
+
+
+@dataclass
+class DiskFacts:
+    path: str = ""
+    free_bytes: int = 0
+    total_bytes: int = 0
+
+
+@dataclass
+class GpuFacts:
+    index: int = 0
+    name: str = ""
+    vram_total_bytes: int = 0
+    vram_free_bytes: int = 0
+    driver_version: str = ""
+    cuda_driver_version: str = ""  # the newest CUDA the driver supports, e.g. "12.8"
+    compute_capability: str = ""  # e.g. "9.0"
+    utilization_percent: int | None = None
+    memory_bandwidth_gb_s: float | None = None
+
+
+@dataclass
+class TorchFacts:
+    installed: bool = False
+    version: str = ""
+    cuda_version: str = ""  # empty for a CPU build
+    cuda_available: bool = False
+    arch_list: list[str] = field(default_factory=list)  # e.g. ["sm_80", "sm_90"]
+    bf16_supported: bool = False
+    error: str = ""
+
+
+@dataclass
+class EngineFacts:
+    llama_cpp_version: str = ""
+    llama_gpu_offload: bool | None = None  # None: could not be asked
+    torch: TorchFacts = field(default_factory=TorchFacts)
+    error: str = ""
+
+
+@dataclass
+class LinuxFacts:
+    transparent_hugepages: str = ""  # "always", "madvise" or "never"
+    swappiness: int | None = None
+    numa_nodes: int | None = None
+
+
+@dataclass
+class SystemFacts:
+    os: str = ""
+    cpu: CpuFacts = field(default_factory=CpuFacts)
+    memory: MemoryFacts = field(default_factory=MemoryFacts)
+    disk: DiskFacts = field(default_factory=DiskFacts)
+    gpus: list[GpuFacts] = field(default_factory=list)
+    apple_silicon: bool = False
+    metal: bool = False
+    engines: EngineFacts = field(default_factory=EngineFacts)
+    linux: LinuxFacts | None = None
+    notes: list[str] = field(default_factory=list)  # what could not be probed, and why
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SystemFacts:
+        linux = data.get("linux")
+        engines = dict(data.get("engines") or {})
+        engines["torch"] = TorchFacts(**(engines.get("torch") or {}))
+        return cls(
+            os=data.get("os", ""),
+            cpu=CpuFacts(**(data.get("cpu") or {})),
+            memory=MemoryFacts(**(data.get("memory") or {})),
+            disk=DiskFacts(**(data.get("disk") or {})),
+            gpus=[GpuFacts(**g) for g in data.get("gpus") or []],
+            apple_silicon=bool(data.get("apple_silicon")),
+            metal=bool(data.get("metal")),
+            engines=EngineFacts(**engines),
+            linux=LinuxFacts(**linux) if linux else None,
+            notes=list(data.get("notes") or []),
+        )
+
+    @property
+    def usable_gpus(self) -> list[GpuFacts]:
+        return [g for g in self.gpus if g.vram_total_bytes > 0]
+
+
+# -- probes ----------------------------------------------------------------------------
+def probe_cpu() -> CpuFacts:
+    facts = CpuFacts(
+        physical_cores=psutil.cpu_count(logical=False) or os.cpu_count() or 1,
+        logical_cores=psutil.cpu_count(logical=True) or os.cpu_count() or 1,
+        architecture=platform.machine(),
+        model=platform.processor() or platform.machine(),
+    )
+    flags: set[str] = set()
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        for line in text.splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key == "model name":
+                facts.model = value.strip()
+            elif key in ("flags", "Features"):
+                flags.update(value.split())
+    except OSError:
+        pass  # not Linux: the platform module's answer stays
+    if platform.machine().lower() in ("arm64", "aarch64"):
+        flags.update({"neon", "asimd"})
+    facts.features = [f for f in INTERESTING_FLAGS if f in flags]
+    return facts
+
+
+def probe_memory() -> MemoryFacts:
+    memory = psutil.virtual_memory()
+    return MemoryFacts(total_bytes=int(memory.total), available_bytes=int(memory.available))
+
+
+def probe_disk(path: Path) -> DiskFacts:
+    target = path
+    while not target.exists() and target != target.parent:
+        target = target.parent
+    try:
+        usage = psutil.disk_usage(str(target))
+    except OSError:
+        return DiskFacts(path=str(path))
+    return DiskFacts(path=str(path), free_bytes=int(usage.free), total_bytes=int(usage.total))
+
+
+def probe_gpus(notes: list[str]) -> list[GpuFacts]:
+    """NVIDIA GPUs through NVML; an absent library or driver is a normal, quiet case."""
+    try:
+        import pynvml
+    except ImportError:
+        notes.append("NVIDIA GPUs: nvidia-ml-py is not installed.")
+        return []
+    try:
+        pynvml.nvmlInit()
+    except Exception as exc:  # noqa: BLE001 - no driver is the common case
+        notes.append(f"NVIDIA GPUs: no driver found ({exc}).")
+        return []
+    gpus: list[GpuFacts] = []
+    try:
+        driver = _text(pynvml.nvmlSystemGetDriverVersion())
+        cuda = pynvml.nvmlSystemGetCudaDriverVersion_v2()
+        cuda_text = f"{cuda // 1000}.{cuda % 1000 // 10}"
+        for index in range(pynvml.nvmlDeviceGetCount()):
+            try:
+                handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+                memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
+                major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(handle)
+                gpu = GpuFacts(
+                    index=index,
+                    name=_text(pynvml.nvmlDeviceGetName(handle)),
+                    vram_total_bytes=int(memory.total),
+                    vram_free_bytes=int(memory.free),
+                    driver_version=driver,
+                    cuda_driver_version=cuda_text,
+                    compute_capability=f"{major}.{minor}",
+                )
+                try:
+                    gpu.utilization_percent = int(pynvml.nvmlDeviceGetUtilizationRates(handle).gpu)
+                except Exception:  # noqa: BLE001 - optional on some boards
+                    gpu.utilization_percent = None
+                gpus.append(gpu)
+            except Exception as exc:  # noqa: BLE001 - a GPU that vanished mid-probe
+                notes.append(f"GPU {index} could not be read ({exc}).")
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"NVIDIA GPUs: NVML failed ({exc}).")
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:
+            log.debug("nvmlShutdown failed", exc_info=True)
+    return gpus
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def probe_linux() -> LinuxFacts | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    facts = LinuxFacts()
+    try:
+        raw = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text(encoding="utf-8")
+        chosen = [w for w in raw.split() if w.startswith("[")]
+        facts.transparent_hugepages = chosen[0].strip("[]") if chosen else raw.strip()
+    except OSError:
+        pass
+    with contextlib.suppress(OSError, ValueError):
+        facts.swappiness = int(Path("/proc/sys/vm/swappiness").read_text(encoding="utf-8"))
+    try:
+        nodes = [p for p in Path("/sys/devices/system/node").glob("node[0-9]*")]
+        facts.numa_nodes = len(nodes) or None
+    except OSError:
+        pass
+    return facts
+
+
+def probe_engines(timeout: float = 60.0) -> EngineFacts:
+    """Ask the engines what they can do, in a subprocess (never in the UI process)."""
+    command = (
+        [sys.executable, "--capabilities"]
+        if getattr(sys, "frozen", False)
+        else [sys.executable, "-m", "backends.capabilities"]
+    )
+    try:
+        result = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+        return EngineFacts(error=f"the engines could not be asked ({exc})")
+    data["torch"] = TorchFacts(**(data.get("torch") or {}))
+    return EngineFacts(**data)
+
+
+def probe_system(models_dir: Path, engines: bool = True) -> SystemFacts:
+    notes: list[str] = []
+    apple = sys.platform == "darwin" and platform.machine() == "arm64"
+    facts = SystemFacts(
+        os=f"{platform.system()} {platform.release()} ({platform.machine()})",
+        cpu=probe_cpu(),
+        memory=probe_memory(),
+        disk=probe_disk(models_dir),
+        gpus=probe_gpus(notes),
+        apple_silicon=apple,
+        metal=apple,
+        linux=probe_linux(),
+        notes=notes,
+    )
+    if engines:
+        facts.engines = probe_engines()
+    return facts

@@ -1,0 +1,301 @@
+"""The System check: what Hearth found, what is wrong, and exactly what to do about it.
+
+Each check looks at ``SystemFacts`` only, so recorded machines can be checked in tests.
+Every problem comes with the next step, written out (a command to copy where there is
+one).  ``report_text`` is the plain-text report behind the "Copy report" button.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app import __version__
+from app.hardware import SystemFacts
+
+OK, INFO, WARNING, PROBLEM = "ok", "info", "warning", "problem"
+SYMBOL = {OK: "✓", INFO: "i", WARNING: "!", PROBLEM: "✗"}
+LLAMA_CUDA_INSTALL = (
+    'CMAKE_ARGS="-DGGML_CUDA=on" pip install --force-reinstall --no-cache-dir '
+    "llama-cpp-python==0.3.36"
+)
+TORCH_CUDA_BUILDS = (
+    (12, 8, "cu128"),
+    (12, 6, "cu126"),
+    (12, 4, "cu124"),
+    (12, 1, "cu121"),
+    (11, 8, "cu118"),
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    status: str
+    title: str
+    detail: str
+    action: str = ""
+
+
+def _gb(value: int) -> str:
+    return f"{value / 1e9:.1f} GB"
+
+
+def _version(text: str) -> tuple[int, int]:
+    try:
+        major, minor = [*text.split("."), "0"][:2]
+        return int(major), int(minor)
+    except ValueError:
+        return (0, 0)
+
+
+def torch_install_command(driver_cuda: str) -> str:
+    """The pip command for the newest PyTorch CUDA build this driver can run."""
+    driver = _version(driver_cuda)
+    for major, minor, tag in TORCH_CUDA_BUILDS:
+        if driver >= (major, minor):
+            return f"pip install torch --index-url https://download.pytorch.org/whl/{tag}"
+    return "update the NVIDIA driver first (PyTorch needs CUDA 11.8 or newer)"
+
+
+def _has_kernels(arch_list: list[str], capability: str) -> bool:
+    """Does a torch build compiled for ``arch_list`` run on compute ``capability``?"""
+    target = _version(capability)
+    wanted = f"sm_{target[0]}{target[1]}"
+    if wanted in arch_list:
+        return True
+    # PTX for an older architecture of the same major version can be compiled at load time.
+    for arch in arch_list:
+        if arch.startswith("compute_"):
+            digits = arch.removeprefix("compute_")
+            if digits.isdigit() and (int(digits[:-1]), int(digits[-1])) <= target:
+                return True
+    return False
+
+
+def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> list[Check]:
+    checks: list[Check] = []
+    gpus = facts.usable_gpus
+    engines = facts.engines
+    torch = engines.torch
+    for gpu in gpus:
+        checks.append(
+            Check(
+                OK,
+                f"GPU {gpu.index}: {gpu.name}",
+                f"{_gb(gpu.vram_total_bytes)} VRAM ({_gb(gpu.vram_free_bytes)} free), "
+                f"driver {gpu.driver_version}, supports CUDA {gpu.cuda_driver_version},"
+                f" compute capability {gpu.compute_capability}.",
+            )
+        )
+    if facts.apple_silicon:
+        checks.append(
+            Check(
+                OK,
+                "Apple Silicon with Metal",
+                "The GPU shares the computer's memory; llama.cpp uses Metal.",
+            )
+        )
+    if not gpus and not facts.apple_silicon:
+        checks.append(
+            Check(
+                INFO,
+                "No GPU found",
+                "Hearth runs models on the CPU. Small models (up to about 3B "
+                "parameters, Q4) are comfortable; larger ones are slow."
+                + (f" ({'; '.join(facts.notes)})" if facts.notes else ""),
+            )
+        )
+    if gpus and engines.llama_gpu_offload is False:
+        checks.append(
+            Check(
+                WARNING,
+                "llama.cpp cannot use the GPU",
+                "The installed llama-cpp-python was built for the CPU only, so GGUF models will "
+                "not use the GPU.",
+                f"Rebuild it with CUDA: {LLAMA_CUDA_INSTALL}",
+            )
+        )
+    elif gpus and engines.llama_gpu_offload:
+        checks.append(Check(OK, "llama.cpp can offload to the GPU", ""))
+    if gpus:
+        driver_cuda = gpus[0].cuda_driver_version
+        if not torch.installed:
+            checks.append(
+                Check(
+                    INFO,
+                    "The transformers engine is not installed",
+                    "This is the default edition: GGUF models only. The CUDA edition adds PyTorch "
+                    "and transformers for Hugging Face checkpoints.",
+                    f"Or install PyTorch yourself: {torch_install_command(driver_cuda)} "
+                    "&& pip install transformers accelerate",
+                )
+            )
+        elif not torch.cuda_version:
+            checks.append(
+                Check(
+                    PROBLEM,
+                    "PyTorch is a CPU build",
+                    f"An NVIDIA GPU is present, but PyTorch {torch.version} was built without "
+                    "CUDA, so checkpoints would run on the CPU.",
+                    "Install a CUDA build that matches the driver: "
+                    + torch_install_command(driver_cuda),
+                )
+            )
+        else:
+            if _version(torch.cuda_version) > _version(driver_cuda):
+                checks.append(
+                    Check(
+                        PROBLEM,
+                        "The NVIDIA driver is too old for this PyTorch",
+                        f"PyTorch {torch.version} needs CUDA {torch.cuda_version}; the driver "
+                        f"supports up to CUDA {driver_cuda}.",
+                        f"Update the NVIDIA driver, or install a matching PyTorch: "
+                        f"{torch_install_command(driver_cuda)}",
+                    )
+                )
+            for gpu in gpus:
+                if torch.arch_list and not _has_kernels(torch.arch_list, gpu.compute_capability):
+                    major, minor = _version(gpu.compute_capability)
+                    checks.append(
+                        Check(
+                            PROBLEM,
+                            f"PyTorch has no kernels for {gpu.name}",
+                            f"This PyTorch was compiled for {', '.join(torch.arch_list)}; the GPU "
+                            f"needs sm_{major}{minor}.",
+                            f"Install a newer PyTorch build: {torch_install_command(driver_cuda)}",
+                        )
+                    )
+            if torch.cuda_available and not torch.bf16_supported:
+                checks.append(
+                    Check(
+                        INFO, "No bfloat16 on this GPU", "Checkpoints will run in float16 instead."
+                    )
+                )
+    cpu = facts.cpu
+    x86 = cpu.architecture.lower() in ("x86_64", "amd64", "i686")
+    if x86 and "avx2" not in cpu.features:
+        checks.append(
+            Check(
+                WARNING,
+                "This CPU has no AVX2",
+                "llama.cpp runs much slower without it.",
+                "Prefer small models, or a machine with a newer CPU.",
+            )
+        )
+    checks.append(
+        Check(
+            OK,
+            f"CPU: {cpu.model or cpu.architecture}",
+            f"{cpu.physical_cores} physical / {cpu.logical_cores} logical cores; "
+            f"{', '.join(cpu.features) or 'no notable SIMD features found'}.",
+        )
+    )
+    memory = facts.memory
+    checks.append(
+        Check(
+            OK,
+            "Memory",
+            f"{_gb(memory.total_bytes)} in total, {_gb(memory.available_bytes)} available now.",
+        )
+    )
+    if smallest_model_peak is not None and smallest_model_peak > memory.total_bytes * 0.85:
+        checks.append(
+            Check(
+                PROBLEM,
+                "Too little memory for any model in the library",
+                f"The smallest needs about {_gb(smallest_model_peak)}.",
+                "Download a smaller model or quantization (Q4_K_M of a 1–3B model).",
+            )
+        )
+    disk = facts.disk
+    if disk.total_bytes and disk.free_bytes < 5e9:
+        checks.append(
+            Check(
+                WARNING,
+                "Little free disk space",
+                f"{_gb(disk.free_bytes)} free where models are stored ({disk.path}).",
+                "Free some space, or choose another models folder in Settings.",
+            )
+        )
+    linux = facts.linux
+    if linux is not None:
+        if linux.transparent_hugepages == "always":
+            checks.append(
+                Check(
+                    WARNING,
+                    "Transparent huge pages: always",
+                    "With memory-mapped models this can raise memory use and cause pauses.",
+                    "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled",
+                )
+            )
+        if linux.swappiness is not None and linux.swappiness > 60:
+            checks.append(
+                Check(
+                    WARNING,
+                    f"vm.swappiness is {linux.swappiness}",
+                    "The kernel may push model pages out to swap, which makes replies stutter.",
+                    "sudo sysctl vm.swappiness=10",
+                )
+            )
+        if linux.numa_nodes and linux.numa_nodes > 1:
+            checks.append(
+                Check(
+                    INFO,
+                    f"{linux.numa_nodes} NUMA nodes",
+                    "Memory-mapped models are fastest when the engine stays on one node.",
+                    "Start Hearth with: numactl --cpunodebind=0 --membind=0 hearth",
+                )
+            )
+    return checks
+
+
+def format_facts(facts: SystemFacts) -> str:
+    lines = [
+        f"System: {facts.os}",
+        f"CPU: {facts.cpu.model} ({facts.cpu.physical_cores} physical, "
+        f"{facts.cpu.logical_cores} logical cores; {' '.join(facts.cpu.features)})",
+        f"Memory: {_gb(facts.memory.total_bytes)} total, "
+        f"{_gb(facts.memory.available_bytes)} available",
+        f"Disk: {_gb(facts.disk.free_bytes)} free at {facts.disk.path}",
+    ]
+    for gpu in facts.gpus:
+        lines.append(
+            f"GPU {gpu.index}: {gpu.name}, {_gb(gpu.vram_total_bytes)} VRAM "
+            f"({_gb(gpu.vram_free_bytes)} free), driver {gpu.driver_version}, "
+            f"CUDA {gpu.cuda_driver_version}, compute {gpu.compute_capability}"
+        )
+    if not facts.gpus:
+        lines.append("GPU: none found" + (" (Apple Silicon, Metal)" if facts.metal else ""))
+    engines = facts.engines
+    offload = {True: "GPU offload", False: "CPU only", None: "unknown"}[engines.llama_gpu_offload]
+    lines.append(f"llama.cpp: llama-cpp-python {engines.llama_cpp_version or '?'} ({offload})")
+    torch = engines.torch
+    if torch.installed:
+        build = f"CUDA {torch.cuda_version}" if torch.cuda_version else "CPU build"
+        lines.append(
+            f"PyTorch: {torch.version} ({build}; GPU usable: {torch.cuda_available}; "
+            f"architectures: {' '.join(torch.arch_list) or '-'}; bf16: "
+            f"{torch.bf16_supported})"
+        )
+    else:
+        lines.append("PyTorch: not installed")
+    if facts.linux is not None:
+        linux = facts.linux
+        lines.append(
+            f"Linux: transparent huge pages {linux.transparent_hugepages or '?'}, "
+            f"swappiness {linux.swappiness}, NUMA nodes {linux.numa_nodes}"
+        )
+    lines.extend(f"Note: {note}" for note in facts.notes)
+    return "\n".join(lines)
+
+
+def report_text(facts: SystemFacts, checks: list[Check]) -> str:
+    """The plain-text report for bug reports (the Copy report button)."""
+    parts = [f"Hearth {__version__} system report", "", format_facts(facts), "", "Checks:"]
+    for check in checks:
+        parts.append(
+            f"[{SYMBOL[check.status]}] {check.title}"
+            + (f": {check.detail}" if check.detail else "")
+        )
+        if check.action:
+            parts.append(f"    What to do: {check.action}")
+    return "\n".join(parts)

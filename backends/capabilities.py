@@ -1,0 +1,55 @@
+"""What the installed engines can do, printed as one JSON line.
+
+Run as a short-lived subprocess (``python -m backends.capabilities``) so that importing
+llama_cpp or torch never happens in the UI process.  Each engine is optional: an engine
+that is not installed, or fails to import, is reported, not raised.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def llama_cpp_facts() -> dict[str, Any]:
+    try:
+        import llama_cpp
+    except Exception as exc:  # noqa: BLE001 - reported as a fact
+        return {"llama_cpp_version": "", "llama_gpu_offload": None, "error": f"llama_cpp: {exc}"}
+    return {
+        "llama_cpp_version": str(getattr(llama_cpp, "__version__", "")),
+        "llama_gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
+    }
+
+
+def torch_facts() -> dict[str, Any]:
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return {"installed": False}
+    try:
+        import torch
+    except Exception as exc:  # noqa: BLE001
+        return {"installed": True, "error": str(exc)}
+    cuda_available = bool(torch.cuda.is_available())
+    facts: dict[str, Any] = {
+        "installed": True,
+        "version": str(torch.__version__),
+        "cuda_version": str(torch.version.cuda or ""),
+        "cuda_available": cuda_available,
+        "arch_list": list(torch.cuda.get_arch_list()) if torch.version.cuda else [],
+        "bf16_supported": bool(cuda_available and torch.cuda.is_bf16_supported()),
+    }
+    return facts
+
+
+def main() -> int:
+    facts = llama_cpp_facts()
+    facts["torch"] = torch_facts()
+    sys.stdout.write(json.dumps(facts) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
