@@ -17,7 +17,9 @@ import psutil
 from app.downloads import owned_files
 from app.engine_client import ModelSpec
 from app.errors import HearthError
+from app.hardware import SystemFacts
 from app.model_library import ModelEntry, ModelNotFound, list_models, resolve_model
+from app.model_overrides import ModelOverrides
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
 from app.store import ChatStore, StoreError
@@ -27,6 +29,11 @@ from app.store import ChatStore, StoreError
 class Core:
     paths: Paths
     settings: Settings
+    facts: SystemFacts | None = None  # filled in by the first system check
+
+    @property
+    def overrides(self) -> ModelOverrides:
+        return ModelOverrides(self.paths.data_dir / "model_settings.json")
 
     @property
     def models_dir(self) -> Path:
@@ -96,9 +103,35 @@ class Core:
             self.settings.set("models.default", str(entry.path))
 
     def model_spec(self, entry: ModelEntry, n_ctx: int | None = None) -> ModelSpec:
-        threads = int(self.settings.get("engine.threads")) or physical_cores()
-        context = n_ctx or int(self.settings.get("engine.context_length"))
-        return ModelSpec(path=str(entry.path), n_ctx=context, threads=threads)
+        """How to load ``entry`` here: the per-model overrides, else the settings and an
+        engine choice fitted to this machine (GPU layers from the memory estimate)."""
+        chosen = self.overrides.get(str(entry.path))
+        threads = chosen.threads or int(self.settings.get("engine.threads")) or physical_cores()
+        context = n_ctx or chosen.n_ctx or int(self.settings.get("engine.context_length"))
+        gpu_layers = chosen.gpu_layers
+        if gpu_layers is None:
+            gpu_layers = self.auto_gpu_layers(entry, context)
+        return ModelSpec(
+            path=str(entry.path),
+            n_ctx=context,
+            threads=threads,
+            gpu_layers=gpu_layers,
+            flash_attn=gpu_layers != 0,
+        )
+
+    def auto_gpu_layers(self, entry: ModelEntry, n_ctx: int) -> int:
+        """As many layers on the GPU as fit (0 without a usable GPU or facts)."""
+        if self.facts is None or entry.format != "gguf":
+            return 0
+        from app.fit_service import estimate_entry
+
+        try:
+            result = estimate_entry(entry, self.facts, n_ctx)
+        except HearthError:
+            return 0
+        if result.verdict == "gpu":
+            return -1  # everything, output layer included
+        return result.gpu_layers or 0
 
     def sampling(self, **overrides: Any) -> dict[str, Any]:
         """Sampling parameters for a request: settings, then explicit overrides."""

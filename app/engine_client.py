@@ -55,8 +55,9 @@ class ModelSpec:
     path: str
     n_ctx: int = 4096
     threads: int = 0
-    gpu_layers: int = 0
+    gpu_layers: int = 0  # -1: all of them
     engine: str = "llama_cpp"
+    flash_attn: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)

@@ -81,6 +81,7 @@ class LlamaCppEngine:
                 n_threads=threads,
                 n_threads_batch=threads,
                 n_gpu_layers=int(spec.get("gpu_layers") or 0),
+                flash_attn=bool(spec.get("flash_attn", False)),
                 use_mmap=True,
                 verbose=bool(spec.get("verbose", False)),
             )

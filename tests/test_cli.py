@@ -122,3 +122,28 @@ def test_bench_prints_each_figure_with_its_budget_as_json() -> None:
         "budget": "== 0",
         "ok": True,
     }
+
+
+def test_sysinfo_json_has_the_promised_fields() -> None:
+    result = hearth("sysinfo", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["cpu"]["physical_cores"] >= 1 and data["cpu"]["logical_cores"] >= 1
+    assert isinstance(data["cpu"]["features"], list) and isinstance(data["gpus"], list)
+    assert data["memory"]["total_bytes"] > 0 and data["memory"]["available_bytes"] > 0
+    assert "CPU:" in hearth("sysinfo").stdout
+
+
+def test_fit_json_for_the_starter_model() -> None:
+    result = hearth("fit", "SmolLM2-135M-Instruct.Q4_1", "--ctx", "4096", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["weights_bytes"] == 96_576_768 and data["kv_cache_bytes"] == 94_371_840
+    assert (
+        data["total_bytes"]
+        == data["weights_bytes"] + data["kv_cache_bytes"] + data["overhead_bytes"]
+    )
+    assert data["verdict"] == "cpu"
+    plain = hearth("fit", "SmolLM2-135M-Instruct.Q4_1")
+    assert "CPU and RAM" in plain.stdout and "KV cache" in plain.stdout
+    assert_one_human_line(hearth("fit", "nothing-like-this"), "No model called")

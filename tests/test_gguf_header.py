@@ -22,7 +22,9 @@ def test_reads_facts_from_a_file_built_with_the_gguf_package(tmp_path: Path) -> 
     assert info.architecture == "llama"
     assert info.name == "tiny test model"
     assert info.context_length == 1024
-    assert info.tensor_count == 2
+    assert info.tensor_count == 4
+    assert info.layer_bytes == {0: 1024, 1: 1024} and info.other_bytes == 8 * 16 * 4 + 4 * 16 * 2
+    assert info.parameters == 8 * 16 + 2 * 16 * 16 + 4 * 16
     assert info.has_chat_template
     assert info.data_size >= 8 * 16 * 4 + 4 * 16 * 2
 

@@ -69,7 +69,7 @@ def test_search_open_download_and_chat(qtbot: QtBot, core: Core, hub: FakeHub) -
     open_first(qtbot, window)
     labels = [o.label for o in screen.offers]
     assert labels == ["Q4_K_M", "Q8_0"]
-    assert cell(screen.offers_table, 0, 3) == "Recommended"
+    assert cell(screen.offers_table, 0, 4) == "Recommended"
     screen.download_button.click()
     target = core.models_dir / REPO / "tiny-Q4_K_M.gguf"
     wait_until(qtbot, target.exists, 30_000)
@@ -148,7 +148,7 @@ def test_modelscope_search_and_pickle_warning(qtbot: QtBot, core: Core, hub: Fak
     assert [r.repo_id for r in screen.results] == ["acme/pickles"]
     open_first(qtbot, window)
     assert screen.offers[0].kind == "pickle-checkpoint"
-    assert "pickle" in cell(screen.offers_table, 0, 3)
+    assert "pickle" in cell(screen.offers_table, 0, 4)
 
 
 def test_errors_reach_the_banner(

@@ -140,9 +140,16 @@ class MainWindow(QMainWindow):
         self._flush_timer.setInterval(250)
         self._flush_timer.timeout.connect(self._flush_reply)
         self._report_startup_problems()
+        from app.live_usage import UsageSampler
+
+        self._usage = UsageSampler()
+        self._usage_timer = QTimer(self)
+        self._usage_timer.setInterval(1000)
+        self._usage_timer.timeout.connect(self._show_usage)
         self.refresh_conversations()
         self.refresh_models()
         self.downloads.resume_interrupted()
+        self.system_screen.run()
 
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
@@ -183,6 +190,12 @@ class MainWindow(QMainWindow):
         top.addWidget(QLabel("Model:"))
         top.addWidget(self.model_picker, 1)
         top.addWidget(self.open_model_button)
+        self.model_settings_button = QPushButton("Model settings…")
+        self.model_settings_button.setToolTip(
+            "Engine, GPU layers, threads and context for this model"
+        )
+        self.model_settings_button.clicked.connect(self.open_model_settings)
+        top.addWidget(self.model_settings_button)
         top.addWidget(self.load_progress)
         top.addWidget(self.model_status)
         layout.addLayout(top)
@@ -227,9 +240,17 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("screens")
         self.tabs.setDocumentMode(True)
+        from ui.system_screen import SystemScreen
+
+        self.system_screen = SystemScreen(self.core, self.report, self._smallest_peak)
+        self.system_screen.facts_ready.connect(self._facts_ready)
         self.tabs.addTab(splitter, "Chat")
         self.tabs.addTab(self.models_screen, "Models")
+        self.tabs.addTab(self.system_screen, "System")
         self.setCentralWidget(self.tabs)
+        self.usage_label = QLabel("")
+        self.usage_label.setObjectName("usageLabel")
+        self.statusBar().addWidget(self.usage_label)
         self.stats_label = QLabel("")
         self.stats_label.setObjectName("statsLabel")
         self.statusBar().addPermanentWidget(self.stats_label)
@@ -263,6 +284,9 @@ class MainWindow(QMainWindow):
         view_menu = self.menuBar().addMenu("&View")
         action(view_menu, "&Chat", QKeySequence("Ctrl+1"), lambda: self.tabs.setCurrentIndex(0))
         action(view_menu, "&Models", QKeySequence("Ctrl+2"), lambda: self.tabs.setCurrentIndex(1))
+        action(
+            view_menu, "&System check", QKeySequence("Ctrl+3"), lambda: self.tabs.setCurrentIndex(2)
+        )
         chat_menu = self.menuBar().addMenu("&Chat")
         action(chat_menu, "&Stop reply", QKeySequence(Qt.Key.Key_Escape), self.stop)
         action(chat_menu, "&Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus)
@@ -368,6 +392,44 @@ class MainWindow(QMainWindow):
                 if item is not None:
                     item.setEnabled(False)
         self.model_picker.blockSignals(False)
+
+    # -- this machine -------------------------------------------------------------------
+    def _facts_ready(self, facts: object) -> None:
+        from app.hardware import SystemFacts
+
+        if isinstance(facts, SystemFacts):
+            self.core.facts = facts
+            self.models_screen.set_facts(facts)
+
+    def _smallest_peak(self, facts: object) -> int | None:
+        """Called on a worker thread by the system check: the least memory any model needs."""
+        from app.errors import HearthError
+        from app.fit_service import estimate_entry
+        from app.hardware import SystemFacts
+
+        if not isinstance(facts, SystemFacts):
+            return None
+        context = int(self.core.settings.get("engine.context_length"))
+        peaks = []
+        for entry in list(self.library):
+            try:
+                peaks.append(estimate_entry(entry, facts, context).peak_bytes)
+            except HearthError:
+                continue
+        return min(peaks) if peaks else None
+
+    def _show_usage(self) -> None:
+        self.usage_label.setText(self._usage.line(self.client.worker_pid))
+
+    def open_model_settings(self) -> None:
+        if self.model is None:
+            self.show_error("Choose a model first.")
+            return
+        from ui.model_settings_dialog import ModelSettingsDialog
+
+        dialog = ModelSettingsDialog(self.core, self.model, self)
+        dialog.accepted.connect(self.load_model)
+        dialog.open()
 
     def _library_changed(self, models: list[ModelEntry]) -> None:
         """The Models screen found a new library (a download finished, a model was deleted)."""
@@ -574,6 +636,8 @@ class MainWindow(QMainWindow):
         watcher.stats.connect(self._reply_stats)
         watcher.finished.connect(self._finish_run)
         self._set_busy(True)
+        self._usage_timer.start()
+        self._show_usage()
         params = {**self.core.sampling(), **self.sampling_overrides}
         job = self.client.chat(self.core.model_spec(model), messages, params, watcher.callback)
         watcher.watch(job)
@@ -624,6 +688,7 @@ class MainWindow(QMainWindow):
         self.run = None
         run.watcher.deleteLater()
         self._flush_timer.stop()
+        self._usage_timer.stop()
         status = (
             st.STOPPED if run.stopping and final.get("type") == protocol.DONE else status_for(final)
         )
@@ -651,6 +716,7 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(busy)
         self.model_picker.setEnabled(not busy)
         self.open_model_button.setEnabled(not busy)
+        self.model_settings_button.setEnabled(not busy)
         if not busy:
             self.composer.setFocus()
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -35,8 +36,12 @@ from PySide6.QtWidgets import (
 from app.core import Core
 from app.downloads import Download, DownloadManager
 from app.errors import HearthError
+from app.fit import Estimate, estimate
+from app.fit_service import estimate_entry
+from app.hardware import SystemFacts
 from app.hub import huggingface
 from app.hub.huggingface import HubAccessError, RepoSummary
+from app.hub.remote_header import fetch_shape, scaled
 from app.hub.repo_files import Offer, group_files, human_size
 from app.hub.sources import HF, MODELSCOPE, hf_endpoint, modelscope_endpoint
 from app.library_actions import APP_NAMES, delete_model
@@ -73,6 +78,43 @@ def _table(headers: tuple[str, ...], name: str) -> QTableWidget:
     return table
 
 
+VERDICT_COLOURS = {"gpu": "#15803d", "partial": "#1d4ed8", "cpu": "#b45309", "no": "#b91c1c"}
+
+
+def _verdict_cell(result: Estimate) -> QTableWidgetItem:
+    text = result.verdict_text
+    if result.verdict != "no":
+        text += f" · {result.total_bytes / 1e9:.1f} GB"
+    cell = QTableWidgetItem(text)
+    cell.setForeground(QColor(VERDICT_COLOURS.get(result.verdict, "#000000")))
+    lines = [
+        f"Weights {result.weights_bytes / 1e9:.2f} GB, KV cache "
+        f"{result.kv_cache_bytes / 1e9:.2f} GB, overhead {result.overhead_bytes / 1e9:.2f} GB "
+        f"at {result.n_ctx} tokens of context."
+    ]
+    if result.speed_hint:
+        lines.append(f"Expected speed: {result.speed_hint}.")
+    lines.extend(result.notes)
+    cell.setToolTip("\n".join(lines))
+    return cell
+
+
+def _file_url(core: Core, source: str, repo_id: str, path: str) -> tuple[str, dict[str, str]]:
+    if source == MODELSCOPE:
+        from urllib.parse import quote
+
+        url = (
+            f"{modelscope_endpoint(core)}/api/v1/models/{repo_id}/repo?Revision=master"
+            f"&FilePath={quote(path)}"
+        )
+        return url, {}
+    from huggingface_hub import hf_hub_url
+    from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
+
+    url = hf_hub_url(repo_id, path, endpoint=hf_endpoint(core))
+    return url, dict(build_hf_headers(token=get_token(HF)))
+
+
 def _params(count: int | None) -> str:
     if not count:
         return ""
@@ -88,6 +130,7 @@ class ModelsScreen(QWidget):
     library_changed = Signal(list)  # the new list of ModelEntry
     search_finished = Signal()
     repo_opened = Signal()
+    estimates_shown = Signal()
 
     def __init__(
         self,
@@ -105,6 +148,9 @@ class ModelsScreen(QWidget):
         self.report = report
         self.show_error = show_error
         self.ask_token = ask_token
+        self.facts: SystemFacts | None = None
+        self.offer_estimates: dict[int, Estimate] = {}
+        self.library_estimates: dict[str, Estimate | str] = {}
         self.results: list[RepoSummary] = []
         self.offers: list[Offer] = []
         self.repo_id = ""
@@ -153,7 +199,7 @@ class ModelsScreen(QWidget):
         files_layout.setContentsMargins(0, 0, 0, 0)
         self.repo_label = QLabel("Open a repository to see what it offers.")
         self.repo_label.setWordWrap(True)
-        self.offers_table = _table(("Choice", "Files", "Size", "Note"), "offers")
+        self.offers_table = _table(("Choice", "Files", "Size", "Fits here?", "Note"), "offers")
         self.download_button = QPushButton("Download")
         self.download_button.setObjectName("downloadButton")
         self.download_button.clicked.connect(self.download_selected)
@@ -213,6 +259,7 @@ class ModelsScreen(QWidget):
                 "Context",
                 "Size",
                 "From",
+                "Fits here?",
             ),
             "library",
         )
@@ -326,7 +373,8 @@ class ModelsScreen(QWidget):
         self.offers_table.setRowCount(len(offers))
         for row, offer in enumerate(offers):
             note = offer.warning or ("Recommended" if offer is best else "")
-            values = (offer.label, str(len(offer.files)), human_size(offer.size), note)
+            fits = "…" if self.facts is not None and offer.kind == "gguf" else ""
+            values = (offer.label, str(len(offer.files)), human_size(offer.size), fits, note)
             for column, value in enumerate(values):
                 cell = QTableWidgetItem(value)
                 if offer.warning:
@@ -335,6 +383,77 @@ class ModelsScreen(QWidget):
         if best is not None:
             self.offers_table.selectRow(offers.index(best))
         self.repo_opened.emit()
+        self._estimate_offers()
+
+    # -- will it fit? ----------------------------------------------------------------
+    def set_facts(self, facts: SystemFacts) -> None:
+        """The system check finished: show verdicts for the library and the open repository."""
+        self.facts = facts
+        self._estimate_library()
+        self._estimate_offers()
+
+    def _estimate_offers(self) -> None:
+        facts, offers = self.facts, list(self.offers)
+        ggufs = [o for o in offers if o.kind == "gguf" and not o.label.endswith("projector)")]
+        if facts is None or not ggufs:
+            return
+        repo_id, source, core = self.repo_id, self.repo_source, self.core
+        context = int(core.settings.get("engine.context_length"))
+        probe = min(ggufs, key=lambda o: o.size)
+
+        def work() -> dict[int, Estimate]:
+            shape = fetch_shape(*_file_url(core, source, repo_id, probe.files[0].path))
+            return {
+                offers.index(o): estimate(scaled(shape, o.size, o.label), facts, context)
+                for o in ggufs
+            }
+
+        def show(results: dict[int, Estimate]) -> None:
+            if self.repo_id != repo_id:
+                return  # another repository was opened meanwhile
+            self.offer_estimates = results
+            for row, result in results.items():
+                self.offers_table.setItem(row, 3, _verdict_cell(result))
+            self.estimates_shown.emit()
+
+        def failed(exc: BaseException) -> None:
+            for row in range(self.offers_table.rowCount()):
+                cell = self.offers_table.item(row, 3)
+                if cell is not None and cell.text() == "…":
+                    cell.setText("?")
+                    cell.setToolTip(str(exc))
+            self.estimates_shown.emit()
+
+        run_in_background(self, work, show, failed)
+
+    def _estimate_library(self) -> None:
+        facts, models, core = self.facts, list(self.library), self.core
+        if facts is None:
+            return
+        context = int(core.settings.get("engine.context_length"))
+
+        def work() -> dict[str, Estimate | str]:
+            results: dict[str, Estimate | str] = {}
+            for entry in models:
+                try:
+                    results[str(entry.path)] = estimate_entry(entry, facts, context)
+                except HearthError as exc:
+                    results[str(entry.path)] = exc.message
+            return results
+
+        def show(results: dict[str, Estimate | str]) -> None:
+            self.library_estimates = results
+            for row, entry in enumerate(self.library):
+                result = results.get(str(entry.path))
+                if isinstance(result, Estimate):
+                    self.library_table.setItem(row, 8, _verdict_cell(result))
+                elif result:
+                    cell = QTableWidgetItem("?")
+                    cell.setToolTip(result)
+                    self.library_table.setItem(row, 8, cell)
+            self.estimates_shown.emit()
+
+        run_in_background(self, work, show, lambda exc: self.report(exc, "estimating memory"))
 
     def download_selected(self) -> None:
         rows = self.offers_table.selectionModel().selectedRows()
@@ -418,6 +537,7 @@ class ModelsScreen(QWidget):
                     cell.setForeground(Qt.GlobalColor.gray)
                 self.library_table.setItem(row, column, cell)
         self.library_changed.emit(models)
+        self._estimate_library()
 
     def _selected_entry(self) -> ModelEntry | None:
         rows = self.library_table.selectionModel().selectedRows()

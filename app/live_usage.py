@@ -1,0 +1,54 @@
+"""A small live readout of memory (and GPU) use while a reply is generated.
+
+Cheap enough to call once a second from a timer: psutil reads a few /proc files and NVML
+answers from the driver.  Anything that cannot be read is left out of the line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import psutil
+
+
+class UsageSampler:
+    def __init__(self) -> None:
+        self._nvml: Any = None
+        self._handles: list[Any] | None = None
+
+    def _gpu_handles(self) -> list[Any]:
+        if self._handles is None:
+            self._handles = []
+            try:
+                import pynvml
+
+                pynvml.nvmlInit()
+                self._nvml = pynvml
+                self._handles = [
+                    pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())
+                ]
+            except Exception:  # noqa: BLE001 - no NVIDIA driver: no GPU part
+                self._handles = []
+        return self._handles
+
+    def line(self, worker_pid: int | None) -> str:
+        parts: list[str] = []
+        if worker_pid is not None:
+            with contextlib.suppress(psutil.Error):
+                rss = psutil.Process(worker_pid).memory_info().rss
+                parts.append(f"model process {rss / 1e9:.2f} GB")
+        memory = psutil.virtual_memory()
+        parts.append(
+            f"RAM {(memory.total - memory.available) / 1e9:.1f}/{memory.total / 1e9:.1f} GB"
+        )
+        for index, handle in enumerate(self._gpu_handles()):
+            try:
+                info = self._nvml.nvmlDeviceGetMemoryInfo(handle)
+                busy = self._nvml.nvmlDeviceGetUtilizationRates(handle).gpu
+                parts.append(
+                    f"GPU{index} {info.used / 1e9:.1f}/{info.total / 1e9:.1f} GB, {busy} %"
+                )
+            except Exception:  # noqa: BLE001 - a GPU that went away: skip it
+                continue
+        return " · ".join(parts)

@@ -1,0 +1,104 @@
+"""System facts and checks: real probes on this GPU-less machine, recorded machines for the rest."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.hardware import SystemFacts, probe_gpus, probe_system
+from app.system_check import PROBLEM, WARNING, report_text, run_checks, torch_install_command
+
+MACHINES = Path(__file__).parent / "machines"
+
+
+def machine(name: str) -> SystemFacts:
+    return SystemFacts.from_json(json.loads((MACHINES / f"{name}.json").read_text()))
+
+
+def titles(facts: SystemFacts, **kwargs: Any) -> dict[str, Any]:
+    return {c.title: c for c in run_checks(facts, **kwargs)}
+
+
+def test_real_probes_have_the_promised_shape(tmp_path: Path) -> None:
+    facts = probe_system(tmp_path)
+    data = facts.to_json()
+    assert data["cpu"]["physical_cores"] >= 1 and data["cpu"]["logical_cores"] >= 1
+    assert isinstance(data["cpu"]["features"], list)
+    assert data["memory"]["total_bytes"] > data["memory"]["available_bytes"] > 0
+    assert data["gpus"] == [] and any("NVIDIA" in n for n in data["notes"])  # no GPU here
+    assert data["engines"]["llama_cpp_version"] and data["engines"]["llama_gpu_offload"] is False
+    assert SystemFacts.from_json(json.loads(json.dumps(data))) == facts
+    assert "llama_cpp" not in sys.modules and "torch" not in sys.modules  # asked in a subprocess
+
+
+def test_nvml_failing_mid_probe_is_a_note_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GPU that disappears while being read (cannot happen for real on this machine)."""
+    import pynvml
+
+    def lost(*_args: object) -> None:
+        raise pynvml.NVMLError(pynvml.NVML_ERROR_GPU_IS_LOST)
+
+    monkeypatch.setattr(pynvml, "nvmlInit", lambda: None)
+    monkeypatch.setattr(pynvml, "nvmlShutdown", lambda: None)
+    monkeypatch.setattr(pynvml, "nvmlSystemGetDriverVersion", lambda: "550.1")
+    monkeypatch.setattr(pynvml, "nvmlSystemGetCudaDriverVersion_v2", lambda: 12040)
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetCount", lambda: 1)
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetHandleByIndex", lost)
+    notes: list[str] = []
+    assert probe_gpus(notes) == []
+    assert len(notes) == 1 and notes[0].startswith("GPU 0 could not be read (")
+    assert "lost" in notes[0].lower()
+
+
+def test_gpu_without_cuda_torch_gives_the_exact_install_command() -> None:
+    checks = titles(machine("rtx3060"))
+    problem = checks["PyTorch is a CPU build"]
+    assert problem.status == PROBLEM
+    assert problem.action.endswith(
+        "pip install torch --index-url https://download.pytorch.org/whl/cu121"
+    )
+    assert checks["Transparent huge pages: always"].status == WARNING
+    assert checks["vm.swappiness is 100"].action == "sudo sysctl vm.swappiness=10"
+
+
+def test_torch_without_kernels_for_the_gpu_and_a_driver_too_old() -> None:
+    facts = machine("h200")
+    facts.engines.torch.arch_list = ["sm_80", "sm_86"]
+    facts.gpus[0].cuda_driver_version = "12.4"
+    checks = titles(facts)
+    assert "sm_90" in checks["PyTorch has no kernels for NVIDIA H200"].detail
+    assert checks["The NVIDIA driver is too old for this PyTorch"].status == PROBLEM
+    assert "2 NUMA nodes" in checks
+
+
+def test_llama_without_offload_while_a_gpu_exists() -> None:
+    facts = machine("rtx3060")
+    facts.engines.llama_gpu_offload = False
+    check = titles(facts)["llama.cpp cannot use the GPU"]
+    assert "GGML_CUDA=on" in check.action
+
+
+def test_laptop_and_mac() -> None:
+    laptop = titles(machine("laptop"), smallest_model_peak=20_000_000_000)
+    assert "No GPU found" in laptop
+    assert laptop["Too little memory for any model in the library"].status == PROBLEM
+    assert laptop["Little free disk space"].status == WARNING
+    mac = titles(machine("m2"))
+    assert "Apple Silicon with Metal" in mac and "No GPU found" not in mac
+
+
+def test_install_command_follows_the_driver() -> None:
+    assert torch_install_command("12.8").endswith("cu128")
+    assert torch_install_command("12.5").endswith("cu124")
+    assert torch_install_command("11.4").startswith("update the NVIDIA driver")
+
+
+def test_report_is_plain_text_with_every_check() -> None:
+    facts = machine("rtx3060")
+    checks = run_checks(facts)
+    report = report_text(facts, checks)
+    assert "RTX 3060" in report and "12.9 GB VRAM" in report
+    assert all(c.title in report for c in checks)
+    assert "What to do: Install a CUDA build" in report

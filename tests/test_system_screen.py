@@ -1,0 +1,98 @@
+"""The System tab, the live readout, verdicts next to models, and per-model settings."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QTableWidget
+from pytestqt.qtbot import QtBot
+
+from app.core import Core
+from tests.fakehub import FakeHub
+from tests.gguf_files import build_gguf
+from tests.gui_helpers import open_window, wait_until
+from ui.main_window import MainWindow
+
+pytestmark = pytest.mark.slow
+
+
+def cell(table: QTableWidget, row: int, column: int) -> str:
+    item = table.item(row, column)
+    return item.text() if item is not None else ""
+
+
+def wait_for_facts(qtbot: QtBot, window: MainWindow) -> None:
+    wait_until(qtbot, lambda: window.core.facts is not None, 60_000)
+
+
+def test_system_check_tab_and_copy_report(qtbot: QtBot, core: Core) -> None:
+    window = open_window(qtbot, core)
+    wait_for_facts(qtbot, window)
+    screen = window.system_screen
+    items = [screen.tree.topLevelItem(i) for i in range(screen.tree.topLevelItemCount())]
+    titles = [item.text(0) for item in items if item is not None]
+    assert any("No GPU found" in t for t in titles)
+    assert any(t.endswith("Memory") for t in titles)
+    assert "llama-cpp-python 0.3.36 (CPU only)" in screen.details.toPlainText()
+    screen.copy_button.click()
+    report = QGuiApplication.clipboard().text()
+    assert report.startswith("Hearth") and "Checks:" in report and "Memory:" in report
+
+
+def test_verdicts_in_the_library_and_live_usage_while_generating(qtbot: QtBot, core: Core) -> None:
+    window = open_window(qtbot, core)
+    wait_for_facts(qtbot, window)
+    library = window.models_screen.library_table
+    wait_until(qtbot, lambda: cell(library, 0, 8).startswith("CPU and RAM"))
+    tip = library.item(0, 8).toolTip()  # type: ignore[union-attr]
+    assert "KV cache" in tip and "Expected speed" in tip
+    window.sampling_overrides = {"max_tokens": 200, "ignore_eos": True}
+    window.send("Count to one hundred.")
+    wait_until(qtbot, lambda: "model process" in window.usage_label.text(), 10_000)
+    assert "RAM" in window.usage_label.text()
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000):
+        window.stop()
+
+
+@pytest.fixture
+def hub(core: Core, tmp_path: Path) -> Iterator[FakeHub]:
+    server = FakeHub().start()
+    data = build_gguf(tmp_path / "src.gguf", file_type=15).read_bytes()
+    server.add("acme/tiny-GGUF", {"tiny-Q4_K_M.gguf": data, "tiny-Q8_0.gguf": data + b"\0" * 64})
+    core.settings.set("hub.huggingface_endpoint", server.url)
+    yield server
+    server.stop()
+
+
+def test_offers_show_a_verdict_from_the_remote_header(
+    qtbot: QtBot, core: Core, hub: FakeHub
+) -> None:
+    window = open_window(qtbot, core)
+    wait_for_facts(qtbot, window)
+    screen = window.models_screen
+    screen.query.setText("acme/tiny-GGUF")
+    with qtbot.waitSignal(screen.estimates_shown, timeout=30_000):
+        screen.open_button.click()
+    assert cell(screen.offers_table, 0, 3).startswith("CPU and RAM")
+    ranged = [r for r in hub.requests if "resolve" in r and "bytes=0-" in r]
+    assert ranged and not (core.models_dir / "acme").exists()  # nothing downloaded
+
+
+def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) -> None:
+    from ui.model_settings_dialog import ModelSettingsDialog
+
+    window = open_window(qtbot, core)
+    assert window.model is not None
+    dialog = ModelSettingsDialog(core, window.model, window)
+    qtbot.addWidget(dialog)
+    dialog.threads.setValue(1)
+    dialog.context.setValue(2048)
+    dialog.accept()
+    spec = core.model_spec(window.model)
+    assert (spec.threads, spec.n_ctx, spec.gpu_layers) == (1, 2048, 0)
+    dialog = ModelSettingsDialog(core, window.model, window)
+    qtbot.addWidget(dialog)
+    dialog.context.setValue(100)  # below the minimum context
+    dialog.accept()
+    assert dialog.problem.isVisibleTo(dialog) and "context length" in dialog.problem.text()

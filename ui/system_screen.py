@@ -1,0 +1,122 @@
+"""The System check screen: what Hearth found, each check explained, and a copyable report.
+
+Probing starts a short subprocess (the engines are asked outside the UI process) and reads
+model headers, so it runs on the thread pool; the screen fills in when it is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core import Core
+from app.hardware import SystemFacts, probe_system
+from app.system_check import SYMBOL, Check, format_facts, report_text, run_checks
+from ui.background import run_in_background
+
+COLOURS = {"ok": "#15803d", "info": "#1d4ed8", "warning": "#b45309", "problem": "#b91c1c"}
+
+
+class SystemScreen(QWidget):
+    facts_ready = Signal(object)  # SystemFacts
+
+    def __init__(
+        self,
+        core: Core,
+        report: Callable[[BaseException, str], None],
+        smallest_peak: Callable[[SystemFacts], int | None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("systemScreen")
+        self.core = core
+        self.report = report
+        self.smallest_peak = smallest_peak
+        self.facts: SystemFacts | None = None
+        self.checks: list[Check] = []
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        self.status = QLabel("Checking this machine…")
+        self.run_button = QPushButton("Check again")
+        self.run_button.clicked.connect(self.run)
+        self.copy_button = QPushButton("Copy report")
+        self.copy_button.setToolTip("Copy a plain-text report for a bug report")
+        self.copy_button.clicked.connect(self.copy_report)
+        top.addWidget(self.status, 1)
+        top.addWidget(self.run_button)
+        top.addWidget(self.copy_button)
+        layout.addLayout(top)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("checks")
+        self.tree.setHeaderHidden(True)
+        self.tree.setWordWrap(True)
+        self.tree.setAccessibleName("System checks")
+        layout.addWidget(self.tree, 2)
+        self.details = QPlainTextEdit()
+        self.details.setReadOnly(True)
+        self.details.setAccessibleName("What Hearth found")
+        layout.addWidget(self.details, 1)
+
+    def run(self) -> None:
+        self.run_button.setEnabled(False)
+        self.status.setText("Checking this machine…")
+        core = self.core
+
+        def work() -> tuple[SystemFacts, list[Check]]:
+            facts = probe_system(core.models_dir)
+            return facts, run_checks(facts, self.smallest_peak(facts))
+
+        run_in_background(self, work, self._show, self._failed)
+
+    def _failed(self, exc: BaseException) -> None:
+        self.run_button.setEnabled(True)
+        self.status.setText("The check could not finish.")
+        self.report(exc, "checking the system")
+
+    def _show(self, result: tuple[SystemFacts, list[Check]]) -> None:
+        facts, checks = result
+        self.facts, self.checks = facts, checks
+        self.run_button.setEnabled(True)
+        problems = sum(1 for c in checks if c.status in ("problem", "warning"))
+        self.status.setText(
+            "Everything looks fine." if not problems else f"{problems} thing(s) need attention."
+        )
+        self.tree.clear()
+        for check in checks:
+            item = QTreeWidgetItem([f"{SYMBOL[check.status]}  {check.title}"])
+            item.setForeground(0, QColor(COLOURS[check.status]))
+            item.setToolTip(0, check.detail)
+            font = item.font(0)
+            font.setBold(check.status in ("problem", "warning"))
+            item.setFont(0, font)
+            if check.detail:
+                item.addChild(QTreeWidgetItem([check.detail]))
+            if check.action:
+                item.addChild(QTreeWidgetItem([f"What to do: {check.action}"]))
+            self.tree.addTopLevelItem(item)
+            item.setExpanded(check.status in ("problem", "warning"))
+        self.details.setPlainText(format_facts(facts))
+        self.facts_ready.emit(facts)
+
+    def report_text(self) -> str:
+        if self.facts is None:
+            return ""
+        return report_text(self.facts, self.checks)
+
+    def copy_report(self) -> None:
+        text = self.report_text()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            self.status.setText("Report copied to the clipboard.")
