@@ -47,6 +47,7 @@ from app.fit import (
     FITS_GPU,
     NO_FIT,
     PARTIAL,
+    Estimate,
     ModelShape,
     ShapeError,
     compute_buffer_bytes,
@@ -261,3 +262,36 @@ def test_the_starter_model_estimate_matches_the_worker(starter: Path, client, sp
         shape_from_gguf(read_gguf(starter)), probe_system(starter.parent, engines=False), 4096
     )
     assert abs(result.total_bytes - rss) / rss < 0.15, (result.total_bytes, rss)
+
+
+def test_the_recommended_quantization_follows_the_machine(shapes: dict[str, ModelShape]) -> None:
+    from app.hub.remote_header import scaled
+    from app.hub.repo_files import Offer
+    from ui.models_screen import recommend_for_machine
+
+    base = shapes["7B"]
+    sizes = {
+        "Q2_K": 3_000_000_000,
+        "Q4_K_M": 4_680_000_000,
+        "Q6_K": 6_250_000_000,
+        "Q8_0": 8_100_000_000,
+    }
+    offers = [Offer(q, "gguf", quantization=q) for q in sizes]
+
+    def pick(name: str, ctx: int) -> str:
+        results = {
+            i: estimate_for(scaled(base, sizes[o.label], o.label), name, ctx)
+            for i, o in enumerate(offers)
+        }
+        row = recommend_for_machine(offers, results)
+        return "" if row is None else offers[row].label
+
+    def estimate_for(shape: ModelShape, name: str, ctx: int) -> Estimate:
+        return estimate(shape, machine(name), ctx)
+
+    assert pick("h200", 4096) == "Q8_0"  # plenty of VRAM: best quality
+    assert pick("rtx3060", 4096) == "Q8_0"  # 8.1e9 + 0.23e9 + 0.18e9 + 0.42e9 < 11.4e9
+    # At 64k the KV cache is 3.76e9: Q8_0 needs 8.1e9 + 3.76e9 + 0.18e9 + 0.42e9 = 12.45e9 (too
+    # much), Q6_K 6.25e9 + 3.76e9 + 0.59e9 = 10.6e9 (fits).
+    assert pick("rtx3060", 65536) == "Q6_K"
+    assert pick("laptop", 4096) == "Q4_K_M"  # CPU: the usual balance

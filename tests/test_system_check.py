@@ -102,3 +102,22 @@ def test_report_is_plain_text_with_every_check() -> None:
     assert "RTX 3060" in report and "12.9 GB VRAM" in report
     assert all(c.title in report for c in checks)
     assert "What to do: Install a CUDA build" in report
+
+
+def test_missing_proc_and_sys_files_still_give_an_answer(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """As on a platform without /proc and /sys: fewer facts, no crash."""
+    real_read_text = Path.read_text
+
+    def no_proc(self: Path, *args: Any, **kwargs: Any) -> str:
+        if str(self).startswith(("/proc", "/sys")):
+            raise FileNotFoundError(str(self))
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", no_proc)
+    facts = probe_system(tmp_path, engines=False)
+    assert facts.cpu.logical_cores >= 1 and facts.cpu.features == []
+    assert facts.linux is not None and facts.linux.swappiness is None
+    checks = run_checks(facts)
+    assert any(c.title == "This CPU has no AVX2" for c in checks)  # said plainly, not a crash

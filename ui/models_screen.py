@@ -78,6 +78,25 @@ def _table(headers: tuple[str, ...], name: str) -> QTableWidget:
     return table
 
 
+RECOMMENDED_HERE = "Recommended for this machine"
+BEST_QUALITY_ORDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q4_K_M", "Q4_K_S", "IQ4_XS", "Q4_0")
+
+
+def recommend_for_machine(offers: list[Offer], results: dict[int, Estimate]) -> int | None:
+    """The row to suggest: the best quality that fits wholly on the GPU (up to Q8_0, beyond
+    which quality barely improves); without that, Q4_K_M or the nearest that fits at all."""
+    fits_gpu = {row for row, r in results.items() if r.verdict == "gpu"}
+    fits = {row for row, r in results.items() if r.verdict != "no"}
+    by_quant = {offers[row].quantization: row for row in results}
+    for quant in BEST_QUALITY_ORDER:
+        if quant in by_quant and by_quant[quant] in fits_gpu:
+            return by_quant[quant]
+    for quant in ("Q4_K_M", "Q4_K_S", "IQ4_XS", "Q4_0", "Q3_K_M", "Q3_K_L", "Q2_K"):
+        if quant in by_quant and by_quant[quant] in fits:
+            return by_quant[quant]
+    return min(fits, key=lambda row: offers[row].size) if fits else None
+
+
 VERDICT_COLOURS = {"gpu": "#15803d", "partial": "#1d4ed8", "cpu": "#b45309", "no": "#b91c1c"}
 
 
@@ -414,6 +433,14 @@ class ModelsScreen(QWidget):
             self.offer_estimates = results
             for row, result in results.items():
                 self.offers_table.setItem(row, 3, _verdict_cell(result))
+            best = recommend_for_machine(offers, results)
+            if best is not None:
+                for row in range(len(offers)):
+                    note = self.offers_table.item(row, 4)
+                    if note is not None and note.text() in ("Recommended", RECOMMENDED_HERE):
+                        note.setText("")
+                self.offers_table.setItem(best, 4, QTableWidgetItem(RECOMMENDED_HERE))
+                self.offers_table.selectRow(best)
             self.estimates_shown.emit()
 
         def failed(exc: BaseException) -> None:
