@@ -17,10 +17,10 @@ check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Hearth needs Python 3.11 or newer")'
 
 # pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds).
-$(STAMP): pyproject.toml | check-python
+$(STAMP): pyproject.toml constraints.txt | check-python
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,transformers]' -c constraints.txt
 	$(PY) -m pip install --quiet --no-deps $(STARTER)
 	touch $(STAMP)
 
@@ -46,4 +46,4 @@ screenshot: $(STAMP)
 	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) -m tests.tools.screenshot screenshots/main-window.png
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .cache

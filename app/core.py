@@ -7,6 +7,8 @@ everywhere.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,8 +60,9 @@ class Core:
         )
 
     def chat_models(self, models: list[ModelEntry]) -> list[ModelEntry]:
-        """The models the chat engines can run today (GGUF through llama.cpp)."""
-        return [m for m in models if m.format == "gguf"]
+        """The models the installed engines can run (checkpoints need the PyTorch engine)."""
+        with_torch = transformers_available()
+        return [m for m in models if m.format == "gguf" or with_torch]
 
     def find_model(
         self, name_or_path: str | None, models: list[ModelEntry] | None = None
@@ -75,10 +78,11 @@ class Core:
             entry = self.default_model(models)
         if not entry.usable:
             raise HearthError(f"{entry.name} cannot be used: {entry.problem}")
-        if entry.format != "gguf":
+        if entry.format != "gguf" and not transformers_available():
             raise HearthError(
-                f"{entry.name} is a transformers checkpoint; this version of Hearth chats with "
-                "GGUF models (the transformers engine comes in a later version)."
+                f"{entry.name} is a Hugging Face checkpoint and needs the PyTorch engine, which "
+                "this edition does not include. Install it with: pip install torch transformers "
+                "accelerate (see the README for the CUDA build), or use a GGUF of this model."
             )
         return entry
 
@@ -111,12 +115,23 @@ class Core:
         gpu_layers = chosen.gpu_layers
         if gpu_layers is None:
             gpu_layers = self.auto_gpu_layers(entry, context)
+        engine = chosen.engine or (
+            "transformers" if entry.format == "transformers" else "llama_cpp"
+        )
         return ModelSpec(
             path=str(entry.path),
             n_ctx=context,
             threads=threads,
             gpu_layers=gpu_layers,
             flash_attn=gpu_layers != 0,
+            engine=engine,
+            dtype=chosen.dtype or "auto",
+            quantization=chosen.quantization or "",
+            attention=chosen.attention or "sdpa",
+            static_cache=bool(chosen.static_cache),
+            allow_pickle=bool(chosen.allow_pickle),
+            trust_remote_code=bool(chosen.trusted_code)
+            and chosen.trusted_code == code_fingerprint(entry.path),
         )
 
     def auto_gpu_layers(self, entry: ModelEntry, n_ctx: int) -> int:
@@ -156,6 +171,21 @@ class Core:
             return ChatStore(self.paths.database)
         except StoreError as exc:
             raise HearthError(str(exc)) from exc
+
+
+def transformers_available() -> bool:
+    """Is the PyTorch/transformers engine installed?  (Looked up, never imported here.)"""
+    return all(importlib.util.find_spec(name) is not None for name in ("torch", "transformers"))
+
+
+def code_fingerprint(folder: Path) -> str:
+    """A hash of a checkpoint's own Python files: consent is remembered for exactly these."""
+    if not folder.is_dir():
+        return ""
+    digest = hashlib.sha256()
+    for file in sorted(folder.glob("*.py")):
+        digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
 
 
 def physical_cores() -> int:

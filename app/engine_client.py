@@ -58,6 +58,13 @@ class ModelSpec:
     gpu_layers: int = 0  # -1: all of them
     engine: str = "llama_cpp"
     flash_attn: bool = False
+    # transformers engine only
+    dtype: str = "auto"
+    quantization: str = ""  # "", "4bit" or "8bit"
+    attention: str = "sdpa"  # or "flash_attention_2"
+    static_cache: bool = False
+    allow_pickle: bool = False
+    trust_remote_code: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)

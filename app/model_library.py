@@ -311,6 +311,8 @@ def resolve_model(name_or_path: str, models: list[ModelEntry]) -> ModelEntry:
         if wanted.lower() in (entry.name.lower(), entry.path.name.lower()):
             return entry
     path = Path(wanted).expanduser()
+    if path.is_dir():
+        return describe_checkpoint(path.resolve(), "file")
     if path.exists():
         return describe(path.resolve(), "file")
     names = ", ".join(e.name for e in models) or "none"

@@ -21,6 +21,11 @@ class ModelChoice:
     threads: int | None = None
     n_ctx: int | None = None
     dtype: str | None = None
+    quantization: str | None = None  # "4bit" or "8bit" (CUDA)
+    attention: str | None = None  # "sdpa" or "flash_attention_2"
+    static_cache: bool | None = None
+    allow_pickle: bool | None = None  # load .bin weights (runs code from the file)
+    trusted_code: str | None = None  # hash of the model's own code files the user allowed
 
     def validate(self) -> ModelChoice:
         if self.gpu_layers is not None and self.gpu_layers < -1:
@@ -33,6 +38,10 @@ class ModelChoice:
             raise ValueError(f"unknown engine {self.engine!r}")
         if self.dtype not in (None, "auto", "bfloat16", "float16", "float32"):
             raise ValueError(f"unknown dtype {self.dtype!r}")
+        if self.quantization not in (None, "", "4bit", "8bit"):
+            raise ValueError(f"unknown quantization {self.quantization!r}")
+        if self.attention not in (None, "sdpa", "flash_attention_2"):
+            raise ValueError(f"unknown attention {self.attention!r}")
         return self
 
 

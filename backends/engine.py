@@ -48,6 +48,7 @@ class Engine(Protocol):
 # llama.cpp never imports torch and the other way round.
 ENGINES: dict[str, str] = {
     "llama_cpp": "backends.llama_cpp_engine:LlamaCppEngine",
+    "transformers": "backends.transformers_engine:TransformersEngine",
 }
 
 

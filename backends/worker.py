@@ -131,6 +131,8 @@ class Worker:
                         "message": exc.message,
                     }
                 )
+                if exc.kind == protocol.ERR_OUT_OF_MEMORY:
+                    break  # end the worker: its memory is surely freed, nothing retries
             except MemoryError:
                 log.error("out of memory\n%s", traceback.format_exc())
                 self.channel.send(
@@ -261,6 +263,21 @@ def _private_protocol_stream() -> IO[bytes]:
     return os.fdopen(protocol_fd, "wb", buffering=0)
 
 
+def _limit_memory() -> None:
+    """``HEARTH_WORKER_MEMORY_LIMIT`` (bytes) caps the worker's address space (Unix).
+
+    A safety valve for shared machines, and how tests provoke a real out-of-memory."""
+    limit = os.environ.get("HEARTH_WORKER_MEMORY_LIMIT")
+    if not limit:
+        return
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
+    except (ImportError, ValueError, OSError):
+        log.warning("could not apply HEARTH_WORKER_MEMORY_LIMIT=%s", limit)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the worker until the client says shutdown or goes away."""
     out = _private_protocol_stream()
@@ -270,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s worker[%(process)d] %(levelname)s %(name)s: %(message)s",
     )
     log.info("worker started (protocol %s)", protocol.PROTOCOL_VERSION)
+    _limit_memory()
     worker = Worker(_Channel(out))
     reader = threading.Thread(
         target=worker.read_requests, args=(sys.stdin.buffer,), name="requests", daemon=True

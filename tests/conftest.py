@@ -106,3 +106,22 @@ def client(data_dir: Path) -> Iterator[EngineClient]:
 def read_log(data_dir: Path, name: str = "worker.log") -> str:
     path = data_dir / "logs" / name
     return path.read_text(errors="replace") if path.exists() else ""
+
+
+@pytest.fixture(scope="session")
+def hf_checkpoint() -> Path:
+    """The starter model as a Hugging Face folder, converted once and cached in .cache/."""
+    import shutil
+    import subprocess
+
+    target = REPO / ".cache" / "test-models" / "smollm2-135m-instruct-hf"
+    if not (target / "model.safetensors").is_file():
+        shutil.rmtree(target.with_name(target.name + ".partial"), ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "tests.tools.convert_starter", str(target)],
+            cwd=REPO,
+            check=True,
+            timeout=600,
+        )
+    return target

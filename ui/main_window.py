@@ -534,6 +534,9 @@ class MainWindow(QMainWindow):
         self._model_ready(event)
 
     def _model_ready(self, event: dict[str, Any]) -> None:
+        notes = event.get("notes") or []
+        if notes:
+            self.show_error(" ".join(str(n) for n in notes))
         self.load_progress.hide()
         name = self.model.name if self.model else ""
         context = event.get("n_ctx")

@@ -1,0 +1,473 @@
+"""The PyTorch/transformers engine, for Hugging Face checkpoints (safetensors + config + tokenizer).
+
+Runs only inside the worker; torch and transformers are imported when the engine is
+created.  It speaks the same events as the llama.cpp engine, so the window cannot tell
+them apart.
+
+Choices (``build_load_kwargs`` turns them into ``from_pretrained`` arguments and is
+unit-tested for the CUDA-only ones):
+
+* device: CUDA when torch sees a GPU (spread with ``device_map="auto"`` over GPUs and CPU
+  when one GPU is not enough), else the CPU with a warning that it will be slow;
+* dtype: bfloat16 on GPUs that support it, float16 on older ones, float32 on the CPU, or
+  what the user chose; 4-bit/8-bit through bitsandbytes on CUDA when asked;
+* attention: SDPA by default, FlashAttention-2 when asked and installed;
+* optional static KV cache with ``torch.compile`` (CUDA graphs) on CUDA.
+
+Safety: safetensors only unless the user allowed pickle weights for this model;
+``trust_remote_code`` only with the user's consent (the worker refuses with the list of
+code files, the app asks and remembers).  Out of memory ends the worker so the memory is
+surely freed; nothing retries by itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from backends import protocol
+from backends.context_budget import ContextOverflow, fit_messages, reply_reserve
+from backends.engine import Emit, EngineError, Progress
+from backends.llama_cpp_engine import FALLBACK_STOPS, FALLBACK_TEMPLATE
+
+ERR_NEEDS_REMOTE_CODE = "needs_remote_code"
+ERR_PICKLE_REFUSED = "pickle_refused"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "spiece.model")
+
+
+class OutOfMemory(EngineError):
+    """Raised for CUDA or host out-of-memory: the worker ends after reporting it."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            protocol.ERR_OUT_OF_MEMORY,
+            f"The model ran out of memory while {where}. Hearth closed the engine to free the "
+            "memory. Try a smaller model, 4-bit loading, or a shorter context.",
+        )
+
+
+def remote_code_files(folder: Path) -> list[str]:
+    """The Python files a checkpoint asks to run (``auto_map``); empty when it needs none."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    auto_map = config.get("auto_map") or {}
+    files = {str(v).split(".")[0] + ".py" for v in auto_map.values() if isinstance(v, str)}
+    return sorted(files)
+
+
+def build_load_kwargs(
+    spec: dict[str, Any], cuda: bool, bf16: bool, flash_attn_installed: bool
+) -> dict[str, Any]:
+    """The ``from_pretrained`` arguments for ``spec`` on this device (pure, unit-tested)."""
+    dtype = str(spec.get("dtype") or "auto")
+    if dtype == "auto":
+        dtype = ("bfloat16" if bf16 else "float16") if cuda else "float32"
+    kwargs: dict[str, Any] = {
+        "dtype": dtype,
+        "use_safetensors": not spec.get("allow_pickle", False),
+        "trust_remote_code": bool(spec.get("trust_remote_code", False)),
+        "attn_implementation": "sdpa",
+    }
+    if spec.get("attention") == "flash_attention_2":
+        if not (cuda and flash_attn_installed):
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST,
+                "FlashAttention-2 needs an NVIDIA GPU and the flash-attn package.",
+            )
+        kwargs["attn_implementation"] = "flash_attention_2"
+    if cuda:
+        kwargs["device_map"] = "auto"
+    quantization = str(spec.get("quantization") or "")
+    if quantization:
+        if not cuda:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST,
+                "4-bit and 8-bit loading need an NVIDIA GPU (bitsandbytes).",
+            )
+        if importlib.util.find_spec("bitsandbytes") is None:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST, "4-bit and 8-bit loading need the bitsandbytes package."
+            )
+        from transformers import BitsAndBytesConfig
+
+        if quantization == "4bit":
+            kwargs["quantization_config"] = BitsAndBytesConfig(
+                load_in_4bit=True, bnb_4bit_compute_dtype=dtype, bnb_4bit_quant_type="nf4"
+            )
+        elif quantization == "8bit":
+            kwargs["quantization_config"] = BitsAndBytesConfig(load_in_8bit=True)
+        else:
+            raise EngineError(protocol.ERR_BAD_REQUEST, f"Unknown quantization {quantization!r}.")
+    return kwargs
+
+
+def generation_kwargs(spec: dict[str, Any], cuda: bool) -> dict[str, Any]:
+    """Static KV cache (and with it torch.compile's CUDA graphs) only where it helps: CUDA."""
+    if spec.get("static_cache") and cuda:
+        return {"cache_implementation": "static", "compile_config": None}
+    return {}
+
+
+class TransformersEngine:
+    def __init__(self) -> None:
+        import torch
+        import transformers
+
+        self.torch = torch
+        self.transformers = transformers
+        self.model: Any = None
+        self.tokenizer: Any = None
+        self.spec: dict[str, Any] = {}
+        self.device = "cpu"
+        self.n_ctx = 4096
+        self.template_source = "model"
+
+    # -- loading ---------------------------------------------------------------------
+    def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        folder = Path(str(spec["path"]))
+        self.spec = spec
+        self._check_folder(folder, spec)
+        torch = self.torch
+        cuda = torch.cuda.is_available() and spec.get("device") != "cpu"
+        bf16 = cuda and torch.cuda.is_bf16_supported()
+        kwargs = build_load_kwargs(
+            spec, cuda, bf16, importlib.util.find_spec("flash_attn") is not None
+        )
+        progress(0.1, "Reading the tokenizer")
+        try:
+            self.tokenizer = self.transformers.AutoTokenizer.from_pretrained(
+                str(folder), trust_remote_code=kwargs["trust_remote_code"]
+            )
+        except MemoryError as exc:
+            raise OutOfMemory("loading") from exc
+        except Exception as exc:
+            raise EngineError(
+                protocol.ERR_MODEL_INVALID,
+                f"The tokenizer of {folder.name} cannot be loaded ({exc}).",
+            ) from exc
+        progress(0.3, "Loading the weights")
+        try:
+            self.model = self.transformers.AutoModelForCausalLM.from_pretrained(
+                str(folder), **kwargs
+            )
+        except (torch.cuda.OutOfMemoryError, MemoryError) as exc:
+            raise OutOfMemory("loading") from exc
+        except RuntimeError as exc:
+            if "memory" in str(exc).lower() or "alloc" in str(exc).lower():
+                raise OutOfMemory("loading") from exc
+            raise EngineError(
+                protocol.ERR_LOAD_FAILED, f"{folder.name} failed to load: {exc}"
+            ) from exc
+        except (ValueError, KeyError, OSError) as exc:
+            raise EngineError(
+                protocol.ERR_MODEL_INVALID,
+                f"{folder.name} cannot be loaded by transformers {self.transformers.__version__}: "
+                f"{exc}",
+            ) from exc
+        self.model.eval()
+        self.device = "cuda" if cuda else "cpu"
+        config_ctx = getattr(self.model.config, "max_position_embeddings", None) or 4096
+        self.n_ctx = int(spec.get("n_ctx") or config_ctx)
+        if not self.tokenizer.chat_template:
+            self.tokenizer.chat_template = FALLBACK_TEMPLATE
+            self.template_source = "fallback"
+        progress(1.0, "Ready")
+        notes = [] if cuda else ["No usable GPU: running on the CPU in float32, which is slow."]
+        return {
+            "n_ctx": self.n_ctx,
+            "device": self.device,
+            "dtype": kwargs["dtype"],
+            "chat_template": self.template_source,
+            "engine": "transformers",
+            "architecture": (self.model.config.architectures or [""])[0],
+            "notes": notes,
+        }
+
+    def _check_folder(self, folder: Path, spec: dict[str, Any]) -> None:
+        if not (folder / "config.json").is_file():
+            raise EngineError(
+                protocol.ERR_MODEL_NOT_FOUND,
+                f"{folder} is not a Hugging Face checkpoint (no config.json).",
+            )
+        safetensors = list(folder.glob("*.safetensors"))
+        pickles = [p for p in folder.iterdir() if p.suffix in (".bin", ".pt", ".pth")]
+        if not safetensors and pickles and not spec.get("allow_pickle"):
+            raise EngineError(
+                ERR_PICKLE_REFUSED,
+                f"{folder.name} only has pickle weights ({', '.join(p.name for p in pickles)}). "
+                "Loading a pickle can run code hidden in the file, so Hearth refuses unless you "
+                "allow it for this model (Model settings…).",
+            )
+        if not safetensors and not pickles:
+            raise EngineError(protocol.ERR_MODEL_INVALID, f"{folder.name} has no weight files.")
+        if not any((folder / name).is_file() for name in TOKENIZER_FILES):
+            raise EngineError(
+                protocol.ERR_MODEL_INVALID,
+                f"{folder.name} has no tokenizer files ({', '.join(TOKENIZER_FILES)}). Download "
+                "the whole checkpoint, not only the weights.",
+            )
+        code = remote_code_files(folder)
+        if code and not spec.get("trust_remote_code"):
+            raise EngineError(
+                ERR_NEEDS_REMOTE_CODE,
+                f"{folder.name} needs to run its own Python code ({', '.join(code)}). Hearth "
+                "does not run a model's code without your consent.",
+            )
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        model_type = config.get("model_type")
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+        if not code and model_type not in CONFIG_MAPPING:
+            raise EngineError(
+                protocol.ERR_MODEL_INVALID,
+                f"{folder.name} is a {model_type!r} model, which transformers "
+                f"{self.transformers.__version__} does not support. Update transformers or "
+                "use a GGUF of this model.",
+            )
+
+    # -- generation ------------------------------------------------------------------
+    def _render(self, messages: list[dict[str, Any]]) -> list[int]:
+        try:
+            ids = self.tokenizer.apply_chat_template(
+                messages, add_generation_prompt=True, tokenize=True
+            )
+        except Exception as exc:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST,
+                f"The model's chat template rejected the conversation: {exc}",
+            ) from exc
+        if isinstance(ids, dict) or hasattr(ids, "keys"):
+            ids = ids["input_ids"]
+        return list(ids)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+        torch = self.torch
+        started = time.perf_counter()
+        messages = [
+            {"role": str(m.get("role", "user")), "content": str(m.get("content", ""))}
+            for m in request.get("messages") or []
+        ]
+        if not messages:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST, "A chat request needs at least one message."
+            )
+        params = dict(request.get("params") or {})
+        max_tokens = int(params["max_tokens"]) if params.get("max_tokens") else None
+        budget = self.n_ctx - reply_reserve(self.n_ctx, max_tokens)
+        rendered: dict[int, list[int]] = {}
+
+        def count(candidate: list[dict[str, Any]]) -> int:
+            ids = self._render(candidate)
+            rendered[id(candidate)] = ids
+            return len(ids)
+
+        try:
+            fitted = fit_messages(messages, count, budget)
+        except ContextOverflow as exc:
+            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
+        if fitted.dropped:
+            emit(
+                {
+                    "type": protocol.NOTICE,
+                    "kind": "context_trimmed",
+                    "dropped": fitted.dropped,
+                    "message": f"The conversation is longer than the model's context, so the "
+                    f"{fitted.dropped} oldest message(s) were left out of this reply.",
+                }
+            )
+        prompt = rendered.get(id(fitted.messages)) or self._render(fitted.messages)
+        limit = self.n_ctx - len(prompt)
+        if max_tokens is not None:
+            limit = min(limit, max_tokens)
+        if params.get("seed") is not None and int(params["seed"]) >= 0:
+            torch.manual_seed(int(params["seed"]))
+        streamer = _Streamer(
+            self.tokenizer, emit, FALLBACK_STOPS if self.template_source == "fallback" else ()
+        )
+        temperature = float(params.get("temperature", 0.7))
+        sampling: dict[str, Any] = {"do_sample": temperature > 0}
+        if temperature > 0:
+            sampling.update(
+                temperature=temperature,
+                top_p=float(params.get("top_p", 0.95)),
+                top_k=int(params.get("top_k", 40)),
+            )
+            if params.get("min_p"):
+                sampling["min_p"] = float(params["min_p"])
+        processors = self.transformers.LogitsProcessorList()
+        penalty = float(params.get("repeat_penalty") or 1.0)
+        if penalty != 1.0:
+            # llama.cpp's meaning (the last 64 tokens), not transformers' (the whole prompt
+            # too), so both engines answer alike with the same settings.
+            processors.append(_RecentRepetitionPenalty(penalty, len(prompt)))
+        sampling["logits_processor"] = processors
+        if params.get("ignore_eos"):
+            sampling["min_new_tokens"] = limit
+        stop = self.transformers.StoppingCriteriaList([_CancelCriterion(cancel, streamer)])
+        input_ids = torch.tensor([prompt], device=self.model.device)
+        try:
+            with torch.inference_mode():
+                self.model.generate(
+                    input_ids=input_ids,
+                    attention_mask=torch.ones_like(input_ids),
+                    max_new_tokens=max(limit, 1),
+                    streamer=streamer,
+                    stopping_criteria=stop,
+                    pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
+                    **sampling,
+                    **generation_kwargs(self.spec, self.device == "cuda"),
+                )
+        except (torch.cuda.OutOfMemoryError, MemoryError) as exc:
+            raise OutOfMemory("generating") from exc
+        except RuntimeError as exc:
+            if "out of memory" in str(exc).lower() or "can't allocate" in str(exc).lower():
+                raise OutOfMemory("generating") from exc
+            raise
+        streamer.finish()
+        if cancel.is_set():
+            finish = protocol.FINISH_CANCELLED
+        elif streamer.stopped_by_text or streamer.generated < limit:
+            finish = protocol.FINISH_STOP
+        else:
+            finish = protocol.FINISH_LENGTH
+        if params.get("final_text"):
+            whole = self.tokenizer.decode(streamer.ids, skip_special_tokens=True)
+            emit({"type": protocol.NOTICE, "kind": "final_text", "text": whole.lstrip(" ")})
+        first = streamer.first_at or time.perf_counter()
+        decode_s = (streamer.last_at or first) - first
+        generated = streamer.generated
+        emit(
+            {
+                "type": protocol.STATS,
+                "prompt_tokens": len(prompt),
+                "generated_tokens": generated,
+                "ttft_ms": round((first - started) * 1000, 2),
+                "tokens_per_s": round((generated - 1) / decode_s, 2)
+                if generated > 1 and decode_s > 0
+                else None,
+                "total_ms": round((time.perf_counter() - started) * 1000, 2),
+                "dropped_messages": fitted.dropped,
+                "device": self.device,
+            }
+        )
+        return finish
+
+    def close(self) -> None:
+        self.model = None
+        self.tokenizer = None
+        import gc
+
+        gc.collect()
+        if self.torch.cuda.is_available():
+            self.torch.cuda.empty_cache()
+
+
+class _Streamer:
+    """Receives token ids from ``generate`` and emits text as soon as it is complete.
+
+    Decoding restarts after each newline (as transformers' own streamer does), and text
+    ending in an incomplete UTF-8 character (U+FFFD) is held back until the next token
+    completes it, so no replacement characters ever reach the window.
+    """
+
+    def __init__(self, tokenizer: Any, emit: Emit, stops: tuple[str, ...]) -> None:
+        self.tokenizer, self.emit, self.stops = tokenizer, emit, stops
+        self.ids: list[int] = []
+        self.cache: list[int] = []
+        self.shown = 0
+        self.prompt_seen = False
+        self.generated = 0
+        self.first_at: float | None = None
+        self.last_at: float | None = None
+        self.started_text = False
+        self.text = ""
+        self.stopped_by_text = False
+
+    def put(self, value: Any) -> None:
+        if not self.prompt_seen:  # generate() hands over the prompt first
+            self.prompt_seen = True
+            return
+        new = [int(t) for t in value.reshape(-1).tolist()]
+        now = time.perf_counter()
+        self.first_at = self.first_at or now
+        self.last_at = now
+        self.generated += len(new)
+        self.ids.extend(new)
+        self.cache.extend(new)
+        text = self.tokenizer.decode(self.cache, skip_special_tokens=True)
+        if text.endswith("\ufffd"):
+            return
+        self._show(text[self.shown :])
+        if text.endswith("\n"):
+            self.cache, self.shown = [], 0
+        else:
+            self.shown = len(text)
+
+    def _show(self, piece: str) -> None:
+        if not self.started_text:
+            piece = piece.lstrip(" ")
+            self.started_text = bool(piece)
+        if not piece or self.stopped_by_text:
+            return
+        candidate = self.text + piece
+        for stop in self.stops:
+            index = candidate.find(stop)
+            if index != -1:
+                piece = candidate[len(self.text) : index] if index >= len(self.text) else ""
+                self.stopped_by_text = True
+                break
+        if piece:
+            self.text += piece
+            self.emit({"type": protocol.DELTA, "text": piece})
+
+    def end(self) -> None:
+        """Called by generate(); the remaining text is flushed by ``finish``."""
+
+    def finish(self) -> None:
+        if self.cache:
+            text = self.tokenizer.decode(self.cache, skip_special_tokens=True)
+            self._show(text[self.shown :])
+            self.cache, self.shown = [], 0
+
+
+class _RecentRepetitionPenalty:
+    """Discourage tokens the reply used in its last ``window`` tokens, as llama.cpp does
+    (its sampler sees generated tokens only, not the prompt)."""
+
+    def __init__(self, penalty: float, prompt_length: int, window: int = 64) -> None:
+        self.penalty, self.prompt_length, self.window = penalty, prompt_length, window
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        recent = input_ids[:, self.prompt_length :][:, -self.window :]
+        if recent.shape[1] == 0:
+            return scores
+        picked = scores.gather(1, recent)
+        picked = self._penalise(picked)
+        return scores.scatter(1, recent, picked)
+
+    def _penalise(self, values: Any) -> Any:
+        import torch
+
+        return torch.where(values > 0, values / self.penalty, values * self.penalty)
+
+
+class _CancelCriterion:
+    """Stops generation when Stop was pressed (checked after every token)."""
+
+    def __init__(self, cancel: threading.Event, streamer: _Streamer) -> None:
+        self.cancel, self.streamer = cancel, streamer
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        stop = self.cancel.is_set() or self.streamer.stopped_by_text
+        return torch.full((input_ids.shape[0],), stop, dtype=torch.bool, device=input_ids.device)
