@@ -444,10 +444,12 @@ class MainWindow(QMainWindow):
 
     def chat_with(self, entry: ModelEntry) -> None:
         """Start a new chat with ``entry`` (from the library)."""
-        if entry.format != "gguf":
+        from app.core import transformers_available
+
+        if entry.format != "gguf" and not transformers_available():
             self.show_error(
-                f"{entry.name} is a transformers checkpoint; this version of Hearth "
-                "chats with GGUF models."
+                f"{entry.name} is a Hugging Face checkpoint and needs the PyTorch engine, which "
+                "this edition does not include (see the README)."
             )
             return
         if self.run is not None:
@@ -712,6 +714,38 @@ class MainWindow(QMainWindow):
         self._set_busy(False)
         self.refresh_conversations()
         self.reply_finished.emit({**final, "status": status, "message_id": run.message_id})
+        if final.get("kind") == "needs_remote_code":
+            self.ask_remote_code_consent(run.model)
+
+    def ask_remote_code_consent(self, entry: ModelEntry) -> bool:
+        """Show which code a checkpoint wants to run; remember a yes for exactly that code."""
+        from app.core import code_fingerprint
+
+        files = sorted(p.name for p in entry.path.glob("*.py"))
+        preview = []
+        for name in files[:3]:
+            lines = (entry.path / name).read_text(encoding="utf-8", errors="replace").splitlines()
+            preview.append(f"--- {name} ({len(lines)} lines) ---\n" + "\n".join(lines[:12]))
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Run this model's own code?")
+        code = ", ".join(files) or "files named in its config"
+        box.setText(
+            f"{entry.name} comes with Python code ({code}) that transformers would run on your "
+            "computer with your permissions. Allow it only if you trust where the model comes "
+            "from. Hearth remembers your answer for exactly this code; if the files change, it "
+            "asks again."
+        )
+        box.setDetailedText("\n\n".join(preview))
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        if box.exec() != QMessageBox.StandardButton.Yes:
+            return False
+        choice = self.core.overrides.get(str(entry.path))
+        choice.trusted_code = code_fingerprint(entry.path)
+        self.core.overrides.set(str(entry.path), choice)
+        self.show_error("Allowed. Send your message again to load the model with its code.")
+        return True
 
     def _set_busy(self, busy: bool) -> None:
         self.send_button.setVisible(not busy)

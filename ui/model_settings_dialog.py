@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -51,6 +52,12 @@ class ModelSettingsDialog(QDialog):
         form.addRow("CPU threads", self.threads)
         form.addRow("Context length", self.context)
         form.addRow("Data type (checkpoints)", self.dtype)
+        self.allow_pickle = QCheckBox(
+            "Allow pickle weights (.bin): they can run code from the file"
+        )
+        self.allow_pickle.setChecked(bool(choice.allow_pickle))
+        self.allow_pickle.setEnabled(entry.format == "transformers")
+        form.addRow("Safety", self.allow_pickle)
         layout.addLayout(form)
         self.estimate_label = QLabel(self._estimate_text())
         self.estimate_label.setWordWrap(True)
@@ -102,6 +109,8 @@ class ModelSettingsDialog(QDialog):
             threads=value(self.threads, 0),
             n_ctx=value(self.context, 0),
             dtype=self.dtype.currentData(),
+            allow_pickle=self.allow_pickle.isChecked() or None,
+            trusted_code=self.core.overrides.get(str(self.entry.path)).trusted_code,
         )
 
     def accept(self) -> None:
