@@ -110,7 +110,7 @@ def build_load_kwargs(
 def generation_kwargs(spec: dict[str, Any], cuda: bool) -> dict[str, Any]:
     """Static KV cache (and with it torch.compile's CUDA graphs) only where it helps: CUDA."""
     if spec.get("static_cache") and cuda:
-        return {"cache_implementation": "static", "compile_config": None}
+        return {"cache_implementation": "static"}
     return {}
 
 
