@@ -1,7 +1,9 @@
 """Run slow, UI-free work (reading model headers, file checks) off the Qt main thread.
 
 The function runs on a thread-pool thread and must not touch widgets; its result or
-exception comes back to the main thread through a queued signal.
+exception comes back to the main thread through a queued signal.  If the widget that
+asked has been destroyed meanwhile (a window closed while a probe was still running), the
+answer is dropped quietly.
 """
 
 from __future__ import annotations
@@ -11,10 +13,16 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+_pending: set[_Relay] = set()  # relays kept alive until their task has answered
+
 
 class _Relay(QObject):
     succeeded = Signal(object)
     failed = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()  # no parent: it must outlive a closed window
+        self.orphaned = False
 
 
 class _Task(QRunnable):
@@ -26,9 +34,16 @@ class _Task(QRunnable):
         try:
             result = self.work()
         except Exception as exc:  # noqa: BLE001 - handed to the caller's failure callback
-            self.relay.failed.emit(exc)
+            self._answer(self.relay.failed, exc)
         else:
-            self.relay.succeeded.emit(result)
+            self._answer(self.relay.succeeded, result)
+
+    @staticmethod
+    def _answer(signal: Any, value: Any) -> None:
+        try:
+            signal.emit(value)
+        except RuntimeError:
+            pass  # the application is shutting down and the relay is gone: nobody waits
 
 
 def run_in_background(
@@ -37,16 +52,20 @@ def run_in_background(
     on_success: Callable[[Any], None],
     on_failure: Callable[[BaseException], None],
 ) -> None:
-    relay = _Relay(parent)  # lives in the main thread; parent keeps it alive
+    relay = _Relay()
+    _pending.add(relay)
 
-    def finish_ok(result: Any) -> None:
+    def orphan() -> None:
+        relay.orphaned = True
+
+    parent.destroyed.connect(orphan)
+
+    def finish(callback: Callable[[Any], None], value: Any) -> None:
+        _pending.discard(relay)
         relay.deleteLater()
-        on_success(result)
+        if not relay.orphaned:
+            callback(value)
 
-    def finish_failed(exc: BaseException) -> None:
-        relay.deleteLater()
-        on_failure(exc)
-
-    relay.succeeded.connect(finish_ok)
-    relay.failed.connect(finish_failed)
+    relay.succeeded.connect(lambda result: finish(on_success, result))
+    relay.failed.connect(lambda exc: finish(on_failure, exc))
     QThreadPool.globalInstance().start(_Task(work, relay))
