@@ -8,6 +8,7 @@ answer is dropped quietly.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -40,10 +41,9 @@ class _Task(QRunnable):
 
     @staticmethod
     def _answer(signal: Any, value: Any) -> None:
-        try:
+        # At shutdown the relay may already be gone: then nobody waits for the answer.
+        with contextlib.suppress(RuntimeError):
             signal.emit(value)
-        except RuntimeError:
-            pass  # the application is shutting down and the relay is gone: nobody waits
 
 
 def run_in_background(
