@@ -434,15 +434,19 @@ class DownloadManager:
                     thread.start()
 
     def _run(self, item: Download) -> None:
+        # Everything about the outcome is recorded first and the state set last, under the
+        # lock, so whoever waits never sees "failed" without its reason or "done" before
+        # the file is recorded as Hearth's.
+        final_state = DONE
         try:
             self._transfer(item)
         except DownloadPaused:
-            item.state = PAUSED
+            final_state = PAUSED
         except DownloadCancelled:
-            item.state = CANCELLED
+            final_state = CANCELLED
             _remove(item.part)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence
-            item.state = FAILED
+            final_state = FAILED
             item.error = describe_error(exc, f"downloading {item.path}")
             item.error_kind = "access" if isinstance(exc, AccessDenied) else ""
             if _is_disk_full(exc):
@@ -452,6 +456,11 @@ class DownloadManager:
             item.speed = 0.0
             item.finished_at = time.time()
             with self._lock:
+                if final_state == DONE:
+                    item.received = item.size
+                    if item.target not in self.owned:
+                        self.owned.append(item.target)
+                item.state = final_state
                 self._threads.pop(item.id, None)
                 self._controls.pop(item.id, None)
             with contextlib.suppress(OSError):
@@ -490,10 +499,6 @@ class DownloadManager:
             os.replace(item.part, target)
         finally:
             lock.release()
-        item.state, item.received = DONE, item.size
-        with self._lock:
-            if item.target not in self.owned:
-                self.owned.append(item.target)
 
     def _verify(self, item: Download, sink: _Sink) -> None:
         actual_size = item.part.stat().st_size
