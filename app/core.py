@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ class Core:
     paths: Paths
     settings: Settings
     facts: SystemFacts | None = None  # filled in by the first system check
+    _gpu_layer_cache: dict[tuple[str, int, int, int], int] = field(default_factory=dict)
 
     @property
     def overrides(self) -> ModelOverrides:
@@ -135,18 +136,31 @@ class Core:
         )
 
     def auto_gpu_layers(self, entry: ModelEntry, n_ctx: int) -> int:
-        """As many layers on the GPU as fit (0 without a usable GPU or facts)."""
-        if self.facts is None or entry.format != "gguf":
-            return 0
-        from app.fit_service import estimate_entry
+        """As many layers on the GPU as fit (0 without a usable GPU or facts).
 
-        try:
-            result = estimate_entry(entry, self.facts, n_ctx)
-        except HearthError:
+        Called when a message is sent, so it answers at once without a GPU and remembers
+        its answer otherwise (reading a GGUF header takes tens of milliseconds).
+        """
+        facts = self.facts
+        if facts is None or entry.format != "gguf":
             return 0
-        if result.verdict == "gpu":
-            return -1  # everything, output layer included
-        return result.gpu_layers or 0
+        offload = facts.engines.llama_gpu_offload is not False
+        if not offload or not (facts.usable_gpus or facts.metal):
+            return 0
+        try:
+            stamp = entry.path.stat().st_mtime_ns
+        except OSError:
+            return 0
+        key = (str(entry.path), stamp, n_ctx, id(facts))
+        if key not in self._gpu_layer_cache:
+            from app.fit_service import estimate_entry
+
+            try:
+                result = estimate_entry(entry, facts, n_ctx)
+            except HearthError:
+                return 0
+            self._gpu_layer_cache[key] = -1 if result.verdict == "gpu" else (result.gpu_layers or 0)
+        return self._gpu_layer_cache[key]
 
     def sampling(self, **overrides: Any) -> dict[str, Any]:
         """Sampling parameters for a request: settings, then explicit overrides."""

@@ -13,9 +13,10 @@ import psutil
 
 
 class UsageSampler:
-    def __init__(self) -> None:
+    def __init__(self, gpus: bool = True) -> None:
         self._nvml: Any = None
-        self._handles: list[Any] | None = None
+        # Without NVIDIA GPUs (as the system check found) NVML is never even loaded.
+        self._handles: list[Any] | None = None if gpus else []
 
     def _gpu_handles(self) -> list[Any]:
         if self._handles is None:

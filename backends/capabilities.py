@@ -8,6 +8,7 @@ that is not installed, or fails to import, is reported, not raised.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -45,6 +46,9 @@ def torch_facts() -> dict[str, Any]:
 
 
 def main() -> int:
+    # A background probe: importing torch costs seconds of CPU, which must not slow a reply.
+    if hasattr(os, "nice"):
+        os.nice(10)
     facts = llama_cpp_facts()
     facts["torch"] = torch_facts()
     sys.stdout.write(json.dumps(facts) + "\n")

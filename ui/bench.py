@@ -213,6 +213,12 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         window.model_loaded.connect(loop.quit)
         QTimer.singleShot(120_000, loop.quit)
         loop.exec()
+        # Let the start-up system check (a probe subprocess) finish: measure steady state.
+        settle = QEventLoop()
+        window.system_screen.facts_ready.connect(settle.quit)
+        QTimer.singleShot(60_000, settle.quit)
+        if window.core.facts is None:
+            settle.exec()
         baseline = Baseline(spec.path, spec.n_ctx, spec.threads)
         hearth = Side([], [])
         library = Side([], [])

@@ -400,6 +400,9 @@ class MainWindow(QMainWindow):
         if isinstance(facts, SystemFacts):
             self.core.facts = facts
             self.models_screen.set_facts(facts)
+            from app.live_usage import UsageSampler
+
+            self._usage = UsageSampler(gpus=bool(facts.usable_gpus))
 
     def _smallest_peak(self, facts: object) -> int | None:
         """Called on a worker thread by the system check: the least memory any model needs."""
@@ -641,8 +644,7 @@ class MainWindow(QMainWindow):
         watcher.stats.connect(self._reply_stats)
         watcher.finished.connect(self._finish_run)
         self._set_busy(True)
-        self._usage_timer.start()
-        self._show_usage()
+        self._usage_timer.start()  # first reading after a second: nothing slow on send
         params = {**self.core.sampling(), **self.sampling_overrides}
         job = self.client.chat(self.core.model_spec(model), messages, params, watcher.callback)
         watcher.watch(job)
