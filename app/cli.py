@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -70,6 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--ctx", type=int, metavar="N", help="context length in tokens")
     chat.add_argument("--system", metavar="TEXT", help="system prompt")
     chat.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="an OpenAI-compatible server (vLLM, trtllm-serve, Ollama, "
+        "llama-server, …); --model then names the model there",
+    )
+    chat.add_argument(
+        "--api-key", metavar="KEY", help="API key for --endpoint (default: $HEARTH_API_KEY)"
+    )
+    chat.add_argument(
         "--json",
         action="store_true",
         help="print one JSON event per line (delta, stats, done, error)",
@@ -100,6 +110,26 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("model", help="model name (see 'hearth models list') or path")
     fit.add_argument("--ctx", type=int, metavar="N", help="context length (default: settings)")
     fit.add_argument("--json", action="store_true", help="print JSON")
+
+    serve = commands.add_parser(
+        "serve",
+        parents=[common],
+        help="an OpenAI-compatible API for a model, for editors and scripts",
+        description="Serve /v1/models and /v1/chat/completions for one model. Binds 127.0.0.1 "
+        "unless --host says otherwise (then --api-key is required).",
+    )
+    serve.add_argument("--model", "-m", help="model name or path (default: the last one used)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--api-key", metavar="KEY", help="require this key (Authorization: Bearer)")
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow browser requests from this origin (repeatable)",
+    )
+    serve.add_argument("--ctx", type=int, metavar="N", help="context length in tokens")
 
     pull = commands.add_parser(
         "pull",
@@ -166,8 +196,19 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
         from app.errors import HearthError
 
         raise HearthError("The prompt is empty. Pass it as an argument or on stdin.")
-    entry = core.find_model(args.model)
-    spec = core.model_spec(entry, args.ctx)
+    entry = None
+    if args.endpoint:
+        from app.engine_client import ModelSpec
+
+        key = args.api_key or os.environ.get("HEARTH_API_KEY", "")
+        if key:
+            os.environ["HEARTH_REMOTE_API_KEY"] = key  # reaches the worker, not the pipe
+        spec = ModelSpec(
+            path=args.endpoint, n_ctx=args.ctx or 0, engine="remote", remote_model=args.model or ""
+        )
+    else:
+        entry = core.find_model(args.model)
+        spec = core.model_spec(entry, args.ctx)
     messages: list[dict[str, Any]] = []
     system = args.system if args.system is not None else core.settings.get("chat.system_prompt")
     if system:
@@ -212,7 +253,8 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     if final.get("type") == protocol.ERROR:
         print(f"hearth: {final.get('message')}", file=sys.stderr)
         return EXIT_ERROR
-    core.remember_model(entry)
+    if entry is not None:
+        core.remember_model(entry)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
@@ -313,7 +355,34 @@ def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> i
     return EXIT_OK
 
 
+def cmd_serve(core: Core, args: argparse.Namespace) -> int:
+    from app.api_server import ServerConfig, serve_forever
+
+    entry = core.find_model(args.model)
+    spec = core.model_spec(entry, args.ctx)
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        api_key=args.api_key or "",
+        allowed_origins=tuple(args.allow_origin),
+        model_name=entry.name,
+    )
+    config.check()
+    client = EngineClient(log_dir=core.paths.logs_dir)
+
+    def ready(url: str) -> None:
+        print(f"Serving {entry.name} at {url} (Ctrl+C to stop)", file=sys.stderr, flush=True)
+
+    try:
+        serve_forever(client, spec, config, core.sampling(), ready)
+    finally:
+        client.close()
+    return EXIT_OK
+
+
 def run_command(core: Core, args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        return cmd_serve(core, args)
     if args.command == "sysinfo":
         return cmd_sysinfo(core, args)
     if args.command == "fit":

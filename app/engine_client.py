@@ -65,6 +65,9 @@ class ModelSpec:
     static_cache: bool = False
     allow_pickle: bool = False
     trust_remote_code: bool = False
+    # remote engine only: path is the server's base URL
+    remote_model: str = ""
+    secret_ref: str = ""  # where the API key is kept ("keyring:NAME"); never the key itself
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)
@@ -157,6 +160,12 @@ class _Worker:
         self.log_file = client.open_worker_log()
         env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
+        if spec is not None and spec.secret_ref.startswith("keyring:"):
+            from app.secrets import get_token
+
+            key = get_token(spec.secret_ref.removeprefix("keyring:"))
+            if key:
+                env["HEARTH_REMOTE_API_KEY"] = key  # through the environment, not the pipe
         env.setdefault("PYTHONIOENCODING", "utf-8")
         creation = getattr(subprocess, "CREATE_NO_WINDOW", 0) if sys.platform == "win32" else 0
         self.process = subprocess.Popen(

@@ -49,6 +49,7 @@ class Engine(Protocol):
 ENGINES: dict[str, str] = {
     "llama_cpp": "backends.llama_cpp_engine:LlamaCppEngine",
     "transformers": "backends.transformers_engine:TransformersEngine",
+    "remote": "backends.remote_engine:RemoteEngine",
 }
 
 

@@ -1,0 +1,366 @@
+"""Hearth's local OpenAI-compatible API (``hearth serve`` and the window's switch).
+
+Editors and scripts talk to the model Hearth has loaded through ``GET /v1/models`` and
+``POST /v1/chat/completions`` (streaming and not), served by FastAPI/uvicorn.  Requests go
+through the same ``EngineClient`` and worker as the window, whose queue serialises them:
+a request from the API and a chat in the window never mix.
+
+Secure by default:
+* binds 127.0.0.1; any other address requires an API key;
+* the ``Host`` header must name this server (loopback names or the bound address), which
+  defeats DNS rebinding; an empty or foreign Host is refused;
+* no CORS headers unless origins are configured, and a request carrying an ``Origin``
+  that is not allowed (``Origin: null`` included) is refused;
+* every parameter is validated (types and ranges) before anything reaches the engine;
+* request bodies are limited in size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.engine_client import EngineClient, ModelSpec
+from backends import protocol
+
+MAX_BODY_BYTES = 4 * 1024 * 1024
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    api_key: str = ""
+    allowed_origins: tuple[str, ...] = ()
+    model_name: str = "hearth"
+    extra_hosts: tuple[str, ...] = field(default_factory=tuple)
+
+    def check(self) -> None:
+        from app.errors import HearthError
+
+        if self.host not in LOOPBACK_NAMES and not self.api_key:
+            raise HearthError(
+                f"Serving on {self.host} makes the model reachable from other computers; "
+                "Hearth requires an API key for that (--api-key)."
+            )
+        if not 1 <= self.port <= 65535:
+            raise HearthError(f"The port must be between 1 and 65535, not {self.port}.")
+
+    def allowed_hosts(self) -> set[str]:
+        names = {*LOOPBACK_NAMES, self.host, *self.extra_hosts}
+        return {f"{name}:{self.port}" for name in names} | names
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    role: Literal["system", "user", "assistant"]
+    content: str = Field(max_length=1_000_000)
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    model: str | None = None
+    messages: list[ChatMessage] = Field(min_length=1, max_length=10_000)
+    stream: bool = False
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    top_p: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_tokens: int | None = Field(default=None, ge=1, le=1_048_576)
+    max_completion_tokens: int | None = Field(default=None, ge=1, le=1_048_576)
+    n: int = Field(default=1, ge=1, le=1)
+    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
+    frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
+
+
+def build_app(
+    client: EngineClient,
+    spec: Callable[[], ModelSpec],
+    config: ServerConfig,
+    defaults: Callable[[], dict[str, Any]] | None = None,
+) -> Any:
+    """The ASGI app. ``spec`` gives the model to use now (the window's choice may change)."""
+    app = FastAPI(title="Hearth", docs_url=None, redoc_url=None, openapi_url=None)
+    allowed_hosts = config.allowed_hosts()
+    state = {"requests": 0}
+
+    def refuse(status: int, message: str, kind: str) -> JSONResponse:
+        return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Any]) -> Any:
+        host = request.headers.get("host", "")
+        if not host or host not in allowed_hosts:
+            return refuse(
+                400, "This server only answers requests addressed to it (Host).", "invalid_host"
+            )
+        origin = request.headers.get("origin")
+        if origin is not None and origin not in config.allowed_origins:
+            return refuse(
+                403, "Requests from web pages are not allowed (Origin).", "forbidden_origin"
+            )
+        if config.api_key and request.headers.get("authorization") != f"Bearer {config.api_key}":
+            return refuse(
+                401, "A valid API key is required (Authorization: Bearer …).", "invalid_api_key"
+            )
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return refuse(413, "The request is too large.", "request_too_large")
+        response = await call_next(request)
+        if origin is not None:
+            response.headers["Access-Control-Allow-Origin"] = origin
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "body"
+        return refuse(
+            400, f"Invalid {where}: {first.get('msg', 'bad value')}.", "invalid_request_error"
+        )
+
+    @app.get("/v1/models")
+    async def models() -> dict[str, Any]:
+        return {
+            "object": "list",
+            "data": [
+                {
+                    "id": config.model_name,
+                    "object": "model",
+                    "created": int(time.time()),
+                    "owned_by": "hearth",
+                }
+            ],
+        }
+
+    @app.post("/v1/chat/completions")
+    async def chat(body: ChatRequest) -> Any:
+        state["requests"] += 1
+        params = dict(defaults() if defaults else {})
+        for key in ("temperature", "top_p", "seed"):
+            if getattr(body, key) is not None:
+                params[key] = getattr(body, key)
+        limit = body.max_completion_tokens or body.max_tokens
+        if limit is not None:
+            params["max_tokens"] = limit
+        messages = [m.model_dump() for m in body.messages]
+        stream = _Relay()
+        job = client.chat(spec(), messages, params, stream.put)
+        reply_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
+        created = int(time.time())
+
+        def chunk(
+            delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None
+        ) -> dict[str, Any]:
+            payload: dict[str, Any] = {
+                "id": reply_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": config.model_name,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+            if usage is not None:
+                payload["usage"] = usage
+            return payload
+
+        if body.stream:
+
+            async def events() -> AsyncIterator[str]:
+                yield "data: " + json.dumps(chunk({"role": "assistant", "content": ""})) + "\n\n"
+                usage: dict[str, Any] = {}
+                try:
+                    async for event in stream.events():
+                        kind = event["type"]
+                        if kind == protocol.DELTA and event.get("text"):
+                            yield "data: " + json.dumps(chunk({"content": event["text"]})) + "\n\n"
+                        elif kind == protocol.DELTA and event.get("reasoning"):
+                            yield (
+                                "data: "
+                                + json.dumps(chunk({"reasoning_content": event["reasoning"]}))
+                                + "\n\n"
+                            )
+                        elif kind == protocol.STATS:
+                            usage = _usage(event)
+                        elif kind == protocol.DONE:
+                            yield (
+                                "data: "
+                                + json.dumps(chunk({}, _finish(event), usage or None))
+                                + "\n\n"
+                            )
+                        elif kind == protocol.ERROR:
+                            yield (
+                                "data: "
+                                + json.dumps(
+                                    {
+                                        "error": {
+                                            "message": event.get("message"),
+                                            "type": event.get("kind"),
+                                        }
+                                    }
+                                )
+                                + "\n\n"
+                            )
+                finally:
+                    if not job.finished:
+                        job.cancel()  # the client went away: stop generating
+                yield "data: [DONE]\n\n"
+
+            return StreamingResponse(
+                events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+            )
+
+        text, usage, final = [], {}, {}
+        try:
+            async for event in stream.events():
+                if event["type"] == protocol.DELTA and event.get("text"):
+                    text.append(event["text"])
+                elif event["type"] == protocol.STATS:
+                    usage = _usage(event)
+                elif event["type"] in (protocol.DONE, protocol.ERROR):
+                    final = event
+        finally:
+            if not job.finished:
+                job.cancel()
+        if final.get("type") == protocol.ERROR:
+            return refuse(
+                503 if final.get("kind") != protocol.ERR_CONTEXT_OVERFLOW else 400,
+                str(final.get("message")),
+                str(final.get("kind")),
+            )
+        return {
+            "id": reply_id,
+            "object": "chat.completion",
+            "created": created,
+            "model": config.model_name,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "".join(text)},
+                    "finish_reason": _finish(final),
+                }
+            ],
+            "usage": usage or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        }
+
+    app.state.hearth = state
+    return app
+
+
+def _usage(stats: dict[str, Any]) -> dict[str, Any]:
+    prompt = int(stats.get("prompt_tokens") or 0)
+    completion = int(stats.get("generated_tokens") or 0)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _finish(done: dict[str, Any]) -> str:
+    return {"length": "length", "cancelled": "stop"}.get(str(done.get("finish_reason")), "stop")
+
+
+class _Relay:
+    """Events from the engine client's thread into the server's event loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def put(self, event: dict[str, Any]) -> None:
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
+
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            event = await self.queue.get()
+            yield event
+            if event["type"] in (protocol.DONE, protocol.ERROR):
+                return
+
+
+class ApiServer:
+    """uvicorn on a thread of its own (for the window's switch)."""
+
+    def __init__(self, app: Any, config: ServerConfig) -> None:
+        import uvicorn
+
+        self.config = config
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                host=config.host,
+                port=config.port,
+                log_level="warning",
+                access_log=False,
+                limit_concurrency=64,
+                timeout_keep_alive=5,
+            )
+        )
+        self.thread = threading.Thread(target=self.server.run, name="api-server", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> None:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started and self.thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not self.server.started:
+            from app.errors import HearthError
+
+            raise HearthError(
+                f"The API server could not start on {self.config.host}:"
+                f"{self.config.port} (is the port in use?)."
+            )
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
+
+
+def serve_forever(
+    client: EngineClient,
+    spec: ModelSpec,
+    config: ServerConfig,
+    defaults: dict[str, Any],
+    ready: Callable[[str], None] | None = None,
+    hosts: Sequence[str] = (),
+) -> None:
+    """``hearth serve``: load the model, then serve until interrupted."""
+    import uvicorn
+
+    config.check()
+    loaded = client.load(spec).wait(600)
+    if loaded is None or loaded.get("type") == protocol.ERROR:
+        from app.errors import HearthError
+
+        raise HearthError(f"The model could not be loaded: {(loaded or {}).get('message')}")
+    app = build_app(client, lambda: spec, config, lambda: dict(defaults))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=config.host,
+            port=config.port,
+            log_level="warning",
+            access_log=False,
+            limit_concurrency=64,
+        )
+    )
+    if ready is not None:
+        original = server.startup
+
+        async def startup(*args: Any, **kwargs: Any) -> None:
+            await original(*args, **kwargs)
+            ready(f"http://{config.host}:{config.port}/v1")
+
+        server.startup = startup  # type: ignore[method-assign]
+    server.run()

@@ -1,0 +1,235 @@
+"""The remote engine: an OpenAI-compatible server (vLLM, trtllm-serve, Ollama, llama-server,
+LM Studio, or another Hearth) behind the same interface as the local engines.
+
+It runs in the worker like the others, so the window cannot tell a remote model from a
+local one: the same deltas, Stop (the stream is closed), stats and errors.  The spec's
+``path`` is the server's base URL and ``remote_model`` the model name; the API key reaches
+the worker through its environment (``HEARTH_REMOTE_API_KEY``), never through the pipe.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from typing import Any
+
+from backends import protocol
+from backends.engine import Emit, EngineError, Progress
+from backends.sse import ThinkSplitter, sse_events
+
+KEY_ENV = "HEARTH_REMOTE_API_KEY"
+ERR_REFUSED = "connection_refused"
+ERR_UNAUTHORIZED = "unauthorized"
+ERR_TIMEOUT = "timeout"
+ERR_SERVER = "server_error"
+
+
+def api_base(url: str) -> str:
+    """``http://host:8000`` and ``http://host:8000/v1`` both mean the /v1 API."""
+    url = url.rstrip("/")
+    return url if url.endswith("/v1") else url + "/v1"
+
+
+class RemoteEngine:
+    def __init__(self) -> None:
+        import httpx
+
+        self.httpx = httpx
+        self.base = ""
+        self.model = ""
+        self.timeout = 120.0
+        self.n_ctx = 0
+        self.client: Any = None
+
+    def _headers(self) -> dict[str, str]:
+        key = os.environ.get(KEY_ENV, "")
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        self.base = api_base(str(spec["path"]))
+        self.model = str(spec.get("remote_model") or "")
+        self.timeout = float(spec.get("timeout") or 120.0)
+        self.n_ctx = int(spec.get("n_ctx") or 0)
+        self.client = self.httpx.Client(
+            timeout=self.httpx.Timeout(self.timeout, connect=10.0), headers=self._headers()
+        )
+        progress(0.3, "Connecting to the server")
+        names = self.list_models()
+        if self.model and names and self.model not in names:
+            raise EngineError(
+                protocol.ERR_MODEL_NOT_FOUND,
+                f"The server has no model called {self.model!r}. It offers: {', '.join(names)}.",
+            )
+        if not self.model and names:
+            self.model = names[0]
+        progress(1.0, "Ready")
+        return {
+            "n_ctx": self.n_ctx,
+            "engine": "remote",
+            "server": self.base,
+            "remote_model": self.model,
+            "chat_template": "server",
+        }
+
+    def list_models(self) -> list[str]:
+        response = self._request("GET", "/models")
+        try:
+            data = response.json().get("data", [])
+            return [str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id")]
+        except (ValueError, AttributeError):
+            return []
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        httpx = self.httpx
+        try:
+            response = self.client.request(method, self.base + path, **kwargs)
+        except httpx.ConnectError as exc:
+            raise EngineError(
+                ERR_REFUSED,
+                f"Hearth could not connect to {self.base} ({exc}). "
+                "Is the server running, and is the address right?",
+            ) from exc
+        except httpx.TimeoutException as exc:
+            raise EngineError(
+                ERR_TIMEOUT, f"{self.base} did not answer within {self.timeout:.0f} s."
+            ) from exc
+        _raise_for_status(response, self.base)
+        return response
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text) // 4)  # the API has no tokenizer endpoint; a fair guess
+
+    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+        httpx = self.httpx
+        params = dict(request.get("params") or {})
+        body: dict[str, Any] = {
+            "model": self.model,
+            "stream": True,
+            "messages": [
+                {"role": m.get("role"), "content": m.get("content")}
+                for m in request.get("messages") or []
+            ],
+            "stream_options": {"include_usage": True},
+        }
+        for ours, theirs in (
+            ("temperature", "temperature"),
+            ("top_p", "top_p"),
+            ("max_tokens", "max_tokens"),
+            ("seed", "seed"),
+        ):
+            if params.get(ours) is not None:
+                body[theirs] = params[ours]
+        started = time.perf_counter()
+        first_at: float | None = None
+        last_at = started
+        chunks = 0
+        usage: dict[str, Any] = {}
+        finish = protocol.FINISH_STOP
+        splitter = ThinkSplitter()
+
+        def send(pieces: list[tuple[str, str]]) -> None:
+            for kind, text in pieces:
+                if kind == "reasoning":
+                    emit({"type": protocol.DELTA, "text": "", "reasoning": text})
+                else:
+                    emit({"type": protocol.DELTA, "text": text})
+
+        try:
+            with self.client.stream("POST", self.base + "/chat/completions", json=body) as response:
+                if response.status_code >= 400:
+                    response.read()
+                _raise_for_status(response, self.base)
+                for event in sse_events(response.iter_lines()):
+                    if cancel.is_set():
+                        finish = protocol.FINISH_CANCELLED
+                        break
+                    try:
+                        chunk = json.loads(event.data)
+                    except ValueError:
+                        continue
+                    if event.event == "error" or "error" in chunk:
+                        error = chunk.get("error", chunk)
+                        message = (
+                            error.get("message", str(error))
+                            if isinstance(error, dict)
+                            else str(error)
+                        )
+                        raise EngineError(ERR_SERVER, f"The server reported an error: {message}")
+                    if chunk.get("usage"):
+                        usage = chunk["usage"]
+                    for choice in chunk.get("choices") or []:
+                        delta = choice.get("delta") or {}
+                        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                        content = delta.get("content")
+                        if reasoning or content:
+                            now = time.perf_counter()
+                            first_at = first_at or now
+                            last_at = now
+                            chunks += 1
+                        if reasoning:
+                            emit({"type": protocol.DELTA, "text": "", "reasoning": reasoning})
+                        if content:
+                            send(splitter.feed(content))
+                        if choice.get("finish_reason") == "length":
+                            finish = protocol.FINISH_LENGTH
+                if cancel.is_set():
+                    finish = protocol.FINISH_CANCELLED
+        except httpx.ConnectError as exc:
+            raise EngineError(ERR_REFUSED, f"Hearth could not connect to {self.base}.") from exc
+        except httpx.TimeoutException as exc:
+            raise EngineError(
+                ERR_TIMEOUT, f"{self.base} stopped answering (no data for {self.timeout:.0f} s)."
+            ) from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            raise EngineError(
+                ERR_SERVER,
+                f"The connection to {self.base} broke in the middle "
+                "of the reply; what arrived was kept.",
+            ) from exc
+        send(splitter.finish())
+        generated = int(usage.get("completion_tokens") or chunks)
+        decode_s = last_at - first_at if first_at else 0.0
+        emit(
+            {
+                "type": protocol.STATS,
+                "prompt_tokens": int(usage.get("prompt_tokens") or 0),
+                "generated_tokens": generated,
+                "ttft_ms": round(((first_at or last_at) - started) * 1000, 2),
+                "tokens_per_s": round((generated - 1) / decode_s, 2)
+                if generated > 1 and decode_s > 0
+                else None,
+                "total_ms": round((time.perf_counter() - started) * 1000, 2),
+                "dropped_messages": 0,
+            }
+        )
+        return finish
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+
+def _raise_for_status(response: Any, base: str) -> None:
+    status = response.status_code
+    if status < 400:
+        return
+    try:
+        detail = response.json()
+        error = detail.get("error", detail) if isinstance(detail, dict) else detail
+        message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+    except ValueError:
+        message = response.text[:300]
+    if status in (401, 403):
+        raise EngineError(
+            ERR_UNAUTHORIZED,
+            f"{base} refused the API key ({status}). Check the key saved for this endpoint.",
+        )
+    if status == 404:
+        raise EngineError(
+            protocol.ERR_MODEL_NOT_FOUND,
+            f"{base} does not know that model or path (404): {message}",
+        )
+    raise EngineError(ERR_SERVER, f"{base} answered {status}: {message}")
