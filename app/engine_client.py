@@ -68,6 +68,7 @@ class ModelSpec:
     # remote engine only: path is the server's base URL
     remote_model: str = ""
     secret_ref: str = ""  # where the API key is kept ("keyring:NAME"); never the key itself
+    timeout: float = 120.0  # seconds without data before a remote server counts as gone
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)

@@ -105,6 +105,7 @@ class Worker:
             if message is None:
                 break
             request_id = message.get("id")
+            log.info("request %s %s", message["type"], request_id)
             with self.lock:
                 self.current_id = request_id
                 self.cancel_flag.clear()

@@ -1,0 +1,166 @@
+"""hearth serve, used with the official openai client, and refusing what it must refuse."""
+
+import http.client
+import json
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai import OpenAI
+
+from tests.conftest import HEARTH, REPO
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def served(data_dir: Path) -> Iterator[tuple[int, Path]]:
+    port = free_port()
+    server = subprocess.Popen(
+        [*HEARTH, "serve", "--port", str(port), "--ctx", "2048"],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stderr is not None
+    line = server.stderr.readline()
+    assert "Serving" in line, line
+    yield port, data_dir / "logs" / "worker.log"
+    server.terminate()
+    server.wait(15)
+    server.stderr.close()
+
+
+def chat_requests(log: Path) -> int:
+    return log.read_text().count("request chat")
+
+
+def test_the_official_client_streaming_and_not(served: tuple[int, Path]) -> None:
+    port, _log = served
+    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+    assert [m.id for m in client.models.list()] == ["SmolLM2-135M-Instruct.Q4_1"]
+    reply = client.chat.completions.create(
+        model="any",
+        messages=[{"role": "user", "content": "What is 2+2?"}],
+        temperature=0,
+        max_tokens=30,
+    )
+    assert "4" in (reply.choices[0].message.content or "")
+    assert reply.usage is not None and reply.usage.completion_tokens > 0
+    pieces = [
+        c.choices[0].delta.content or ""
+        for c in client.chat.completions.create(
+            model="any",
+            messages=[{"role": "user", "content": "Name three colors."}],
+            max_tokens=24,
+            stream=True,
+        )
+        if c.choices
+    ]
+    assert len([p for p in pieces if p]) > 3 and "".join(pieces).strip()
+
+
+def raw(
+    port: int,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, Any]]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.putrequest(method, path, skip_host=True)
+    chosen = headers if headers is not None else {"Host": f"127.0.0.1:{port}"}
+    for key, value in chosen.items():
+        connection.putheader(key, value)
+    data = json.dumps(body).encode() if body is not None else b""
+    connection.putheader("Content-Type", "application/json")
+    connection.putheader("Content-Length", str(len(data)))
+    connection.endheaders(data)
+    response = connection.getresponse()
+    raw_body = response.read()
+    try:
+        payload = json.loads(raw_body or b"{}")
+    except ValueError:  # refused by the HTTP layer itself (no Host at all): plain text
+        payload = {"error": {"message": raw_body.decode(errors="replace")}}
+    connection.close()
+    return response.status, payload
+
+
+GOOD = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "status"),
+    [
+        ({"Host": "evil.example:80"}, GOOD, 400),  # DNS rebinding
+        ({"Host": ""}, GOOD, 400),
+        ({}, GOOD, 400),  # no Host at all
+        ({"Host": "HOST", "Origin": "null"}, GOOD, 403),
+        ({"Host": "HOST", "Origin": "https://evil.example"}, GOOD, 403),
+        ({"Host": "HOST"}, {**GOOD, "max_tokens": -1}, 400),
+        ({"Host": "HOST"}, {**GOOD, "max_tokens": 10**12}, 400),
+        ({"Host": "HOST"}, {**GOOD, "temperature": 99}, 400),
+        ({"Host": "HOST"}, {**GOOD, "n": 5}, 400),
+        ({"Host": "HOST"}, {"messages": []}, 400),
+        ({"Host": "HOST"}, {"messages": [{"role": "wizard", "content": "x"}]}, 400),
+    ],
+)
+def test_bad_requests_are_refused_before_the_engine(
+    served: tuple[int, Path], headers: dict[str, str], body: dict[str, Any], status: int
+) -> None:
+    port, log = served
+    before = chat_requests(log)
+    headers = {k: (f"127.0.0.1:{port}" if v == "HOST" else v) for k, v in headers.items()}
+    got, payload = raw(port, "POST", "/v1/chat/completions", body, headers)
+    assert got == status, payload
+    assert "message" in payload["error"]
+    assert chat_requests(log) == before  # nothing reached the engine
+
+
+def test_an_api_key_is_required_when_set_and_for_other_addresses(data_dir: Path) -> None:
+    port = free_port()
+    refused = subprocess.run(
+        [*HEARTH, "serve", "--host", "0.0.0.0", "--port", str(port)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert refused.returncode == 1 and "requires an API key" in refused.stderr
+    server = subprocess.Popen(
+        [*HEARTH, "serve", "--port", str(port), "--api-key", "s3cret"],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None and "Serving" in server.stderr.readline()
+        host = {"Host": f"127.0.0.1:{port}"}
+        assert raw(port, "GET", "/v1/models", headers=host)[0] == 401
+        wrong = {**host, "Authorization": "Bearer nope"}
+        assert raw(port, "POST", "/v1/chat/completions", GOOD, wrong)[0] == 401
+        right = {**host, "Authorization": "Bearer s3cret"}
+        assert raw(port, "GET", "/v1/models", headers=right)[0] == 200
+        client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="s3cret")
+        assert (
+            client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], max_tokens=4
+            )
+            .choices[0]
+            .message.content
+        )
+    finally:
+        server.terminate()
+        server.wait(15)
+        if server.stderr:
+            server.stderr.close()

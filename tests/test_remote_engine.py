@@ -1,0 +1,207 @@
+"""The remote engine against a real OpenAI-compatible peer (llama-cpp-python's server) and
+against small servers that misbehave on purpose (drop mid-stream, 401, never answer)."""
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.engine_client import EngineClient, ModelSpec
+from backends import protocol
+from tests.conftest import HEARTH, REPO
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def peer(starter: Path) -> Iterator[str]:
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(starter),
+            "--model_alias",
+            "smollm2",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    yield url
+    server.terminate()
+    server.wait(10)
+
+
+def remote(url: str, model: str = "smollm2") -> ModelSpec:
+    return ModelSpec(url, engine="remote", remote_model=model)
+
+
+def collect(job: Any) -> tuple[str, list[dict[str, Any]]]:
+    events = list(job.events(timeout=120))
+    return "".join(e.get("text", "") for e in events if e["type"] == "delta"), events
+
+
+def test_chat_with_a_real_server_streams_like_a_local_model(
+    client: EngineClient, peer: str
+) -> None:
+    text, events = collect(
+        client.chat(
+            remote(peer),
+            [{"role": "user", "content": "What is 2+2?"}],
+            {"temperature": 0, "max_tokens": 40},
+        )
+    )
+    assert "4" in text or "four" in text.lower()
+    assert sum(e["type"] == "delta" for e in events) > 3
+    stats = next(e for e in events if e["type"] == "stats")
+    assert stats["generated_tokens"] > 3 and stats["tokens_per_s"] and stats["ttft_ms"] > 0
+    assert events[-1]["type"] == "done"
+
+
+def test_stop_closes_the_stream(client: EngineClient, peer: str) -> None:
+    job = client.chat(
+        remote(peer), [{"role": "user", "content": "Tell a long story."}], {"max_tokens": 1500}
+    )
+    deltas = 0
+    for event in job.events(timeout=120):
+        if event["type"] == "delta":
+            deltas += 1
+            if deltas == 3:
+                asked = time.perf_counter()
+                job.cancel()
+    assert job.final is not None and job.final["finish_reason"] == "cancelled"
+    assert time.perf_counter() - asked < 1.0
+
+
+def test_unknown_model_and_refused_connection(client: EngineClient, peer: str) -> None:
+    final = client.load(remote(peer, "no-such-model")).wait(60)
+    assert final is not None and final["kind"] == protocol.ERR_MODEL_NOT_FOUND
+    assert "smollm2" in final["message"]
+    closed = client.load(remote(f"http://127.0.0.1:{free_port()}")).wait(60)
+    assert closed is not None and closed["kind"] == "connection_refused"
+
+
+class _Misbehaving(BaseHTTPRequestHandler):
+    mode = "drop"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _json(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.mode == "unauthorized":
+            return self._json(401, b'{"error": {"message": "Invalid API key"}}')
+        if self.mode == "silent":
+            time.sleep(30)
+        self._json(200, b'{"data": [{"id": "m"}]}')
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.mode == "silent":
+            time.sleep(30)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for word in ("Hello", " there", " friend"):
+            data = f'data: {{"choices": [{{"delta": {{"content": "{word}"}}}}]}}\n\n'.encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+        self.connection.shutdown(socket.SHUT_RDWR)  # dropped mid-stream
+
+
+@pytest.fixture
+def misbehaving() -> Iterator[type[_Misbehaving]]:
+    handler = type("Handler", (_Misbehaving,), {})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    handler.url = f"http://127.0.0.1:{server.server_address[1]}"  # type: ignore[attr-defined]
+    yield handler
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_server_dropping_the_stream_keeps_what_arrived(
+    client: EngineClient, misbehaving: Any
+) -> None:
+    text, events = collect(
+        client.chat(remote(misbehaving.url, "m"), [{"role": "user", "content": "hi"}], {})
+    )
+    assert text == "Hello there friend"
+    assert events[-1]["type"] == "error" and "broke in the middle" in events[-1]["message"]
+
+
+def test_a_bad_key_says_so(client: EngineClient, misbehaving: Any) -> None:
+    misbehaving.mode = "unauthorized"
+    final = client.load(remote(misbehaving.url, "m")).wait(60)
+    assert final is not None and final["kind"] == "unauthorized" and "API key" in final["message"]
+
+
+def test_a_server_that_never_answers_times_out(client: EngineClient, misbehaving: Any) -> None:
+    misbehaving.mode = "silent"
+    spec = ModelSpec(misbehaving.url, engine="remote", remote_model="m", timeout=2.0)
+    started = time.perf_counter()
+    final = client.chat(spec, [{"role": "user", "content": "hi"}], {}).wait(60)
+    assert final is not None and final["kind"] == "timeout" and "did not answer" in final["message"]
+    assert time.perf_counter() - started < 20
+
+
+def test_hearth_chat_endpoint(peer: str) -> None:
+    result = subprocess.run(
+        [
+            *HEARTH,
+            "chat",
+            "--endpoint",
+            peer,
+            "--model",
+            "smollm2",
+            "--max-tokens",
+            "20",
+            "Say hello.",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() and "tok/s" in result.stderr
