@@ -17,6 +17,7 @@ from typing import Any
 import psutil
 
 from app.downloads import owned_files
+from app.endpoints import Endpoints, list_remote_models
 from app.engine_client import ModelSpec
 from app.errors import HearthError
 from app.hardware import SystemFacts
@@ -47,6 +48,17 @@ class Core:
     def downloads_file(self) -> Path:
         return self.paths.data_dir / "downloads.json"
 
+    @property
+    def endpoints(self) -> Endpoints:
+        return Endpoints(self.paths.data_dir / "endpoints.json")
+
+    def remote_models(self) -> list[ModelEntry]:
+        """The models of every server endpoint the user added (one request each)."""
+        found: list[ModelEntry] = []
+        for endpoint in self.endpoints.all():
+            found.extend(list_remote_models(endpoint))
+        return found
+
     def models(self) -> list[ModelEntry]:
         added = [
             line.strip()
@@ -63,7 +75,7 @@ class Core:
     def chat_models(self, models: list[ModelEntry]) -> list[ModelEntry]:
         """The models the installed engines can run (checkpoints need the PyTorch engine)."""
         with_torch = transformers_available()
-        return [m for m in models if m.format == "gguf" or with_torch]
+        return [m for m in models if m.format in ("gguf", "remote") or with_torch]
 
     def find_model(
         self, name_or_path: str | None, models: list[ModelEntry] | None = None
@@ -79,7 +91,7 @@ class Core:
             entry = self.default_model(models)
         if not entry.usable:
             raise HearthError(f"{entry.name} cannot be used: {entry.problem}")
-        if entry.format != "gguf" and not transformers_available():
+        if entry.format == "transformers" and not transformers_available():
             raise HearthError(
                 f"{entry.name} is a Hugging Face checkpoint and needs the PyTorch engine, which "
                 "this edition does not include. Install it with: pip install torch transformers "
@@ -110,6 +122,8 @@ class Core:
     def model_spec(self, entry: ModelEntry, n_ctx: int | None = None) -> ModelSpec:
         """How to load ``entry`` here: the per-model overrides, else the settings and an
         engine choice fitted to this machine (GPU layers from the memory estimate)."""
+        if entry.format == "remote":
+            return self.remote_spec(entry, n_ctx)
         chosen = self.overrides.get(str(entry.path))
         threads = chosen.threads or int(self.settings.get("engine.threads")) or physical_cores()
         context = n_ctx or chosen.n_ctx or int(self.settings.get("engine.context_length"))
@@ -133,6 +147,19 @@ class Core:
             allow_pickle=bool(chosen.allow_pickle),
             trust_remote_code=bool(chosen.trusted_code)
             and chosen.trusted_code == code_fingerprint(entry.path),
+        )
+
+    def remote_spec(self, entry: ModelEntry, n_ctx: int | None = None) -> ModelSpec:
+        name = entry.source.removeprefix("endpoint:")
+        endpoint = next((e for e in self.endpoints.all() if e.name == name), None)
+        if endpoint is None:
+            raise HearthError(f"The server endpoint {name!r} is no longer configured.")
+        return ModelSpec(
+            path=endpoint.base_url,
+            n_ctx=n_ctx or 0,
+            engine="remote",
+            remote_model=entry.repo_id,
+            secret_ref=f"keyring:{endpoint.secret_name}",
         )
 
     def auto_gpu_layers(self, entry: ModelEntry, n_ctx: int) -> int:

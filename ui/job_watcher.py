@@ -24,6 +24,7 @@ DEFAULT_INTERVAL_MS = 50
 
 class JobWatcher(QObject):
     text = Signal(str)
+    reasoning = Signal(str)  # "thinking" text of reasoning models, shown apart from the answer
     progress = Signal(float, str)
     loaded = Signal(dict)
     notice = Signal(str)
@@ -50,6 +51,9 @@ class JobWatcher(QObject):
 
     def callback(self, event: dict[str, Any]) -> None:
         """Called on the engine client's reader thread."""
+        if event["type"] == protocol.DELTA and event.get("reasoning"):
+            self._event.emit(event)  # rare and never coalesced with the answer
+            return
         if event["type"] == protocol.DELTA:
             with self._lock:
                 self._pending.append(event["text"])
@@ -77,6 +81,9 @@ class JobWatcher(QObject):
         self.drain()
         kind = event["type"]
         job_kind = self.job.kind if self.job is not None else protocol.CHAT
+        if kind == protocol.DELTA:
+            self.reasoning.emit(str(event.get("reasoning", "")))
+            return
         if kind == protocol.PROGRESS:
             self.progress.emit(float(event.get("fraction", 0.0)), str(event.get("stage", "")))
         elif kind == protocol.LOADED:

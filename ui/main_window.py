@@ -121,6 +121,8 @@ class MainWindow(QMainWindow):
         self.store = store or core.open_store()
         self.models: list[ModelEntry] = []  # what the picker offers (chat-capable)
         self.library: list[ModelEntry] = []  # everything found, for the Models screen
+        self.remote: list[ModelEntry] = []  # models of the server endpoints
+        self.api_server: Any = None
         self.model: ModelEntry | None = None
         self.conversation_id: int | None = None
         self.run: ChatRun | None = None
@@ -277,6 +279,7 @@ class MainWindow(QMainWindow):
         )
         file_menu.addSeparator()
         action(file_menu, "&Settings…", QKeySequence("Ctrl+,"), self.open_settings)
+        action(file_menu, "Add server &endpoint…", None, self.add_endpoint)
         action(file_menu, "Hugging Face &token…", None, lambda: self.ask_token("hf"))
         action(file_menu, "ModelScope t&oken…", None, lambda: self.ask_token("modelscope"))
         file_menu.addSeparator()
@@ -290,6 +293,10 @@ class MainWindow(QMainWindow):
         chat_menu = self.menuBar().addMenu("&Chat")
         action(chat_menu, "&Stop reply", QKeySequence(Qt.Key.Key_Escape), self.stop)
         action(chat_menu, "&Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus)
+        self.serve_action: QAction = QAction("Serve the &API on 127.0.0.1:8765", self)
+        self.serve_action.setCheckable(True)
+        self.serve_action.triggered.connect(self.set_api_server)
+        chat_menu.addAction(self.serve_action)
         help_menu = self.menuBar().addMenu("&Help")
         action(help_menu, "&About Hearth", None, self.show_about)
 
@@ -353,16 +360,18 @@ class MainWindow(QMainWindow):
     def refresh_models(self) -> None:
         from ui.background import run_in_background
 
+        core = self.core
         run_in_background(
             self,
-            self.core.models,
+            lambda: (core.models(), core.remote_models()),
             self._models_listed,
             lambda exc: self.report(exc, "listing models"),
         )
 
-    def _models_listed(self, models: list[ModelEntry]) -> None:
+    def _models_listed(self, found: tuple[list[ModelEntry], list[ModelEntry]]) -> None:
+        models, self.remote = found
         self.library = models
-        self.models = self.core.chat_models(models)
+        self.models = self.core.chat_models(models) + self.remote
         self._fill_picker()
         self.models_screen.show_library(models)
         try:
@@ -424,6 +433,49 @@ class MainWindow(QMainWindow):
     def _show_usage(self) -> None:
         self.usage_label.setText(self._usage.line(self.client.worker_pid))
 
+    def add_endpoint(self) -> None:
+        """Ask for a server's name, address and key; its models then join the picker."""
+        from ui.endpoint_dialog import EndpointDialog
+
+        dialog = EndpointDialog(self.core, self)
+        dialog.accepted.connect(self.refresh_models)
+        dialog.open()
+
+    def set_api_server(self, on: bool, port: int = 8765) -> None:
+        """Start or stop the local OpenAI-compatible API for the model chosen here.
+
+        It shares this window's engine client and worker, whose queue keeps a request from
+        an editor and a chat here from ever mixing."""
+        from app.api_server import ApiServer, ServerConfig, build_app
+
+        if not on:
+            if self.api_server is not None:
+                self.api_server.stop()
+                self.api_server = None
+            self.statusBar().showMessage("API stopped", 3000)
+            return
+        if self.model is None:
+            self.show_error("Choose a model first, then start the API.")
+            self.serve_action.setChecked(False)
+            return
+        config = ServerConfig(port=port, model_name=self.model.name)
+        app = build_app(
+            self.client,
+            lambda: self.core.model_spec(self.model),  # type: ignore[arg-type]
+            config,
+            self.core.sampling,
+        )
+        server = ApiServer(app, config)
+        try:
+            server.start()
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.report(exc, "starting the API")
+            self.serve_action.setChecked(False)
+            return
+        self.api_server = server
+        self.serve_action.setChecked(True)
+        self.statusBar().showMessage(f"API serving {self.model.name} at http://127.0.0.1:{port}/v1")
+
     def open_model_settings(self) -> None:
         if self.model is None:
             self.show_error("Choose a model first.")
@@ -438,7 +490,7 @@ class MainWindow(QMainWindow):
         """The Models screen found a new library (a download finished, a model was deleted)."""
         self.library = models
         current = self.model
-        self.models = self.core.chat_models(models)
+        self.models = self.core.chat_models(models) + self.remote
         self._fill_picker()
         if current is not None:
             for index, entry in enumerate(self.models):
@@ -638,6 +690,7 @@ class MainWindow(QMainWindow):
             conversation.id, message_id, model, watcher, ReplyRecorder(self.store, message_id)
         )
         watcher.text.connect(self._reply_text)
+        watcher.reasoning.connect(self._reply_reasoning)
         watcher.progress.connect(self._load_progress)
         watcher.loaded.connect(self._model_ready)
         watcher.notice.connect(self.show_error)
@@ -663,6 +716,11 @@ class MainWindow(QMainWindow):
                 self.report(exc, "saving the reply")
         if self.conversation_id == run.conversation_id:
             self.transcript.append_stream(text)
+
+    def _reply_reasoning(self, text: str) -> None:
+        run = self.run
+        if run is not None and not run.stopping and self.conversation_id == run.conversation_id:
+            self.transcript.append_reasoning(text)
 
     def _reply_stats(self, stats: dict[str, Any]) -> None:
         if self.run is not None:
@@ -769,6 +827,8 @@ class MainWindow(QMainWindow):
                 run.recorder.finish(st.STOPPED, run.stats)
             except Exception:
                 log.exception("could not save the reply while closing")
+        if self.api_server is not None:
+            self.api_server.stop()
         self.client.close(timeout=3.0)
         self.downloads.close()
         self.store.close()

@@ -59,8 +59,11 @@ class TranscriptView(QTextBrowser):
         self._meta.setFont(meta_font)
         self._error = QTextCharFormat(self._meta)
         self._error.setForeground(QColor("#b91c1c"))
+        self._reasoning = QTextCharFormat(self._meta)
+        self._reasoning.setFontItalic(True)
         self._streaming = False
         self.streamed_text = ""  # the text of the reply being streamed, as shown
+        self.reasoning_text = ""
 
     # -- whole conversations -------------------------------------------------------
     def show_messages(self, messages: list[st.Message]) -> None:
@@ -127,6 +130,7 @@ class TranscriptView(QTextBrowser):
         self._add_header("assistant", model_label)
         self._add_body(text_so_far)
         self.streamed_text = text_so_far
+        self.reasoning_text = ""
         self._streaming = True
         self._scroll_to_end()
 
@@ -140,6 +144,14 @@ class TranscriptView(QTextBrowser):
         self.streamed_text += text
         if follow:
             bar.setValue(bar.maximum())
+
+    def append_reasoning(self, text: str) -> None:
+        """The model's thinking, in grey italics ahead of the answer."""
+        if not self._streaming or not text:
+            return
+        cursor = self._cursor_at_end()
+        cursor.insertText(text, self._reasoning)
+        self.reasoning_text += text
 
     def end_reply(self, status: str, stats: dict[str, object], error: str = "") -> None:
         if not self._streaming:

@@ -1,0 +1,106 @@
+"""Remote OpenAI-compatible servers the user added (vLLM, trtllm-serve, Ollama,
+llama-server, LM Studio, another Hearth).
+
+Names and addresses live in ``endpoints.json`` in the data folder; API keys live in the
+system keyring under ``endpoint:NAME`` and never in a file.  Listing a server's models is
+one ``GET /v1/models`` with a short timeout, done off the UI thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from app.errors import HearthError
+from app.model_library import ModelEntry
+from app.secrets import get_token, set_token
+
+FORMAT = "remote"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    base_url: str
+
+    @property
+    def secret_name(self) -> str:
+        return f"endpoint:{self.name}"
+
+
+class Endpoints:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def all(self) -> list[Endpoint]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return [Endpoint(**item) for item in data.get("endpoints", [])]
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, TypeError):
+            return []
+
+    def add(self, name: str, base_url: str, api_key: str = "") -> Endpoint:
+        name, base_url = name.strip(), base_url.strip().rstrip("/")
+        if not name or not base_url.startswith(("http://", "https://")):
+            raise HearthError(
+                "An endpoint needs a name and an address starting with http:// or https://."
+            )
+        endpoint = Endpoint(name, base_url)
+        if api_key:
+            set_token(endpoint.secret_name, api_key)
+        items = [e for e in self.all() if e.name != name] + [endpoint]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(
+            json.dumps({"endpoints": [asdict(e) for e in items]}, indent=2), encoding="utf-8"
+        )
+        os.replace(tmp, self.path)
+        return endpoint
+
+    def remove(self, name: str) -> None:
+        items = [e for e in self.all() if e.name != name]
+        self.path.write_text(
+            json.dumps({"endpoints": [asdict(e) for e in items]}, indent=2), encoding="utf-8"
+        )
+
+
+def list_remote_models(endpoint: Endpoint, timeout: float = 5.0) -> list[ModelEntry]:
+    """The endpoint's models as library entries; an unreachable server gives one entry with
+    the reason, so the picker can show it greyed out."""
+    import httpx
+
+    key = get_token(endpoint.secret_name)
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        response = httpx.get(
+            api_base(endpoint.base_url) + "/models", headers=headers, timeout=timeout
+        )
+        response.raise_for_status()
+        names = [str(m["id"]) for m in response.json().get("data", []) if m.get("id")]
+    except (httpx.HTTPError, ValueError, KeyError, AttributeError) as exc:
+        return [_entry(endpoint, "", problem=f"{endpoint.base_url} cannot be reached ({exc}).")]
+    return [_entry(endpoint, name) for name in names]
+
+
+def api_base(url: str) -> str:
+    """``http://host:8000`` and ``…/v1`` both mean the /v1 API (as the remote engine says)."""
+    url = url.rstrip("/")
+    return url if url.endswith("/v1") else url + "/v1"
+
+
+def _entry(endpoint: Endpoint, model: str, problem: str = "") -> ModelEntry:
+    label = f"{model} @ {endpoint.name}" if model else f"{endpoint.name} (server)"
+    return ModelEntry(
+        name=label,
+        path=Path("endpoint") / endpoint.name / (model or "-"),
+        format=FORMAT,
+        size_bytes=0,
+        source=f"endpoint:{endpoint.name}",
+        architecture="remote",
+        repo_id=model,
+        problem=problem,
+    )

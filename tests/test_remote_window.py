@@ -1,0 +1,125 @@
+"""Server endpoints and the local API switch in the real window."""
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from openai import OpenAI
+from pytestqt.qtbot import QtBot
+
+from app import store as st
+from app.core import Core
+from tests.conftest import free_port
+from tests.gui_helpers import open_window, wait_until
+from ui.endpoint_dialog import EndpointDialog
+
+pytestmark = pytest.mark.slow
+
+
+def test_chat_with_a_model_on_a_server(qtbot: QtBot, core: Core, peer: str) -> None:
+    window = open_window(qtbot, core)
+    dialog = EndpointDialog(core, window)
+    qtbot.addWidget(dialog)
+    dialog.name.setText("peer")
+    dialog.url.setText(peer)
+    dialog.accept()
+    window.refresh_models()
+    wait_until(qtbot, lambda: any(m.name == "smollm2 @ peer" for m in window.models), 30_000)
+    entry = next(m for m in window.models if m.name == "smollm2 @ peer")
+    with qtbot.waitSignal(window.model_loaded, timeout=60_000):
+        window.select_model(entry)
+    core.settings.set("sampling.temperature", 0.0)
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
+        window.send("What is 2+2?")
+    assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
+    assert "4" in window.transcript.streamed_text
+    assert "tok/s" in window.transcript.toPlainText()
+
+
+class _Thinker(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b'{"data": [{"id": "r1"}]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        chunks = [
+            {"reasoning_content": "Two plus two..."},
+            {"content": "It is "},
+            {"content": "<think>hm</think>4."},
+        ]
+        body = (
+            b"".join(
+                b"data: " + json.dumps({"choices": [{"delta": c}]}).encode() + b"\n\n"
+                for c in chunks
+            )
+            + b"data: [DONE]\n\n"
+        )
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def thinker() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Thinker)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_reasoning_is_shown_apart_from_the_answer(qtbot: QtBot, core: Core, thinker: str) -> None:
+    core.endpoints.add("thinker", thinker)
+    window = open_window(qtbot, core)
+    wait_until(qtbot, lambda: any(m.name == "r1 @ thinker" for m in window.models), 30_000)
+    window.select_model(next(m for m in window.models if m.name == "r1 @ thinker"), load=False)
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
+        window.send("What is 2+2?")
+    assert finished.args[0]["status"] == st.COMPLETE
+    assert window.transcript.reasoning_text == "Two plus two...hm"
+    assert window.transcript.streamed_text == "It is 4."
+    saved = window.store.message(finished.args[0]["message_id"])
+    assert saved.content == "It is 4."  # the answer, without the thinking
+
+
+def test_the_api_switch_serves_the_window_model(qtbot: QtBot, core: Core) -> None:
+    window = open_window(qtbot, core)
+    port = free_port()
+    window.set_api_server(True, port=port)
+    assert window.api_server is not None and window.serve_action.isChecked()
+    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+    answers: list[str] = []
+    thread = threading.Thread(
+        target=lambda: answers.append(
+            client.chat.completions.create(
+                model="x", messages=[{"role": "user", "content": "Say hi."}], max_tokens=8
+            )
+            .choices[0]
+            .message.content
+            or ""
+        )
+    )
+    thread.start()
+    with qtbot.waitSignal(window.reply_finished, timeout=60_000):  # a chat here at the same time
+        window.sampling_overrides = {"max_tokens": 8}
+        window.send("Hello")
+    wait_until(qtbot, lambda: not thread.is_alive(), 60_000)
+    assert answers and answers[0].strip()
+    assert window.transcript.streamed_text.strip()
+    window.set_api_server(False)
+    assert window.api_server is None

@@ -1,0 +1,52 @@
+"""Adding a server endpoint: a name, an address, and an API key kept in the keyring."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QWidget
+
+from app.core import Core
+from app.errors import HearthError
+
+
+class EndpointDialog(QDialog):
+    def __init__(self, core: Core, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.core = core
+        self.setWindowTitle("Add a server endpoint")
+        form = QFormLayout(self)
+        form.addRow(
+            QLabel(
+                "An OpenAI-compatible server: vLLM, trtllm-serve, Ollama, "
+                "llama-server, LM Studio or another Hearth."
+            )
+        )
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("e.g. gpu-box")
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("http://192.168.1.20:8000")
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText("optional; kept in the system keyring")
+        form.addRow("Name", self.name)
+        form.addRow("Address", self.url)
+        form.addRow("API key", self.key)
+        self.problem = QLabel()
+        self.problem.setStyleSheet("color: #b91c1c")
+        self.problem.setWordWrap(True)
+        self.problem.hide()
+        form.addRow(self.problem)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def accept(self) -> None:
+        try:
+            self.core.endpoints.add(self.name.text(), self.url.text(), self.key.text())
+        except HearthError as exc:
+            self.problem.setText(exc.message)
+            self.problem.show()
+            return
+        super().accept()
