@@ -257,6 +257,12 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         session_mb_s, urllib_mb_s, hearth_mb_s = measure_download(download_mb)
         say("bench: the same over a link shaped to 100 MB/s (a 1 Gbit/s network)")
         shaped = measure_download(max(download_mb // 4, 8), rounds=3, rate_mb_s=100)
+    api: dict[str, float] = {}
+    if getattr(args, "api", False):
+        from app.bench_api import measure as measure_api
+
+        say("bench: hearth serve and the remote engine, 3 alternating rounds")
+        api = measure_api(entry.path)
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     leaked = [m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules]
 
@@ -296,6 +302,29 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
             ),
             Figure(
                 "download_ratio_at_100_mb_s", round(shaped[2] / shaped[0], 3), "ratio", None, None
+            ),
+        ]
+    if api:
+        figures += [
+            Figure("tokens_per_s_hearth_serve", round(api["serve"], 2), "tok/s", None, None),
+            Figure(
+                "tokens_per_s_engine_client", round(api["engine_client"], 2), "tok/s", None, None
+            ),
+            Figure(
+                "serve_ratio", round(api["serve"] / api["engine_client"], 3), "ratio", None, None
+            ),
+            Figure(
+                "tokens_per_s_remote_engine", round(api["remote_engine"], 2), "tok/s", None, None
+            ),
+            Figure(
+                "tokens_per_s_openai_client", round(api["openai_client"], 2), "tok/s", None, None
+            ),
+            Figure(
+                "remote_ratio",
+                round(api["remote_engine"] / api["openai_client"], 3),
+                "ratio",
+                None,
+                None,
             ),
         ]
     if args.json:

@@ -1,0 +1,149 @@
+"""Benchmarks for the OpenAI-compatible paths, measured alternately in one run:
+
+* ``hearth serve`` (streamed through the official ``openai`` client) against Hearth's own
+  engine client on the same model, prompt and settings (the path the window uses);
+* Hearth's remote engine against the ``openai`` client alone, both talking to the same
+  llama-cpp-python server.
+
+Speeds are streamed chunks per second between the first and the last chunk, the way the
+stats line measures them.  Needs the ``openai`` package and llama-cpp-python's ``[server]``
+extra (both in the test extra).
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from app.engine_client import EngineClient, ModelSpec
+
+PROMPT = [{"role": "user", "content": "Write a short story about a lighthouse keeper."}]
+TOKENS = 128
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(port: int, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def _openai_rate(base_url: str, model: str) -> float:
+    from openai import OpenAI
+
+    client = OpenAI(base_url=base_url, api_key="bench")
+    marks: list[float] = []
+    stream = client.chat.completions.create(
+        model=model,
+        messages=PROMPT,  # type: ignore[arg-type]
+        max_tokens=TOKENS,
+        temperature=0,
+        stream=True,
+    )
+    for chunk in stream:
+        choices: Any = getattr(chunk, "choices", None)
+        if choices and choices[0].delta.content:
+            marks.append(time.perf_counter())
+    return (len(marks) - 1) / (marks[-1] - marks[0]) if len(marks) > 1 else 0.0
+
+
+def _client_rate(client: EngineClient, spec: ModelSpec) -> float:
+    job = client.chat(spec, PROMPT, {"temperature": 0, "max_tokens": TOKENS})
+    job.wait(300)
+    return float(job.stats.get("tokens_per_s") or 0.0)
+
+
+def measure(model_path: Path, rounds: int = 3) -> dict[str, float]:
+    results: dict[str, list[float]] = {
+        k: [] for k in ("serve", "engine_client", "remote_engine", "openai_client")
+    }
+    processes: list[subprocess.Popen[Any]] = []
+    clients: list[EngineClient] = []
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-api-") as data:
+        try:
+            serve_port, peer_port = _free_port(), _free_port()
+            processes.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "hearth",
+                        "--data-dir",
+                        data,
+                        "serve",
+                        "--model",
+                        str(model_path),
+                        "--port",
+                        str(serve_port),
+                        "--ctx",
+                        "2048",
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+            processes.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "llama_cpp.server",
+                        "--model",
+                        str(model_path),
+                        "--model_alias",
+                        "peer",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(peer_port),
+                        "--n_ctx",
+                        "2048",
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+            _wait_for(serve_port)
+            _wait_for(peer_port)
+            local = EngineClient()
+            remote = EngineClient()
+            clients += [local, remote]
+            local_spec = ModelSpec(str(model_path), n_ctx=2048, threads=2)
+            remote_spec = ModelSpec(
+                f"http://127.0.0.1:{peer_port}", engine="remote", remote_model="peer"
+            )
+            serve_url = f"http://127.0.0.1:{serve_port}/v1"
+            peer_url = f"http://127.0.0.1:{peer_port}/v1"
+            # warm-up each, then alternate
+            _openai_rate(serve_url, "m")
+            _client_rate(local, local_spec)
+            _client_rate(remote, remote_spec)
+            _openai_rate(peer_url, "peer")
+            for _ in range(rounds):
+                results["serve"].append(_openai_rate(serve_url, "m"))
+                results["engine_client"].append(_client_rate(local, local_spec))
+                results["remote_engine"].append(_client_rate(remote, remote_spec))
+                results["openai_client"].append(_openai_rate(peer_url, "peer"))
+        finally:
+            for client in clients:
+                client.close()
+            for process in processes:
+                process.terminate()
+                process.wait(15)
+    return {k: statistics.median(v) for k, v in results.items()}
