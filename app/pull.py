@@ -18,7 +18,7 @@ from app.core import Core
 from app.downloads import DONE, FAILED, PAUSED, DownloadManager, PullPlan
 from app.errors import HearthError
 from app.hub import huggingface
-from app.hub.repo_files import Offer, RepoFile, group_files, human_size
+from app.hub.repo_files import Offer, RepoFile, group_files, human_duration, human_size
 from app.hub.sources import HF, MODELSCOPE, download_manager, hf_endpoint, modelscope_endpoint
 from app.secrets import get_token
 
@@ -133,7 +133,7 @@ def _show_progress(manager: DownloadManager, ids: list[str], err: TextIO) -> Non
         now = time.monotonic()
         if tty or now - last_line >= 2 or not running:
             eta = (size - received) / speed if speed > 0 else None
-            left = f", {_duration(eta)} left" if eta is not None else ""
+            left = f", {human_duration(eta)} left" if eta is not None else ""
             line = (
                 f"{received / size:6.1%}  {human_size(received)} of {human_size(size)}  "
                 f"{human_size(int(speed))}/s{left}"
@@ -150,12 +150,3 @@ def _show_progress(manager: DownloadManager, ids: list[str], err: TextIO) -> Non
                 print(file=err)
             return
         time.sleep(0.25)
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-    if seconds >= 60:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds} s"

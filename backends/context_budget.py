@@ -86,3 +86,70 @@ def fit_messages(
         drop += 1
         best, best_tokens = attempt(drop)
     return Fitted(best, best_tokens, drop)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    tokens: list[int]
+    dropped: int
+    limit: int  # the most tokens the reply may have
+
+
+def prepare_prompt(
+    messages: Sequence[Message],
+    render: Callable[[list[Message]], list[int]],
+    n_ctx: int,
+    max_tokens: int | None,
+    emit: Callable[[dict[str, Any]], None],
+) -> Prompt:
+    """Apply the policy with the engine's ``render`` (template + tokenizer), tell the user
+    when older messages were left out, and say how long the reply may be.
+
+    Raises ContextOverflow (the caller turns it into a protocol error)."""
+    rendered: dict[int, list[int]] = {}
+
+    def count(candidate: list[Message]) -> int:
+        tokens = render(candidate)
+        rendered[id(candidate)] = tokens
+        return len(tokens)
+
+    fitted = fit_messages(messages, count, n_ctx - reply_reserve(n_ctx, max_tokens))
+    if fitted.dropped:
+        emit(
+            {
+                "type": "notice",
+                "kind": "context_trimmed",
+                "dropped": fitted.dropped,
+                "message": f"The conversation is longer than the model's context, so the "
+                f"{fitted.dropped} oldest message(s) were left out of this reply.",
+            }
+        )
+    tokens = rendered.get(id(fitted.messages)) or render(fitted.messages)
+    limit = n_ctx - len(tokens)
+    if max_tokens is not None:
+        limit = min(limit, max_tokens)
+    return Prompt(tokens, fitted.dropped, limit)
+
+
+def stats_event(
+    prompt_tokens: int,
+    generated: int,
+    started: float,
+    first_at: float | None,
+    last_at: float,
+    ended: float,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The ``stats`` event every engine sends: tokens/s counts from the first token on."""
+    decode_s = last_at - first_at if first_at is not None else 0.0
+    return {
+        "type": "stats",
+        "prompt_tokens": prompt_tokens,
+        "generated_tokens": generated,
+        "ttft_ms": round(((first_at or last_at) - started) * 1000, 2),
+        "tokens_per_s": round((generated - 1) / decode_s, 2)
+        if generated > 1 and decode_s > 0
+        else None,
+        "total_ms": round((ended - started) * 1000, 2),
+        **extra,
+    }

@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from backends import protocol
-from backends.context_budget import ContextOverflow, fit_messages, reply_reserve
+from backends.context_budget import ContextOverflow, prepare_prompt, stats_event
 from backends.engine import Emit, EngineError, Progress
 from backends.text_stream import TextAssembler
 
@@ -156,32 +156,11 @@ class LlamaCppEngine:
         params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
         max_tokens = params.get("max_tokens")
         max_tokens = int(max_tokens) if max_tokens else None
-        budget = self.n_ctx - reply_reserve(self.n_ctx, max_tokens)
-        cache: dict[int, list[int]] = {}
-
-        def count(candidate: list[dict[str, Any]]) -> int:
-            tokens = self._render(candidate)
-            cache[id(candidate)] = tokens
-            return len(tokens)
-
         try:
-            fitted = fit_messages(messages, count, budget)
+            fitted = prepare_prompt(messages, self._render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
-        if fitted.dropped:
-            emit(
-                {
-                    "type": protocol.NOTICE,
-                    "kind": "context_trimmed",
-                    "dropped": fitted.dropped,
-                    "message": f"The conversation is longer than the model's context, so the "
-                    f"{fitted.dropped} oldest message(s) were left out of this reply.",
-                }
-            )
-        prompt = cache.get(id(fitted.messages)) or self._render(fitted.messages)
-        limit = self.n_ctx - len(prompt)
-        if max_tokens is not None:
-            limit = min(limit, max_tokens)
+        prompt, limit = fitted.tokens, fitted.limit
 
         seed = params.get("seed")
         if seed is not None and int(seed) >= 0:
@@ -238,7 +217,6 @@ class LlamaCppEngine:
         tail = assembler.finish()
         if tail:
             emit({"type": protocol.DELTA, "text": tail})
-        decode_s = last_at - first_at if first_at is not None else 0.0
         if params.get("final_text"):
             # The reply decoded in one piece, independently of the streaming path, so a
             # caller can verify that the streamed deltas add up to exactly this.
@@ -251,17 +229,15 @@ class LlamaCppEngine:
                 }
             )
         emit(
-            {
-                "type": protocol.STATS,
-                "prompt_tokens": len(prompt),
-                "generated_tokens": generated,
-                "ttft_ms": round(((first_at or last_at) - started) * 1000, 2),
-                "tokens_per_s": round((generated - 1) / decode_s, 2)
-                if generated > 1 and decode_s > 0
-                else None,
-                "total_ms": round((time.perf_counter() - started) * 1000, 2),
-                "dropped_messages": fitted.dropped,
-            }
+            stats_event(
+                len(prompt),
+                generated,
+                started,
+                first_at,
+                last_at,
+                time.perf_counter(),
+                dropped_messages=fitted.dropped,
+            )
         )
         return finish
 

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from backends import protocol
+from backends.context_budget import stats_event
 from backends.engine import Emit, EngineError, Progress
 from backends.sse import ThinkSplitter, sse_events
 
@@ -190,19 +191,16 @@ class RemoteEngine:
             ) from exc
         send(splitter.finish())
         generated = int(usage.get("completion_tokens") or chunks)
-        decode_s = last_at - first_at if first_at else 0.0
         emit(
-            {
-                "type": protocol.STATS,
-                "prompt_tokens": int(usage.get("prompt_tokens") or 0),
-                "generated_tokens": generated,
-                "ttft_ms": round(((first_at or last_at) - started) * 1000, 2),
-                "tokens_per_s": round((generated - 1) / decode_s, 2)
-                if generated > 1 and decode_s > 0
-                else None,
-                "total_ms": round((time.perf_counter() - started) * 1000, 2),
-                "dropped_messages": 0,
-            }
+            stats_event(
+                int(usage.get("prompt_tokens") or 0),
+                generated,
+                started,
+                first_at,
+                last_at,
+                time.perf_counter(),
+                dropped_messages=0,
+            )
         )
         return finish
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from backends.text_stream import longest_prefix_at_end
+
 DONE = "[DONE]"
 
 
@@ -73,7 +75,7 @@ class ThinkSplitter:
                 buffer = buffer[close_index + len(self.CLOSE) :]
                 continue
             if index == -1:
-                keep = _partial_tag_suffix(buffer, (self.OPEN, self.CLOSE))
+                keep = longest_prefix_at_end(buffer, (self.OPEN, self.CLOSE))
                 piece, self.held = buffer[: len(buffer) - keep], buffer[len(buffer) - keep :]
                 if piece:
                     out.append(("reasoning" if self.thinking else "answer", piece))
@@ -87,13 +89,3 @@ class ThinkSplitter:
     def finish(self) -> list[tuple[str, str]]:
         held, self.held = self.held, ""
         return [("reasoning" if self.thinking else "answer", held)] if held else []
-
-
-def _partial_tag_suffix(text: str, tags: tuple[str, ...]) -> int:
-    best = 0
-    for tag in tags:
-        for length in range(min(len(tag) - 1, len(text)), best, -1):
-            if text.endswith(tag[:length]):
-                best = length
-                break
-    return best

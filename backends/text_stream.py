@@ -63,15 +63,16 @@ class TextAssembler:
                 self._held = ""
                 self.text += out
                 return out
-        keep = _longest_stop_prefix_suffix(buffer, self._stops)
+        keep = longest_prefix_at_end(buffer, self._stops)
         out, self._held = buffer[: len(buffer) - keep], buffer[len(buffer) - keep :]
         out = self._leading(out)
         self.text += out
         return out
 
 
-def _longest_stop_prefix_suffix(text: str, stops: Sequence[str]) -> int:
-    """Length of the longest end of ``text`` that is the start of some stop string."""
+def longest_prefix_at_end(text: str, stops: Sequence[str]) -> int:
+    """Length of the longest end of ``text`` that could still grow into one of ``stops``
+    (held back by stop-string and tag detection until it is decided)."""
     best = 0
     for stop in stops:
         for length in range(min(len(stop) - 1, len(text)), best, -1):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from backends import protocol
-from backends.context_budget import ContextOverflow, fit_messages, reply_reserve
+from backends.context_budget import ContextOverflow, prepare_prompt, stats_event
 from backends.engine import Emit, EngineError, Progress
 from backends.llama_cpp_engine import FALLBACK_STOPS, FALLBACK_TEMPLATE
 
@@ -262,32 +262,11 @@ class TransformersEngine:
             )
         params = dict(request.get("params") or {})
         max_tokens = int(params["max_tokens"]) if params.get("max_tokens") else None
-        budget = self.n_ctx - reply_reserve(self.n_ctx, max_tokens)
-        rendered: dict[int, list[int]] = {}
-
-        def count(candidate: list[dict[str, Any]]) -> int:
-            ids = self._render(candidate)
-            rendered[id(candidate)] = ids
-            return len(ids)
-
         try:
-            fitted = fit_messages(messages, count, budget)
+            fitted = prepare_prompt(messages, self._render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
-        if fitted.dropped:
-            emit(
-                {
-                    "type": protocol.NOTICE,
-                    "kind": "context_trimmed",
-                    "dropped": fitted.dropped,
-                    "message": f"The conversation is longer than the model's context, so the "
-                    f"{fitted.dropped} oldest message(s) were left out of this reply.",
-                }
-            )
-        prompt = rendered.get(id(fitted.messages)) or self._render(fitted.messages)
-        limit = self.n_ctx - len(prompt)
-        if max_tokens is not None:
-            limit = min(limit, max_tokens)
+        prompt, limit = fitted.tokens, fitted.limit
         if params.get("seed") is not None and int(params["seed"]) >= 0:
             torch.manual_seed(int(params["seed"]))
         streamer = _Streamer(
@@ -342,22 +321,18 @@ class TransformersEngine:
         if params.get("final_text"):
             whole = self.tokenizer.decode(streamer.ids, skip_special_tokens=True)
             emit({"type": protocol.NOTICE, "kind": "final_text", "text": whole.lstrip(" ")})
-        first = streamer.first_at or time.perf_counter()
-        decode_s = (streamer.last_at or first) - first
-        generated = streamer.generated
+        now = time.perf_counter()
         emit(
-            {
-                "type": protocol.STATS,
-                "prompt_tokens": len(prompt),
-                "generated_tokens": generated,
-                "ttft_ms": round((first - started) * 1000, 2),
-                "tokens_per_s": round((generated - 1) / decode_s, 2)
-                if generated > 1 and decode_s > 0
-                else None,
-                "total_ms": round((time.perf_counter() - started) * 1000, 2),
-                "dropped_messages": fitted.dropped,
-                "device": self.device,
-            }
+            stats_event(
+                len(prompt),
+                streamer.generated,
+                started,
+                streamer.first_at,
+                streamer.last_at or now,
+                now,
+                dropped_messages=fitted.dropped,
+                device=self.device,
+            )
         )
         return finish
 

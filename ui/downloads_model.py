@@ -21,7 +21,7 @@ from PySide6.QtCore import (
 
 from app import downloads as dl
 from app.downloads import Download, DownloadManager
-from app.hub.repo_files import human_size
+from app.hub.repo_files import human_duration, human_size
 
 COLUMNS = ("File", "Repository", "Status", "Progress", "Size")
 STATE_TEXT = {
@@ -46,17 +46,8 @@ def progress_text(item: Download) -> str:
         text += f" · {human_size(int(item.speed))}/s"
         eta = item.eta_s
         if eta is not None:
-            text += f" · {_eta(eta)} left"
+            text += f" · {human_duration(eta)} left"
     return text
-
-
-def _eta(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
-    if seconds >= 60:
-        return f"{seconds // 60} min"
-    return f"{seconds} s"
 
 
 class DownloadsModel(QAbstractTableModel):

@@ -137,3 +137,13 @@ def human_size(size: int) -> str:
             return f"{value:.0f} {unit}" if unit in ("B", "KB") else f"{value:.1f} {unit}"
         value /= 1000
     return f"{size} B"
+
+
+def human_duration(seconds: float) -> str:
+    """A short 'time left': 2 h 05 min, 3 min 20 s, 45 s."""
+    whole = int(seconds)
+    if whole >= 3600:
+        return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+    if whole >= 60:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole} s"
