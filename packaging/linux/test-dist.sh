@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Unpack the .deb into a temporary root and run the frozen Hearth from there: the
+# self-test (window, worker, starter model, streamed and saved reply), the check that the
+# default edition carries no torch, the installed size and the cold start to a painted window.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DEB="$(ls -t dist/hearth_*_amd64.deb | head -1)"
+ROOT="$(mktemp -d)"
+trap 'rm -rf "$ROOT"' EXIT
+dpkg-deb -x "$DEB" "$ROOT"
+APP="$ROOT/opt/hearth/hearth"
+export QT_QPA_PLATFORM=offscreen HEARTH_DATA_DIR="$ROOT/data"
+echo "== self-test of the frozen app from the unpacked .deb"
+"$APP" --self-test
+echo "== torch in the default edition?"
+if find "$ROOT/opt/hearth" -iname 'torch*' -o -iname 'libtorch*' | grep -q .; then
+  echo "FAILED: torch is in the bundle"; exit 1
+fi
+echo "no torch"
+echo "== --version"
+"$APP" --version
+echo "== sizes"
+du -sh "$ROOT/opt/hearth" | sed 's/^/installed: /'
+ls -l "$DEB" | awk '{printf "deb: %.0f MB\n", $5/1e6}'
+echo "== files in the .deb (top level)"
+dpkg-deb -c "$DEB" | awk '{print $6}' | cut -d/ -f2-4 | sort -u | head -20
+echo "== cold start to a painted window (3 runs)"
+for i in 1 2 3; do
+  start=$(python3 -c 'import time;print(time.time())')
+  painted=$(HEARTH_EXIT_AFTER_PAINT=1 HEARTH_DATA_DIR="$ROOT/data-$i" "$APP" | grep PAINTED | cut -d' ' -f2)
+  python3 -c "print(f'{$painted - $start:.3f} s')"
+done
