@@ -47,9 +47,10 @@ screenshot: $(STAMP)
 
 # --- installers (Linux here; Windows and macOS recipes in packaging/) ---------------------
 # A separate venv without torch, and llama.cpp built for any x86-64 CPU with AVX2 instead
-# of this machine's CPU.  The portable wheel is kept in .cache/wheels so it is built once.
+# of this machine's CPU.  The portable wheel is kept outside the tree (like pip's own wheel
+# cache) so that a fresh clone on the same machine does not build it again.
 DIST_VENV := .venv-dist
-PORTABLE  := .cache/wheels/portable
+PORTABLE  := $(HOME)/.cache/hearth-build/wheels/portable
 LLAMA_PORTABLE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 $(PORTABLE)/.built:

@@ -17,6 +17,14 @@ if find "$ROOT/opt/hearth" -iname 'torch*' -o -iname 'libtorch*' | grep -q .; th
   echo "FAILED: torch is in the bundle"; exit 1
 fi
 echo "no torch"
+echo "== llama.cpp built for any x86-64 CPU with AVX2 (not for this build machine)"
+CPU_LIB="$(find "$ROOT/opt/hearth" -name 'libggml-cpu.so*' -type f | head -1)"
+AVX512="$(objdump -d "$CPU_LIB" | grep -c zmm || true)"
+AVX2="$(objdump -d "$CPU_LIB" | grep -c ymm || true)"
+echo "AVX-512 instructions: $AVX512, AVX2 instructions: $AVX2"
+if [ "$AVX512" != "0" ] || [ "$AVX2" = "0" ]; then
+  echo "FAILED: the bundled llama.cpp is not a portable AVX2 build"; exit 1
+fi
 echo "== --version"
 "$APP" --version
 echo "== sizes"
