@@ -41,6 +41,25 @@ TITLE_LENGTH = 60
 _DAMAGED_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
+EXPORT_FORMAT = "hearth.conversation"
+EXPORT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    conversation_id: int
+    title: str
+    message_id: int | None  # None when only the title matched
+    snippet: str
+
+
+def _snippet(text: str, query: str, width: int = 80) -> str:
+    index = text.lower().find(query.lower())
+    start = max(index - width // 2, 0) if index >= 0 else 0
+    piece = " ".join(text[start : start + width].split())
+    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+
 class StoreError(Exception):
     """The history cannot be used; the message says why and what to do."""
 
@@ -69,10 +88,26 @@ class Message:
 
 
 def _run_script(db: sqlite3.Connection, script: str) -> None:
-    """Run DDL statement by statement: ``executescript`` would commit our transaction."""
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
+    """Run DDL statement by statement: ``executescript`` would commit our transaction.
+
+    Statements end with a semicolon at the end of a line (trigger bodies keep theirs)."""
+    statement: list[str] = []
+    depth = 0
+    for line in script.splitlines():
+        statement.append(line)
+        stripped = line.strip().upper()
+        if stripped.endswith("BEGIN"):
+            depth += 1
+        if stripped.startswith("END;"):
+            depth -= 1
+        if stripped.endswith(";") and depth == 0:
+            text = "\n".join(statement).strip().rstrip(";")
+            if text:
+                db.execute(text)
+            statement = []
+    rest = "\n".join(statement).strip().rstrip(";")
+    if rest:
+        db.execute(rest)
 
 
 def _v1(db: sqlite3.Connection) -> None:
@@ -106,8 +141,33 @@ def _v1(db: sqlite3.Connection) -> None:
     )
 
 
+def _v2(db: sqlite3.Connection) -> None:
+    """Full-text search over every message (trigram: substrings in any language, CJK too)."""
+    _run_script(
+        db,
+        """
+        CREATE VIRTUAL TABLE message_search USING fts5(
+            content, content='messages', content_rowid='id', tokenize='trigram'
+        );
+        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+        END;
+        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO message_search(message_search, rowid, content)
+            VALUES ('delete', old.id, old.content);
+        END;
+        CREATE TRIGGER messages_search_update AFTER UPDATE OF content ON messages BEGIN
+            INSERT INTO message_search(message_search, rowid, content)
+            VALUES ('delete', old.id, old.content);
+            INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+        END;
+        INSERT INTO message_search(message_search) VALUES ('rebuild')
+        """,
+    )
+
+
 # MIGRATIONS[n] brings a database from version n to n + 1.  Append only; never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -293,6 +353,121 @@ class ChatStore:
             "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
         ).fetchall()
         return [_message(r) for r in rows]
+
+    # -- search, export, import -------------------------------------------------------
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Conversations whose title or messages contain ``query`` (any language), newest
+        first.  Three characters or more use the full-text index; shorter ones scan."""
+        text = query.strip()
+        if not text:
+            return []
+        if len(text) >= 3:
+            quoted = '"' + text.replace('"', '""') + '"'
+            rows = self._db.execute(
+                "SELECT m.id, m.conversation_id, c.title, m.content FROM message_search s "
+                "JOIN messages m ON m.id = s.rowid "
+                "JOIN conversations c ON c.id = m.conversation_id "
+                "WHERE message_search MATCH ? ORDER BY m.id DESC LIMIT ?",
+                (quoted, limit),
+            ).fetchall()
+        else:
+            rows = self._db.execute(
+                "SELECT m.id, m.conversation_id, c.title, m.content FROM messages m "
+                "JOIN conversations c ON c.id = m.conversation_id WHERE m.content LIKE ? "
+                "ORDER BY m.id DESC LIMIT ?",
+                (f"%{text}%", limit),
+            ).fetchall()
+        hits = [SearchHit(r[1], r[2] or "New chat", r[0], _snippet(r[3], text)) for r in rows]
+        titles = self._db.execute(
+            "SELECT id, title FROM conversations WHERE title LIKE ? ORDER BY updated_at DESC "
+            "LIMIT ?",
+            (f"%{text}%", limit),
+        ).fetchall()
+        seen = {h.conversation_id for h in hits}
+        hits += [SearchHit(r[0], r[1], None, r[1]) for r in titles if r[0] not in seen]
+        return hits[:limit]
+
+    def export_conversation(self, conversation_id: int) -> dict[str, Any]:
+        """A conversation as a self-describing JSON document (Hearth's export format)."""
+        conversation = self.conversation(conversation_id)
+        return {
+            "format": EXPORT_FORMAT,
+            "version": EXPORT_VERSION,
+            "title": conversation.title,
+            "model": conversation.model,
+            "system_prompt": conversation.system_prompt,
+            "created_at": conversation.created_at,
+            "messages": [
+                {
+                    "role": m.role,
+                    "content": m.content,
+                    "status": m.status,
+                    "model": m.model,
+                    "stats": m.stats,
+                    "created_at": m.created_at,
+                }
+                for m in self.messages(conversation_id)
+            ],
+        }
+
+    def export_markdown(self, conversation_id: int) -> str:
+        conversation = self.conversation(conversation_id)
+        parts = [f"# {conversation.title}", ""]
+        if conversation.system_prompt:
+            parts += [f"> System: {conversation.system_prompt}", ""]
+        for message in self.messages(conversation_id):
+            who = "You" if message.role == "user" else (message.model or message.role.title())
+            parts += [f"## {who}", "", message.content, ""]
+        return "\n".join(parts)
+
+    def import_conversation(self, document: dict[str, Any]) -> int:
+        """Import an exported conversation; StoreError says what is wrong with the file."""
+        if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+            raise StoreError("This file is not a Hearth conversation export.")
+        if int(document.get("version", 0)) > EXPORT_VERSION:
+            raise StoreError("This conversation was exported by a newer Hearth.")
+        messages = document.get("messages")
+        if not isinstance(messages, list) or not all(
+            isinstance(m, dict)
+            and m.get("role") in ("system", "user", "assistant")
+            and isinstance(m.get("content"), str)
+            for m in messages
+        ):
+            raise StoreError("The conversation file is damaged (its messages are unreadable).")
+        with _Transaction(self._db):
+            now = time.time()
+            created = float(document.get("created_at") or now)
+            cursor = self._db.execute(
+                "INSERT INTO conversations (title, title_is_auto, model, system_prompt, created_at,"
+                " updated_at) VALUES (?, 0, ?, ?, ?, ?)",
+                (
+                    str(document.get("title") or "Imported chat"),
+                    str(document.get("model") or ""),
+                    str(document.get("system_prompt") or ""),
+                    created,
+                    now,
+                ),
+            )
+            conversation_id = int(cursor.lastrowid or 0)
+            for m in messages:
+                status = m.get("status") if m.get("status") in STATUSES else COMPLETE
+                if status == STREAMING:
+                    status = INTERRUPTED
+                self._db.execute(
+                    "INSERT INTO messages (conversation_id, role, content, status, model, stats,"
+                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        conversation_id,
+                        m["role"],
+                        m["content"],
+                        status,
+                        str(m.get("model") or ""),
+                        json.dumps(m.get("stats") or {}),
+                        float(m.get("created_at") or now),
+                        now,
+                    ),
+                )
+        return conversation_id
 
     def message(self, message_id: int) -> Message:
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
