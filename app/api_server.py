@@ -22,7 +22,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -289,24 +289,29 @@ class _Relay:
                 return
 
 
+def _uvicorn(app: Any, config: ServerConfig) -> Any:
+    """The one uvicorn set-up for both the window's switch and ``hearth serve``."""
+    import uvicorn
+
+    return uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=config.host,
+            port=config.port,
+            log_level="warning",
+            access_log=False,
+            limit_concurrency=64,
+            timeout_keep_alive=5,
+        )
+    )
+
+
 class ApiServer:
     """uvicorn on a thread of its own (for the window's switch)."""
 
     def __init__(self, app: Any, config: ServerConfig) -> None:
-        import uvicorn
-
         self.config = config
-        self.server = uvicorn.Server(
-            uvicorn.Config(
-                app,
-                host=config.host,
-                port=config.port,
-                log_level="warning",
-                access_log=False,
-                limit_concurrency=64,
-                timeout_keep_alive=5,
-            )
-        )
+        self.server = _uvicorn(app, config)
         self.thread = threading.Thread(target=self.server.run, name="api-server", daemon=True)
 
     def start(self, timeout: float = 10.0) -> None:
@@ -333,11 +338,8 @@ def serve_forever(
     config: ServerConfig,
     defaults: dict[str, Any],
     ready: Callable[[str], None] | None = None,
-    hosts: Sequence[str] = (),
 ) -> None:
     """``hearth serve``: load the model, then serve until interrupted."""
-    import uvicorn
-
     config.check()
     loaded = client.load(spec).wait(600)
     if loaded is None or loaded.get("type") == protocol.ERROR:
@@ -345,16 +347,7 @@ def serve_forever(
 
         raise HearthError(f"The model could not be loaded: {(loaded or {}).get('message')}")
     app = build_app(client, lambda: spec, config, lambda: dict(defaults))
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host=config.host,
-            port=config.port,
-            log_level="warning",
-            access_log=False,
-            limit_concurrency=64,
-        )
-    )
+    server = _uvicorn(app, config)
     if ready is not None:
         original = server.startup
 
@@ -362,5 +355,5 @@ def serve_forever(
             await original(*args, **kwargs)
             ready(f"http://{config.host}:{config.port}/v1")
 
-        server.startup = startup  # type: ignore[method-assign]
+        server.startup = startup
     server.run()

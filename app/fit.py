@@ -241,10 +241,39 @@ def estimate(
     runtime = TORCH_RUNTIME if engine == "transformers" else WORKER_RUNTIME
     compute_cpu = compute_buffer_bytes(shape, n_ctx, flash_attention=False)
     overhead = runtime + int(COMPUTE_RESIDENT_SHARE * compute_cpu)
-    total = shape.weights_bytes + kv + overhead
     peak = shape.weights_bytes + kv + runtime + compute_cpu
     cpu_bw = APPLE_BANDWIDTH if facts.apple_silicon else CPU_BANDWIDTH
 
+    def result(
+        verdict: str,
+        text: str,
+        gpu_layers: int | None,
+        overhead_bytes: int,
+        peak_bytes: int,
+        gpu_bytes: int,
+        ram_bytes: int,
+        speed: str,
+    ) -> Estimate:
+        return Estimate(
+            model=shape.name,
+            n_ctx=n_ctx,
+            engine=engine,
+            weights_bytes=shape.weights_bytes,
+            kv_cache_bytes=kv,
+            overhead_bytes=overhead_bytes,
+            total_bytes=shape.weights_bytes + kv + overhead_bytes,
+            peak_bytes=peak_bytes,
+            verdict=verdict,
+            verdict_text=text,
+            gpu_layers=gpu_layers,
+            n_layers=shape.n_layers,
+            gpu_bytes=gpu_bytes,
+            ram_bytes=ram_bytes,
+            speed_hint=speed,
+            notes=notes,
+        )
+
+    no_gpu_layers = 0 if gpus or metal else None
     if can_offload:
         if metal and not gpus:
             vram = int(facts.memory.total_bytes * METAL_SHARE)
@@ -257,23 +286,18 @@ def estimate(
         per_layer_kv = kv / shape.n_layers
         full = shape.weights_bytes + kv + compute_gpu + device_overhead
         if full <= vram:
-            return Estimate(
-                shape.name,
-                n_ctx,
-                engine,
-                shape.weights_bytes,
-                kv,
-                compute_gpu + device_overhead + runtime,
-                full + runtime,
-                full + runtime,
+            gpu_overhead = compute_gpu + device_overhead + runtime
+            speed = _speed_hint(shape.weights_bytes, 0, bandwidth, cpu_bw)
+            everything = full + runtime  # no CPU compute buffer on this path: peak == total
+            return result(
                 FITS_GPU,
                 "fits on the GPU",
                 shape.n_layers,
-                shape.n_layers,
+                gpu_overhead,
+                everything,
                 full,
                 runtime,
-                _speed_hint(shape.weights_bytes, 0, bandwidth, cpu_bw),
-                notes,
+                speed,
             )
         room = vram - compute_gpu - device_overhead
         layers = 0
@@ -293,23 +317,17 @@ def estimate(
             + compute_cpu
         )
         if layers and ram_bytes <= ram_budget:
-            return Estimate(
-                shape.name,
-                n_ctx,
-                engine,
-                shape.weights_bytes,
-                kv,
-                overhead + compute_gpu + device_overhead,
-                total + compute_gpu + device_overhead,
-                peak + compute_gpu + device_overhead,
+            extra = compute_gpu + device_overhead
+            speed = _speed_hint(gpu_weights, shape.weights_bytes - gpu_weights, bandwidth, cpu_bw)
+            return result(
                 PARTIAL,
                 f"partly on the GPU ({layers} of {shape.n_layers} layers)",
                 layers,
-                shape.n_layers,
+                overhead + extra,
+                peak + extra,
                 gpu_bytes,
                 ram_bytes,
-                _speed_hint(gpu_weights, shape.weights_bytes - gpu_weights, bandwidth, cpu_bw),
-                notes,
+                speed,
             )
         if not layers:
             notes.append("Not even one layer fits in the free GPU memory.")
@@ -317,43 +335,18 @@ def estimate(
     if peak <= ram_budget:
         if engine == "transformers" and gpus:
             notes.append("Without a usable GPU this model runs on the CPU in float32: slowly.")
-        return Estimate(
-            shape.name,
-            n_ctx,
-            engine,
-            shape.weights_bytes,
-            kv,
-            overhead,
-            total,
-            peak,
+        return result(
             CPU,
             "CPU and RAM",
-            0 if gpus or metal else None,
-            shape.n_layers,
+            no_gpu_layers,
+            overhead,
+            peak,
             0,
             peak,
             _speed_hint(0, shape.weights_bytes, 1.0, cpu_bw),
-            notes,
         )
     notes.append(
         f"It needs about {peak / 1e9:.1f} GB but about {ram_budget / 1e9:.1f} GB of memory is "
         "usable here. Choose a smaller quantization or a shorter context."
     )
-    return Estimate(
-        shape.name,
-        n_ctx,
-        engine,
-        shape.weights_bytes,
-        kv,
-        overhead,
-        total,
-        peak,
-        NO_FIT,
-        "will not fit",
-        0 if gpus or metal else None,
-        shape.n_layers,
-        0,
-        peak,
-        "",
-        notes,
-    )
+    return result(NO_FIT, "will not fit", no_gpu_layers, overhead, peak, 0, peak, "")

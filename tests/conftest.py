@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -172,3 +174,25 @@ def peer(starter: Path) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     server.terminate()
     server.wait(10)
+
+
+def collect(job: Any, timeout: float = 300) -> tuple[str, list[dict[str, Any]]]:
+    """All of a chat job's events, and the answer text its deltas add up to."""
+    events = list(job.events(timeout=timeout))
+    return "".join(e.get("text", "") for e in events if e["type"] == "delta"), events
+
+
+def run_hearth(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    """``hearth ARGS`` as a user runs it, in its own process."""
+    return subprocess.run(
+        [*HEARTH, *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        input=stdin,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )

@@ -6,21 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import HEARTH, REPO
+from tests.conftest import run_hearth
 
 pytestmark = pytest.mark.slow
 
 
 def hearth(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*HEARTH, *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        input=stdin,
-        timeout=180,
-        check=False,
-    )
+    return run_hearth(*args, stdin=stdin)
 
 
 def assert_one_human_line(result: subprocess.CompletedProcess[str], *words: str) -> None:

@@ -9,15 +9,11 @@ import pytest
 
 from app.engine_client import EngineClient, ModelSpec
 from backends import protocol
+from tests.conftest import collect
 
 pytestmark = pytest.mark.slow
 
 LONG = {"temperature": 0.7, "max_tokens": 2000, "ignore_eos": True, "seed": 3}
-
-
-def collect(job, timeout: float = 120) -> tuple[str, list[dict]]:
-    events = list(job.events(timeout=timeout))
-    return "".join(e["text"] for e in events if e["type"] == "delta"), events
 
 
 def test_a_reply_streams_token_by_token_with_stats(client: EngineClient, spec: ModelSpec) -> None:

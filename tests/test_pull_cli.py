@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import HEARTH
+from tests.conftest import HEARTH, run_hearth
 from tests.conftest import REPO as SOURCE_TREE
 from tests.fakehub import FakeHub
 from tests.gguf_files import build_gguf
@@ -35,15 +35,8 @@ def hub(tmp_path: Path) -> Iterator[FakeHub]:
 
 
 def hearth(hub: FakeHub, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, HF_ENDPOINT=hub.url, MODELSCOPE_ENDPOINT=hub.url)
-    return subprocess.run(
-        [*HEARTH, *args],
-        capture_output=True,
-        text=True,
-        cwd=SOURCE_TREE,
-        env=env,
-        timeout=120,
-        check=False,
+    return run_hearth(
+        *args, env=dict(os.environ, HF_ENDPOINT=hub.url, MODELSCOPE_ENDPOINT=hub.url), timeout=120
     )
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from app.engine_client import EngineClient, ModelSpec
 from backends import protocol
-from tests.conftest import HEARTH, REPO
+from tests.conftest import HEARTH, REPO, collect
 
 pytestmark = pytest.mark.slow
 
@@ -23,11 +23,6 @@ from tests.conftest import free_port  # noqa: E402
 
 def remote(url: str, model: str = "smollm2") -> ModelSpec:
     return ModelSpec(url, engine="remote", remote_model=model)
-
-
-def collect(job: Any) -> tuple[str, list[dict[str, Any]]]:
-    events = list(job.events(timeout=120))
-    return "".join(e.get("text", "") for e in events if e["type"] == "delta"), events
 
 
 def test_chat_with_a_real_server_streams_like_a_local_model(

@@ -5,11 +5,10 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from app.engine_client import EngineClient, Job, ModelSpec
+from app.engine_client import EngineClient, ModelSpec
 from backends import protocol
 from backends.engine import EngineError
 from backends.transformers_engine import (
@@ -18,6 +17,7 @@ from backends.transformers_engine import (
     build_load_kwargs,
     generation_kwargs,
 )
+from tests.conftest import collect
 
 pytestmark = pytest.mark.slow
 LONG = {"temperature": 0.7, "max_tokens": 400, "ignore_eos": True, "seed": 1}
@@ -25,11 +25,6 @@ LONG = {"temperature": 0.7, "max_tokens": 400, "ignore_eos": True, "seed": 1}
 
 def hf_spec(folder: Path) -> ModelSpec:
     return ModelSpec(str(folder), n_ctx=2048, threads=2, engine="transformers")
-
-
-def collect(job: Job, timeout: float = 300) -> tuple[str, list[dict[str, Any]]]:
-    events = list(job.events(timeout=timeout))
-    return "".join(e["text"] for e in events if e["type"] == "delta"), events
 
 
 def linked_copy(source: Path, target: Path, skip: tuple[str, ...] = ()) -> Path:

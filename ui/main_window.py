@@ -370,9 +370,8 @@ class MainWindow(QMainWindow):
 
     def _models_listed(self, found: tuple[list[ModelEntry], list[ModelEntry]]) -> None:
         models, self.remote = found
-        self.library = models
-        self.models = self.core.chat_models(models) + self.remote
-        self._fill_picker()
+        # The Models screen shows the library and hands it back (library_changed), which
+        # fills the picker: one place for that.
         self.models_screen.show_library(models)
         try:
             default = self.core.default_model(models)
