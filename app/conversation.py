@@ -37,6 +37,7 @@ class ReplyRecorder:
         self.flush_interval = flush_interval
         self.clock = clock
         self.text = ""
+        self.reasoning = ""
         self._saved_length = 0
         self._last_flush = clock()
         self.finished = False
@@ -47,15 +48,29 @@ class ReplyRecorder:
         self.text += text
         self.flush_if_due()
 
+    def append_reasoning(self, text: str) -> None:
+        if self.finished or not text:
+            return
+        self.reasoning += text
+        self.flush_if_due()
+
+    def answer_was_reasoning(self) -> None:
+        """The model's template opened a ``<think>`` section implicitly: move the text."""
+        self.reasoning, self.text = self.reasoning + self.text, ""
+        self._saved_length = -1
+
     def flush_if_due(self) -> None:
-        if len(self.text) != self._saved_length and (
+        if self._size() != self._saved_length and (
             self.clock() - self._last_flush >= self.flush_interval
         ):
             self.flush()
 
+    def _size(self) -> int:
+        return len(self.text) + len(self.reasoning)
+
     def flush(self) -> None:
-        self.store.update_message(self.message_id, content=self.text)
-        self._saved_length = len(self.text)
+        self.store.update_message(self.message_id, content=self.text, reasoning=self.reasoning)
+        self._saved_length = self._size()
         self._last_flush = self.clock()
 
     def finish(self, status: str, stats: dict[str, Any] | None = None, error: str = "") -> None:
@@ -63,25 +78,35 @@ class ReplyRecorder:
             return
         self.finished = True
         self.store.update_message(
-            self.message_id, content=self.text, status=status, stats=stats or {}, error=error
+            self.message_id,
+            content=self.text,
+            reasoning=self.reasoning,
+            status=status,
+            stats=stats or {},
+            error=error,
         )
 
 
 def engine_messages(
-    messages: Sequence[st.Message], system_prompt: str = ""
+    messages: Sequence[st.Message], system_prompt: str = "", include_reasoning: bool = False
 ) -> list[dict[str, Any]]:
     """The conversation as the engine should see it.
 
     Replies that were stopped or interrupted are sent as they are (the model sees what the
-    user saw); replies that failed before writing anything are left out.
+    user saw); replies that failed before writing anything are left out.  A reasoning
+    model's thinking is not sent back (its authors advise against it, and it fills the
+    context) unless ``include_reasoning``.
     """
     result: list[dict[str, Any]] = []
     if system_prompt.strip():
         result.append({"role": "system", "content": system_prompt})
     for message in messages:
-        if message.role == "assistant" and not message.content:
+        content = message.content
+        if include_reasoning and message.reasoning:
+            content = f"<think>\n{message.reasoning}\n</think>\n\n{content}"
+        if message.role == "assistant" and not content:
             continue
-        result.append({"role": message.role, "content": message.content})
+        result.append({"role": message.role, "content": content})
     return result
 
 

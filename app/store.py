@@ -42,7 +42,8 @@ _DAMAGED_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 EXPORT_FORMAT = "hearth.conversation"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2  # 2: branches (each message names its parent), reasoning, settings
+_LEAF = -1  # add_message's default parent: the end of the conversation's current branch
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ class Conversation:
     system_prompt: str
     created_at: float
     updated_at: float
+    pinned: bool = False
+    settings: dict[str, Any] = field(default_factory=dict)  # per-conversation sampling
+    current_leaf: int | None = None  # the last message of the branch being shown
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,8 @@ class Message:
     stats: dict[str, Any] = field(default_factory=dict)
     error: str = ""
     created_at: float = 0.0
+    parent_id: int | None = None
+    reasoning: str = ""  # the model's thinking, kept apart from the answer
 
 
 def _run_script(db: sqlite3.Connection, script: str) -> None:
@@ -166,8 +172,33 @@ def _v2(db: sqlite3.Connection) -> None:
     )
 
 
+def _v3(db: sqlite3.Connection) -> None:
+    """Branches (each message knows its parent; a conversation its current branch),
+    reasoning kept apart from the answer, pinning, deletion with undo, and per-conversation
+    sampling settings.  Existing conversations become a single branch."""
+    _run_script(
+        db,
+        """
+        ALTER TABLE messages ADD COLUMN parent_id INTEGER;
+        ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
+        ALTER TABLE conversations ADD COLUMN current_leaf INTEGER;
+        ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN deleted_at REAL;
+        ALTER TABLE conversations ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+        UPDATE messages SET parent_id = (
+            SELECT MAX(p.id) FROM messages p
+            WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id
+        );
+        UPDATE conversations SET current_leaf = (
+            SELECT MAX(id) FROM messages WHERE conversation_id = conversations.id
+        );
+        CREATE INDEX messages_by_parent ON messages (parent_id)
+        """,
+    )
+
+
 # MIGRATIONS[n] brings a database from version n to n + 1.  Append only; never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -245,6 +276,8 @@ class ChatStore:
             cursor = db.execute(
                 "UPDATE messages SET status = ? WHERE status = ?", (INTERRUPTED, STREAMING)
             )
+            # Deleted conversations could be brought back until Hearth closed.
+            db.execute("DELETE FROM conversations WHERE deleted_at IS NOT NULL")
         self.recovered_replies = cursor.rowcount
 
     def close(self) -> None:
@@ -278,10 +311,36 @@ class ChatStore:
         return _conversation(row)
 
     def conversations(self) -> list[Conversation]:
+        """Pinned first, then the most recently used; deleted ones (still undoable) left out."""
         rows = self._db.execute(
-            "SELECT * FROM conversations ORDER BY updated_at DESC, id DESC"
+            "SELECT * FROM conversations WHERE deleted_at IS NULL "
+            "ORDER BY pinned DESC, updated_at DESC, id DESC"
         ).fetchall()
         return [_conversation(r) for r in rows]
+
+    def set_pinned(self, conversation_id: int, pinned: bool) -> None:
+        self._db.execute(
+            "UPDATE conversations SET pinned = ? WHERE id = ?", (int(pinned), conversation_id)
+        )
+
+    def trash_conversation(self, conversation_id: int) -> None:
+        """Delete in a way that ``restore_conversation`` can undo until Hearth closes."""
+        self._db.execute(
+            "UPDATE conversations SET deleted_at = ? WHERE id = ?", (time.time(), conversation_id)
+        )
+
+    def restore_conversation(self, conversation_id: int) -> None:
+        self._db.execute(
+            "UPDATE conversations SET deleted_at = NULL WHERE id = ?", (conversation_id,)
+        )
+
+    def set_conversation_settings(
+        self, conversation_id: int, system_prompt: str, settings: dict[str, Any]
+    ) -> None:
+        self._db.execute(
+            "UPDATE conversations SET system_prompt = ?, settings = ? WHERE id = ?",
+            (system_prompt, json.dumps(settings, sort_keys=True), conversation_id),
+        )
 
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         title = " ".join(title.split())
@@ -307,16 +366,23 @@ class ChatStore:
         *,
         status: str = COMPLETE,
         model: str = "",
+        parent_id: int | None = _LEAF,
     ) -> int:
+        """Add a message after ``parent_id`` (default: the end of the current branch) and
+        make it the end of the current branch.  A parent that already has a reply starts
+        a new branch beside it (an edit or a regeneration)."""
         now = time.time()
         with _Transaction(self._db):
+            if parent_id == _LEAF:
+                parent_id = self.conversation(conversation_id).current_leaf
             cursor = self._db.execute(
-                "INSERT INTO messages (conversation_id, role, content, status, model, created_at,"
-                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, role, content, status, model, now, now),
+                "INSERT INTO messages (conversation_id, parent_id, role, content, status, model,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, parent_id, role, content, status, model, now, now),
             )
             self._db.execute(
-                "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
+                "UPDATE conversations SET updated_at = ?, current_leaf = ? WHERE id = ?",
+                (now, cursor.lastrowid, conversation_id),
             )
             if role == "user":
                 self._db.execute(
@@ -334,10 +400,16 @@ class ChatStore:
         status: str | None = None,
         stats: dict[str, Any] | None = None,
         error: str | None = None,
+        reasoning: str | None = None,
     ) -> None:
         assignments: list[str] = ["updated_at = ?"]
         values: list[object] = [time.time()]
-        for column, value in (("content", content), ("status", status), ("error", error)):
+        for column, value in (
+            ("content", content),
+            ("status", status),
+            ("error", error),
+            ("reasoning", reasoning),
+        ):
             if value is not None:
                 assignments.append(f"{column} = ?")
                 values.append(value)
@@ -349,10 +421,82 @@ class ChatStore:
         )
 
     def messages(self, conversation_id: int) -> list[Message]:
+        """The conversation as shown: the current branch, from its first message."""
+        rows = self._db.execute(
+            "WITH RECURSIVE path(id, depth) AS ("
+            " SELECT current_leaf, 0 FROM conversations WHERE id = ? AND current_leaf IS NOT NULL"
+            " UNION ALL SELECT m.parent_id, path.depth + 1 FROM messages m"
+            " JOIN path ON m.id = path.id WHERE m.parent_id IS NOT NULL)"
+            " SELECT messages.* FROM path JOIN messages ON messages.id = path.id"
+            " ORDER BY path.depth DESC",
+            (conversation_id,),
+        ).fetchall()
+        return [_message(r) for r in rows]
+
+    def all_messages(self, conversation_id: int) -> list[Message]:
+        """Every message of every branch, oldest first."""
         rows = self._db.execute(
             "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
         ).fetchall()
         return [_message(r) for r in rows]
+
+    def branches(self, conversation_id: int) -> dict[int, tuple[int, int]]:
+        """For each message that has alternatives: (its position, how many), from 1."""
+        rows = self._db.execute(
+            "SELECT id, parent_id, role FROM messages WHERE conversation_id = ? ORDER BY id",
+            (conversation_id,),
+        ).fetchall()
+        groups: dict[tuple[int | None, str], list[int]] = {}
+        for row in rows:
+            groups.setdefault((row[1], row[2]), []).append(row[0])
+        result: dict[int, tuple[int, int]] = {}
+        for ids in groups.values():
+            if len(ids) > 1:
+                for position, message_id in enumerate(ids, start=1):
+                    result[message_id] = (position, len(ids))
+        return result
+
+    def sibling(self, message_id: int, step: int) -> int | None:
+        """The alternative ``step`` places before (-1) or after (+1) this message."""
+        message = self.message(message_id)
+        rows = self._db.execute(
+            "SELECT id FROM messages WHERE conversation_id = ? AND role = ? AND "
+            "parent_id IS ? ORDER BY id",
+            (message.conversation_id, message.role, message.parent_id),
+        ).fetchall()
+        ids = [r[0] for r in rows]
+        index = ids.index(message_id) + step
+        return ids[index] if 0 <= index < len(ids) else None
+
+    def switch_branch(self, message_id: int) -> None:
+        """Show the branch through ``message_id``, down to its newest end."""
+        leaf = message_id
+        while True:
+            row = self._db.execute(
+                "SELECT MAX(id) FROM messages WHERE parent_id = ?", (leaf,)
+            ).fetchone()
+            if row[0] is None:
+                break
+            leaf = int(row[0])
+        self._db.execute(
+            "UPDATE conversations SET current_leaf = ? WHERE id = "
+            "(SELECT conversation_id FROM messages WHERE id = ?)",
+            (leaf, message_id),
+        )
+
+    def delete_message(self, message_id: int) -> None:
+        """Remove one message; what followed it now follows the message before it."""
+        message = self.message(message_id)
+        with _Transaction(self._db):
+            self._db.execute(
+                "UPDATE messages SET parent_id = ? WHERE parent_id = ?",
+                (message.parent_id, message_id),
+            )
+            self._db.execute(
+                "UPDATE conversations SET current_leaf = ? WHERE id = ? AND current_leaf = ?",
+                (message.parent_id, message.conversation_id, message_id),
+            )
+            self._db.execute("DELETE FROM messages WHERE id = ?", (message_id,))
 
     # -- search, export, import -------------------------------------------------------
     def search(self, query: str, limit: int = 50) -> list[SearchHit]:
@@ -367,20 +511,20 @@ class ChatStore:
                 "SELECT m.id, m.conversation_id, c.title, m.content FROM message_search s "
                 "JOIN messages m ON m.id = s.rowid "
                 "JOIN conversations c ON c.id = m.conversation_id "
-                "WHERE message_search MATCH ? ORDER BY m.id DESC LIMIT ?",
+                "WHERE message_search MATCH ? AND c.deleted_at IS NULL ORDER BY m.id DESC LIMIT ?",
                 (quoted, limit),
             ).fetchall()
         else:
             rows = self._db.execute(
                 "SELECT m.id, m.conversation_id, c.title, m.content FROM messages m "
                 "JOIN conversations c ON c.id = m.conversation_id WHERE m.content LIKE ? "
-                "ORDER BY m.id DESC LIMIT ?",
+                "AND c.deleted_at IS NULL ORDER BY m.id DESC LIMIT ?",
                 (f"%{text}%", limit),
             ).fetchall()
         hits = [SearchHit(r[1], r[2] or "New chat", r[0], _snippet(r[3], text)) for r in rows]
         titles = self._db.execute(
-            "SELECT id, title FROM conversations WHERE title LIKE ? ORDER BY updated_at DESC "
-            "LIMIT ?",
+            "SELECT id, title FROM conversations WHERE title LIKE ? AND deleted_at IS NULL "
+            "ORDER BY updated_at DESC LIMIT ?",
             (f"%{text}%", limit),
         ).fetchall()
         seen = {h.conversation_id for h in hits}
@@ -388,43 +532,61 @@ class ChatStore:
         return hits[:limit]
 
     def export_conversation(self, conversation_id: int) -> dict[str, Any]:
-        """A conversation as a self-describing JSON document (Hearth's export format)."""
+        """A conversation as a self-describing JSON document (Hearth's export format).
+
+        Every branch is kept: each message names its parent by its place in the list."""
         conversation = self.conversation(conversation_id)
+        messages = self.all_messages(conversation_id)
+        index = {m.id: i for i, m in enumerate(messages)}
         return {
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION,
             "title": conversation.title,
             "model": conversation.model,
             "system_prompt": conversation.system_prompt,
+            "settings": conversation.settings,
+            "pinned": conversation.pinned,
             "created_at": conversation.created_at,
+            "current": index.get(conversation.current_leaf or -1),
             "messages": [
                 {
                     "role": m.role,
                     "content": m.content,
+                    "reasoning": m.reasoning,
                     "status": m.status,
                     "model": m.model,
                     "stats": m.stats,
                     "created_at": m.created_at,
+                    "parent": index.get(m.parent_id) if m.parent_id is not None else None,
                 }
-                for m in self.messages(conversation_id)
+                for m in messages
             ],
         }
 
     def export_markdown(self, conversation_id: int) -> str:
+        """The conversation as shown (the current branch), readable anywhere."""
         conversation = self.conversation(conversation_id)
         parts = [f"# {conversation.title}", ""]
         if conversation.system_prompt:
             parts += [f"> System: {conversation.system_prompt}", ""]
         for message in self.messages(conversation_id):
             who = "You" if message.role == "user" else (message.model or message.role.title())
-            parts += [f"## {who}", "", message.content, ""]
+            parts += [f"## {who}", ""]
+            if message.reasoning:
+                quoted = "\n".join("> " + line for line in message.reasoning.strip().splitlines())
+                parts += ["> **Thinking**", ">", quoted, ""]
+            parts += [message.content, ""]
         return "\n".join(parts)
 
     def import_conversation(self, document: dict[str, Any]) -> int:
         """Import an exported conversation; StoreError says what is wrong with the file."""
         if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
             raise StoreError("This file is not a Hearth conversation export.")
-        if int(document.get("version", 0)) > EXPORT_VERSION:
+        try:
+            version = int(document.get("version", 0))
+        except (TypeError, ValueError):
+            version = 0
+        if version > EXPORT_VERSION:
             raise StoreError("This conversation was exported by a newer Hearth.")
         messages = document.get("messages")
         if not isinstance(messages, list) or not all(
@@ -434,32 +596,50 @@ class ChatStore:
             for m in messages
         ):
             raise StoreError("The conversation file is damaged (its messages are unreadable).")
+        parents: list[int | None] = []
+        for position, m in enumerate(messages):
+            parent = m.get("parent", position - 1 if position else None) if version >= 2 else (
+                position - 1 if position else None
+            )
+            if parent is not None and (not isinstance(parent, int) or not 0 <= parent < position):
+                raise StoreError("The conversation file is damaged (a message has no parent).")
+            parents.append(parent)
+        settings = document.get("settings")
+        current = document.get("current")
+        if not isinstance(current, int) or not 0 <= current < len(messages):
+            current = len(messages) - 1 if messages else None
         with _Transaction(self._db):
             now = time.time()
             created = float(document.get("created_at") or now)
             cursor = self._db.execute(
-                "INSERT INTO conversations (title, title_is_auto, model, system_prompt, created_at,"
-                " updated_at) VALUES (?, 0, ?, ?, ?, ?)",
+                "INSERT INTO conversations (title, title_is_auto, model, system_prompt, settings,"
+                " pinned, created_at, updated_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
                 (
                     str(document.get("title") or "Imported chat"),
                     str(document.get("model") or ""),
                     str(document.get("system_prompt") or ""),
+                    json.dumps(settings if isinstance(settings, dict) else {}, sort_keys=True),
+                    int(bool(document.get("pinned"))),
                     created,
                     now,
                 ),
             )
             conversation_id = int(cursor.lastrowid or 0)
-            for m in messages:
+            ids: list[int] = []
+            for m, parent in zip(messages, parents, strict=True):
                 status = m.get("status") if m.get("status") in STATUSES else COMPLETE
                 if status == STREAMING:
                     status = INTERRUPTED
-                self._db.execute(
-                    "INSERT INTO messages (conversation_id, role, content, status, model, stats,"
-                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                row = self._db.execute(
+                    "INSERT INTO messages (conversation_id, parent_id, role, content, reasoning,"
+                    " status, model, stats, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         conversation_id,
+                        ids[parent] if parent is not None else None,
                         m["role"],
                         m["content"],
+                        str(m.get("reasoning") or ""),
                         status,
                         str(m.get("model") or ""),
                         json.dumps(m.get("stats") or {}),
@@ -467,6 +647,11 @@ class ChatStore:
                         now,
                     ),
                 )
+                ids.append(int(row.lastrowid or 0))
+            self._db.execute(
+                "UPDATE conversations SET current_leaf = ? WHERE id = ?",
+                (ids[current] if current is not None else None, conversation_id),
+            )
         return conversation_id
 
     def message(self, message_id: int) -> Message:
@@ -500,14 +685,21 @@ def _conversation(row: sqlite3.Row) -> Conversation:
         system_prompt=row["system_prompt"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        pinned=bool(row["pinned"]),
+        settings=_json_object(row["settings"]),
+        current_leaf=row["current_leaf"],
     )
 
 
-def _message(row: sqlite3.Row) -> Message:
+def _json_object(text: str | None) -> dict[str, Any]:
     try:
-        stats = json.loads(row["stats"] or "{}")
+        value = json.loads(text or "{}")
     except ValueError:
-        stats = {}
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _message(row: sqlite3.Row) -> Message:
     return Message(
         id=row["id"],
         conversation_id=row["conversation_id"],
@@ -515,7 +707,9 @@ def _message(row: sqlite3.Row) -> Message:
         content=row["content"],
         status=row["status"],
         model=row["model"],
-        stats=stats,
+        stats=_json_object(row["stats"]),
         error=row["error"],
         created_at=row["created_at"],
+        parent_id=row["parent_id"],
+        reasoning=row["reasoning"],
     )

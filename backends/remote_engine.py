@@ -18,7 +18,7 @@ from typing import Any
 from backends import protocol
 from backends.context_budget import stats_event
 from backends.engine import Emit, EngineError, Progress
-from backends.sse import ThinkSplitter, sse_events
+from backends.sse import sse_events
 
 KEY_ENV = "HEARTH_REMOTE_API_KEY"
 ERR_REFUSED = "connection_refused"
@@ -128,14 +128,6 @@ class RemoteEngine:
         chunks = 0
         usage: dict[str, Any] = {}
         finish = protocol.FINISH_STOP
-        splitter = ThinkSplitter()
-
-        def send(pieces: list[tuple[str, str]]) -> None:
-            for kind, text in pieces:
-                if kind == "reasoning":
-                    emit({"type": protocol.DELTA, "text": "", "reasoning": text})
-                else:
-                    emit({"type": protocol.DELTA, "text": text})
 
         try:
             with self.client.stream("POST", self.base + "/chat/completions", json=body) as response:
@@ -172,7 +164,9 @@ class RemoteEngine:
                         if reasoning:
                             emit({"type": protocol.DELTA, "text": "", "reasoning": reasoning})
                         if content:
-                            send(splitter.feed(content))
+                            # Inline <think> text is passed on as written; the window
+                            # separates it (the same way for every engine).
+                            emit({"type": protocol.DELTA, "text": content})
                         if choice.get("finish_reason") == "length":
                             finish = protocol.FINISH_LENGTH
                 if cancel.is_set():
@@ -189,7 +183,6 @@ class RemoteEngine:
                 f"The connection to {self.base} broke in the middle "
                 "of the reply; what arrived was kept.",
             ) from exc
-        send(splitter.finish())
         generated = int(usage.get("completion_tokens") or chunks)
         emit(
             stats_event(

@@ -80,3 +80,69 @@ def longest_prefix_at_end(text: str, stops: Sequence[str]) -> int:
                 best = length
                 break
     return best
+
+
+REASONING, ANSWER, RETRO = "reasoning", "answer", "retro"
+
+
+class ThinkSplitter:
+    """Separate ``<think>…</think>`` reasoning from the answer in streamed text.
+
+    Handles a tag split across chunks (held back until decided) and the implied opening
+    tag of templates that end the prompt with ``<think>`` (DeepSeek-R1 distills): text
+    arrives as answer until ``</think>`` shows it was reasoning, and a ``("retro", "")``
+    piece then says "the answer so far was reasoning", so a viewer can move it once.
+    """
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self.thinking = False
+        self.opened = False  # an opening tag was seen (or implied and found out)
+        self.answered = False  # answer text was handed out
+        self.held = ""
+
+    def feed(self, text: str) -> list[tuple[str, str]]:
+        """Return (kind, text) pieces, kind "reasoning", "answer" or "retro"."""
+        out: list[tuple[str, str]] = []
+        buffer = self.held + text
+        self.held = ""
+        while buffer:
+            tag = self.CLOSE if self.thinking else self.OPEN
+            index = buffer.find(tag)
+            close_index = buffer.find(self.CLOSE)
+            if (
+                not self.thinking
+                and not self.opened
+                and close_index != -1
+                and (index == -1 or close_index < index)
+            ):
+                # "</think>" without an opening tag: everything before it was reasoning.
+                if self.answered:
+                    out.append((RETRO, ""))
+                out.append((REASONING, buffer[:close_index]))
+                self.opened = True
+                buffer = buffer[close_index + len(self.CLOSE) :]
+                continue
+            if index == -1:
+                keep = longest_prefix_at_end(buffer, (self.OPEN, self.CLOSE))
+                piece, self.held = buffer[: len(buffer) - keep], buffer[len(buffer) - keep :]
+                if piece:
+                    out.append(self._piece(piece))
+                break
+            if buffer[:index]:
+                out.append(self._piece(buffer[:index]))
+            buffer = buffer[index + len(tag) :]
+            self.thinking = not self.thinking
+            self.opened = True
+        return [(kind, piece) for kind, piece in out if piece or kind == RETRO]
+
+    def _piece(self, text: str) -> tuple[str, str]:
+        if self.thinking:
+            return (REASONING, text)
+        self.answered = self.answered or bool(text.strip())
+        return (ANSWER, text)
+
+    def finish(self) -> list[tuple[str, str]]:
+        held, self.held = self.held, ""
+        return [self._piece(held)] if held else []

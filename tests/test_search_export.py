@@ -43,14 +43,21 @@ def test_an_old_history_is_indexed_when_it_is_upgraded(tmp_path: Path) -> None:
     db.execute(
         "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (1, 'Old', 0, 0)"
     )
-    db.execute(
-        "INSERT INTO messages (conversation_id, role, content, created_at, updated_at) "
-        "VALUES (1, 'assistant', 'an ancient word: palimpsest', 0, 0)"
-    )
+    for role, text in (("user", "Say an old word"), ("assistant", "an ancient word: palimpsest")):
+        db.execute(
+            "INSERT INTO messages (conversation_id, role, content, created_at, updated_at) "
+            "VALUES (1, ?, ?, 0, 0)",
+            (role, text),
+        )
     db.close()
     store = ChatStore(path)
-    assert store.schema_version == st.SCHEMA_VERSION == 2
+    assert store.schema_version == st.SCHEMA_VERSION == 3
     assert [h.snippet for h in store.search("palimpsest")] == ["an ancient word: palimpsest"]
+    # The old linear history became one branch, shown whole and in order.
+    assert [m.content for m in store.messages(1)] == [
+        "Say an old word",
+        "an ancient word: palimpsest",
+    ]
 
 
 def test_export_then_import_gives_the_same_conversation(tmp_path: Path) -> None:

@@ -1,0 +1,163 @@
+"""Markdown blocks to the HTML subset that QTextDocument understands.
+
+* markdown-it (CommonMark + tables + strikethrough) with raw HTML switched off: a model's
+  output can never inject markup.
+* Images are never loaded (Hearth is private and offline): an image becomes a link
+  with its description, opened in the browser only if clicked.
+* Code blocks are highlighted with Pygments (inline colours, no style sheet), framed, and
+  carry their language and a Copy link; ``CodeBlocks`` remembers each block's text so
+  the Copy link copies exactly what the model wrote.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+COPY_CODE = "hearth:copy-code/"
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Colours for rendered replies, one per theme."""
+
+    text: str
+    muted: str
+    code_background: str
+    code_border: str
+    quote: str
+    link: str
+    table_border: str
+    header_background: str
+    pygments_style: str
+
+
+LIGHT = Palette(
+    text="#1f2328",
+    muted="#6b7280",
+    code_background="#f6f8fa",
+    code_border="#d0d7de",
+    quote="#57606a",
+    link="#0969da",
+    table_border="#d0d7de",
+    header_background="#eef1f4",
+    pygments_style="default",
+)
+DARK = Palette(
+    text="#e6edf3",
+    muted="#9ca3af",
+    code_background="#161b22",
+    code_border="#30363d",
+    quote="#9da7b3",
+    link="#58a6ff",
+    table_border="#30363d",
+    header_background="#1f2630",
+    pygments_style="monokai",
+)
+
+
+@dataclass
+class CodeBlocks:
+    """The text of every code block shown, by the number in its Copy link."""
+
+    texts: dict[int, str] = field(default_factory=dict)
+
+    def add(self, text: str) -> int:
+        key = len(self.texts) + 1
+        self.texts[key] = text
+        return key
+
+    def clear(self) -> None:
+        self.texts.clear()
+
+
+class MarkdownRenderer:
+    def __init__(self, palette: Palette, code_blocks: CodeBlocks, mono_family: str) -> None:
+        self.palette = palette
+        self.code_blocks = code_blocks
+        self.mono_family = mono_family
+        self._md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
+            ["table", "strikethrough"]
+        )
+        rules: Any = self._md.renderer.rules
+        rules["fence"] = self._fence
+        rules["code_block"] = self._code_block
+        rules["image"] = self._image
+        self._formatters: dict[str, HtmlFormatter[str]] = {}
+
+    def block(self, markdown: str) -> str:
+        """One finished block (see ``markdown_blocks``) as HTML."""
+        rendered = self._md.render(markdown)
+        return self._style(rendered)
+
+    def code_html(self, code: str, language: str) -> str:
+        """A framed, highlighted code block with its language and a Copy link."""
+        key = self.code_blocks.add(code)
+        p = self.palette
+        label = html.escape(language or "text")
+        body = self._highlight(code, language)
+        return (
+            f'<table width="100%" cellspacing="0" cellpadding="8" '
+            f'style="background-color:{p.code_background}; border: 1px solid {p.code_border};'
+            f' margin-top:6px; margin-bottom:6px;">'
+            f'<tr><td style="color:{p.muted}; font-size:small;">{label}'
+            f'&nbsp;&nbsp;·&nbsp;&nbsp;<a href="{COPY_CODE}{key}" style="color:{p.link};">'
+            f"Copy</a></td></tr>"
+            f'<tr><td><pre style="font-family:\'{self.mono_family}\'; margin:0;">{body}</pre>'
+            "</td></tr></table>"
+        )
+
+    # -- markdown-it rules ---------------------------------------------------------------
+    def _fence(self, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
+        token = tokens[idx]
+        language = (token.info or "").strip().split(" ")[0]
+        return self.code_html(token.content, language)
+
+    def _code_block(self, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
+        return self.code_html(tokens[idx].content, "")
+
+    def _image(self, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
+        token = tokens[idx]
+        source = html.escape(str(token.attrGet("src") or ""), quote=True)
+        alt = html.escape(token.content or "image")
+        return f'<a href="{source}">[image: {alt}]</a>'
+
+    # -- helpers -------------------------------------------------------------------------
+    def _highlight(self, code: str, language: str) -> str:
+        try:
+            lexer = get_lexer_by_name(language) if language else None
+        except ClassNotFound:
+            lexer = None
+        if lexer is None:
+            return html.escape(code.rstrip("\n"))
+        formatter = self._formatters.get(self.palette.pygments_style)
+        if formatter is None:
+            formatter = HtmlFormatter(
+                noclasses=True, nowrap=True, style=self.palette.pygments_style
+            )
+            self._formatters[self.palette.pygments_style] = formatter
+        return highlight(code, lexer, formatter).rstrip("\n")
+
+    def _style(self, rendered: str) -> str:
+        """Inline the few styles Qt needs (it has no cascading for these tags)."""
+        p = self.palette
+        border = f"border-color:{p.table_border};"
+        return (
+            rendered.replace(
+                "<table>",
+                f'<table cellspacing="0" cellpadding="6" border="1" style="{border} '
+                'border-collapse:collapse; margin-top:4px; margin-bottom:4px;">',
+            )
+            .replace("<th>", f'<th style="background-color:{p.header_background};">')
+            .replace('<th style="text-align:', f'<th style="background-color:{p.header_background};text-align:')
+            .replace("<blockquote>", f'<blockquote style="color:{p.quote};">')
+            .replace("<code>", f"<code style=\"font-family:'{self.mono_family}';\">")
+            .replace("<a href=", f'<a style="color:{p.link};" href=')
+        )
