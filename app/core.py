@@ -191,19 +191,9 @@ class Core:
 
     def sampling(self, **overrides: Any) -> dict[str, Any]:
         """Sampling parameters for a request: settings, then explicit overrides."""
-        params: dict[str, Any] = {
-            "temperature": self.settings.get("sampling.temperature"),
-            "top_p": self.settings.get("sampling.top_p"),
-            "top_k": self.settings.get("sampling.top_k"),
-            "min_p": self.settings.get("sampling.min_p"),
-            "repeat_penalty": self.settings.get("sampling.repeat_penalty"),
-        }
-        max_tokens = int(self.settings.get("sampling.max_tokens"))
-        if max_tokens > 0:
-            params["max_tokens"] = max_tokens
-        seed = int(self.settings.get("sampling.seed"))
-        if seed >= 0:
-            params["seed"] = seed
+        from app.presets import effective_values, engine_params
+
+        params = engine_params(effective_values(self.settings, {}, {}))
         params.update({k: v for k, v in overrides.items() if v is not None})
         return params
 

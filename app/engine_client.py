@@ -402,8 +402,17 @@ class EngineClient:
         messages: Sequence[dict[str, Any]],
         params: dict[str, Any] | None = None,
         on_event: EventCallback | None = None,
+        continue_reply: bool = False,
     ) -> Job:
-        payload = {"model": spec.to_wire(), "messages": list(messages), "params": params or {}}
+        """Stream a reply.  ``continue_reply``: the last message is an unfinished reply of
+        the model, which goes on with it (after the token limit or Stop)."""
+        payload: dict[str, Any] = {
+            "model": spec.to_wire(),
+            "messages": list(messages),
+            "params": params or {},
+        }
+        if continue_reply:
+            payload["continue"] = True
         return self._submit(protocol.CHAT, spec, payload, on_event)
 
     def count_tokens(self, spec: ModelSpec, text: str) -> Job:

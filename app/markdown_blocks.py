@@ -78,10 +78,10 @@ class BlockSplitter:
         match = _FENCE.match(stripped)
         if match:
             self._blank = False
-            out = self._flush()
+            finished = self._flush()
             self._fence = match.group(1)
             self._lines.append(line)
-            return out
+            return finished
         if not stripped.strip():
             if self._lines:
                 self._lines.append(line)

@@ -211,6 +211,58 @@ DECLARATIONS: tuple[Setting, ...] = (
         maximum=8,
     ),
     Setting(
+        "chat.send_reasoning",
+        bool,
+        False,
+        "Send the model's thinking back to it",
+        "Reasoning models (DeepSeek-R1, QwQ…) write their thinking before the answer. By "
+        "default only the answers are sent back in later turns, as their authors advise; "
+        "this also sends the thinking (it fills the context faster).",
+        advanced=True,
+    ),
+    Setting(
+        "appearance.theme",
+        str,
+        "system",
+        "Theme",
+        "Light or dark; 'system' follows the operating system.",
+        choices=("system", "light", "dark"),
+    ),
+    Setting(
+        "appearance.font_size",
+        int,
+        0,
+        "Conversation font size (points)",
+        "Size of the text in conversations and the message box. 0 uses the system size.",
+        minimum=0,
+        maximum=48,
+    ),
+    Setting(
+        "appearance.language",
+        str,
+        "system",
+        "Language",
+        "Language of Hearth's windows; 'system' follows the operating system. Takes effect "
+        "the next time Hearth starts.",
+        choices=("system", "en", "zh_CN"),
+    ),
+    Setting(
+        "window.geometry",
+        str,
+        "",
+        "Window position and size",
+        "Restored when Hearth starts.",
+        internal=True,
+    ),
+    Setting(
+        "window.splitter",
+        str,
+        "",
+        "Sidebar width",
+        "Restored when Hearth starts.",
+        internal=True,
+    ),
+    Setting(
         "chat.system_prompt",
         str,
         "",

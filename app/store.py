@@ -598,8 +598,10 @@ class ChatStore:
             raise StoreError("The conversation file is damaged (its messages are unreadable).")
         parents: list[int | None] = []
         for position, m in enumerate(messages):
-            parent = m.get("parent", position - 1 if position else None) if version >= 2 else (
-                position - 1 if position else None
+            parent = (
+                m.get("parent", position - 1 if position else None)
+                if version >= 2
+                else (position - 1 if position else None)
             )
             if parent is not None and (not isinstance(parent, int) or not 0 <= parent < position):
                 raise StoreError("The conversation file is damaged (a message has no parent).")

@@ -42,6 +42,24 @@ class Fitted:
     dropped: int  # how many older messages were left out
 
 
+THINK_OPEN = "<think>"
+
+
+def opens_thinking(prompt: str) -> bool:
+    """Whether a template starts the reply inside ``<think>`` (DeepSeek-R1 distills do):
+    the engine then says so first, so the window shows a Thinking section at once."""
+    return prompt.rstrip().endswith(THINK_OPEN)
+
+
+def continues_reply(request: dict[str, Any], messages: Sequence[Message]) -> bool:
+    """A request to go on with the last reply (cut at the token limit or stopped)."""
+    return (
+        bool(request.get("continue"))
+        and bool(messages)
+        and (messages[-1].get("role") == "assistant")
+    )
+
+
 def reply_reserve(n_ctx: int, max_tokens: int | None) -> int:
     """Tokens kept free for the reply: the requested maximum, capped at half the window."""
     if max_tokens is not None and max_tokens > 0:

@@ -19,7 +19,14 @@ import time
 from typing import Any
 
 from backends import protocol
-from backends.context_budget import ContextOverflow, prepare_prompt, stats_event
+from backends.context_budget import (
+    THINK_OPEN,
+    ContextOverflow,
+    continues_reply,
+    opens_thinking,
+    prepare_prompt,
+    stats_event,
+)
 from backends.engine import Emit, EngineError, Progress
 from backends.text_stream import TextAssembler
 
@@ -108,6 +115,9 @@ class LlamaCppEngine:
         )
         self._stops = () if template else FALLBACK_STOPS
         self._adds_special = bool(template)
+        self._opens_thinking = opens_thinking(
+            self._prompt_text([{"role": "user", "content": "Hi"}])
+        )
         progress(1.0, "Ready")
         return {
             "n_ctx": self.n_ctx,
@@ -126,14 +136,24 @@ class LlamaCppEngine:
         return str(self._llm._model.token_get_text(token))
 
     # -- prompt ------------------------------------------------------------------------
-    def _render(self, messages: list[dict[str, Any]]) -> list[int]:
+    def _prompt_text(self, messages: list[dict[str, Any]]) -> str:
         try:
-            prompt = self._formatter(messages=messages).prompt
+            return str(self._formatter(messages=messages).prompt)
         except Exception as exc:  # jinja errors, raise_exception() in templates
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
                 f"The model's chat template rejected the conversation: {exc}",
             ) from exc
+
+    def _render(self, messages: list[dict[str, Any]]) -> list[int]:
+        return self._tokenize_prompt(self._prompt_text(messages))
+
+    def _render_continuation(self, messages: list[dict[str, Any]]) -> list[int]:
+        """The prompt that makes the model go on with its last, unfinished reply."""
+        *before, partial = messages
+        return self._tokenize_prompt(self._prompt_text(before) + str(partial["content"]))
+
+    def _tokenize_prompt(self, prompt: str) -> list[int]:
         tokens: list[int] = self._llm.tokenize(
             prompt.encode("utf-8"), add_bos=not self._adds_special, special=True
         )
@@ -156,8 +176,10 @@ class LlamaCppEngine:
         params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
         max_tokens = params.get("max_tokens")
         max_tokens = int(max_tokens) if max_tokens else None
+        continuing = continues_reply(request, messages)
+        render = self._render_continuation if continuing else self._render
         try:
-            fitted = prepare_prompt(messages, self._render, self.n_ctx, max_tokens, emit)
+            fitted = prepare_prompt(messages, render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
@@ -168,7 +190,9 @@ class LlamaCppEngine:
         logits_processor = None
         if params.get("ignore_eos"):
             logits_processor = self._ban_tokens(self._eog)
-        assembler = TextAssembler(self._stops)
+        assembler = TextAssembler(self._stops, strip_leading=not continuing)
+        if self._opens_thinking and not continuing:
+            emit({"type": protocol.DELTA, "text": THINK_OPEN})  # the template's own <think>
         generated = 0
         produced: list[int] = []
         first_at: float | None = None

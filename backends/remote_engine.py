@@ -114,6 +114,11 @@ class RemoteEngine:
             ],
             "stream_options": {"include_usage": True},
         }
+        if request.get("continue"):
+            # Go on with the last (assistant) message: vLLM's and SGLang's extension;
+            # other servers answer it as a new turn.
+            body["continue_final_message"] = True
+            body["add_generation_prompt"] = False
         for ours, theirs in (
             ("temperature", "temperature"),
             ("top_p", "top_p"),

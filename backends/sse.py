@@ -51,5 +51,3 @@ def sse_events(lines: Iterable[str]) -> Iterator[SSEEvent]:
         payload = "\n".join(data)
         if payload.strip() != DONE:
             yield SSEEvent(payload, event)
-
-

@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from backends import protocol
-from backends.context_budget import ContextOverflow, prepare_prompt, stats_event
+from backends.context_budget import (
+    THINK_OPEN,
+    ContextOverflow,
+    continues_reply,
+    opens_thinking,
+    prepare_prompt,
+    stats_event,
+)
 from backends.engine import Emit, EngineError, Progress
 from backends.llama_cpp_engine import FALLBACK_STOPS, FALLBACK_TEMPLATE
 
@@ -127,6 +134,7 @@ class TransformersEngine:
         self.device = "cpu"
         self.n_ctx = 4096
         self.template_source = "model"
+        self.opens_thinking = False
 
     # -- loading ---------------------------------------------------------------------
     def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -177,6 +185,13 @@ class TransformersEngine:
         if not self.tokenizer.chat_template:
             self.tokenizer.chat_template = FALLBACK_TEMPLATE
             self.template_source = "fallback"
+        self.opens_thinking = opens_thinking(
+            str(
+                self.tokenizer.apply_chat_template(
+                    [{"role": "user", "content": "Hi"}], add_generation_prompt=True, tokenize=False
+                )
+            )
+        )
         progress(1.0, "Ready")
         notes = [] if cuda else ["No usable GPU: running on the CPU in float32, which is slow."]
         return {
@@ -232,11 +247,16 @@ class TransformersEngine:
             )
 
     # -- generation ------------------------------------------------------------------
-    def _render(self, messages: list[dict[str, Any]]) -> list[int]:
+    def _render(self, messages: list[dict[str, Any]], continuing: bool = False) -> list[int]:
         try:
-            ids = self.tokenizer.apply_chat_template(
-                messages, add_generation_prompt=True, tokenize=True
-            )
+            if continuing:
+                ids = self.tokenizer.apply_chat_template(
+                    messages, continue_final_message=True, tokenize=True
+                )
+            else:
+                ids = self.tokenizer.apply_chat_template(
+                    messages, add_generation_prompt=True, tokenize=True
+                )
         except Exception as exc:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
@@ -262,8 +282,13 @@ class TransformersEngine:
             )
         params = dict(request.get("params") or {})
         max_tokens = int(params["max_tokens"]) if params.get("max_tokens") else None
+        continuing = continues_reply(request, messages)
+
+        def render(candidate: list[dict[str, Any]]) -> list[int]:
+            return self._render(candidate, continuing)
+
         try:
-            fitted = prepare_prompt(messages, self._render, self.n_ctx, max_tokens, emit)
+            fitted = prepare_prompt(messages, render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
@@ -272,6 +297,8 @@ class TransformersEngine:
         streamer = _Streamer(
             self.tokenizer, emit, FALLBACK_STOPS if self.template_source == "fallback" else ()
         )
+        if self.opens_thinking and not continuing:
+            emit({"type": protocol.DELTA, "text": THINK_OPEN})  # the template's own <think>
         temperature = float(params.get("temperature", 0.7))
         sampling: dict[str, Any] = {"do_sample": temperature > 0}
         if temperature > 0:

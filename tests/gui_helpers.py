@@ -25,3 +25,11 @@ def open_window(qtbot: QtBot, core: Core) -> MainWindow:
 
 def wait_until(qtbot: QtBot, condition: Callable[[], bool], timeout_ms: int = 60_000) -> None:
     qtbot.waitUntil(condition, timeout=timeout_ms)
+
+
+def shows(window: MainWindow, markdown: str) -> bool:
+    """Whether the transcript shows ``markdown`` (as rendered: words, in order)."""
+    from ui.transcript import plain_text
+
+    words = " ".join(plain_text(markdown).split())
+    return words in " ".join(window.transcript.toPlainText().split())

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from app import store as st
 from app.core import Core, open_core
-from tests.gui_helpers import open_window, wait_until
+from tests.gui_helpers import open_window, shows, wait_until
 from ui.main_window import MainWindow
 
 pytestmark = pytest.mark.slow
@@ -67,7 +67,8 @@ def test_chat_stream_stop_and_find_it_again_after_restart(
     assert again.conversation_list.titles() == ["Name three primary colors."]
     again.conversation_list.select_id(conversation_id)
     text = again.transcript.toPlainText()
-    assert "Name three primary colors." in text and reply in text and partial in text
+    assert "Name three primary colors." in text
+    assert shows(again, reply) and shows(again, partial)
     assert "Stopped" in text
     assert [m.role for m in again.store.messages(conversation_id)] == ["user", "assistant"] * 2
 
@@ -164,9 +165,16 @@ def test_new_rename_and_delete_conversations(qtbot: QtBot, core: Core) -> None:
     window.conversation_list.select_id(int(first.data(Qt.ItemDataRole.UserRole)))
     assert "first chat" in window.transcript.toPlainText()
     assert window.conversation_id is not None
-    window.delete_conversation(window.conversation_id, confirm=False)
+    window.delete_conversation(window.conversation_id)
     assert window.conversation_list.titles() == ["second chat"]
     assert window.transcript.toPlainText() == ""
+    # Deleting can be undone (the bar offers it), and the conversation comes back whole.
+    assert window.undo_bar.isVisible() and "Renamed" in window.undo_bar.label.text()
+    window.undo_bar.button.click()
+    assert window.conversation_list.titles() == ["Renamed", "second chat"] or (
+        window.conversation_list.titles() == ["second chat", "Renamed"]
+    )
+    assert "first chat" in window.transcript.toPlainText()
 
 
 def test_switching_conversations_while_a_reply_streams(qtbot: QtBot, core: Core) -> None:

@@ -1,25 +1,30 @@
-"""The sidebar: conversations, newest first; rename in place, delete from the context menu."""
+"""The sidebar: conversations, pinned first then newest; rename in place; pin, export and
+delete from the context menu."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu, QWidget
 
 from app.store import Conversation
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+PINNED_ROLE = Qt.ItemDataRole.UserRole + 1
+PIN = "📌 "
 
 
 class ConversationList(QListWidget):
     selected = Signal(int)
     rename_requested = Signal(int, str)
     delete_requested = Signal(int)
+    pin_requested = Signal(int, bool)
+    export_requested = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("conversations")
-        self.setAccessibleName("Conversations")
+        self.setAccessibleName(self.tr("Conversations"))
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
         self.setEditTriggers(
@@ -28,7 +33,7 @@ class ConversationList(QListWidget):
         self.currentItemChanged.connect(self._current_changed)
         self.itemChanged.connect(self._item_changed)
         self._populating = False
-        delete = QAction("Delete conversation", self)
+        delete = QAction(self.tr("Delete conversation"), self)
         delete.setShortcut(QKeySequence.StandardKey.Delete)
         delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         delete.triggered.connect(self._delete_current)
@@ -41,7 +46,11 @@ class ConversationList(QListWidget):
             for conversation in conversations:
                 item = QListWidgetItem(conversation.title)
                 item.setData(ID_ROLE, conversation.id)
+                item.setData(PINNED_ROLE, conversation.pinned)
                 item.setToolTip(conversation.title)
+                if conversation.pinned:
+                    item.setIcon(_pin_icon())
+                    item.setToolTip(self.tr("Pinned: {0}").format(conversation.title))
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.addItem(item)
                 if conversation.id == current:
@@ -79,7 +88,25 @@ class ConversationList(QListWidget):
         item = self.itemAt(position)
         if item is None:
             return
+        conversation_id = int(item.data(ID_ROLE))
+        pinned = bool(item.data(PINNED_ROLE))
         menu = QMenu(self)
-        menu.addAction("Rename", lambda: self.editItem(item))
-        menu.addAction("Delete", lambda: self.delete_requested.emit(int(item.data(ID_ROLE))))
+        menu.addAction(self.tr("Rename"), lambda: self.editItem(item))
+        menu.addAction(
+            self.tr("Unpin") if pinned else self.tr("Pin to the top"),
+            lambda: self.pin_requested.emit(conversation_id, not pinned),
+        )
+        menu.addAction(self.tr("Export…"), lambda: self.export_requested.emit(conversation_id))
+        menu.addSeparator()
+        menu.addAction(self.tr("Delete"), lambda: self.delete_requested.emit(conversation_id))
         menu.popup(self.viewport().mapToGlobal(position))
+
+
+def _pin_icon() -> QIcon:
+    """A small pin drawn from the emoji, so no image file is needed."""
+    pixmap = QPixmap(16, 16)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, PIN.strip())
+    painter.end()
+    return QIcon(pixmap)

@@ -9,6 +9,9 @@ streams.  Nothing slow happens on the Qt main thread.
 from __future__ import annotations
 
 import logging
+import sqlite3
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,13 +45,19 @@ from app.core import Core
 from app.engine_client import EngineClient
 from app.errors import describe_error
 from app.model_library import ModelEntry, describe
+from app.presets import effective_values, engine_params, recommended_sampling
 from backends import protocol
+from backends.text_stream import REASONING, RETRO, ThinkSplitter
 from ui.composer import Composer
+from ui.context_meter import ContextMeter
 from ui.conversation_list import ConversationList
 from ui.job_watcher import JobWatcher
 from ui.transcript import TranscriptView, stats_text
+from ui.undo_bar import UndoBar
 
 log = logging.getLogger(__name__)
+
+CHARACTERS_PER_TOKEN = 3.5  # the context meter's estimate until the engine has counted
 
 
 @dataclass
@@ -63,6 +72,9 @@ class ChatRun:
     stopping: bool = False
     save_failed: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
+    splitter: ThinkSplitter = field(default_factory=ThinkSplitter)
+    think_started: float = 0.0  # when the first reasoning arrived (monotonic clock)
+    thinking_s: float | None = None  # how long the model thought before answering
 
 
 class ErrorBanner(QFrame):
@@ -126,6 +138,11 @@ class MainWindow(QMainWindow):
         self.model: ModelEntry | None = None
         self.conversation_id: int | None = None
         self.run: ChatRun | None = None
+        self.editing: st.Message | None = None  # a message of the user's being edited
+        self.pending_settings: dict[str, Any] = {}  # for the conversation not yet created
+        self.pending_system_prompt = str(core.settings.get("chat.system_prompt"))
+        self.loaded_context: int | None = None  # the context of the loaded model
+        self._recommended: dict[str, dict[str, Any]] = {}  # model path -> its advice
         self._loader: JobWatcher | None = None
         self._load_on_start = load_on_start
         from app.hub.sources import download_manager
@@ -165,6 +182,7 @@ class MainWindow(QMainWindow):
         self.conversation_list.selected.connect(self.open_conversation)
         self.conversation_list.rename_requested.connect(self.rename_conversation)
         self.conversation_list.delete_requested.connect(self.delete_conversation)
+        self.conversation_list.pin_requested.connect(self.set_pinned)
         side.addWidget(self.new_button)
         side.addWidget(self.conversation_list, 1)
 
@@ -204,8 +222,20 @@ class MainWindow(QMainWindow):
 
         self.error_banner = ErrorBanner()
         layout.addWidget(self.error_banner)
+        self.undo_bar = UndoBar()
+        layout.addWidget(self.undo_bar)
         self.transcript = TranscriptView()
+        self.transcript.action.connect(self.message_action)
         layout.addWidget(self.transcript, 1)
+        under = QHBoxLayout()
+        self.edit_label = QLabel()
+        self.edit_label.setObjectName("editLabel")
+        self.edit_label.hide()
+        self.context_meter = ContextMeter()
+        under.addWidget(self.edit_label, 1)
+        under.addStretch(0)
+        under.addWidget(self.context_meter)
+        layout.addLayout(under)
 
         bottom = QHBoxLayout()
         self.composer = Composer()
@@ -291,7 +321,14 @@ class MainWindow(QMainWindow):
             view_menu, "&System check", QKeySequence("Ctrl+3"), lambda: self.tabs.setCurrentIndex(2)
         )
         chat_menu = self.menuBar().addMenu("&Chat")
-        action(chat_menu, "&Stop reply", QKeySequence(Qt.Key.Key_Escape), self.stop)
+        action(chat_menu, "&Stop reply", QKeySequence(Qt.Key.Key_Escape), self.escape)
+        action(chat_menu, "&Regenerate reply", QKeySequence("Ctrl+R"), lambda: self.regenerate())  # noqa: PLW0108 - not given "checked"
+        action(
+            chat_menu,
+            "&Continue reply",
+            QKeySequence("Ctrl+Shift+R"),
+            lambda: self.continue_reply(),  # noqa: PLW0108 - not given "checked"
+        )
         action(chat_menu, "&Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus)
         self.serve_action: QAction = QAction("Serve the &API on 127.0.0.1:8765", self)
         self.serve_action.setCheckable(True)
@@ -596,6 +633,9 @@ class MainWindow(QMainWindow):
         self.load_progress.hide()
         name = self.model.name if self.model else ""
         context = event.get("n_ctx")
+        if isinstance(context, int):
+            self.loaded_context = context
+            self._update_context_meter()
         self.model_status.setText(f"{name} · {context} tokens context" if context else name)
         self.model_loaded.emit(event)
 
@@ -605,9 +645,13 @@ class MainWindow(QMainWindow):
 
     def new_chat(self) -> None:
         self.conversation_id = None
+        self.pending_settings = {}
+        self.pending_system_prompt = str(self.core.settings.get("chat.system_prompt"))
+        self.cancel_edit()
         self.conversation_list.clearSelection()
         self.conversation_list.setCurrentRow(-1)
         self.transcript.show_messages([])
+        self._update_context_meter()
         self.composer.setFocus()
 
     def open_conversation(self, conversation_id: int) -> None:
@@ -617,35 +661,138 @@ class MainWindow(QMainWindow):
         ):
             return
         self.conversation_id = conversation_id
-        messages = self.store.messages(conversation_id)
+        self.cancel_edit()
+        self.show_conversation()
+        self.conversation_list.select_id(conversation_id)
+
+    def show_conversation(self) -> None:
+        """Render the open conversation (its current branch) from the store."""
+        if self.conversation_id is None:
+            self.transcript.show_messages([])
+            return
+        messages = self.store.messages(self.conversation_id)
+        branches = self.store.branches(self.conversation_id)
         run = self.run
-        if run is not None and run.conversation_id == conversation_id:
+        if run is not None and run.conversation_id == self.conversation_id:
             shown = [m for m in messages if m.id != run.message_id]
-            self.transcript.show_messages(shown)
-            self.transcript.begin_reply(run.model.name, run.recorder.text)
+            self.transcript.show_messages(shown, branches)
+            self.transcript.begin_reply(run.model.name, run.recorder.text, run.recorder.reasoning)
         else:
-            self.transcript.show_messages(messages)
+            self.transcript.show_messages(messages, branches)
+        self._update_context_meter(messages)
 
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         self.store.rename_conversation(conversation_id, title)
 
-    def delete_conversation(self, conversation_id: int, confirm: bool = True) -> None:
-        if confirm:
-            title = self.store.conversation(conversation_id).title
-            answer = QMessageBox.question(
-                self,
-                "Delete conversation",
-                f"Delete “{title}”? This cannot be undone.",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return
+    def set_pinned(self, conversation_id: int, pinned: bool) -> None:
+        self.store.set_pinned(conversation_id, pinned)
+        self.refresh_conversations()
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Delete at once, with Undo offered for a while (and until Hearth closes, Ctrl+Z)."""
         if self.run is not None and self.run.conversation_id == conversation_id:
             self.stop()
             self._finish_run({"type": protocol.DONE, "finish_reason": protocol.FINISH_CANCELLED})
-        self.store.delete_conversation(conversation_id)
+        title = self.store.conversation(conversation_id).title
+        self.store.trash_conversation(conversation_id)
         if self.conversation_id == conversation_id:
             self.new_chat()
         self.refresh_conversations()
+        self.undo_bar.offer(
+            self.tr("Deleted “{0}”.").format(title),
+            lambda: self.restore_conversation(conversation_id),
+        )
+
+    def restore_conversation(self, conversation_id: int) -> None:
+        self.store.restore_conversation(conversation_id)
+        self.refresh_conversations()
+        self.open_conversation(conversation_id)
+
+    # -- editing the conversation ------------------------------------------------------
+    def message_action(self, action: str, message_id: int) -> None:
+        """A link under or beside a message was clicked in the transcript."""
+        if action in ("copy-md", "copy-text"):
+            self.copy_message(message_id, plain=action == "copy-text")
+            return
+        if self.run is not None:
+            self.show_error(self.tr("Wait for the reply to finish (or press Stop) first."))
+            return
+        handlers: dict[str, Callable[[int], object]] = {
+            "edit": self.edit_message,
+            "delete": self.delete_message,
+            "regenerate": self.regenerate,
+            "continue": self.continue_reply,
+            "prev": lambda m: self.step_branch(m, -1),
+            "next": lambda m: self.step_branch(m, +1),
+        }
+        handler = handlers.get(action)
+        if handler is not None:
+            handler(message_id)
+
+    def copy_message(self, message_id: int, plain: bool = False) -> None:
+        from ui.transcript import plain_text
+
+        try:
+            content = self.store.message(message_id).content
+        except KeyError:
+            return
+        self.transcript.copy_to_clipboard(plain_text(content) if plain else content)
+        self.statusBar().showMessage(self.tr("Copied"), 2000)
+
+    def edit_message(self, message_id: int) -> None:
+        """Put a message of the user's in the box; sending it starts a new branch."""
+        message = self.store.message(message_id)
+        self.editing = message
+        self.composer.setPlainText(message.content)
+        self.composer.setFocus()
+        self.edit_label.setText(
+            self.tr("Editing your message: Send keeps the old version as a branch (Esc cancels).")
+        )
+        self.edit_label.show()
+
+    def cancel_edit(self) -> None:
+        if getattr(self, "editing", None) is not None:
+            self.editing = None
+            self.composer.clear()
+        self.edit_label.hide()
+
+    def delete_message(self, message_id: int) -> None:
+        self.store.delete_message(message_id)
+        self.show_conversation()
+        self.refresh_conversations()
+
+    def step_branch(self, message_id: int, step: int) -> None:
+        target = self.store.sibling(message_id, step)
+        if target is not None:
+            self.store.switch_branch(target)
+            self.show_conversation()
+
+    def regenerate(self, message_id: int | None = None) -> bool:
+        """A new reply to the message before ``message_id`` (default: the last reply);
+        the old reply stays as a branch."""
+        if self.conversation_id is None or self.run is not None:
+            return False
+        messages = self.store.messages(self.conversation_id)
+        if message_id is None:
+            replies = [m for m in messages if m.role == "assistant"]
+            if not replies:
+                return False
+            message_id = replies[-1].id
+        target = self.store.message(message_id)
+        if target.parent_id is None:
+            return False
+        return self._start_reply(self.conversation_id, target.parent_id)
+
+    def continue_reply(self, message_id: int | None = None) -> bool:
+        """Let the model go on with a reply cut at the token limit or stopped."""
+        if self.conversation_id is None or self.run is not None:
+            return False
+        messages = self.store.messages(self.conversation_id)
+        if not messages or messages[-1].role != "assistant":
+            return False
+        if message_id is not None and messages[-1].id != message_id:
+            return False
+        return self._start_reply(self.conversation_id, None, continue_message=messages[-1])
 
     # -- chatting ----------------------------------------------------------------------
     @property
@@ -658,36 +805,84 @@ class MainWindow(QMainWindow):
         if not text.strip() or self.run is not None:
             return False
         if self.model is None:
-            self.show_error("Choose a model first: pick one above, or open a .gguf file.")
+            self.show_error(self.tr("Choose a model first: pick one above, or open a .gguf file."))
             return False
         self.error_banner.dismiss()
-        model = self.model
+        editing = self.editing
         try:
             if self.conversation_id is None:
                 conversation = self.store.create_conversation(
-                    model=model.name,
-                    system_prompt=str(self.core.settings.get("chat.system_prompt")),
+                    model=self.model.name, system_prompt=self.pending_system_prompt
                 )
+                if self.pending_settings:
+                    self.store.set_conversation_settings(
+                        conversation.id, self.pending_system_prompt, self.pending_settings
+                    )
                 self.conversation_id = conversation.id
-            conversation = self.store.conversation(self.conversation_id)
-            history = self.store.messages(conversation.id)
-            user_id = self.store.add_message(conversation.id, "user", text)
-            message_id = self.store.add_message(
-                conversation.id, "assistant", "", status=st.STREAMING, model=model.name
-            )
+            if editing is not None and editing.conversation_id == self.conversation_id:
+                user_id = self.store.add_message(
+                    self.conversation_id, "user", text, parent_id=editing.parent_id
+                )
+            else:
+                user_id = self.store.add_message(self.conversation_id, "user", text)
         except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so, keep the text
             self.report(exc, "saving your message")
             return False
+        self.editing = None
+        self.edit_label.hide()
         self.composer.clear()
-        self.refresh_conversations()
-        self.transcript.append_message(self.store.message(user_id))
-        self.transcript.begin_reply(model.name)
-        messages = engine_messages(history, conversation.system_prompt)
-        messages.append({"role": "user", "content": text})
-        watcher = JobWatcher(self)
-        self.run = ChatRun(
-            conversation.id, message_id, model, watcher, ReplyRecorder(self.store, message_id)
+        if editing is None:
+            self.transcript.append_message(self.store.message(user_id))
+        return self._start_reply(self.conversation_id, user_id, shown=editing is None)
+
+    def _start_reply(
+        self,
+        conversation_id: int,
+        user_id: int | None,
+        continue_message: st.Message | None = None,
+        shown: bool = False,
+    ) -> bool:
+        """Stream a reply to ``user_id`` (or go on with ``continue_message``)."""
+        if self.model is None:
+            self.show_error(self.tr("Choose a model first: pick one above, or open a .gguf file."))
+            return False
+        model = self.model
+        conversation = self.store.conversation(conversation_id)
+        try:
+            if continue_message is not None:
+                message_id = continue_message.id
+                self.store.update_message(message_id, status=st.STREAMING, error="")
+                path = self.store.messages(conversation_id)
+            else:
+                assert user_id is not None
+                message_id = self.store.add_message(
+                    conversation_id,
+                    "assistant",
+                    "",
+                    status=st.STREAMING,
+                    model=model.name,
+                    parent_id=user_id,
+                )
+                path = self.store.messages(conversation_id)[:-1]
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc, "saving the reply")
+            return False
+        recorder = ReplyRecorder(self.store, message_id)
+        if continue_message is not None:
+            recorder.text = continue_message.content
+            recorder.reasoning = continue_message.reasoning
+        messages = engine_messages(
+            path,
+            conversation.system_prompt,
+            include_reasoning=bool(self.core.settings.get("chat.send_reasoning")),
         )
+        watcher = JobWatcher(self)
+        self.run = ChatRun(conversation_id, message_id, model, watcher, recorder)
+        self.refresh_conversations()
+        if shown:
+            self.transcript.begin_reply(model.name)
+        else:
+            self.show_conversation()
         watcher.text.connect(self._reply_text)
         watcher.reasoning.connect(self._reply_reasoning)
         watcher.progress.connect(self._load_progress)
@@ -697,29 +892,67 @@ class MainWindow(QMainWindow):
         watcher.finished.connect(self._finish_run)
         self._set_busy(True)
         self._usage_timer.start()  # first reading after a second: nothing slow on send
-        params = {**self.core.sampling(), **self.sampling_overrides}
-        job = self.client.chat(self.core.model_spec(model), messages, params, watcher.callback)
+        values = self.conversation_values(conversation)
+        params = {**engine_params(values), **self.sampling_overrides}
+        spec = self.core.model_spec(model, n_ctx=int(values["engine.context_length"]))
+        job = self.client.chat(
+            spec, messages, params, watcher.callback, continue_reply=continue_message is not None
+        )
         watcher.watch(job)
         self._flush_timer.start()
         return True
+
+    def conversation_values(self, conversation: st.Conversation | None = None) -> dict[str, Any]:
+        """The sampling values a reply in ``conversation`` uses (see ``app.presets``)."""
+        recommended: dict[str, Any] = {}
+        if self.model is not None:
+            key = str(self.model.path)
+            if key not in self._recommended:
+                self._recommended[key] = recommended_sampling(self.model)
+            recommended = self._recommended[key]
+        own = conversation.settings if conversation is not None else self.pending_settings
+        return effective_values(self.core.settings, recommended, own)
 
     def _reply_text(self, text: str) -> None:
         run = self.run
         if run is None or run.stopping:
             return
-        try:
-            run.recorder.append(text)
-        except Exception as exc:  # noqa: BLE001 - e.g. disk full: keep streaming, say it once
-            if not run.save_failed:
-                run.save_failed = True
-                self.report(exc, "saving the reply")
-        if self.conversation_id == run.conversation_id:
-            self.transcript.append_stream(text)
+        self._apply_pieces(run, run.splitter.feed(text))
 
     def _reply_reasoning(self, text: str) -> None:
         run = self.run
-        if run is not None and not run.stopping and self.conversation_id == run.conversation_id:
-            self.transcript.append_reasoning(text)
+        if run is not None and not run.stopping:
+            self._apply_pieces(run, [(REASONING, text)])
+
+    def _apply_pieces(self, run: ChatRun, pieces: list[tuple[str, str]]) -> None:
+        """Answer and thinking go to the store and, if this chat is shown, the transcript."""
+        shown = self.conversation_id == run.conversation_id
+        now = time.monotonic()
+        for kind, piece in pieces:
+            if kind == REASONING:
+                run.think_started = run.think_started or now
+                self._save(run, lambda p=piece: run.recorder.append_reasoning(p))
+                if shown:
+                    self.transcript.append_reasoning(piece)
+            elif kind == RETRO:
+                run.recorder.answer_was_reasoning()
+                if shown:
+                    self.transcript.answer_was_reasoning()
+            else:
+                if run.think_started and run.thinking_s is None and piece.strip():
+                    run.thinking_s = round(now - run.think_started, 1)
+                self._save(run, lambda p=piece: run.recorder.append(p))
+                if shown:
+                    self.transcript.append_stream(piece)
+
+    def _save(self, run: ChatRun, write: Callable[[], None]) -> None:
+        """Save streamed text; a failure (disk full) is said once and streaming goes on."""
+        try:
+            write()
+        except Exception as exc:  # noqa: BLE001
+            if not run.save_failed:
+                run.save_failed = True
+                self.report(exc, "saving the reply")
 
     def _reply_stats(self, stats: dict[str, Any]) -> None:
         if self.run is not None:
@@ -735,6 +968,13 @@ class MainWindow(QMainWindow):
                 run.save_failed = True
                 self.report(exc, "saving the reply")
 
+    def escape(self) -> None:
+        """Esc: stop the reply, else leave editing a message."""
+        if self.run is not None:
+            self.stop()
+        elif self.editing is not None:
+            self.cancel_edit()
+
     def stop(self) -> None:
         """Stop the reply now: no more text is shown or saved; the engine is told at once."""
         run = self.run
@@ -749,6 +989,8 @@ class MainWindow(QMainWindow):
         run = self.run
         if run is None:
             return
+        if not run.stopping:
+            self._apply_pieces(run, run.splitter.finish())
         self.run = None
         run.watcher.deleteLater()
         self._flush_timer.stop()
@@ -757,16 +999,26 @@ class MainWindow(QMainWindow):
             st.STOPPED if run.stopping and final.get("type") == protocol.DONE else status_for(final)
         )
         error = str(final.get("message", "")) if final.get("type") == protocol.ERROR else ""
+        if run.think_started:
+            seconds = run.thinking_s
+            if seconds is None:
+                seconds = round(time.monotonic() - run.think_started, 1)
+            run.stats["thinking_s"] = seconds
         try:
             run.recorder.finish(status, run.stats, error)
         except Exception as exc:  # noqa: BLE001
             self.report(exc, "saving the reply")
         if self.conversation_id == run.conversation_id:
-            self.transcript.end_reply(status, run.stats, error)
+            try:
+                message = self.store.message(run.message_id)
+            except (KeyError, sqlite3.Error):
+                message = None
+            self.transcript.end_reply(status, run.stats, error, message)
+            self._update_context_meter(stats=run.stats)
         if error:
             self.show_error(error)
             self.model_status.setText(
-                "Not loaded"
+                self.tr("Not loaded")
                 if final.get("kind") == protocol.ERR_WORKER_DIED
                 else self.model_status.text()
             )
@@ -775,6 +1027,29 @@ class MainWindow(QMainWindow):
         self.reply_finished.emit({**final, "status": status, "message_id": run.message_id})
         if final.get("kind") == "needs_remote_code":
             self.ask_remote_code_consent(run.model)
+
+    def _update_context_meter(
+        self, messages: list[st.Message] | None = None, stats: dict[str, Any] | None = None
+    ) -> None:
+        conversation = (
+            self.store.conversation(self.conversation_id)
+            if self.conversation_id is not None
+            else None
+        )
+        window = int(
+            self.loaded_context or self.conversation_values(conversation)["engine.context_length"]
+        )
+        if stats and isinstance(stats.get("prompt_tokens"), int):
+            used = int(stats["prompt_tokens"]) + int(stats.get("generated_tokens") or 0)
+            exact = True
+        else:
+            if messages is None:
+                messages = self.store.messages(self.conversation_id) if self.conversation_id else []
+            system = conversation.system_prompt if conversation else self.pending_system_prompt
+            characters = len(system) + sum(len(m.content) for m in messages)
+            used = round(characters / CHARACTERS_PER_TOKEN)
+            exact = False
+        self.context_meter.show_usage(used, window, exact)
 
     def ask_remote_code_consent(self, entry: ModelEntry) -> bool:
         """Show which code a checkpoint wants to run; remember a yes for exactly that code."""

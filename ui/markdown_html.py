@@ -86,7 +86,7 @@ class MarkdownRenderer:
         self._md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
             ["table", "strikethrough"]
         )
-        rules: Any = self._md.renderer.rules
+        rules: Any = getattr(self._md.renderer, "rules")  # noqa: B009 - untyped in markdown-it
         rules["fence"] = self._fence
         rules["code_block"] = self._code_block
         rules["image"] = self._image
@@ -110,7 +110,7 @@ class MarkdownRenderer:
             f'<tr><td style="color:{p.muted}; font-size:small;">{label}'
             f'&nbsp;&nbsp;·&nbsp;&nbsp;<a href="{COPY_CODE}{key}" style="color:{p.link};">'
             f"Copy</a></td></tr>"
-            f'<tr><td><pre style="font-family:\'{self.mono_family}\'; margin:0;">{body}</pre>'
+            f"<tr><td><pre style=\"font-family:'{self.mono_family}'; margin:0;\">{body}</pre>"
             "</td></tr></table>"
         )
 
@@ -143,7 +143,7 @@ class MarkdownRenderer:
                 noclasses=True, nowrap=True, style=self.palette.pygments_style
             )
             self._formatters[self.palette.pygments_style] = formatter
-        return highlight(code, lexer, formatter).rstrip("\n")
+        return str(highlight(code, lexer, formatter)).rstrip("\n")
 
     def _style(self, rendered: str) -> str:
         """Inline the few styles Qt needs (it has no cascading for these tags)."""
@@ -156,7 +156,10 @@ class MarkdownRenderer:
                 'border-collapse:collapse; margin-top:4px; margin-bottom:4px;">',
             )
             .replace("<th>", f'<th style="background-color:{p.header_background};">')
-            .replace('<th style="text-align:', f'<th style="background-color:{p.header_background};text-align:')
+            .replace(
+                '<th style="text-align:',
+                f'<th style="background-color:{p.header_background};text-align:',
+            )
             .replace("<blockquote>", f'<blockquote style="color:{p.quote};">')
             .replace("<code>", f"<code style=\"font-family:'{self.mono_family}';\">")
             .replace("<a href=", f'<a style="color:{p.link};" href=')

@@ -1,26 +1,63 @@
-"""The conversation view: messages as blocks of a QTextDocument, streaming appended at the end.
+"""The conversation view: rendered messages in a QTextDocument, a streaming reply at the end.
 
-Opening a conversation renders it once.  While a reply streams, new text is inserted
-with a cursor parked at the end of the document; nothing already shown is re-rendered,
-so the cost of each update does not grow with the length of the conversation.  The view
-follows the end only while the user is at the bottom, so scrolling up to read is never
-yanked away.
+Why it is built this way:
+
+* Opening a conversation renders its last ``window`` messages as one HTML document
+  (each message's HTML is cached), so opening and switching are fast even for very long
+  conversations; "Show earlier messages" renders more on request.
+* A streaming reply is split into Markdown blocks (``app.markdown_blocks``).  A finished
+  block is rendered once and inserted at the end; only the unfinished tail (one block) is
+  shown as plain text and replaced when it is finished, so nothing already shown is
+  re-parsed and the cost of an update does not grow with the reply.  An unfinished code
+  fence is shown in the code font meanwhile, so closing it does not make the text jump.
+* Reasoning (``<think>``) streams into an open "Thinking" section that collapses to one
+  line with its duration when the answer starts; a click opens it again.
+* Actions are links inside the document (copy, edit, regenerate, continue, delete,
+  ‹ branch ›), handled by the window through ``action``; links to the web open in the
+  system browser only when clicked, and nothing is ever loaded to render a reply.
+* The view follows the end only while the user is at the bottom.
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
+import html
+import time
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QUrl, Signal
+from PySide6.QtGui import (
+    QDesktopServices,
+    QFont,
+    QFontDatabase,
+    QGuiApplication,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from app import store as st
+from app.markdown_blocks import BlockSplitter, split_blocks
+from ui.markdown_html import COPY_CODE, LIGHT, CodeBlocks, MarkdownRenderer, Palette
+
+ACTION = "hearth:act/"
+DEFAULT_WINDOW = 100  # messages rendered when a conversation opens
+LIVE = -1  # the message id used for the reply being streamed
 
 STATUS_TEXT = {
-    st.STOPPED: "Stopped",
-    st.INTERRUPTED: "Interrupted: the engine stopped before the reply was finished",
-    st.LENGTH: "Cut at the token limit",
-    st.FAILED: "Failed",
-    st.STREAMING: "Writing…",
+    st.STOPPED: QT_TRANSLATE_NOOP("TranscriptView", "Stopped"),
+    st.INTERRUPTED: QT_TRANSLATE_NOOP(
+        "TranscriptView", "Interrupted: the engine stopped before the reply was finished"
+    ),
+    st.LENGTH: QT_TRANSLATE_NOOP("TranscriptView", "Cut at the token limit"),
+    st.FAILED: QT_TRANSLATE_NOOP("TranscriptView", "Failed"),
+    st.STREAMING: QT_TRANSLATE_NOOP("TranscriptView", "Writing…"),
 }
+CONTINUABLE = (st.LENGTH, st.STOPPED, st.INTERRUPTED)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("TranscriptView", text)
 
 
 def stats_text(stats: dict[str, object]) -> str:
@@ -28,142 +65,452 @@ def stats_text(stats: dict[str, object]) -> str:
     parts: list[str] = []
     speed = stats.get("tokens_per_s")
     if isinstance(speed, int | float):
-        parts.append(f"{speed:.1f} tok/s")
+        parts.append(_tr("{0:.1f} tok/s").format(speed))
     ttft = stats.get("client_ttft_ms", stats.get("ttft_ms"))
     if isinstance(ttft, int | float):
-        parts.append(f"first token {ttft / 1000:.2f} s")
+        parts.append(_tr("first token {0:.2f} s").format(ttft / 1000))
     generated = stats.get("generated_tokens")
     if isinstance(generated, int):
-        parts.append(f"{generated} tokens")
+        parts.append(_tr("{0} tokens").format(generated))
     return " · ".join(parts)
 
 
+def plain_text(markdown: str) -> str:
+    """A reply without its Markdown marks, for pasting where Markdown means nothing."""
+    document = QTextDocument()
+    document.setMarkdown(markdown)
+    return document.toPlainText()
+
+
+@dataclass
+class _Live:
+    """The reply being streamed, and where its parts are in the document."""
+
+    label: str
+    splitter: BlockSplitter = field(default_factory=BlockSplitter)
+    think_start: int = -1  # where the Thinking section begins (-1: none yet)
+    think_started: float = 0.0
+    think_seconds: float | None = None  # set when the answer starts
+    answer_start: int = -1  # where the rendered answer begins (-1: not started)
+    live_start: int = -1  # where the unfinished tail begins
+
+
 class TranscriptView(QTextBrowser):
+    action = Signal(str, int)  # (action, message id): edit, delete, regenerate, …
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("transcript")
-        self.setAccessibleName("Conversation")
+        self.setAccessibleName(self.tr("Conversation"))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setUndoRedoEnabled(False)
+        self.anchorClicked.connect(self._anchor)
         self.document().setDocumentMargin(14)
-        base = self.font()
-        self._header = QTextCharFormat()
-        self._header.setFontWeight(QFont.Weight.Bold)
-        self._body = QTextCharFormat()
-        self._body.setFont(base)
-        self._meta = QTextCharFormat()
-        self._meta.setForeground(QColor("#6b7280"))
-        meta_font = QFont(base)
-        meta_font.setPointSizeF(max(base.pointSizeF() * 0.85, 7.0))
-        self._meta.setFont(meta_font)
-        self._error = QTextCharFormat(self._meta)
-        self._error.setForeground(QColor("#b91c1c"))
-        self._reasoning = QTextCharFormat(self._meta)
-        self._reasoning.setFontItalic(True)
-        self._streaming = False
-        self.streamed_text = ""  # the text of the reply being streamed, as shown
+        self.code_blocks = CodeBlocks()
+        self.palette_colors: Palette = LIGHT
+        self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+        self.renderer = MarkdownRenderer(self.palette_colors, self.code_blocks, self._mono)
+        self._cache: dict[tuple[object, ...], str] = {}
+        self._messages: list[st.Message] = []
+        self._branches: dict[int, tuple[int, int]] = {}
+        self._window = DEFAULT_WINDOW
+        self.expanded: set[int] = set()  # messages whose Thinking section is open
+        self._live: _Live | None = None
+        self.streamed_text = ""  # the answer being streamed, as received
         self.reasoning_text = ""
+        self.last_copied = ""
 
-    # -- whole conversations -------------------------------------------------------
-    def show_messages(self, messages: list[st.Message]) -> None:
-        self._streaming = False
-        self.clear()
-        for message in messages:
-            self.append_message(message)
+    # -- appearance ----------------------------------------------------------------------
+    def set_palette_colors(self, palette: Palette) -> None:
+        self.palette_colors = palette
+        self.renderer = MarkdownRenderer(palette, self.code_blocks, self._mono)
+        self._rerender()
+
+    def set_font_size(self, points: float) -> None:
+        font = QFont(self.font())
+        font.setPointSizeF(points)
+        self.setFont(font)
+        self.document().setDefaultFont(font)
+        self._rerender()
+
+    # -- whole conversations -------------------------------------------------------------
+    def show_messages(
+        self,
+        messages: list[st.Message],
+        branches: dict[int, tuple[int, int]] | None = None,
+        window: int = DEFAULT_WINDOW,
+    ) -> None:
+        """Render a conversation (its last ``window`` messages) in one go."""
+        self._live = None
+        self._messages = list(messages)
+        self._branches = dict(branches or {})
+        self._window = window
+        self._render_document()
+        self._scroll_to_end()
+
+    def _render_document(self) -> None:
+        self.code_blocks.clear()
+        shown = self._messages[-self._window :] if self._window else self._messages
+        parts = []
+        hidden = len(self._messages) - len(shown)
+        if hidden:
+            parts.append(
+                f'<p align="center"><a href="{ACTION}more/0">'
+                + html.escape(self.tr("Show {0} earlier messages").format(hidden))
+                + "</a></p>"
+            )
+        last_id = self._messages[-1].id if self._messages else None
+        parts += [self._message_html(m, m.id == last_id) for m in shown]
+        self.document().setHtml("".join(parts))
+
+    def _rerender(self) -> None:
+        """Render again (theme, font, a section opened), keeping the reading position."""
+        bar = self.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 4
+        position = bar.value()
+        live = self._live
+        self._cache.clear()
+        self._render_document()
+        if live is not None:
+            self.begin_reply(live.label, self.streamed_text, self.reasoning_text, live)
+        bar.setValue(bar.maximum() if at_end else position)
 
     def append_message(self, message: st.Message) -> None:
         """Add one finished message at the end, without touching what is shown."""
-        self._add_header(message.role, message.model)
-        self._add_body(message.content)
-        if message.role == "assistant":
-            self._add_footer(message.status, message.stats, message.error)
+        self._messages.append(message)
+        self._append_html(self._message_html(message, True))
         self._scroll_to_end()
+
+    def _message_html(self, message: st.Message, is_last: bool) -> str:
+        branch = self._branches.get(message.id)
+        key = (
+            message.id,
+            message.content,
+            message.reasoning,
+            message.status,
+            message.error,
+            branch,
+            is_last,
+            message.id in self.expanded,
+        )
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        parts = [self._header_html(message.role, message.model, message.id, branch)]
+        if message.role == "assistant":
+            if message.reasoning:
+                seconds = message.stats.get("thinking_s")
+                parts.append(
+                    self._thinking_html(
+                        message.id,
+                        message.reasoning,
+                        float(seconds) if isinstance(seconds, int | float) else None,
+                        message.id in self.expanded,
+                        live=False,
+                    )
+                )
+            parts += [self.renderer.block(block) for block in split_blocks(message.content)]
+            parts.append(self._footer_html(message, is_last))
+        else:
+            parts.append(self._user_html(message))
+        result = "".join(parts)
+        if len(self._cache) > 4000:
+            self._cache.clear()
+        self._cache[key] = result
+        return result
+
+    # -- pieces of HTML ------------------------------------------------------------------
+    def _link(self, action: str, message_id: int, label: str) -> str:
+        return (
+            f'<a href="{ACTION}{action}/{message_id}" style="color:{self.palette_colors.link};'
+            f' text-decoration:none;">{html.escape(label)}</a>'
+        )
+
+    def _header_html(
+        self, role: str, model: str, message_id: int, branch: tuple[int, int] | None
+    ) -> str:
+        if role == "user":
+            label = self.tr("You")
+        elif role == "system":
+            label = self.tr("System")
+        else:
+            label = model or self.tr("Assistant")
+        nav = ""
+        if branch is not None:
+            position, count = branch
+            nav = (
+                "&nbsp;&nbsp;&nbsp;"
+                + self._link("prev", message_id, "‹")
+                + f"&nbsp;{position}/{count}&nbsp;"
+                + self._link("next", message_id, "›")
+            )
+        actions = ""
+        if role == "user" and message_id != LIVE:
+            actions = "&nbsp;&nbsp;&nbsp;" + " · ".join(
+                (
+                    self._link("edit", message_id, self.tr("Edit")),
+                    self._link("copy-md", message_id, self.tr("Copy")),
+                    self._link("delete", message_id, self.tr("Delete")),
+                )
+            )
+        muted = self.palette_colors.muted
+        return (
+            f'<p style="margin-top:16px; margin-bottom:2px;"><b>{html.escape(label)}</b>'
+            f'<span style="color:{muted}; font-size:small;">{nav}{actions}</span></p>'
+        )
+
+    def _user_html(self, message: st.Message) -> str:
+        text = html.escape(message.content).replace("\n", "<br>")
+        return f'<p style="margin-top:2px; white-space:pre-wrap;">{text}</p>'
+
+    def _thinking_html(
+        self,
+        message_id: int,
+        reasoning: str,
+        seconds: float | None,
+        expanded: bool,
+        live: bool = True,
+    ) -> str:
+        if seconds is None:
+            title = self.tr("Thinking…") if live else self.tr("Thoughts")
+        else:
+            title = self.tr("Thought for {0:.1f} s").format(seconds)
+        arrow = "▾" if expanded else "▸"
+        muted = self.palette_colors.muted
+        head = (
+            f'<p style="margin-top:2px; margin-bottom:2px; color:{muted};">'
+            + self._link("think", message_id, f"{arrow} {title}")
+            + "</p>"
+        )
+        if not expanded:
+            return head
+        body = html.escape(reasoning.strip("\n")).replace("\n", "<br>")
+        return head + f'<p style="color:{muted}; margin-left:12px; font-style:italic;">{body}</p>'
+
+    def _footer_html(self, message: st.Message, is_last: bool) -> str:
+        muted = self.palette_colors.muted
+        parts = []
+        if message.status in STATUS_TEXT and message.status != st.COMPLETE:
+            parts.append(html.escape(_tr(str(STATUS_TEXT[message.status]))))
+        line = stats_text(message.stats)
+        if line:
+            parts.append(html.escape(line))
+        links = [
+            self._link("copy-md", message.id, self.tr("Copy")),
+            self._link("copy-text", message.id, self.tr("Copy as text")),
+            self._link("regenerate", message.id, self.tr("Regenerate")),
+        ]
+        if is_last and message.status in CONTINUABLE and message.content:
+            links.append(self._link("continue", message.id, self.tr("Continue")))
+        links.append(self._link("delete", message.id, self.tr("Delete")))
+        error = ""
+        if message.error:
+            error = f'<br><span style="color:#b91c1c;">{html.escape(message.error)}</span>'
+        return (
+            f'<p style="margin-top:2px; color:{muted}; font-size:small;">'
+            + " · ".join(parts + links)
+            + error
+            + "</p>"
+        )
+
+    # -- streaming -----------------------------------------------------------------------
+    def begin_reply(
+        self,
+        model_label: str,
+        text_so_far: str = "",
+        reasoning_so_far: str = "",
+        previous: _Live | None = None,
+    ) -> None:
+        """Start a reply at the end of the document (with what was streamed, if any)."""
+        live = _Live(model_label)
+        if previous is not None:
+            live.think_started = previous.think_started
+            live.think_seconds = previous.think_seconds
+        self._live = live
+        self._append_html(self._header_html("assistant", model_label, LIVE, None))
+        self.streamed_text = ""
+        self.reasoning_text = ""
+        if reasoning_so_far:
+            self.append_reasoning(reasoning_so_far)
+        if text_so_far:
+            self.append_stream(text_so_far)
+        self._scroll_to_end()
+
+    def append_reasoning(self, text: str) -> None:
+        """The model's thinking, in an open section ahead of the answer."""
+        live = self._live
+        if live is None or not text:
+            return
+        self.reasoning_text += text
+        if live.answer_start >= 0:
+            return  # thinking after the answer began: kept, shown when the reply is reopened
+        follow = self._at_bottom()
+        if live.think_start < 0:
+            live.think_start = self._cursor_at_end().position()
+            if not live.think_started:
+                live.think_started = time.monotonic()
+            self._redraw_thinking()
+        else:
+            cursor = self._cursor_at_end()
+            cursor.insertText(text, self._reasoning_format())
+        if follow:
+            self._scroll_to_end()
+
+    def answer_was_reasoning(self) -> None:
+        """What arrived as the answer was thinking (an implied ``<think>``): move it."""
+        live = self._live
+        if live is None:
+            return
+        moved, self.streamed_text = self.streamed_text, ""
+        self.reasoning_text = moved + self.reasoning_text
+        if live.answer_start >= 0:
+            self._remove_from(live.answer_start)
+        if live.think_start >= 0:
+            self._remove_from(live.think_start)
+        live.answer_start = live.live_start = -1
+        live.think_seconds = None
+        live.splitter = BlockSplitter()
+        live.think_start = self._cursor_at_end().position()
+        live.think_started = live.think_started or time.monotonic()
+        self._redraw_thinking()
+
+    def append_stream(self, text: str) -> None:
+        live = self._live
+        if live is None or not text:
+            return
+        follow = self._at_bottom()
+        self.streamed_text += text
+        if live.answer_start < 0:
+            if live.think_start >= 0 and live.think_seconds is None:
+                live.think_seconds = time.monotonic() - live.think_started
+                self._redraw_thinking()  # collapsed, with its duration
+            live.answer_start = live.live_start = self._cursor_at_end().position()
+            self._cursor_at_end().insertBlock()
+            live.live_start = self._cursor_at_end().position()
+        blocks = live.splitter.feed(text)
+        if blocks:
+            self._remove_from(live.live_start)
+            self._append_html("".join(self.renderer.block(b) for b in blocks))
+            cursor = self._cursor_at_end()
+            cursor.insertBlock()
+            live.live_start = cursor.position()
+            self._insert_tail(live.splitter.pending, live.splitter.in_code)
+        else:
+            self._insert_tail(text, live.splitter.in_code)
+        if follow:
+            self._scroll_to_end()
+
+    def end_reply(
+        self,
+        status: str,
+        stats: dict[str, object],
+        error: str = "",
+        message: st.Message | None = None,
+    ) -> None:
+        """The reply ended: render its last block and its footer (with its actions)."""
+        live = self._live
+        if live is None:
+            return
+        self._live = None
+        if live.answer_start >= 0:
+            self._remove_from(live.live_start)
+            blocks = live.splitter.finish()
+            if blocks:
+                self._append_html("".join(self.renderer.block(b) for b in blocks))
+        if message is None:
+            message = st.Message(
+                LIVE, 0, "assistant", self.streamed_text, status, stats=dict(stats), error=error
+            )
+        self._messages.append(message)
+        self._append_html(self._footer_html(message, True))
+        self._scroll_to_end()
+
+    @property
+    def streaming(self) -> bool:
+        return self._live is not None
+
+    def thinking_seconds(self) -> float | None:
+        """How long the model thought before answering in the reply being streamed."""
+        return self._live.think_seconds if self._live is not None else None
+
+    # -- document helpers ----------------------------------------------------------------
+    def _redraw_thinking(self) -> None:
+        live = self._live
+        assert live is not None
+        self._remove_from(live.think_start)
+        expanded = live.think_seconds is None or LIVE in self.expanded
+        self._append_html(
+            self._thinking_html(LIVE, self.reasoning_text, live.think_seconds, expanded)
+        )
+
+    def _insert_tail(self, text: str, code: bool) -> None:
+        fmt = QTextCharFormat()
+        if code:
+            fmt.setFontFamilies([self._mono])
+        self._cursor_at_end().insertText(text, fmt)
+
+    def _reasoning_format(self) -> QTextCharFormat:
+        fmt = QTextCharFormat()
+        fmt.setFontItalic(True)
+        fmt.setForeground(QGuiApplication.palette().placeholderText())
+        return fmt
+
+    def _remove_from(self, position: int) -> None:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(min(position, self._end_position()))
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+
+    def _end_position(self) -> int:
+        return self._cursor_at_end().position()
+
+    def _append_html(self, fragment: str) -> None:
+        """Insert HTML at the end, in blocks of its own (never merged into the last line)."""
+        cursor = self._cursor_at_end()
+        if cursor.block().length() > 1:
+            cursor.insertBlock()
+        cursor.insertHtml(fragment)
 
     def _cursor_at_end(self) -> QTextCursor:
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         return cursor
 
-    def _new_block(self, cursor: QTextCursor, top_margin: float = 0.0) -> None:
-        block = QTextBlockFormat()
-        block.setTopMargin(top_margin)
-        if self.document().isEmpty():
-            cursor.setBlockFormat(block)
-        else:
-            cursor.insertBlock(block)
-
-    def _add_header(self, role: str, model: str) -> None:
-        cursor = self._cursor_at_end()
-        self._new_block(cursor, top_margin=12.0)
-        label = (
-            "You" if role == "user" else ("System" if role == "system" else (model or "Assistant"))
-        )
-        cursor.insertText(label, self._header)
-
-    def _add_body(self, text: str) -> None:
-        cursor = self._cursor_at_end()
-        self._new_block(cursor, top_margin=2.0)
-        cursor.insertText(text, self._body)
-
-    def _add_footer(self, status: str, stats: dict[str, object], error: str = "") -> None:
-        parts = []
-        if status in STATUS_TEXT and status != st.COMPLETE:
-            parts.append(STATUS_TEXT[status])
-        line = stats_text(stats)
-        if line:
-            parts.append(line)
-        if not parts and not error:
-            return
-        cursor = self._cursor_at_end()
-        self._new_block(cursor, top_margin=2.0)
-        if parts:
-            cursor.insertText(" · ".join(parts), self._meta)
-        if error:
-            if parts:
-                cursor.insertText("  ", self._meta)
-            cursor.insertText(error, self._error)
-
-    # -- streaming -----------------------------------------------------------------
-    def begin_reply(self, model_label: str, text_so_far: str = "") -> None:
-        """Start a reply at the end of the document (with text already streamed, if any)."""
-        self._add_header("assistant", model_label)
-        self._add_body(text_so_far)
-        self.streamed_text = text_so_far
-        self.reasoning_text = ""
-        self._streaming = True
-        self._scroll_to_end()
-
-    def append_stream(self, text: str) -> None:
-        if not self._streaming or not text:
-            return
+    def _at_bottom(self) -> bool:
         bar = self.verticalScrollBar()
-        follow = bar.value() >= bar.maximum() - 4
-        cursor = self._cursor_at_end()
-        cursor.insertText(text, self._body)
-        self.streamed_text += text
-        if follow:
-            bar.setValue(bar.maximum())
-
-    def append_reasoning(self, text: str) -> None:
-        """The model's thinking, in grey italics ahead of the answer."""
-        if not self._streaming or not text:
-            return
-        cursor = self._cursor_at_end()
-        cursor.insertText(text, self._reasoning)
-        self.reasoning_text += text
-
-    def end_reply(self, status: str, stats: dict[str, object], error: str = "") -> None:
-        if not self._streaming:
-            return
-        self._streaming = False
-        self._add_footer(status, stats, error)
-        self._scroll_to_end()
-
-    @property
-    def streaming(self) -> bool:
-        return self._streaming
+        return bar.value() >= bar.maximum() - 4
 
     def _scroll_to_end(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+    # -- links ---------------------------------------------------------------------------
+    def _anchor(self, url: QUrl) -> None:
+        target = url.toString()
+        if target.startswith(COPY_CODE):
+            key = int(target.removeprefix(COPY_CODE) or 0)
+            self.copy_to_clipboard(self.code_blocks.texts.get(key, ""))
+            return
+        if target.startswith(ACTION):
+            name, _, number = target.removeprefix(ACTION).partition("/")
+            message_id = int(number or 0)
+            if name == "think":
+                self.expanded ^= {message_id}
+                self._rerender()
+            elif name == "more":
+                self._window += DEFAULT_WINDOW
+                self._rerender()
+            else:
+                self.action.emit(name, message_id)
+            return
+        if url.scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        self.last_copied = text
+        QGuiApplication.clipboard().setText(text)
+
+    def loadResource(self, type: int, name: QUrl | str) -> object:
+        """Nothing is ever loaded to show a reply: no images, no style sheets, no files."""
+        return None
