@@ -124,6 +124,8 @@ class Core:
         engine choice fitted to this machine (GPU layers from the memory estimate)."""
         if entry.format == "remote":
             return self.remote_spec(entry, n_ctx)
+        if entry.format == "synthetic":  # a scripted reply (tests and benchmarks)
+            return ModelSpec(path=str(entry.path), n_ctx=n_ctx or 4096, engine="synthetic")
         chosen = self.overrides.get(str(entry.path))
         threads = chosen.threads or int(self.settings.get("engine.threads")) or physical_cores()
         context = n_ctx or chosen.n_ctx or int(self.settings.get("engine.context_length"))

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from app.errors import AccessDenied, HearthError, describe_error
+from app.files import write_text_atomically
 from app.hub.repo_files import RepoFile, UnsafePath, safe_relative_path
 
 log = logging.getLogger(__name__)
@@ -261,9 +262,7 @@ class DownloadManager:
                 "items": [asdict(i) for i in self._items.values()],
             }
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.state_file.with_name(self.state_file.name + ".tmp")
-        tmp.write_text(json.dumps(document, indent=1), encoding="utf-8")
-        os.replace(tmp, self.state_file)
+        write_text_atomically(self.state_file, json.dumps(document, indent=1))
 
     # -- queries -------------------------------------------------------------------
     def snapshot(self) -> list[Download]:

@@ -9,11 +9,11 @@ one ``GET /v1/models`` with a short timeout, done off the UI thread.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from app.errors import HearthError
+from app.files import write_text_atomically
 from app.model_library import ModelEntry
 from app.secrets import get_token, set_token
 
@@ -53,12 +53,9 @@ class Endpoints:
         if api_key:
             set_token(endpoint.secret_name, api_key)
         items = [e for e in self.all() if e.name != name] + [endpoint]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(
-            json.dumps({"endpoints": [asdict(e) for e in items]}, indent=2), encoding="utf-8"
+        write_text_atomically(
+            self.path, json.dumps({"endpoints": [asdict(e) for e in items]}, indent=2)
         )
-        os.replace(tmp, self.path)
         return endpoint
 
     def remove(self, name: str) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from app.files import write_text_atomically
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,4 @@ class ModelOverrides:
         else:
             data.pop(model_path, None)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_text_atomically(self.path, json.dumps(data, indent=2))

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from app import settings as settings_module
+from app.files import write_text_atomically
 from app.model_library import ModelEntry
 
 log = logging.getLogger(__name__)
@@ -123,10 +124,7 @@ class PresetStore:
                 for p in presets
             ],
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_text_atomically(self.path, json.dumps(document, indent=2, ensure_ascii=False))
 
 
 def valid_sampling(values: Any) -> dict[str, Any]:

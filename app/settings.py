@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.files import write_text_atomically
+
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
@@ -356,7 +358,4 @@ class Settings:
         if self.path is None:
             return
         document = {"version": SCHEMA_VERSION, "values": self._values}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(document, indent=2, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_text_atomically(self.path, json.dumps(document, indent=2, sort_keys=True))

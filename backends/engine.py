@@ -50,6 +50,7 @@ ENGINES: dict[str, str] = {
     "llama_cpp": "backends.llama_cpp_engine:LlamaCppEngine",
     "transformers": "backends.transformers_engine:TransformersEngine",
     "remote": "backends.remote_engine:RemoteEngine",
+    "synthetic": "backends.synthetic_engine:SyntheticEngine",  # tests and benchmarks only
 }
 
 

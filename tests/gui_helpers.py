@@ -33,3 +33,42 @@ def shows(window: MainWindow, markdown: str) -> bool:
 
     words = " ".join(plain_text(markdown).split())
     return words in " ".join(window.transcript.toPlainText().split())
+
+
+MARK = "<<<delta>>>\n"  # where the scripted engine ends a delta
+
+
+def scripted_window(qtbot: QtBot, core: Core, script: str, name: str = "Scripted") -> MainWindow:
+    """The real window and worker, with a scripted engine that replays ``script``
+    (see ``backends.synthetic_engine``) in place of a model."""
+    from app.model_library import ModelEntry
+
+    path = core.paths.data_dir / f"{name}.script.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(script, encoding="utf-8")
+    make_application()
+    window = MainWindow(core, load_on_start=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.model is not None, timeout=LOAD_TIMEOUT_MS)
+    entry = ModelEntry(name, path, "synthetic", path.stat().st_size, "file")
+    window.models.append(entry)
+    with qtbot.waitSignal(window.model_loaded, timeout=LOAD_TIMEOUT_MS):
+        window.select_model(entry)
+    return window
+
+
+def send_and_wait(qtbot: QtBot, window: MainWindow, text: str) -> dict[str, object]:
+    with qtbot.waitSignal(window.reply_finished, timeout=LOAD_TIMEOUT_MS) as finished:
+        assert window.send(text)
+    result: dict[str, object] = finished.args[0]
+    return result
+
+
+def click_link(window: MainWindow, action: str, message_id: int) -> None:
+    """Click a link of the transcript, as a user would (the same signal path)."""
+    from PySide6.QtCore import QUrl
+
+    from ui.transcript import ACTION
+
+    window.transcript.anchorClicked.emit(QUrl(f"{ACTION}{action}/{message_id}"))

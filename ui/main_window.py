@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from app.conversation import ReplyRecorder, engine_messages, status_for
 from app.core import Core
 from app.engine_client import EngineClient
 from app.errors import describe_error
+from app.files import safe_file_name, write_text_atomically
 from app.model_library import ModelEntry, describe
 from app.presets import effective_values, engine_params, recommended_sampling
 from backends import protocol
@@ -51,6 +53,7 @@ from backends.text_stream import REASONING, RETRO, ThinkSplitter
 from ui.composer import Composer
 from ui.context_meter import ContextMeter
 from ui.conversation_list import ConversationList
+from ui.conversation_settings_dialog import ConversationSettingsDialog
 from ui.job_watcher import JobWatcher
 from ui.transcript import TranscriptView, stats_text
 from ui.undo_bar import UndoBar
@@ -165,6 +168,11 @@ class MainWindow(QMainWindow):
         self._usage_timer = QTimer(self)
         self._usage_timer.setInterval(1000)
         self._usage_timer.timeout.connect(self._show_usage)
+        self.apply_appearance()
+        self._restore_window_state()
+        from PySide6.QtGui import QGuiApplication
+
+        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: self.apply_appearance())
         self.refresh_conversations()
         self.refresh_models()
         self.downloads.resume_interrupted()
@@ -183,7 +191,16 @@ class MainWindow(QMainWindow):
         self.conversation_list.rename_requested.connect(self.rename_conversation)
         self.conversation_list.delete_requested.connect(self.delete_conversation)
         self.conversation_list.pin_requested.connect(self.set_pinned)
+        from ui.search_panel import SearchPanel
+
+        self.search_panel = SearchPanel(self.store.search)
+        self.search_panel.hit_chosen.connect(self.open_search_hit)
+        self.search_panel.active_changed.connect(
+            lambda active: self.conversation_list.setVisible(not active)
+        )
+        self.conversation_list.export_requested.connect(self.export_conversation)
         side.addWidget(self.new_button)
+        side.addWidget(self.search_panel)
         side.addWidget(self.conversation_list, 1)
 
         chat = QWidget()
@@ -216,6 +233,13 @@ class MainWindow(QMainWindow):
         )
         self.model_settings_button.clicked.connect(self.open_model_settings)
         top.addWidget(self.model_settings_button)
+        self.conversation_settings_button = QPushButton("Instructions…")
+        self.conversation_settings_button.setObjectName("conversationSettingsButton")
+        self.conversation_settings_button.setToolTip(
+            "System prompt, preset and reply settings of this conversation"
+        )
+        self.conversation_settings_button.clicked.connect(self.open_conversation_settings)
+        top.addWidget(self.conversation_settings_button)
         top.addWidget(self.load_progress)
         top.addWidget(self.model_status)
         layout.addLayout(top)
@@ -240,6 +264,7 @@ class MainWindow(QMainWindow):
         bottom = QHBoxLayout()
         self.composer = Composer()
         self.composer.submitted.connect(self.send)
+        self.search_panel.field.cleared.connect(self.composer.setFocus)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("sendButton")
         self.send_button.setAccessibleName("Send message")
@@ -258,10 +283,12 @@ class MainWindow(QMainWindow):
         layout.addLayout(bottom)
 
         splitter = QSplitter()
+        splitter.setObjectName("chatSplitter")
         splitter.addWidget(sidebar)
         splitter.addWidget(chat)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([260, 840])
+        self.splitter = splitter
         from ui.models_screen import ModelsScreen
 
         self.models_screen = ModelsScreen(
@@ -308,6 +335,9 @@ class MainWindow(QMainWindow):
             self._open_model_file,
         )
         file_menu.addSeparator()
+        action(file_menu, "&Export conversation…", QKeySequence("Ctrl+E"), self.export_conversation)
+        action(file_menu, "&Import conversation…", None, self.import_conversation)
+        file_menu.addSeparator()
         action(file_menu, "&Settings…", QKeySequence("Ctrl+,"), self.open_settings)
         action(file_menu, "Add server &endpoint…", None, self.add_endpoint)
         action(file_menu, "Hugging Face &token…", None, lambda: self.ask_token("hf"))
@@ -329,7 +359,14 @@ class MainWindow(QMainWindow):
             QKeySequence("Ctrl+Shift+R"),
             lambda: self.continue_reply(),  # noqa: PLW0108 - not given "checked"
         )
+        action(
+            chat_menu,
+            "Conversation &settings…",
+            QKeySequence("Ctrl+Shift+S"),
+            self.open_conversation_settings,
+        )
         action(chat_menu, "&Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus)
+        action(chat_menu, "&Search conversations", QKeySequence("Ctrl+F"), self.search_panel.focus)
         self.serve_action: QAction = QAction("Serve the &API on 127.0.0.1:8765", self)
         self.serve_action.setCheckable(True)
         self.serve_action.triggered.connect(self.set_api_server)
@@ -362,7 +399,46 @@ class MainWindow(QMainWindow):
         from ui.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.core.settings, self)
+        dialog.accepted.connect(self.apply_appearance)
         dialog.open()
+
+    # -- appearance and window state -------------------------------------------------
+    def apply_appearance(self) -> None:
+        """Theme and conversation font size from the settings (applied at once)."""
+        from ui.theme import apply_theme
+
+        colors = apply_theme(str(self.core.settings.get("appearance.theme")))
+        size = int(self.core.settings.get("appearance.font_size"))
+        points = float(size) if size > 0 else float(self.font().pointSizeF())
+        font = self.composer.font()
+        font.setPointSizeF(points)
+        self.composer.setFont(font)
+        if colors is not self.transcript.palette_colors:
+            self.transcript.set_palette_colors(colors)
+        if abs(self.transcript.font().pointSizeF() - points) > 0.01:
+            self.transcript.set_font_size(points)
+
+    def _restore_window_state(self) -> None:
+        from PySide6.QtCore import QByteArray
+
+        geometry = str(self.core.settings.get("window.geometry"))
+        if geometry:
+            self.restoreGeometry(QByteArray.fromBase64(geometry.encode("ascii")))
+        splitter = str(self.core.settings.get("window.splitter"))
+        if splitter:
+            self.splitter.restoreState(QByteArray.fromBase64(splitter.encode("ascii")))
+
+    def _save_window_state(self) -> None:
+        try:
+            self.core.settings.set(
+                "window.geometry", bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+            )
+            self.core.settings.set(
+                "window.splitter",
+                bytes(self.splitter.saveState().toBase64().data()).decode("ascii"),
+            )
+        except (OSError, ValueError):
+            log.warning("could not save the window's size and place", exc_info=True)
 
     def show_about(self) -> None:
         QMessageBox.about(
@@ -511,6 +587,45 @@ class MainWindow(QMainWindow):
         self.api_server = server
         self.serve_action.setChecked(True)
         self.statusBar().showMessage(f"API serving {self.model.name} at http://127.0.0.1:{port}/v1")
+
+    def open_conversation_settings(self) -> ConversationSettingsDialog:
+        """System prompt, preset and sampling of the open (or next new) conversation."""
+        from app.presets import PresetStore
+
+        conversation = (
+            self.store.conversation(self.conversation_id)
+            if self.conversation_id is not None
+            else None
+        )
+        own = conversation.settings if conversation else self.pending_settings
+        prompt = conversation.system_prompt if conversation else self.pending_system_prompt
+        defaults = effective_values(self.core.settings, self._model_advice(), {})
+        dialog = ConversationSettingsDialog(
+            PresetStore(self.core.paths.data_dir / "presets.json"),
+            prompt,
+            own,
+            defaults,
+            self._model_advice(),
+            self,
+        )
+
+        def accepted() -> None:
+            settings = dialog.result_settings()
+            system_prompt = dialog.system_prompt.toPlainText()
+            if self.conversation_id is None:
+                self.pending_settings, self.pending_system_prompt = settings, system_prompt
+            else:
+                try:
+                    self.store.set_conversation_settings(
+                        self.conversation_id, system_prompt, settings
+                    )
+                except Exception as exc:  # noqa: BLE001
+                    self.report(exc, "saving the conversation settings")
+            self._update_context_meter()
+
+        dialog.accepted.connect(accepted)
+        dialog.open()
+        return dialog
 
     def open_model_settings(self) -> None:
         if self.model is None:
@@ -680,6 +795,70 @@ class MainWindow(QMainWindow):
         else:
             self.transcript.show_messages(messages, branches)
         self._update_context_meter(messages)
+
+    def open_search_hit(self, conversation_id: int, query: str) -> None:
+        """Open a conversation found by a search and highlight the first match."""
+        self.open_conversation(conversation_id)
+        if query:
+            self.transcript.highlight(query)
+
+    def export_conversation(self, conversation_id: int | None = None, path: str = "") -> bool:
+        """Save a conversation as Markdown (readable anywhere) or JSON (re-importable)."""
+        import json
+
+        conversation_id = conversation_id or self.conversation_id
+        if conversation_id is None:
+            self.show_error(self.tr("Open a conversation first."))
+            return False
+        title = self.store.conversation(conversation_id).title
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(
+                self,
+                self.tr("Export conversation"),
+                str(Path.home() / f"{safe_file_name(title)}.md"),
+                self.tr("Markdown (*.md);;Hearth conversation, JSON (*.json)"),
+            )
+        if not path:
+            return False
+        try:
+            if path.lower().endswith(".json"):
+                text = json.dumps(
+                    self.store.export_conversation(conversation_id), ensure_ascii=False, indent=2
+                )
+            else:
+                text = self.store.export_markdown(conversation_id)
+            write_text_atomically(Path(path), text)
+        except Exception as exc:  # noqa: BLE001 - disk full, no permission: say so
+            self.report(exc, "exporting the conversation")
+            return False
+        self.statusBar().showMessage(self.tr("Exported to {0}").format(path), 5000)
+        return True
+
+    def import_conversation(self, path: str = "") -> int | None:
+        """Add a conversation from a Hearth JSON export; a bad file changes nothing."""
+        import json
+
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(
+                self,
+                self.tr("Import conversation"),
+                str(Path.home()),
+                self.tr("Hearth conversation (*.json);;All files (*)"),
+            )
+        if not path:
+            return None
+        try:
+            document = json.loads(Path(path).read_text(encoding="utf-8"))
+            conversation_id = self.store.import_conversation(document)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            self.show_error(self.tr("{0} could not be imported: {1}").format(Path(path).name, exc))
+            return None
+        except st.StoreError as exc:
+            self.show_error(self.tr("{0} could not be imported: {1}").format(Path(path).name, exc))
+            return None
+        self.refresh_conversations()
+        self.open_conversation(conversation_id)
+        return conversation_id
 
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         self.store.rename_conversation(conversation_id, title)
@@ -904,14 +1083,17 @@ class MainWindow(QMainWindow):
 
     def conversation_values(self, conversation: st.Conversation | None = None) -> dict[str, Any]:
         """The sampling values a reply in ``conversation`` uses (see ``app.presets``)."""
-        recommended: dict[str, Any] = {}
-        if self.model is not None:
-            key = str(self.model.path)
-            if key not in self._recommended:
-                self._recommended[key] = recommended_sampling(self.model)
-            recommended = self._recommended[key]
         own = conversation.settings if conversation is not None else self.pending_settings
-        return effective_values(self.core.settings, recommended, own)
+        return effective_values(self.core.settings, self._model_advice(), own)
+
+    def _model_advice(self) -> dict[str, Any]:
+        """The chosen model's recommended sampling (read once per model)."""
+        if self.model is None:
+            return {}
+        key = str(self.model.path)
+        if key not in self._recommended:
+            self._recommended[key] = recommended_sampling(self.model)
+        return self._recommended[key]
 
     def _reply_text(self, text: str) -> None:
         run = self.run
@@ -931,7 +1113,7 @@ class MainWindow(QMainWindow):
         for kind, piece in pieces:
             if kind == REASONING:
                 run.think_started = run.think_started or now
-                self._save(run, lambda p=piece: run.recorder.append_reasoning(p))
+                self._save(run, partial(run.recorder.append_reasoning, piece))
                 if shown:
                     self.transcript.append_reasoning(piece)
             elif kind == RETRO:
@@ -941,7 +1123,7 @@ class MainWindow(QMainWindow):
             else:
                 if run.think_started and run.thinking_s is None and piece.strip():
                     run.thinking_s = round(now - run.think_started, 1)
-                self._save(run, lambda p=piece: run.recorder.append(p))
+                self._save(run, partial(run.recorder.append, piece))
                 if shown:
                     self.transcript.append_stream(piece)
 
@@ -1014,6 +1196,8 @@ class MainWindow(QMainWindow):
             except (KeyError, sqlite3.Error):
                 message = None
             self.transcript.end_reply(status, run.stats, error, message)
+            if run.message_id in self.store.branches(run.conversation_id):
+                self.show_conversation()  # a new version: its ‹ n/m › appears at once
             self._update_context_meter(stats=run.stats)
         if error:
             self.show_error(error)
@@ -1093,6 +1277,7 @@ class MainWindow(QMainWindow):
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
+        self._save_window_state()
         run = self.run
         if run is not None:
             self.run = None

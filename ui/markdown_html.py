@@ -94,7 +94,7 @@ class MarkdownRenderer:
 
     def block(self, markdown: str) -> str:
         """One finished block (see ``markdown_blocks``) as HTML."""
-        rendered = self._md.render(markdown)
+        rendered = self._md.render(markdown).strip()  # a trailing newline would become a space
         return self._style(rendered)
 
     def code_html(self, code: str, language: str) -> str:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -30,7 +32,44 @@ from app.settings import DECLARATIONS, Setting, Settings
 INT_LIMIT = 2**31 - 1
 
 
+def setting_label(setting: Setting) -> str:
+    return QCoreApplication.translate("Settings", setting.label)
+
+
+def setting_description(setting: Setting) -> str:
+    return QCoreApplication.translate("Settings", setting.description)
+
+
+def choice_label(choice: object) -> str:
+    return QCoreApplication.translate("Settings", str(CHOICE_LABELS.get(str(choice), choice)))
+
+
+CHOICE_LABELS = {
+    "system": QT_TRANSLATE_NOOP("Settings", "Follow the system"),
+    "light": QT_TRANSLATE_NOOP("Settings", "Light"),
+    "dark": QT_TRANSLATE_NOOP("Settings", "Dark"),
+    "en": "English",
+    "zh_CN": "简体中文",
+}
+
+
+def editor_for(setting: Setting, value: Any) -> QWidget:
+    """An editor matching the setting's type and range, labelled for screen readers."""
+    editor = _editor(setting, value)
+    editor.setObjectName(setting.key)
+    editor.setToolTip(setting_description(setting))
+    editor.setAccessibleName(setting_label(setting))
+    editor.setAccessibleDescription(setting_description(setting))
+    return editor
+
+
 def _editor(setting: Setting, value: Any) -> QWidget:
+    if setting.choices is not None:
+        combo = QComboBox()
+        for choice in setting.choices:
+            combo.addItem(choice_label(choice), choice)
+        combo.setCurrentIndex(max(combo.findData(value), 0))
+        return combo
     if setting.kind is bool:
         box = QCheckBox()
         box.setChecked(bool(value))
@@ -59,7 +98,9 @@ def _editor(setting: Setting, value: Any) -> QWidget:
     return line
 
 
-def _value(editor: QWidget) -> Any:
+def value_of(editor: QWidget) -> Any:
+    if isinstance(editor, QComboBox):
+        return editor.currentData()
     if isinstance(editor, QCheckBox):
         return editor.isChecked()
     if isinstance(editor, QSpinBox | QDoubleSpinBox):
@@ -70,27 +111,36 @@ def _value(editor: QWidget) -> Any:
     return editor.text()
 
 
+def set_value(editor: QWidget, value: Any) -> None:
+    if isinstance(editor, QComboBox):
+        editor.setCurrentIndex(max(editor.findData(value), 0))
+    elif isinstance(editor, QCheckBox):
+        editor.setChecked(bool(value))
+    elif isinstance(editor, QSpinBox | QDoubleSpinBox):
+        editor.setValue(value)
+    elif isinstance(editor, QPlainTextEdit):
+        editor.setPlainText(str(value))
+    elif isinstance(editor, QLineEdit):
+        editor.setText(str(value))
+
+
 class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(self.tr("Settings"))
         self.setObjectName("settingsDialog")
         self.settings = settings
         self.editors: dict[str, QWidget] = {}
         layout = QVBoxLayout(self)
         basic = QFormLayout()
-        advanced_box = QGroupBox("Advanced")
+        advanced_box = QGroupBox(self.tr("Advanced"))
         advanced = QFormLayout(advanced_box)
         for setting in DECLARATIONS:
             if setting.internal:
                 continue
-            editor = _editor(setting, settings.get(setting.key))
-            editor.setObjectName(setting.key)
-            editor.setToolTip(setting.description)
-            editor.setAccessibleName(setting.label)
-            editor.setAccessibleDescription(setting.description)
+            editor = editor_for(setting, settings.get(setting.key))
             self.editors[setting.key] = editor
-            (advanced if setting.advanced else basic).addRow(setting.label, editor)
+            (advanced if setting.advanced else basic).addRow(setting_label(setting), editor)
         layout.addLayout(basic)
         layout.addWidget(advanced_box)
         self.problem = QLabel()
@@ -113,27 +163,16 @@ class SettingsDialog(QDialog):
         for setting in DECLARATIONS:
             editor = self.editors.get(setting.key)
             if editor is not None:
-                replacement = _editor(setting, setting.default)
-                # Copy the default into the existing editor (keeps the layout intact).
-                value = _value(replacement)
-                replacement.deleteLater()
-                if isinstance(editor, QCheckBox):
-                    editor.setChecked(bool(value))
-                elif isinstance(editor, QSpinBox | QDoubleSpinBox):
-                    editor.setValue(value)
-                elif isinstance(editor, QPlainTextEdit):
-                    editor.setPlainText(str(value))
-                elif isinstance(editor, QLineEdit):
-                    editor.setText(str(value))
+                set_value(editor, setting.default)
 
     def accept(self) -> None:
         try:
             for key, editor in self.editors.items():
-                value = _value(editor)
+                value = value_of(editor)
                 if value != self.settings.get(key):
                     self.settings.set(key, value)
         except (ValueError, OSError) as exc:
-            self.problem.setText(f"Not saved: {exc}.")
+            self.problem.setText(self.tr("Not saved: {0}.").format(exc))
             self.problem.show()
             return
         super().accept()

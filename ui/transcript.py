@@ -92,7 +92,7 @@ class _Live:
     think_started: float = 0.0
     think_seconds: float | None = None  # set when the answer starts
     answer_start: int = -1  # where the rendered answer begins (-1: not started)
-    live_start: int = -1  # where the unfinished tail begins
+    live_start: int = -1  # where the unfinished tail's paragraph begins (its separator)
 
 
 class TranscriptView(QTextBrowser):
@@ -163,6 +163,23 @@ class TranscriptView(QTextBrowser):
         last_id = self._messages[-1].id if self._messages else None
         parts += [self._message_html(m, m.id == last_id) for m in shown]
         self.document().setHtml("".join(parts))
+
+    def highlight(self, words: str) -> bool:
+        """Select and show the first place where ``words`` appear (all messages if needed)."""
+        for attempt in range(2):
+            self.moveCursor(QTextCursor.MoveOperation.Start)
+            if self.find(words):
+                self.ensureCursorVisible()
+                return True
+            if attempt == 0:
+                self.show_all()
+        return False
+
+    def show_all(self) -> None:
+        """Render every message of the conversation, not only the last ones."""
+        if len(self._messages) > self._window:
+            self._window = len(self._messages)
+            self._rerender()
 
     def _rerender(self) -> None:
         """Render again (theme, font, a section opened), keeping the reading position."""
@@ -385,16 +402,15 @@ class TranscriptView(QTextBrowser):
             if live.think_start >= 0 and live.think_seconds is None:
                 live.think_seconds = time.monotonic() - live.think_started
                 self._redraw_thinking()  # collapsed, with its duration
-            live.answer_start = live.live_start = self._cursor_at_end().position()
-            self._cursor_at_end().insertBlock()
-            live.live_start = self._cursor_at_end().position()
+            live.answer_start = live.live_start = self._end_position()
+            self._cursor_at_end().insertBlock()  # the tail's own paragraph
         blocks = live.splitter.feed(text)
         if blocks:
+            # The finished blocks replace the tail that showed them as plain text.
             self._remove_from(live.live_start)
             self._append_html("".join(self.renderer.block(b) for b in blocks))
-            cursor = self._cursor_at_end()
-            cursor.insertBlock()
-            live.live_start = cursor.position()
+            live.live_start = self._end_position()
+            self._cursor_at_end().insertBlock()
             self._insert_tail(live.splitter.pending, live.splitter.in_code)
         else:
             self._insert_tail(text, live.splitter.in_code)
@@ -468,7 +484,13 @@ class TranscriptView(QTextBrowser):
     def _append_html(self, fragment: str) -> None:
         """Insert HTML at the end, in blocks of its own (never merged into the last line)."""
         cursor = self._cursor_at_end()
-        if cursor.block().length() > 1:
+        block = cursor.block()
+        after_table = (
+            block.previous().isValid() and QTextCursor(block.previous()).currentTable() is not None
+        )
+        # A paragraph after a table keeps the table's empty trailing paragraph as a gap,
+        # the way a whole conversation rendered at once shows it.
+        if block.length() > 1 or after_table:
             cursor.insertBlock()
         cursor.insertHtml(fragment)
 

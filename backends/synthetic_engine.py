@@ -1,0 +1,83 @@
+"""A scripted engine: replays a text file as a fast stream of deltas.
+
+Why it exists: the window's cost per token must be measured without a model's own cost
+in the way (``hearth bench`` streams a 20,000-token Markdown reply through it), and tests
+need exact deltas (a ``<think>`` tag split across two of them, a code fence left open
+mid-stream) through the real worker and protocol.  It is never offered to users.
+
+The script is the file at the spec's ``path``.  A line ``<<<delta>>>`` in it marks the
+exact places where deltas end; without such marks the text is cut every ``chunk_chars``
+characters (request parameter, default 4: about one token).  ``delay_s`` waits between
+deltas; ``max_tokens`` cuts the reply (finish reason "length").  Stop is honoured
+between deltas.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from backends import protocol
+from backends.context_budget import continues_reply, stats_event
+from backends.engine import Emit, EngineError, Progress
+
+MARK = "<<<delta>>>\n"
+
+
+class SyntheticEngine:
+    def __init__(self) -> None:
+        self.script = ""
+        self.n_ctx = 4096
+
+    def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        path = Path(str(spec["path"]))
+        try:
+            self.script = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise EngineError(protocol.ERR_MODEL_INVALID, f"{path.name}: {exc}") from exc
+        self.n_ctx = int(spec.get("n_ctx") or 4096)
+        progress(1.0, "Ready")
+        return {"n_ctx": self.n_ctx, "engine": "synthetic", "name": path.stem}
+
+    def deltas(self, chunk_chars: int) -> list[str]:
+        if MARK in self.script:
+            return [piece for piece in self.script.split(MARK) if piece]
+        size = max(chunk_chars, 1)
+        return [self.script[i : i + size] for i in range(0, len(self.script), size)]
+
+    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+        started = time.perf_counter()
+        params = request.get("params") or {}
+        messages = list(request.get("messages") or [])
+        deltas = self.deltas(int(params.get("chunk_chars") or 4))
+        if continues_reply(request, messages):
+            deltas = ["(continued)"]
+        delay = float(params.get("delay_s") or 0.0)
+        limit = int(params.get("max_tokens") or 0)
+        prompt_tokens = sum(self.count_tokens(str(m.get("content", ""))) for m in messages)
+        first_at: float | None = None
+        generated = 0
+        finish = protocol.FINISH_STOP
+        for delta in deltas:
+            if cancel.is_set():
+                finish = protocol.FINISH_CANCELLED
+                break
+            if limit and generated >= limit:
+                finish = protocol.FINISH_LENGTH
+                break
+            if delay:
+                time.sleep(delay)
+            first_at = first_at or time.perf_counter()
+            emit({"type": protocol.DELTA, "text": delta})
+            generated += 1
+        now = time.perf_counter()
+        emit(stats_event(prompt_tokens, generated, started, first_at, now, now))
+        return finish
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text) // 4) if text else 0
+
+    def close(self) -> None:
+        self.script = ""

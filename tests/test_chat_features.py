@@ -1,0 +1,266 @@
+"""The chat people prefer: rendering, reasoning, editing, branches, search, export.
+
+Every test drives the real window and the real worker process; the model is the scripted
+engine, so the exact deltas (a tag split in two, a fence still open) are known."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtGui import QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from app import store as st
+from app.core import Core
+from tests.gui_helpers import MARK, click_link, scripted_window, send_and_wait, shows
+
+CODE_REPLY = (
+    "Here is a table:\n\n| Name | Age |\n|------|-----|\n| Ada | 36 |\n\n"
+    "And code:\n\n```python\ndef double(x):\n    return x * 2\n```\n\n"
+    "See [the docs](https://example.com) and ![a cat](https://example.com/cat.png).\n"
+)
+
+
+def test_markdown_tables_code_and_links_render_without_loading_anything(
+    qtbot: QtBot, core: Core
+) -> None:
+    window = scripted_window(qtbot, core, CODE_REPLY)
+    send_and_wait(qtbot, window, "Show me")
+    html = window.transcript.toHtml()
+    text = window.transcript.toPlainText()
+    assert "<table" in html and "Ada" in text and "|" not in text  # a table, not pipes
+    assert "python" in text and "def double(x):" in text and "```" not in text
+    assert "<img" not in html and "[image: a cat]" in text  # never fetched
+    # The code block's Copy link copies exactly the code.
+    key = max(window.transcript.code_blocks.texts)
+    from PySide6.QtCore import QUrl
+
+    from ui.markdown_html import COPY_CODE
+
+    window.transcript.anchorClicked.emit(QUrl(f"{COPY_CODE}{key}"))
+    assert QGuiApplication.clipboard().text() == "def double(x):\n    return x * 2\n"
+    # Reopening shows the same rendering as streaming did.
+    streamed = window.transcript.toPlainText()
+    window.show_conversation()
+    assert window.transcript.toPlainText() == streamed
+
+
+def test_an_open_code_fence_is_not_rendered_until_it_closes_and_blocks_render_once(
+    qtbot: QtBot, core: Core
+) -> None:
+    script = MARK.join(
+        ["Intro line.\n\n", "```python\n", "x = 1\n", "y = 2\n", "```\n", "\nAfter.\n"]
+    )
+    window = scripted_window(qtbot, core, script)
+    rendered: list[str] = []
+    original = window.transcript.renderer.block
+
+    def counting(markdown: str) -> str:
+        rendered.append(markdown)
+        return original(markdown)
+
+    window.transcript.renderer.block = counting  # type: ignore[method-assign]
+    window.sampling_overrides = {"delay_s": 0.4}
+    window.send("Code please")
+    qtbot.waitUntil(lambda: "y = 2" in window.transcript.streamed_text, timeout=20_000)
+    middle = window.transcript.toPlainText()
+    assert "```python" in middle  # shown as typed while open…
+    assert not any("```python" in block for block in rendered)  # …and not rendered yet
+    with qtbot.waitSignal(window.reply_finished, timeout=20_000):
+        pass
+    assert "```" not in window.transcript.toPlainText()
+    assert "x = 1" in window.transcript.toPlainText()
+    assert len(rendered) == len(set(rendered)) == 3  # each finished block rendered once
+
+
+def test_a_think_tag_split_across_deltas_becomes_a_collapsed_thinking_section(
+    qtbot: QtBot, core: Core
+) -> None:
+    script = MARK.join(["<thi", "nk>Two and two ", "make four.</th", "ink>The answer is 4."])
+    window = scripted_window(qtbot, core, script)
+    result = send_and_wait(qtbot, window, "2+2?")
+    assert window.transcript.reasoning_text == "Two and two make four."
+    assert window.transcript.streamed_text == "The answer is 4."
+    saved = window.store.message(int(result["message_id"]))  # type: ignore[call-overload]
+    assert saved.content == "The answer is 4." and saved.reasoning == "Two and two make four."
+    assert isinstance(saved.stats.get("thinking_s"), float)
+    text = window.transcript.toPlainText()
+    assert "Thought for" in text and "make four" not in text  # collapsed once answered
+    click_link(window, "think", saved.id)
+    assert "make four" in window.transcript.toPlainText()  # opened on a click
+    # The thinking is not sent back to the model in the next turn.
+    from app.conversation import engine_messages
+
+    sent = engine_messages(window.store.messages(saved.conversation_id))
+    assert all("make four" not in m["content"] for m in sent)
+
+
+def test_an_implied_think_tag_is_found_out_when_it_closes(qtbot: QtBot, core: Core) -> None:
+    script = MARK.join(["Hmm, two ", "and two.", "</think>", "\n\nIt is 4."])
+    window = scripted_window(qtbot, core, script)
+    result = send_and_wait(qtbot, window, "2+2?")
+    saved = window.store.message(int(result["message_id"]))  # type: ignore[call-overload]
+    assert saved.reasoning == "Hmm, two and two."
+    assert saved.content.strip() == "It is 4."
+    assert "Hmm" not in window.transcript.toPlainText()
+
+
+def test_branches_after_two_edits_and_a_regeneration(qtbot: QtBot, core: Core) -> None:
+    window = scripted_window(qtbot, core, "A reply.")
+    send_and_wait(qtbot, window, "First question")
+    assert window.conversation_id is not None
+    first = window.store.messages(window.conversation_id)[0]
+    for wording in ("Second wording", "Third wording"):
+        click_link(window, "edit", window.store.messages(window.conversation_id)[0].id)
+        assert window.editing is not None
+        send_and_wait(qtbot, window, wording)
+    text = window.transcript.toPlainText()
+    assert "Third wording" in text and "3/3" in text and "First question" not in text
+    current = window.store.messages(window.conversation_id)[0]
+    click_link(window, "prev", current.id)
+    assert "Second wording" in window.transcript.toPlainText()
+    assert "2/3" in window.transcript.toPlainText()
+    previous = window.store.messages(window.conversation_id)[0]
+    click_link(window, "prev", previous.id)
+    assert "First question" in window.transcript.toPlainText()
+    assert window.store.messages(window.conversation_id)[0].id == first.id
+    # Regenerate the reply: a second version beside the first.
+    with qtbot.waitSignal(window.reply_finished, timeout=20_000):
+        assert window.regenerate()
+    assert "2/2" in window.transcript.toPlainText()
+    assert len(window.store.messages(window.conversation_id)) == 2
+
+
+def test_continue_delete_and_copy(qtbot: QtBot, core: Core) -> None:
+    window = scripted_window(qtbot, core, "One two three four five six seven eight.")
+    window.sampling_overrides = {"max_tokens": 2}
+    result = send_and_wait(qtbot, window, "Count")
+    assert result["status"] == st.LENGTH
+    assert "Cut at the token limit" in window.transcript.toPlainText()
+    reply_id = int(result["message_id"])  # type: ignore[call-overload]
+    window.sampling_overrides = {}
+    with qtbot.waitSignal(window.reply_finished, timeout=20_000):
+        click_link(window, "continue", reply_id)
+    continued = window.store.message(reply_id)
+    assert continued.content == "One two (continued)" and continued.status == st.COMPLETE
+    click_link(window, "copy-md", reply_id)
+    assert QGuiApplication.clipboard().text() == "One two (continued)"
+    assert window.conversation_id is not None
+    click_link(window, "delete", reply_id)
+    assert [m.role for m in window.store.messages(window.conversation_id)] == ["user"]
+    assert "One two" not in window.transcript.toPlainText()
+
+
+def test_search_finds_a_word_in_an_old_message_and_opens_it(qtbot: QtBot, core: Core) -> None:
+    window = scripted_window(qtbot, core, "Noted.")
+    store = window.store
+    old = store.create_conversation(title="Long ago")
+    store.add_message(old.id, "user", "My grandmother kept a lighthouse in Brittany.")
+    for number in range(300):  # thousands of messages elsewhere
+        other = store.create_conversation(title=f"Chat {number}")
+        for turn in range(10):
+            store.add_message(other.id, "user", f"Question {number}-{turn} about cooking")
+    send_and_wait(qtbot, window, "Something new")
+    window.search_panel.field.setText("lighthouse")
+    qtbot.waitUntil(lambda: window.search_panel.results.count() > 0, timeout=5_000)
+    assert not window.conversation_list.isVisible()
+    item = window.search_panel.results.item(0)
+    assert "Long ago" in item.text() and "lighthouse" in item.text()
+    window.search_panel.results.itemClicked.emit(item)
+    assert window.conversation_id == old.id
+    assert window.transcript.textCursor().selectedText() == "lighthouse"
+    window.search_panel.field.clear()
+    window.search_panel.run_search()
+    assert window.conversation_list.isVisible()
+
+
+def test_export_and_import_through_the_window(qtbot: QtBot, core: Core, tmp_path: Path) -> None:
+    window = scripted_window(qtbot, core, CODE_REPLY)
+    send_and_wait(qtbot, window, "Show me")
+    original = window.conversation_id
+    assert original is not None
+    as_json, as_markdown = tmp_path / "chat.json", tmp_path / "chat.md"
+    assert window.export_conversation(original, str(as_json))
+    assert window.export_conversation(original, str(as_markdown))
+    assert "## You" in as_markdown.read_text(encoding="utf-8")
+    copy = window.import_conversation(str(as_json))
+    assert copy is not None and copy != original
+    exported = window.store.export_conversation(original)
+    assert window.store.export_conversation(copy) == exported
+    assert window.conversation_id == copy and shows(window, "Ada")
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text("{not json", encoding="utf-8")
+    before = len(window.store.conversations())
+    assert window.import_conversation(str(damaged)) is None
+    assert "could not be imported" in window.error_banner.message
+    assert len(window.store.conversations()) == before
+
+
+def test_conversation_settings_and_presets_apply_to_the_next_reply(
+    qtbot: QtBot, core: Core
+) -> None:
+    window = scripted_window(qtbot, core, "Fine.")
+    dialog = window.open_conversation_settings()
+    dialog.apply_preset("Coding helper")
+    assert "programmer" in dialog.system_prompt.toPlainText()
+    dialog.accept()
+    send_and_wait(qtbot, window, "Hello")
+    assert window.conversation_id is not None
+    conversation = window.store.conversation(window.conversation_id)
+    assert "programmer" in conversation.system_prompt
+    assert conversation.settings == {"preset": "Coding helper", "sampling.temperature": 0.2}
+    assert window.conversation_values(conversation)["sampling.temperature"] == 0.2
+    # A saved preset of the user's comes back in a new dialog.
+    dialog = window.open_conversation_settings()
+    dialog.system_prompt.setPlainText("Answer like a pirate.")
+    assert dialog.save_preset("Pirate")
+    dialog.reject()
+    again = window.open_conversation_settings()
+    assert again.preset_box.findData("Pirate") >= 0
+    again.reject()
+    # The context meter says how much of the window is used, exactly after a reply.
+    assert "Context:" in window.context_meter.label.text()
+    assert "≈" not in window.context_meter.label.text()
+
+
+def test_deleting_a_conversation_can_be_undone_and_pins_stay_on_top(
+    qtbot: QtBot, core: Core
+) -> None:
+    window = scripted_window(qtbot, core, "Ok.")
+    send_and_wait(qtbot, window, "Keep me")
+    kept = window.conversation_id
+    assert kept is not None
+    window.new_chat()
+    send_and_wait(qtbot, window, "Newer")
+    window.set_pinned(kept, True)
+    assert window.conversation_list.titles()[0] == "Keep me"
+    newer = window.conversation_id
+    assert newer is not None
+    window.delete_conversation(newer)
+    assert window.conversation_list.titles() == ["Keep me"]
+    window.undo_bar.undo()
+    assert sorted(window.conversation_list.titles()) == ["Keep me", "Newer"]
+
+
+def test_theme_font_size_and_window_state_are_restored(
+    qtbot: QtBot, core: Core, tmp_path: Path
+) -> None:
+    window = scripted_window(qtbot, core, "Ok.")
+    core.settings.set("appearance.theme", "dark")
+    core.settings.set("appearance.font_size", 17)
+    window.apply_appearance()
+    assert window.transcript.palette_colors.pygments_style == "monokai"
+    assert QGuiApplication.palette().base().color().lightness() < 60
+    assert round(window.transcript.font().pointSizeF()) == 17
+    window.resize(1234, 655)
+    window.close()
+    saved = json.loads((core.paths.data_dir / "settings.json").read_text(encoding="utf-8"))
+    assert saved["values"]["window.geometry"]
+    core.settings.set("appearance.theme", "light")
+    from app.core import open_core
+
+    again = scripted_window(qtbot, open_core(core.paths.data_dir), "Ok.", "Second")
+    # (The test screen is narrower than the window, so only the height is free to match.)
+    assert again.height() == 655 and saved["values"]["window.splitter"]
+    assert QGuiApplication.palette().base().color().lightness() > 200

@@ -1,0 +1,91 @@
+"""Search across every conversation: a field above the sidebar and a list of hits.
+
+Typing waits 150 ms for a pause, then asks the chat store (SQLite FTS5, trigram: words in
+any language, in milliseconds even with many thousands of messages).  While a search is
+shown the conversation list is hidden; Esc or clearing the field brings it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from app.store import SearchHit
+
+HIT_ROLE = Qt.ItemDataRole.UserRole
+DEBOUNCE_MS = 150
+
+
+class SearchField(QLineEdit):
+    cleared = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape and self.text():
+            self.clear()
+            self.cleared.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class SearchPanel(QWidget):
+    hit_chosen = Signal(int, str)  # conversation id, the words searched for
+    active_changed = Signal(bool)  # a search is shown (the conversation list is not)
+
+    def __init__(
+        self, search: Callable[[str], list[SearchHit]], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._search = search
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.field = SearchField()
+        self.field.setObjectName("searchField")
+        self.field.setPlaceholderText(self.tr("Search all conversations (Ctrl+F)"))
+        self.field.setAccessibleName(self.tr("Search conversations"))
+        self.field.setClearButtonEnabled(True)
+        self.results = QListWidget()
+        self.results.setObjectName("searchResults")
+        self.results.setAccessibleName(self.tr("Search results"))
+        self.results.setWordWrap(True)
+        self.results.hide()
+        layout.addWidget(self.field)
+        layout.addWidget(self.results, 1)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.run_search)
+        self.field.textChanged.connect(lambda _text: self._timer.start())
+        self.field.returnPressed.connect(self.run_search)
+        self.results.itemActivated.connect(self._chosen)
+        self.results.itemClicked.connect(self._chosen)
+        self.hits: list[SearchHit] = []
+
+    def run_search(self) -> None:
+        self._timer.stop()
+        query = self.field.text().strip()
+        self.results.clear()
+        self.hits = self._search(query) if query else []
+        for hit in self.hits:
+            item = QListWidgetItem(f"{hit.title}\n{hit.snippet}")
+            item.setData(HIT_ROLE, hit.conversation_id)
+            item.setToolTip(hit.snippet)
+            self.results.addItem(item)
+        if query and not self.hits:
+            empty = QListWidgetItem(self.tr("Nothing found for “{0}”.").format(query))
+            empty.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.results.addItem(empty)
+        self.results.setVisible(bool(query))
+        self.active_changed.emit(bool(query))
+
+    def focus(self) -> None:
+        self.field.setFocus()
+        self.field.selectAll()
+
+    def _chosen(self, item: QListWidgetItem) -> None:
+        conversation_id = item.data(HIT_ROLE)
+        if conversation_id is not None:
+            self.hit_chosen.emit(int(conversation_id), self.field.text().strip())

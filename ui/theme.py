@@ -1,0 +1,93 @@
+"""Light and dark themes, following the system unless the user chose one.
+
+The palette is set on the application (Fusion style, so it looks the same on every
+platform and honours the palette fully); the transcript gets matching colours for code,
+tables and links.  When the choice is "system", a change of the system's colour scheme
+is followed while Hearth runs.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+from ui.markdown_html import DARK, LIGHT, Palette
+
+_ROLE = QPalette.ColorRole
+
+
+def system_prefers_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    return bool(hints.colorScheme() == Qt.ColorScheme.Dark)
+
+
+def resolve(choice: str) -> str:
+    """'light' or 'dark' for a setting of 'system', 'light' or 'dark'."""
+    if choice in ("light", "dark"):
+        return choice
+    return "dark" if system_prefers_dark() else "light"
+
+
+def _palette(dark: bool) -> QPalette:
+    palette = QPalette()
+    if dark:
+        colors = {
+            _ROLE.Window: "#1e1f22",
+            _ROLE.WindowText: "#e6e6e6",
+            _ROLE.Base: "#17181a",
+            _ROLE.AlternateBase: "#222327",
+            _ROLE.Text: "#e6e6e6",
+            _ROLE.Button: "#2b2d31",
+            _ROLE.ButtonText: "#e6e6e6",
+            _ROLE.Highlight: "#2f6feb",
+            _ROLE.HighlightedText: "#ffffff",
+            _ROLE.ToolTipBase: "#2b2d31",
+            _ROLE.ToolTipText: "#e6e6e6",
+            _ROLE.PlaceholderText: "#8b8f97",
+            _ROLE.Link: "#58a6ff",
+            _ROLE.Mid: "#3a3c41",
+            _ROLE.Midlight: "#34363b",
+            _ROLE.Dark: "#111214",
+            _ROLE.Shadow: "#000000",
+            _ROLE.Light: "#3f4147",
+            _ROLE.BrightText: "#ff6b6b",
+        }
+    else:
+        colors = {
+            _ROLE.Window: "#f5f5f7",
+            _ROLE.WindowText: "#1f2328",
+            _ROLE.Base: "#ffffff",
+            _ROLE.AlternateBase: "#f0f1f3",
+            _ROLE.Text: "#1f2328",
+            _ROLE.Button: "#eceef1",
+            _ROLE.ButtonText: "#1f2328",
+            _ROLE.Highlight: "#2f6feb",
+            _ROLE.HighlightedText: "#ffffff",
+            _ROLE.ToolTipBase: "#ffffdc",
+            _ROLE.ToolTipText: "#1f2328",
+            _ROLE.PlaceholderText: "#6b7280",
+            _ROLE.Link: "#0969da",
+            _ROLE.Mid: "#c8ccd2",
+            _ROLE.Midlight: "#e3e5e8",
+            _ROLE.Dark: "#9aa0a6",
+            _ROLE.Shadow: "#5f6368",
+            _ROLE.Light: "#ffffff",
+            _ROLE.BrightText: "#b91c1c",
+        }
+    for role, color in colors.items():
+        palette.setColor(role, QColor(color))
+    disabled = QColor("#6b6e75" if dark else "#a0a4aa")
+    for role in (_ROLE.Text, _ROLE.WindowText, _ROLE.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, disabled)
+    return palette
+
+
+def apply_theme(choice: str) -> Palette:
+    """Apply 'system', 'light' or 'dark' to the whole application; the transcript's colours."""
+    app = QApplication.instance()
+    dark = resolve(choice) == "dark"
+    if isinstance(app, QApplication):
+        app.setStyle("Fusion")
+        app.setPalette(_palette(dark))
+    return DARK if dark else LIGHT
