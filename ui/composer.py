@@ -13,8 +13,10 @@ class Composer(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("composer")
-        self.setAccessibleName("Message")
-        self.setPlaceholderText("Message the model… (Enter to send, Shift+Enter for a new line)")
+        self.setAccessibleName(self.tr("Message"))
+        self.setPlaceholderText(
+            self.tr("Message the model… (Enter to send, Shift+Enter for a new line)")
+        )
         self.setTabChangesFocus(True)
         line = self.fontMetrics().lineSpacing()
         self.setMinimumHeight(line * 3)

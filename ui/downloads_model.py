@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
+    QCoreApplication,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -23,30 +25,47 @@ from app import downloads as dl
 from app.downloads import Download, DownloadManager
 from app.hub.repo_files import human_duration, human_size
 
-COLUMNS = ("File", "Repository", "Status", "Progress", "Size")
+_C = "DownloadsModel"
+COLUMNS = (
+    QT_TRANSLATE_NOOP("DownloadsModel", "File"),
+    QT_TRANSLATE_NOOP("DownloadsModel", "Repository"),
+    QT_TRANSLATE_NOOP("DownloadsModel", "Status"),
+    QT_TRANSLATE_NOOP("DownloadsModel", "Progress"),
+    QT_TRANSLATE_NOOP("DownloadsModel", "Size"),
+)
 STATE_TEXT = {
-    dl.QUEUED: "Waiting",
-    dl.RUNNING: "Downloading",
-    dl.PAUSED: "Paused",
-    dl.VERIFYING: "Checking",
-    dl.DONE: "Done",
-    dl.FAILED: "Failed",
-    dl.CANCELLED: "Cancelled",
+    dl.QUEUED: QT_TRANSLATE_NOOP("DownloadsModel", "Waiting"),
+    dl.RUNNING: QT_TRANSLATE_NOOP("DownloadsModel", "Downloading"),
+    dl.PAUSED: QT_TRANSLATE_NOOP("DownloadsModel", "Paused"),
+    dl.VERIFYING: QT_TRANSLATE_NOOP("DownloadsModel", "Checking"),
+    dl.DONE: QT_TRANSLATE_NOOP("DownloadsModel", "Done"),
+    dl.FAILED: QT_TRANSLATE_NOOP("DownloadsModel", "Failed"),
+    dl.CANCELLED: QT_TRANSLATE_NOOP("DownloadsModel", "Cancelled"),
 }
+
+
+def _t(text: object) -> str:
+    return QCoreApplication.translate(_C, str(text))
+
+
 Index = QModelIndex | QPersistentModelIndex
 
 
 def progress_text(item: Download) -> str:
     if item.state == dl.DONE:
-        return "Verified"
+        return QCoreApplication.translate("DownloadsModel", "Verified")
     if item.state == dl.FAILED:
         return item.error
-    text = f"{item.fraction:.0%} · {human_size(item.received)} of {human_size(item.size)}"
+    text = QCoreApplication.translate("DownloadsModel", "{0:.0%} · {1} of {2}").format(
+        item.fraction, human_size(item.received), human_size(item.size)
+    )
     if item.state == dl.RUNNING and item.speed > 0:
         text += f" · {human_size(int(item.speed))}/s"
         eta = item.eta_s
         if eta is not None:
-            text += f" · {human_duration(eta)} left"
+            text += " · " + QCoreApplication.translate("DownloadsModel", "{0} left").format(
+                human_duration(eta)
+            )
     return text
 
 
@@ -78,7 +97,7 @@ class DownloadsModel(QAbstractTableModel):
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
+            return _t(COLUMNS[section])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -89,7 +108,7 @@ class DownloadsModel(QAbstractTableModel):
             return (
                 item.path,
                 item.repo_id,
-                STATE_TEXT.get(item.state, item.state),
+                _t(STATE_TEXT.get(item.state, item.state)),
                 progress_text(item),
                 human_size(item.size),
             )[index.column()]

@@ -12,24 +12,26 @@ class EndpointDialog(QDialog):
     def __init__(self, core: Core, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.core = core
-        self.setWindowTitle("Add a server endpoint")
+        self.setWindowTitle(self.tr("Add a server endpoint"))
         form = QFormLayout(self)
         form.addRow(
             QLabel(
-                "An OpenAI-compatible server: vLLM, trtllm-serve, Ollama, "
-                "llama-server, LM Studio or another Hearth."
+                self.tr(
+                    "An OpenAI-compatible server: vLLM, trtllm-serve, Ollama, "
+                    "llama-server, LM Studio or another Hearth."
+                )
             )
         )
         self.name = QLineEdit()
-        self.name.setPlaceholderText("e.g. gpu-box")
+        self.name.setPlaceholderText(self.tr("e.g. gpu-box"))
         self.url = QLineEdit()
-        self.url.setPlaceholderText("http://192.168.1.20:8000")
+        self.url.setPlaceholderText(self.tr("http://192.168.1.20:8000"))
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText("optional; kept in the system keyring")
-        form.addRow("Name", self.name)
-        form.addRow("Address", self.url)
-        form.addRow("API key", self.key)
+        self.key.setPlaceholderText(self.tr("optional; kept in the system keyring"))
+        form.addRow(self.tr("Name"), self.name)
+        form.addRow(self.tr("Address"), self.url)
+        form.addRow(self.tr("API key"), self.key)
         self.problem = QLabel()
         self.problem.setStyleSheet("color: #b91c1c")
         self.problem.setWordWrap(True)

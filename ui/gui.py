@@ -64,6 +64,9 @@ def _qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> N
 
 def run_gui(core: Core) -> int:
     app = make_application()
+    from ui.i18n import install_translations
+
+    install_translations(str(core.settings.get("appearance.language")))
     window = MainWindow(core)
     if os.environ.get("HEARTH_EXIT_AFTER_PAINT"):
         from ui.bench import report_first_paint

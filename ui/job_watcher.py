@@ -39,7 +39,7 @@ class JobWatcher(QObject):
     ) -> None:
         super().__init__(parent)
         self._lock = threading.Lock()
-        self._pending: list[str] = []
+        self._pending: list[tuple[bool, str]] = []  # (is reasoning, text), in arrival order
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.drain)
@@ -51,12 +51,13 @@ class JobWatcher(QObject):
 
     def callback(self, event: dict[str, Any]) -> None:
         """Called on the engine client's reader thread."""
-        if event["type"] == protocol.DELTA and event.get("reasoning"):
-            self._event.emit(event)  # rare and never coalesced with the answer
-            return
         if event["type"] == protocol.DELTA:
+            reasoning = str(event.get("reasoning") or "")
             with self._lock:
-                self._pending.append(event["text"])
+                if reasoning:
+                    self._pending.append((True, reasoning))
+                if event.get("text"):
+                    self._pending.append((False, str(event["text"])))
                 first, self._first_seen = not self._first_seen, True
             if first:
                 self._wake.emit()
@@ -69,21 +70,25 @@ class JobWatcher(QObject):
 
     @Slot()
     def drain(self) -> None:
+        """Emit what arrived, in order: runs of answer text joined into one signal."""
         with self._lock:
             if not self._pending:
                 return
-            text = "".join(self._pending)
-            self._pending.clear()
-        self.text.emit(text)
+            pending, self._pending = self._pending, []
+        run_kind, run = pending[0][0], [pending[0][1]]
+        for kind, piece in pending[1:]:
+            if kind == run_kind:
+                run.append(piece)
+                continue
+            (self.reasoning if run_kind else self.text).emit("".join(run))
+            run_kind, run = kind, [piece]
+        (self.reasoning if run_kind else self.text).emit("".join(run))
 
     @Slot(dict)
     def _handle(self, event: dict[str, Any]) -> None:
         self.drain()
         kind = event["type"]
         job_kind = self.job.kind if self.job is not None else protocol.CHAT
-        if kind == protocol.DELTA:
-            self.reasoning.emit(str(event.get("reasoning", "")))
-            return
         if kind == protocol.PROGRESS:
             self.progress.emit(float(event.get("fraction", 0.0)), str(event.get("stage", "")))
         elif kind == protocol.LOADED:

@@ -95,10 +95,10 @@ class ErrorBanner(QFrame):
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.label.setAccessibleName("Error message")
+        self.label.setAccessibleName(self.tr("Error message"))
         close = QToolButton()
         close.setText("✕")
-        close.setAccessibleName("Dismiss error")
+        close.setAccessibleName(self.tr("Dismiss error"))
         close.setAutoRaise(True)
         close.clicked.connect(self.dismiss)
         layout.addWidget(self.label, 1)
@@ -154,7 +154,7 @@ class MainWindow(QMainWindow):
         # Extra sampling parameters for every reply (benchmarks run replies to a fixed
         # length with {"ignore_eos": True}); empty in normal use.
         self.sampling_overrides: dict[str, Any] = {}
-        self.setWindowTitle("Hearth")
+        self.setWindowTitle(self.tr("Hearth"))
         self.setObjectName("mainWindow")
         self.resize(QSize(1100, 760))
         self._build()
@@ -183,8 +183,8 @@ class MainWindow(QMainWindow):
         sidebar = QWidget()
         side = QVBoxLayout(sidebar)
         side.setContentsMargins(8, 8, 4, 8)
-        self.new_button = QPushButton("New chat")
-        self.new_button.setAccessibleName("New chat")
+        self.new_button = QPushButton(self.tr("New chat"))
+        self.new_button.setAccessibleName(self.tr("New chat"))
         self.new_button.clicked.connect(self.new_chat)
         self.conversation_list = ConversationList()
         self.conversation_list.selected.connect(self.open_conversation)
@@ -209,34 +209,34 @@ class MainWindow(QMainWindow):
         top = QHBoxLayout()
         self.model_picker = QComboBox()
         self.model_picker.setObjectName("modelPicker")
-        self.model_picker.setAccessibleName("Model")
+        self.model_picker.setAccessibleName(self.tr("Model"))
         self.model_picker.setMinimumContentsLength(28)
         self.model_picker.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.model_picker.activated.connect(self._picker_activated)
-        self.open_model_button = QPushButton("Open model file…")
+        self.open_model_button = QPushButton(self.tr("Open model file…"))
         self.open_model_button.clicked.connect(self._open_model_file)
         self.load_progress = QProgressBar()
         self.load_progress.setRange(0, 100)
         self.load_progress.setMaximumWidth(160)
-        self.load_progress.setAccessibleName("Model loading progress")
+        self.load_progress.setAccessibleName(self.tr("Model loading progress"))
         self.load_progress.hide()
-        self.model_status = QLabel("Finding models…")
+        self.model_status = QLabel(self.tr("Finding models…"))
         self.model_status.setObjectName("modelStatus")
-        top.addWidget(QLabel("Model:"))
+        top.addWidget(QLabel(self.tr("Model:")))
         top.addWidget(self.model_picker, 1)
         top.addWidget(self.open_model_button)
-        self.model_settings_button = QPushButton("Model settings…")
+        self.model_settings_button = QPushButton(self.tr("Model settings…"))
         self.model_settings_button.setToolTip(
-            "Engine, GPU layers, threads and context for this model"
+            self.tr("Engine, GPU layers, threads and context for this model")
         )
         self.model_settings_button.clicked.connect(self.open_model_settings)
         top.addWidget(self.model_settings_button)
-        self.conversation_settings_button = QPushButton("Instructions…")
+        self.conversation_settings_button = QPushButton(self.tr("Instructions…"))
         self.conversation_settings_button.setObjectName("conversationSettingsButton")
         self.conversation_settings_button.setToolTip(
-            "System prompt, preset and reply settings of this conversation"
+            self.tr("System prompt, preset and reply settings of this conversation")
         )
         self.conversation_settings_button.clicked.connect(self.open_conversation_settings)
         top.addWidget(self.conversation_settings_button)
@@ -265,13 +265,13 @@ class MainWindow(QMainWindow):
         self.composer = Composer()
         self.composer.submitted.connect(self.send)
         self.search_panel.field.cleared.connect(self.composer.setFocus)
-        self.send_button = QPushButton("Send")
+        self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("sendButton")
-        self.send_button.setAccessibleName("Send message")
+        self.send_button.setAccessibleName(self.tr("Send message"))
         self.send_button.clicked.connect(lambda: self.send(self.composer.toPlainText()))
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setObjectName("stopButton")
-        self.stop_button.setAccessibleName("Stop the reply")
+        self.stop_button.setAccessibleName(self.tr("Stop the reply"))
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.hide()
         bottom.addWidget(self.composer, 1)
@@ -294,6 +294,11 @@ class MainWindow(QMainWindow):
         self.models_screen = ModelsScreen(
             self.core, self.downloads, self.report, self.show_error, self.ask_token
         )
+        from ui.i18n import resolve_language
+
+        self.models_screen.suggest_for_region(
+            resolve_language(str(self.core.settings.get("appearance.language")))
+        )
         self.models_screen.chat_requested.connect(self.chat_with)
         self.models_screen.library_changed.connect(self._library_changed)
         self.tabs = QTabWidget()
@@ -303,9 +308,9 @@ class MainWindow(QMainWindow):
 
         self.system_screen = SystemScreen(self.core, self.report, self._smallest_peak)
         self.system_screen.facts_ready.connect(self._facts_ready)
-        self.tabs.addTab(splitter, "Chat")
-        self.tabs.addTab(self.models_screen, "Models")
-        self.tabs.addTab(self.system_screen, "System")
+        self.tabs.addTab(splitter, self.tr("Chat"))
+        self.tabs.addTab(self.models_screen, self.tr("Models"))
+        self.tabs.addTab(self.system_screen, self.tr("System"))
         self.setCentralWidget(self.tabs)
         self.usage_label = QLabel("")
         self.usage_label.setObjectName("usageLabel")
@@ -326,53 +331,88 @@ class MainWindow(QMainWindow):
             menu.addAction(item)
             return item
 
-        file_menu = self.menuBar().addMenu("&File")
-        action(file_menu, "&New chat", QKeySequence(QKeySequence.StandardKey.New), self.new_chat)
+        file_menu = self.menuBar().addMenu(self.tr("&File"))
         action(
             file_menu,
-            "&Open model file…",
+            self.tr("&New chat"),
+            QKeySequence(QKeySequence.StandardKey.New),
+            self.new_chat,
+        )
+        action(
+            file_menu,
+            self.tr("&Open model file…"),
             QKeySequence(QKeySequence.StandardKey.Open),
             self._open_model_file,
         )
         file_menu.addSeparator()
-        action(file_menu, "&Export conversation…", QKeySequence("Ctrl+E"), self.export_conversation)
-        action(file_menu, "&Import conversation…", None, self.import_conversation)
-        file_menu.addSeparator()
-        action(file_menu, "&Settings…", QKeySequence("Ctrl+,"), self.open_settings)
-        action(file_menu, "Add server &endpoint…", None, self.add_endpoint)
-        action(file_menu, "Hugging Face &token…", None, lambda: self.ask_token("hf"))
-        action(file_menu, "ModelScope t&oken…", None, lambda: self.ask_token("modelscope"))
-        file_menu.addSeparator()
-        action(file_menu, "&Quit", QKeySequence(QKeySequence.StandardKey.Quit), self.close)
-        view_menu = self.menuBar().addMenu("&View")
-        action(view_menu, "&Chat", QKeySequence("Ctrl+1"), lambda: self.tabs.setCurrentIndex(0))
-        action(view_menu, "&Models", QKeySequence("Ctrl+2"), lambda: self.tabs.setCurrentIndex(1))
         action(
-            view_menu, "&System check", QKeySequence("Ctrl+3"), lambda: self.tabs.setCurrentIndex(2)
+            file_menu,
+            self.tr("&Export conversation…"),
+            QKeySequence("Ctrl+E"),
+            self.export_conversation,
         )
-        chat_menu = self.menuBar().addMenu("&Chat")
-        action(chat_menu, "&Stop reply", QKeySequence(Qt.Key.Key_Escape), self.escape)
-        action(chat_menu, "&Regenerate reply", QKeySequence("Ctrl+R"), lambda: self.regenerate())  # noqa: PLW0108 - not given "checked"
+        action(file_menu, self.tr("&Import conversation…"), None, self.import_conversation)
+        file_menu.addSeparator()
+        action(file_menu, self.tr("&Settings…"), QKeySequence("Ctrl+,"), self.open_settings)
+        action(file_menu, self.tr("Add server &endpoint…"), None, self.add_endpoint)
+        action(file_menu, self.tr("Hugging Face &token…"), None, lambda: self.ask_token("hf"))
+        action(file_menu, self.tr("ModelScope t&oken…"), None, lambda: self.ask_token("modelscope"))
+        file_menu.addSeparator()
+        action(file_menu, self.tr("&Quit"), QKeySequence(QKeySequence.StandardKey.Quit), self.close)
+        view_menu = self.menuBar().addMenu(self.tr("&View"))
+        action(
+            view_menu,
+            self.tr("&Chat"),
+            QKeySequence("Ctrl+1"),
+            lambda: self.tabs.setCurrentIndex(0),
+        )
+        action(
+            view_menu,
+            self.tr("&Models"),
+            QKeySequence("Ctrl+2"),
+            lambda: self.tabs.setCurrentIndex(1),
+        )
+        action(
+            view_menu,
+            self.tr("&System check"),
+            QKeySequence("Ctrl+3"),
+            lambda: self.tabs.setCurrentIndex(2),
+        )
+        chat_menu = self.menuBar().addMenu(self.tr("&Chat"))
+        action(chat_menu, self.tr("&Stop reply"), QKeySequence(Qt.Key.Key_Escape), self.escape)
         action(
             chat_menu,
-            "&Continue reply",
+            self.tr("&Regenerate reply"),
+            QKeySequence("Ctrl+R"),
+            lambda: self.regenerate(),  # noqa: PLW0108 - not given "checked"
+        )
+        action(
+            chat_menu,
+            self.tr("&Continue reply"),
             QKeySequence("Ctrl+Shift+R"),
             lambda: self.continue_reply(),  # noqa: PLW0108 - not given "checked"
         )
         action(
             chat_menu,
-            "Conversation &settings…",
+            self.tr("Conversation &settings…"),
             QKeySequence("Ctrl+Shift+S"),
             self.open_conversation_settings,
         )
-        action(chat_menu, "&Focus message box", QKeySequence("Ctrl+L"), self.composer.setFocus)
-        action(chat_menu, "&Search conversations", QKeySequence("Ctrl+F"), self.search_panel.focus)
-        self.serve_action: QAction = QAction("Serve the &API on 127.0.0.1:8765", self)
+        action(
+            chat_menu, self.tr("&Focus message box"), QKeySequence("Ctrl+L"), self.composer.setFocus
+        )
+        action(
+            chat_menu,
+            self.tr("&Search conversations"),
+            QKeySequence("Ctrl+F"),
+            self.search_panel.focus,
+        )
+        self.serve_action: QAction = QAction(self.tr("Serve the &API on 127.0.0.1:8765"), self)
         self.serve_action.setCheckable(True)
         self.serve_action.triggered.connect(self.set_api_server)
         chat_menu.addAction(self.serve_action)
-        help_menu = self.menuBar().addMenu("&Help")
-        action(help_menu, "&About Hearth", None, self.show_about)
+        help_menu = self.menuBar().addMenu(self.tr("&Help"))
+        action(help_menu, self.tr("&About Hearth"), None, self.show_about)
 
     def ask_token(self, source: str) -> bool:
         """Ask for a hub access token and keep it in the keyring; True when one was saved."""
@@ -381,9 +421,11 @@ class MainWindow(QMainWindow):
         name = "Hugging Face" if source == "hf" else "ModelScope"
         token, ok = QInputDialog.getText(
             self,
-            f"{name} access token",
-            f"This needs a {name} access token. Paste it here; it is kept in the system "
-            "keyring. Leave it empty to remove a saved token.",
+            self.tr("{0} access token").format(name),
+            self.tr(
+                "This needs a {0} access token. Paste it here; it is kept in the system keyring. "
+                "Leave it empty to remove a saved token."
+            ).format(name),
             QLineEdit.EchoMode.Password,
         )
         if not ok:
@@ -443,9 +485,11 @@ class MainWindow(QMainWindow):
     def show_about(self) -> None:
         QMessageBox.about(
             self,
-            "About Hearth",
-            f"<b>Hearth {__version__}</b><br>Private, offline chat with open language models."
-            f"<br><br>Data folder: {self.core.paths.data_dir}",
+            self.tr("About Hearth"),
+            self.tr(
+                "<b>Hearth {0}</b><br>Private, offline chat with open language "
+                "models.<br><br>Data folder: {1}"
+            ).format(__version__, self.core.paths.data_dir),
         )
 
     # -- problems ----------------------------------------------------------------------
@@ -462,9 +506,12 @@ class MainWindow(QMainWindow):
             notes.append(self.store.recovery_note)
         if self.store.recovered_replies:
             notes.append(
-                f"Hearth was closed while writing {self.store.recovered_replies} repl"
-                f"{'y' if self.store.recovered_replies == 1 else 'ies'}; what was written was "
-                "kept and marked as interrupted."
+                self.tr(
+                    "Hearth was closed while writing %n reply(s); what was written was kept "
+                    "and marked as interrupted.",
+                    "",
+                    self.store.recovered_replies,
+                )
             )
         if notes:
             self.show_error(" ".join(notes))
@@ -490,7 +537,7 @@ class MainWindow(QMainWindow):
             default = self.core.default_model(models)
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.report(exc, "choosing a model")
-            self.model_status.setText("No model")
+            self.model_status.setText(self.tr("No model"))
             self.models_ready.emit()
             return
         self.select_model(default, load=self._load_on_start)
@@ -564,10 +611,10 @@ class MainWindow(QMainWindow):
             if self.api_server is not None:
                 self.api_server.stop()
                 self.api_server = None
-            self.statusBar().showMessage("API stopped", 3000)
+            self.statusBar().showMessage(self.tr("API stopped"), 3000)
             return
         if self.model is None:
-            self.show_error("Choose a model first, then start the API.")
+            self.show_error(self.tr("Choose a model first, then start the API."))
             self.serve_action.setChecked(False)
             return
         config = ServerConfig(port=port, model_name=self.model.name)
@@ -586,7 +633,9 @@ class MainWindow(QMainWindow):
             return
         self.api_server = server
         self.serve_action.setChecked(True)
-        self.statusBar().showMessage(f"API serving {self.model.name} at http://127.0.0.1:{port}/v1")
+        self.statusBar().showMessage(
+            self.tr("API serving {0} at http://127.0.0.1:{1}/v1").format(self.model.name, port)
+        )
 
     def open_conversation_settings(self) -> ConversationSettingsDialog:
         """System prompt, preset and sampling of the open (or next new) conversation."""
@@ -629,7 +678,7 @@ class MainWindow(QMainWindow):
 
     def open_model_settings(self) -> None:
         if self.model is None:
-            self.show_error("Choose a model first.")
+            self.show_error(self.tr("Choose a model first."))
             return
         from ui.model_settings_dialog import ModelSettingsDialog
 
@@ -654,12 +703,16 @@ class MainWindow(QMainWindow):
 
         if entry.format != "gguf" and not transformers_available():
             self.show_error(
-                f"{entry.name} is a Hugging Face checkpoint and needs the PyTorch engine, which "
-                "this edition does not include (see the README)."
+                self.tr(
+                    "{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this "
+                    "edition does not include (see the README)."
+                ).format(entry.name)
             )
             return
         if self.run is not None:
-            self.show_error("Wait for the reply to finish (or press Stop) before switching models.")
+            self.show_error(
+                self.tr("Wait for the reply to finish (or press Stop) before switching models.")
+            )
             return
         if all(m.path != entry.path for m in self.models):
             self.models.append(entry)
@@ -675,7 +728,7 @@ class MainWindow(QMainWindow):
     def _open_model_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self,
-            "Open a GGUF model",
+            self.tr("Open a GGUF model"),
             str(self.core.models_dir),
             "GGUF models (*.gguf);;All files (*)",
         )
@@ -686,8 +739,9 @@ class MainWindow(QMainWindow):
         entry = describe(path, "file")
         if entry.problem:
             self.show_error(
-                f"This file cannot be used as a model: {entry.problem} "
-                "Choose another file or model."
+                self.tr(
+                    "This file cannot be used as a model: {0} Choose another file or model."
+                ).format(entry.problem)
             )
             return False
         if all(m.path != entry.path for m in self.models):
@@ -698,7 +752,7 @@ class MainWindow(QMainWindow):
 
     def select_model(self, entry: ModelEntry, load: bool = True) -> None:
         if not entry.usable:
-            self.show_error(f"{entry.name} cannot be used: {entry.problem}")
+            self.show_error(self.tr("{0} cannot be used: {1}").format(entry.name, entry.problem))
             return
         self.model = entry
         for index, candidate in enumerate(self.models):
@@ -735,9 +789,11 @@ class MainWindow(QMainWindow):
         self._loader = None
         if event["type"] == protocol.ERROR:
             self.load_progress.hide()
-            self.model_status.setText("Not loaded")
+            self.model_status.setText(self.tr("Not loaded"))
             name = self.model.name if self.model else "The model"
-            self.show_error(f"{name} could not be loaded. {event.get('message', '')}")
+            self.show_error(
+                self.tr("{0} could not be loaded. {1}").format(name, event.get("message", ""))
+            )
             return
         self._model_ready(event)
 
@@ -751,7 +807,9 @@ class MainWindow(QMainWindow):
         if isinstance(context, int):
             self.loaded_context = context
             self._update_context_meter()
-        self.model_status.setText(f"{name} · {context} tokens context" if context else name)
+        self.model_status.setText(
+            self.tr("{0} · {1} tokens context").format(name, context) if context else name
+        )
         self.model_loaded.emit(event)
 
     # -- conversations -----------------------------------------------------------------
@@ -1246,13 +1304,15 @@ class MainWindow(QMainWindow):
             preview.append(f"--- {name} ({len(lines)} lines) ---\n" + "\n".join(lines[:12]))
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Run this model's own code?")
+        box.setWindowTitle(self.tr("Run this model's own code?"))
         code = ", ".join(files) or "files named in its config"
         box.setText(
-            f"{entry.name} comes with Python code ({code}) that transformers would run on your "
-            "computer with your permissions. Allow it only if you trust where the model comes "
-            "from. Hearth remembers your answer for exactly this code; if the files change, it "
-            "asks again."
+            self.tr(
+                "{0} comes with Python code ({1}) that transformers would run on your computer "
+                "with your permissions. Allow it only if you trust where the model comes from. "
+                "Hearth remembers your answer for exactly this code; if the files change, it asks "
+                "again."
+            ).format(entry.name, code)
         )
         box.setDetailedText("\n\n".join(preview))
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
@@ -1262,7 +1322,9 @@ class MainWindow(QMainWindow):
         choice = self.core.overrides.get(str(entry.path))
         choice.trusted_code = code_fingerprint(entry.path)
         self.core.overrides.set(str(entry.path), choice)
-        self.show_error("Allowed. Send your message again to load the model with its code.")
+        self.show_error(
+            self.tr("Allowed. Send your message again to load the model with its code.")
+        )
         return True
 
     def _set_busy(self, busy: bool) -> None:

@@ -25,7 +25,7 @@ AUTO = "Automatic"
 class ModelSettingsDialog(QDialog):
     def __init__(self, core: Core, entry: ModelEntry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Settings for {entry.name}")
+        self.setWindowTitle(self.tr("Settings for {0}").format(entry.name))
         self.core, self.entry = core, entry
         choice = core.overrides.get(str(entry.path))
         layout = QVBoxLayout(self)
@@ -47,17 +47,17 @@ class ModelSettingsDialog(QDialog):
         for value in (AUTO, "bfloat16", "float16", "float32"):
             self.dtype.addItem(value, None if value == AUTO else value)
         self.dtype.setCurrentIndex(max(self.dtype.findData(choice.dtype), 0))
-        form.addRow("Engine", self.engine)
-        form.addRow("GPU layers", self.gpu_layers)
-        form.addRow("CPU threads", self.threads)
-        form.addRow("Context length", self.context)
-        form.addRow("Data type (checkpoints)", self.dtype)
+        form.addRow(self.tr("Engine"), self.engine)
+        form.addRow(self.tr("GPU layers"), self.gpu_layers)
+        form.addRow(self.tr("CPU threads"), self.threads)
+        form.addRow(self.tr("Context length"), self.context)
+        form.addRow(self.tr("Data type (checkpoints)"), self.dtype)
         self.allow_pickle = QCheckBox(
-            "Allow pickle weights (.bin): they can run code from the file"
+            self.tr("Allow pickle weights (.bin): they can run code from the file")
         )
         self.allow_pickle.setChecked(bool(choice.allow_pickle))
         self.allow_pickle.setEnabled(entry.format == "transformers")
-        form.addRow("Safety", self.allow_pickle)
+        form.addRow(self.tr("Safety"), self.allow_pickle)
         layout.addLayout(form)
         self.estimate_label = QLabel(self._estimate_text())
         self.estimate_label.setWordWrap(True)
@@ -117,7 +117,7 @@ class ModelSettingsDialog(QDialog):
         try:
             self.core.overrides.set(str(self.entry.path), self.choice())
         except (ValueError, OSError) as exc:
-            self.problem.setText(f"Not saved: {exc}.")
+            self.problem.setText(self.tr("Not saved: {0}.").format(exc))
             self.problem.show()
             return
         super().accept()

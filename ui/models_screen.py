@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -52,20 +52,32 @@ from ui.background import run_in_background
 from ui.downloads_model import DownloadsModel
 
 SOURCE_LABELS = {HF: "Hugging Face", MODELSCOPE: "ModelScope"}
-SORT_LABELS = {"downloads": "Most downloaded", "likes": "Most liked", "recent": "Recently updated"}
-KIND_LABELS = {"gguf": "GGUF (llama.cpp)", "transformers": "Transformers checkpoints"}
+MIRROR = "https://hf-mirror.com"
+SORT_LABELS = {
+    "downloads": QT_TRANSLATE_NOOP("ModelsScreen", "Most downloaded"),
+    "likes": QT_TRANSLATE_NOOP("ModelsScreen", "Most liked"),
+    "recent": QT_TRANSLATE_NOOP("ModelsScreen", "Recently updated"),
+}
+KIND_LABELS = {
+    "gguf": QT_TRANSLATE_NOOP("ModelsScreen", "GGUF (llama.cpp)"),
+    "transformers": QT_TRANSLATE_NOOP("ModelsScreen", "Transformers checkpoints"),
+}
 SOURCE_NAMES = {
-    "starter": "Bundled",
+    "starter": QT_TRANSLATE_NOOP("ModelsScreen", "Bundled"),
     "models_dir": "Hearth",
-    "added": "Added by you",
-    "file": "Opened file",
+    "added": QT_TRANSLATE_NOOP("ModelsScreen", "Added by you"),
+    "file": QT_TRANSLATE_NOOP("ModelsScreen", "Opened file"),
 }
 
 
-def _table(headers: tuple[str, ...], name: str) -> QTableWidget:
+def _t(text: object) -> str:
+    return QCoreApplication.translate("ModelsScreen", str(text))
+
+
+def _table(headers: tuple[object, ...], name: str) -> QTableWidget:
     table = QTableWidget(0, len(headers))
     table.setObjectName(name)
-    table.setHorizontalHeaderLabels(list(headers))
+    table.setHorizontalHeaderLabels([_t(h) for h in headers])
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -78,7 +90,8 @@ def _table(headers: tuple[str, ...], name: str) -> QTableWidget:
     return table
 
 
-RECOMMENDED_HERE = "Recommended for this machine"
+RECOMMENDED_HERE = QT_TRANSLATE_NOOP("ModelsScreen", "Recommended for this machine")
+RECOMMENDED = QT_TRANSLATE_NOOP("ModelsScreen", "Recommended")
 BEST_QUALITY_ORDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q4_K_M", "Q4_K_S", "IQ4_XS", "Q4_0")
 
 
@@ -107,12 +120,21 @@ def _verdict_cell(result: Estimate) -> QTableWidgetItem:
     cell = QTableWidgetItem(text)
     cell.setForeground(QColor(VERDICT_COLOURS.get(result.verdict, "#000000")))
     lines = [
-        f"Weights {result.weights_bytes / 1e9:.2f} GB, KV cache "
-        f"{result.kv_cache_bytes / 1e9:.2f} GB, overhead {result.overhead_bytes / 1e9:.2f} GB "
-        f"at {result.n_ctx} tokens of context."
+        _t(
+            "Weights {0:.2f} GB, KV cache {1:.2f} GB, overhead {2:.2f} GB at {3} tokens of context."
+        ).format(
+            result.weights_bytes / 1e9,
+            result.kv_cache_bytes / 1e9,
+            result.overhead_bytes / 1e9,
+            result.n_ctx,
+        )
     ]
     if result.speed_hint:
-        lines.append(f"Expected speed: {result.speed_hint}.")
+        lines.append(
+            QCoreApplication.translate("ModelsScreen", "Expected speed: {0}.").format(
+                result.speed_hint
+            )
+        )
     lines.extend(result.notes)
     cell.setToolTip("\n".join(lines))
     return cell
@@ -177,30 +199,51 @@ class ModelsScreen(QWidget):
         self.library: list[ModelEntry] = []
         self._build()
 
+    def suggest_for_region(self, language: str) -> None:
+        """On a Chinese locale, start on ModelScope and offer a Hugging Face mirror,
+        unless the user already chose an address for Hugging Face."""
+        if language != "zh_CN":
+            self.region_hint.hide()
+            return
+        self.source.setCurrentIndex(max(self.source.findData(MODELSCOPE), 0))
+        mirror_set = bool(str(self.core.settings.get("hub.huggingface_endpoint")))
+        self.mirror_button.setVisible(not mirror_set)
+        self.region_hint.show()
+
+    def use_mirror(self) -> None:
+        try:
+            self.core.settings.set("hub.huggingface_endpoint", MIRROR)
+        except (OSError, ValueError) as exc:
+            self.report(exc, "saving the mirror address")
+            return
+        self.mirror_button.hide()
+
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
         layout = QVBoxLayout(self)
         search_row = QHBoxLayout()
         self.source = QComboBox()
-        self.source.setAccessibleName("Source")
+        self.source.setAccessibleName(self.tr("Source"))
         for key, label in SOURCE_LABELS.items():
             self.source.addItem(label, key)
         self.kind = QComboBox()
-        self.kind.setAccessibleName("Kind of model")
-        for key, label in KIND_LABELS.items():
-            self.kind.addItem(label, key)
+        self.kind.setAccessibleName(self.tr("Kind of model"))
+        for kind, kind_label in KIND_LABELS.items():
+            self.kind.addItem(_t(kind_label), kind)
         self.sort = QComboBox()
-        self.sort.setAccessibleName("Sort by")
-        for key, label in SORT_LABELS.items():
-            self.sort.addItem(label, key)
+        self.sort.setAccessibleName(self.tr("Sort by"))
+        for order, order_label in SORT_LABELS.items():
+            self.sort.addItem(_t(order_label), order)
         self.query = QLineEdit()
         self.query.setObjectName("searchQuery")
-        self.query.setPlaceholderText("Search models, or type a repository id (owner/name)")
+        self.query.setPlaceholderText(
+            self.tr("Search models, or type a repository id (owner/name)")
+        )
         self.query.returnPressed.connect(self.search)
-        self.search_button = QPushButton("Search")
+        self.search_button = QPushButton(self.tr("Search"))
         self.search_button.clicked.connect(self.search)
-        self.open_button = QPushButton("Open id")
-        self.open_button.setToolTip("Open the repository typed in the box (owner/name)")
+        self.open_button = QPushButton(self.tr("Open id"))
+        self.open_button.setToolTip(self.tr("Open the repository typed in the box (owner/name)"))
         self.open_button.clicked.connect(lambda: self.open_repo(self.query.text().strip()))
         for widget in (self.source, self.kind, self.sort):
             search_row.addWidget(widget)
@@ -208,18 +251,55 @@ class ModelsScreen(QWidget):
         search_row.addWidget(self.search_button)
         search_row.addWidget(self.open_button)
         layout.addLayout(search_row)
+        self.region_hint = QWidget()
+        self.region_hint.setObjectName("regionHint")
+        hint_row = QHBoxLayout(self.region_hint)
+        hint_row.setContentsMargins(0, 0, 0, 0)
+        self.region_label = QLabel(
+            self.tr(
+                "In mainland China, ModelScope (chosen above) or a Hugging Face mirror is "
+                "usually much faster than huggingface.co."
+            )
+        )
+        self.region_label.setWordWrap(True)
+        self.mirror_button = QPushButton(self.tr("Use the hf-mirror.com mirror"))
+        self.mirror_button.setToolTip(
+            self.tr("Sets the Hugging Face address in Settings to https://hf-mirror.com")
+        )
+        self.mirror_button.clicked.connect(self.use_mirror)
+        hint_row.addWidget(self.region_label, 1)
+        hint_row.addWidget(self.mirror_button)
+        self.region_hint.hide()
+        layout.addWidget(self.region_hint)
 
         browse = QSplitter(Qt.Orientation.Horizontal)
-        self.results_table = _table(("Repository", "Downloads", "Likes", "Updated"), "results")
+        self.results_table = _table(
+            (
+                QT_TRANSLATE_NOOP("ModelsScreen", "Repository"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Downloads"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Likes"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Updated"),
+            ),
+            "results",
+        )
         self.results_table.itemSelectionChanged.connect(self._result_chosen)
         browse.addWidget(self.results_table)
         files_box = QWidget()
         files_layout = QVBoxLayout(files_box)
         files_layout.setContentsMargins(0, 0, 0, 0)
-        self.repo_label = QLabel("Open a repository to see what it offers.")
+        self.repo_label = QLabel(self.tr("Open a repository to see what it offers."))
         self.repo_label.setWordWrap(True)
-        self.offers_table = _table(("Choice", "Files", "Size", "Fits here?", "Note"), "offers")
-        self.download_button = QPushButton("Download")
+        self.offers_table = _table(
+            (
+                QT_TRANSLATE_NOOP("ModelsScreen", "Choice"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Files"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Size"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Fits here?"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Note"),
+            ),
+            "offers",
+        )
+        self.download_button = QPushButton(self.tr("Download"))
         self.download_button.setObjectName("downloadButton")
         self.download_button.clicked.connect(self.download_selected)
         files_layout.addWidget(self.repo_label)
@@ -228,7 +308,7 @@ class ModelsScreen(QWidget):
         browse.addWidget(files_box)
         browse.setSizes([420, 520])
 
-        downloads_box = QGroupBox("Downloads")
+        downloads_box = QGroupBox(self.tr("Downloads"))
         downloads_layout = QVBoxLayout(downloads_box)
         self.downloads_model = DownloadsModel(self.manager, self)
         self.downloads_model.completed.connect(lambda _path: self.refresh_library())
@@ -247,10 +327,10 @@ class ModelsScreen(QWidget):
         for column, width in ((0, 300), (1, 260), (2, 100), (4, 80)):
             header.resizeSection(column, width)
         buttons = QHBoxLayout()
-        self.pause_button = QPushButton("Pause")
-        self.resume_button = QPushButton("Resume")
-        self.cancel_button = QPushButton("Cancel")
-        self.clear_button = QPushButton("Clear finished")
+        self.pause_button = QPushButton(self.tr("Pause"))
+        self.resume_button = QPushButton(self.tr("Resume"))
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.clear_button = QPushButton(self.tr("Clear finished"))
         self.pause_button.clicked.connect(lambda: self._on_download(self.manager.pause))
         self.resume_button.clicked.connect(lambda: self._on_download(self.manager.resume))
         self.cancel_button.clicked.connect(lambda: self._on_download(self.manager.cancel))
@@ -266,30 +346,30 @@ class ModelsScreen(QWidget):
         downloads_layout.addWidget(self.downloads_view)
         downloads_layout.addLayout(buttons)
 
-        library_box = QGroupBox("Library")
+        library_box = QGroupBox(self.tr("Library"))
         library_layout = QVBoxLayout(library_box)
         self.library_table = _table(
             (
-                "Model",
-                "Format",
-                "Architecture",
-                "Parameters",
-                "Quantization",
-                "Context",
-                "Size",
-                "From",
-                "Fits here?",
+                QT_TRANSLATE_NOOP("ModelsScreen", "Model"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Format"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Architecture"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Parameters"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Quantization"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Context"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Size"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "From"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Fits here?"),
             ),
             "library",
         )
         library_buttons = QHBoxLayout()
-        self.chat_button = QPushButton("Chat with this model")
+        self.chat_button = QPushButton(self.tr("Chat with this model"))
         self.chat_button.clicked.connect(self._chat_with_selected)
-        self.delete_button = QPushButton("Delete…")
+        self.delete_button = QPushButton(self.tr("Delete…"))
         self.delete_button.clicked.connect(self._delete_selected)
-        self.add_button = QPushButton("Add file or folder…")
+        self.add_button = QPushButton(self.tr("Add file or folder…"))
         self.add_button.clicked.connect(self._add_path)
-        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button = QPushButton(self.tr("Refresh"))
         self.refresh_button.clicked.connect(self.refresh_library)
         for button in (self.chat_button, self.delete_button, self.add_button, self.refresh_button):
             library_buttons.addWidget(button)
@@ -347,7 +427,7 @@ class ModelsScreen(QWidget):
             for column, value in enumerate(values):
                 self.results_table.setItem(row, column, QTableWidgetItem(value))
         if not results:
-            self.show_error("No models matched. Try other words, or another source.")
+            self.show_error(self.tr("No models matched. Try other words, or another source."))
         self.search_finished.emit()
 
     def _result_chosen(self) -> None:
@@ -358,11 +438,11 @@ class ModelsScreen(QWidget):
     # -- one repository ------------------------------------------------------------------
     def open_repo(self, repo_id: str) -> None:
         if "/" not in repo_id:
-            self.show_error("A repository id looks like owner/name.")
+            self.show_error(self.tr("A repository id looks like owner/name."))
             return
         source = str(self.source.currentData())
         core = self.core
-        self.repo_label.setText(f"Opening {repo_id}…")
+        self.repo_label.setText(self.tr("Opening {0}…").format(repo_id))
         run_in_background(
             self,
             lambda: group_files(list_repo(core, repo_id, source)),
@@ -371,7 +451,7 @@ class ModelsScreen(QWidget):
         )
 
     def _open_failed(self, repo_id: str, source: str, exc: BaseException) -> None:
-        self.repo_label.setText("Could not open the repository.")
+        self.repo_label.setText(self.tr("Could not open the repository."))
         if (
             isinstance(exc, HubAccessError)
             and self.ask_token is not None
@@ -391,7 +471,7 @@ class ModelsScreen(QWidget):
         )
         self.offers_table.setRowCount(len(offers))
         for row, offer in enumerate(offers):
-            note = offer.warning or ("Recommended" if offer is best else "")
+            note = offer.warning or (_t(RECOMMENDED) if offer is best else "")
             fits = "…" if self.facts is not None and offer.kind == "gguf" else ""
             values = (offer.label, str(len(offer.files)), human_size(offer.size), fits, note)
             for column, value in enumerate(values):
@@ -437,9 +517,9 @@ class ModelsScreen(QWidget):
             if best is not None:
                 for row in range(len(offers)):
                     note = self.offers_table.item(row, 4)
-                    if note is not None and note.text() in ("Recommended", RECOMMENDED_HERE):
+                    if note is not None and note.text() in (_t(RECOMMENDED), _t(RECOMMENDED_HERE)):
                         note.setText("")
-                self.offers_table.setItem(best, 4, QTableWidgetItem(RECOMMENDED_HERE))
+                self.offers_table.setItem(best, 4, QTableWidgetItem(_t(RECOMMENDED_HERE)))
                 self.offers_table.selectRow(best)
             self.estimates_shown.emit()
 
@@ -485,7 +565,7 @@ class ModelsScreen(QWidget):
     def download_selected(self) -> None:
         rows = self.offers_table.selectionModel().selectedRows()
         if not rows or not self.offers:
-            self.show_error("Choose what to download first.")
+            self.show_error(self.tr("Choose what to download first."))
             return
         offer = self.offers[rows[0].row()]
         self.download(offer)
@@ -511,7 +591,7 @@ class ModelsScreen(QWidget):
     def _on_download(self, action: Callable[[str], None]) -> None:
         download_id = self._selected_download()
         if download_id is None:
-            self.show_error("Choose a download in the list first.")
+            self.show_error(self.tr("Choose a download in the list first."))
             return
         action(download_id)
         self.downloads_model.refresh()
@@ -545,7 +625,11 @@ class ModelsScreen(QWidget):
         self.library = models
         self.library_table.setRowCount(len(models))
         for row, entry in enumerate(models):
-            source = SOURCE_NAMES.get(entry.source) or APP_NAMES.get(entry.source, entry.source)
+            source = (
+                _t(SOURCE_NAMES[entry.source])
+                if entry.source in SOURCE_NAMES
+                else APP_NAMES.get(entry.source, entry.source)
+            )
             values = (
                 entry.name,
                 entry.format,
@@ -573,7 +657,7 @@ class ModelsScreen(QWidget):
     def _chat_with_selected(self) -> None:
         entry = self._selected_entry()
         if entry is None:
-            self.show_error("Choose a model in the library first.")
+            self.show_error(self.tr("Choose a model in the library first."))
             return
         self.chat_requested.emit(entry)
 
@@ -584,8 +668,10 @@ class ModelsScreen(QWidget):
         if confirm:
             answer = QMessageBox.question(
                 self,
-                "Delete model",
-                f"Delete {entry.name} ({human_size(entry.size_bytes)}) from disk?",
+                self.tr("Delete model"),
+                self.tr("Delete {0} ({1}) from disk?").format(
+                    entry.name, human_size(entry.size_bytes)
+                ),
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return
@@ -598,7 +684,7 @@ class ModelsScreen(QWidget):
 
     def _add_path(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Add a GGUF model", str(Path.home()), "GGUF models (*.gguf)"
+            self, self.tr("Add a GGUF model"), str(Path.home()), "GGUF models (*.gguf)"
         )
         if path:
             self.add_path(Path(path))

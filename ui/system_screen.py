@@ -48,11 +48,11 @@ class SystemScreen(QWidget):
         self.checks: list[Check] = []
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
-        self.status = QLabel("Checking this machine…")
-        self.run_button = QPushButton("Check again")
+        self.status = QLabel(self.tr("Checking this machine…"))
+        self.run_button = QPushButton(self.tr("Check again"))
         self.run_button.clicked.connect(self.run)
-        self.copy_button = QPushButton("Copy report")
-        self.copy_button.setToolTip("Copy a plain-text report for a bug report")
+        self.copy_button = QPushButton(self.tr("Copy report"))
+        self.copy_button.setToolTip(self.tr("Copy a plain-text report for a bug report"))
         self.copy_button.clicked.connect(self.copy_report)
         top.addWidget(self.status, 1)
         top.addWidget(self.run_button)
@@ -62,16 +62,16 @@ class SystemScreen(QWidget):
         self.tree.setObjectName("checks")
         self.tree.setHeaderHidden(True)
         self.tree.setWordWrap(True)
-        self.tree.setAccessibleName("System checks")
+        self.tree.setAccessibleName(self.tr("System checks"))
         layout.addWidget(self.tree, 2)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
-        self.details.setAccessibleName("What Hearth found")
+        self.details.setAccessibleName(self.tr("What Hearth found"))
         layout.addWidget(self.details, 1)
 
     def run(self) -> None:
         self.run_button.setEnabled(False)
-        self.status.setText("Checking this machine…")
+        self.status.setText(self.tr("Checking this machine…"))
         core = self.core
 
         def work() -> tuple[SystemFacts, list[Check]]:
@@ -82,7 +82,7 @@ class SystemScreen(QWidget):
 
     def _failed(self, exc: BaseException) -> None:
         self.run_button.setEnabled(True)
-        self.status.setText("The check could not finish.")
+        self.status.setText(self.tr("The check could not finish."))
         self.report(exc, "checking the system")
 
     def _show(self, result: tuple[SystemFacts, list[Check]]) -> None:
@@ -91,7 +91,9 @@ class SystemScreen(QWidget):
         self.run_button.setEnabled(True)
         problems = sum(1 for c in checks if c.status in ("problem", "warning"))
         self.status.setText(
-            "Everything looks fine." if not problems else f"{problems} thing(s) need attention."
+            self.tr("Everything looks fine.")
+            if not problems
+            else self.tr("%n thing(s) need attention.", "", problems)
         )
         self.tree.clear()
         for check in checks:
@@ -104,7 +106,7 @@ class SystemScreen(QWidget):
             if check.detail:
                 item.addChild(QTreeWidgetItem([check.detail]))
             if check.action:
-                item.addChild(QTreeWidgetItem([f"What to do: {check.action}"]))
+                item.addChild(QTreeWidgetItem([self.tr("What to do: {0}").format(check.action)]))
             self.tree.addTopLevelItem(item)
             item.setExpanded(check.status in ("problem", "warning"))
         self.details.setPlainText(format_facts(facts))
@@ -119,4 +121,4 @@ class SystemScreen(QWidget):
         text = self.report_text()
         if text:
             QGuiApplication.clipboard().setText(text)
-            self.status.setText("Report copied to the clipboard.")
+            self.status.setText(self.tr("Report copied to the clipboard."))

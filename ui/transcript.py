@@ -65,13 +65,17 @@ def stats_text(stats: dict[str, object]) -> str:
     parts: list[str] = []
     speed = stats.get("tokens_per_s")
     if isinstance(speed, int | float):
-        parts.append(_tr("{0:.1f} tok/s").format(speed))
+        parts.append(QCoreApplication.translate("TranscriptView", "{0:.1f} tok/s").format(speed))
     ttft = stats.get("client_ttft_ms", stats.get("ttft_ms"))
     if isinstance(ttft, int | float):
-        parts.append(_tr("first token {0:.2f} s").format(ttft / 1000))
+        parts.append(
+            QCoreApplication.translate("TranscriptView", "first token {0:.2f} s").format(
+                ttft / 1000
+            )
+        )
     generated = stats.get("generated_tokens")
     if isinstance(generated, int):
-        parts.append(_tr("{0} tokens").format(generated))
+        parts.append(QCoreApplication.translate("TranscriptView", "{0} tokens").format(generated))
     return " · ".join(parts)
 
 

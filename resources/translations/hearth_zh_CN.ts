@@ -1,0 +1,1191 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Message the model… (Enter to send, Shift+Enter for a new line)</source>
+        <translation>给模型发消息…（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+</context>
+<context>
+    <name>ContextMeter</name>
+    <message>
+        <source>Context used</source>
+        <translation>已用上下文</translation>
+    </message>
+    <message>
+        <source>How much of the model&apos;s context window this conversation fills. When it is full, the oldest messages are left out of what the model sees (the system prompt and your newest message are always kept), and Hearth says so. The conversation itself is never shortened.</source>
+        <translation>此对话占用了模型上下文窗口的多少。占满后，最早的消息将不再发送给模型（系统提示词和你最新的消息始终保留），Hearth 会提示你。对话本身永远不会被删减。</translation>
+    </message>
+    <message>
+        <source>Context: {0}{1} / {2} tokens</source>
+        <translation>上下文：{0}{1} / {2} 个 token</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationList</name>
+    <message>
+        <source>Conversations</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Delete conversation</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Pinned: {0}</source>
+        <translation>已置顶：{0}</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>取消置顶</translation>
+    </message>
+    <message>
+        <source>Pin to the top</source>
+        <translation>置顶</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSettingsDialog</name>
+    <message>
+        <source>Conversation settings</source>
+        <translation>对话设置</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>Save as preset…</source>
+        <translation>另存为预设…</translation>
+    </message>
+    <message>
+        <source>Preset:</source>
+        <translation>预设：</translation>
+    </message>
+    <message>
+        <source>System prompt (instructions for the model):</source>
+        <translation>系统提示词（给模型的指示）：</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>For example: Answer in French.</source>
+        <translation>例如：请用法语回答。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s authors recommend: {0}</source>
+        <translation>模型作者推荐：{0}</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Save as preset</source>
+        <translation>另存为预设</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>The preset was not saved: {0}</source>
+        <translation>预设未保存：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadsModel</name>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Repository</source>
+        <translation>仓库</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>下载中</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Checking</source>
+        <translation>校验中</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Verified</source>
+        <translation>已校验</translation>
+    </message>
+    <message>
+        <source>{0:.0%} · {1} of {2}</source>
+        <translation>{0:.0%} · {1} / {2}</translation>
+    </message>
+    <message>
+        <source>{0} left</source>
+        <translation>剩余 {0}</translation>
+    </message>
+</context>
+<context>
+    <name>EndpointDialog</name>
+    <message>
+        <source>Add a server endpoint</source>
+        <translation>添加服务器端点</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server: vLLM, trtllm-serve, Ollama, llama-server, LM Studio or another Hearth.</source>
+        <translation>兼容 OpenAI 的服务器：vLLM、trtllm-serve、Ollama、llama-server、LM Studio 或另一个 Hearth。</translation>
+    </message>
+    <message>
+        <source>e.g. gpu-box</source>
+        <translation>例如 gpu-box</translation>
+    </message>
+    <message>
+        <source>http://192.168.1.20:8000</source>
+        <translation>http://192.168.1.20:8000</translation>
+    </message>
+    <message>
+        <source>optional; kept in the system keyring</source>
+        <translation>可选；保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorBanner</name>
+    <message>
+        <source>Error message</source>
+        <translation>错误信息</translation>
+    </message>
+    <message>
+        <source>Dismiss error</source>
+        <translation>关闭错误提示</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Hearth</source>
+        <translation>Hearth 炉边</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Open model file…</source>
+        <translation>打开模型文件…</translation>
+    </message>
+    <message>
+        <source>Model loading progress</source>
+        <translation>模型加载进度</translation>
+    </message>
+    <message>
+        <source>Finding models…</source>
+        <translation>正在查找模型…</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Model settings…</source>
+        <translation>模型设置…</translation>
+    </message>
+    <message>
+        <source>Engine, GPU layers, threads and context for this model</source>
+        <translation>此模型的引擎、GPU 层数、线程数和上下文</translation>
+    </message>
+    <message>
+        <source>Instructions…</source>
+        <translation>指示…</translation>
+    </message>
+    <message>
+        <source>System prompt, preset and reply settings of this conversation</source>
+        <translation>此对话的系统提示词、预设和回复设置</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回复</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新对话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Open model file…</source>
+        <translation>打开模型文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export conversation…</source>
+        <translation>导出对话(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Import conversation…</source>
+        <translation>导入对话(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Add server &amp;endpoint…</source>
+        <translation>添加服务器端点(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Hugging Face &amp;token…</source>
+        <translation>Hugging Face 令牌(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>ModelScope t&amp;oken…</source>
+        <translation>ModelScope 令牌(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation>聊天(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Models</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;System check</source>
+        <translation>系统检查(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop reply</source>
+        <translation>停止回复(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate reply</source>
+        <translation>重新生成回复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Continue reply</source>
+        <translation>继续回复(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Conversation &amp;settings…</source>
+        <translation>对话设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Focus message box</source>
+        <translation>聚焦消息框(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Search conversations</source>
+        <translation>搜索对话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Serve the &amp;API on 127.0.0.1:8765</source>
+        <translation>在 127.0.0.1:8765 提供 &amp;API 服务</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Hearth</source>
+        <translation>关于 Hearth(&amp;A)</translation>
+    </message>
+    <message>
+        <source>{0} access token</source>
+        <translation>{0} 访问令牌</translation>
+    </message>
+    <message>
+        <source>This needs a {0} access token. Paste it here; it is kept in the system keyring. Leave it empty to remove a saved token.</source>
+        <translation>这需要 {0} 访问令牌。请粘贴到这里；它会保存在系统钥匙串中。留空则删除已保存的令牌。</translation>
+    </message>
+    <message>
+        <source>About Hearth</source>
+        <translation>关于 Hearth</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Hearth {0}&lt;/b&gt;&lt;br&gt;Private, offline chat with open language models.&lt;br&gt;&lt;br&gt;Data folder: {1}</source>
+        <translation>&lt;b&gt;Hearth {0}&lt;/b&gt;&lt;br&gt;与开源语言模型进行私密、离线的对话。&lt;br&gt;&lt;br&gt;数据文件夹：{1}</translation>
+    </message>
+    <message numerus="yes">
+        <source>Hearth was closed while writing %n reply(s); what was written was kept and marked as interrupted.</source>
+        <translation>
+            <numerusform>Hearth 在写入 %n 条回复时被关闭；已写入的内容已保留并标记为已中断。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>API stopped</source>
+        <translation>API 已停止</translation>
+    </message>
+    <message>
+        <source>Choose a model first, then start the API.</source>
+        <translation>请先选择模型，再启动 API。</translation>
+    </message>
+    <message>
+        <source>API serving {0} at http://127.0.0.1:{1}/v1</source>
+        <translation>API 正在 http://127.0.0.1:{1}/v1 提供 {0}</translation>
+    </message>
+    <message>
+        <source>Choose a model first.</source>
+        <translation>请先选择模型。</translation>
+    </message>
+    <message>
+        <source>{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this edition does not include (see the README).</source>
+        <translation>{0} 是 Hugging Face 检查点，需要 PyTorch 引擎，而此版本不包含它（见 README）。</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish (or press Stop) before switching models.</source>
+        <translation>请等待回复完成（或按“停止”）后再切换模型。</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model</source>
+        <translation>打开 GGUF 模型</translation>
+    </message>
+    <message>
+        <source>This file cannot be used as a model: {0} Choose another file or model.</source>
+        <translation>此文件不能用作模型：{0} 请选择其他文件或模型。</translation>
+    </message>
+    <message>
+        <source>{0} cannot be used: {1}</source>
+        <translation>{0} 无法使用：{1}</translation>
+    </message>
+    <message>
+        <source>Not loaded</source>
+        <translation>未加载</translation>
+    </message>
+    <message>
+        <source>{0} could not be loaded. {1}</source>
+        <translation>{0} 无法加载。{1}</translation>
+    </message>
+    <message>
+        <source>{0} · {1} tokens context</source>
+        <translation>{0} · 上下文 {1} 个 token</translation>
+    </message>
+    <message>
+        <source>Open a conversation first.</source>
+        <translation>请先打开一个对话。</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md);;Hearth conversation, JSON (*.json)</source>
+        <translation>Markdown (*.md);;Hearth 对话，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Exported to {0}</source>
+        <translation>已导出到 {0}</translation>
+    </message>
+    <message>
+        <source>Import conversation</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Hearth conversation (*.json);;All files (*)</source>
+        <translation>Hearth 对话 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>{0} could not be imported: {1}</source>
+        <translation>{0} 无法导入：{1}</translation>
+    </message>
+    <message>
+        <source>Deleted “{0}”.</source>
+        <translation>已删除“{0}”。</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish (or press Stop) first.</source>
+        <translation>请先等待回复完成（或按“停止”）。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Editing your message: Send keeps the old version as a branch (Esc cancels).</source>
+        <translation>正在编辑你的消息：发送后旧版本会保留为一个分支（Esc 取消）。</translation>
+    </message>
+    <message>
+        <source>Choose a model first: pick one above, or open a .gguf file.</source>
+        <translation>请先选择模型：在上方选择一个，或打开 .gguf 文件。</translation>
+    </message>
+    <message>
+        <source>Run this model&apos;s own code?</source>
+        <translation>运行此模型自带的代码？</translation>
+    </message>
+    <message>
+        <source>{0} comes with Python code ({1}) that transformers would run on your computer with your permissions. Allow it only if you trust where the model comes from. Hearth remembers your answer for exactly this code; if the files change, it asks again.</source>
+        <translation>{0} 附带 Python 代码（{1}），transformers 会以你的权限在你的电脑上运行它。只有在你信任模型来源时才允许。Hearth 会针对这份代码记住你的选择；如果文件发生变化，会再次询问。</translation>
+    </message>
+    <message>
+        <source>Allowed. Send your message again to load the model with its code.</source>
+        <translation>已允许。请重新发送消息，以加载模型及其代码。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelSettingsDialog</name>
+    <message>
+        <source>Settings for {0}</source>
+        <translation>{0} 的设置</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>上下文长度</translation>
+    </message>
+    <message>
+        <source>Data type (checkpoints)</source>
+        <translation>数据类型（检查点）</translation>
+    </message>
+    <message>
+        <source>Allow pickle weights (.bin): they can run code from the file</source>
+        <translation>允许 pickle 权重（.bin）：它们可以运行文件中的代码</translation>
+    </message>
+    <message>
+        <source>Safety</source>
+        <translation>安全</translation>
+    </message>
+    <message>
+        <source>Not saved: {0}.</source>
+        <translation>未保存：{0}。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsScreen</name>
+    <message>
+        <source>Most downloaded</source>
+        <translation>下载最多</translation>
+    </message>
+    <message>
+        <source>Most liked</source>
+        <translation>点赞最多</translation>
+    </message>
+    <message>
+        <source>Recently updated</source>
+        <translation>最近更新</translation>
+    </message>
+    <message>
+        <source>GGUF (llama.cpp)</source>
+        <translation>GGUF（llama.cpp）</translation>
+    </message>
+    <message>
+        <source>Transformers checkpoints</source>
+        <translation>Transformers 检查点</translation>
+    </message>
+    <message>
+        <source>Bundled</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>Added by you</source>
+        <translation>你添加的</translation>
+    </message>
+    <message>
+        <source>Opened file</source>
+        <translation>打开的文件</translation>
+    </message>
+    <message>
+        <source>Recommended for this machine</source>
+        <translation>推荐用于本机</translation>
+    </message>
+    <message>
+        <source>Recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <source>Expected speed: {0}.</source>
+        <translation>预计速度：{0}。</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Kind of model</source>
+        <translation>模型类型</translation>
+    </message>
+    <message>
+        <source>Sort by</source>
+        <translation>排序方式</translation>
+    </message>
+    <message>
+        <source>Search models, or type a repository id (owner/name)</source>
+        <translation>搜索模型，或输入仓库 ID（所有者/名称）</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Open id</source>
+        <translation>打开 ID</translation>
+    </message>
+    <message>
+        <source>Open the repository typed in the box (owner/name)</source>
+        <translation>打开框中输入的仓库（所有者/名称）</translation>
+    </message>
+    <message>
+        <source>In mainland China, ModelScope (chosen above) or a Hugging Face mirror is usually much faster than huggingface.co.</source>
+        <translation>在中国大陆，ModelScope（已在上方选中）或 Hugging Face 镜像通常比 huggingface.co 快得多。</translation>
+    </message>
+    <message>
+        <source>Use the hf-mirror.com mirror</source>
+        <translation>使用 hf-mirror.com 镜像</translation>
+    </message>
+    <message>
+        <source>Sets the Hugging Face address in Settings to https://hf-mirror.com</source>
+        <translation>把设置中的 Hugging Face 地址设为 https://hf-mirror.com</translation>
+    </message>
+    <message>
+        <source>Repository</source>
+        <translation>仓库</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Likes</source>
+        <translation>点赞</translation>
+    </message>
+    <message>
+        <source>Updated</source>
+        <translation>更新时间</translation>
+    </message>
+    <message>
+        <source>Open a repository to see what it offers.</source>
+        <translation>打开一个仓库，查看它提供的文件。</translation>
+    </message>
+    <message>
+        <source>Choice</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Fits here?</source>
+        <translation>本机能运行吗？</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Clear finished</source>
+        <translation>清除已完成</translation>
+    </message>
+    <message>
+        <source>Library</source>
+        <translation>模型库</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Quantization</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>来自</translation>
+    </message>
+    <message>
+        <source>Chat with this model</source>
+        <translation>与此模型聊天</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Add file or folder…</source>
+        <translation>添加文件或文件夹…</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>No models matched. Try other words, or another source.</source>
+        <translation>没有匹配的模型。请换个关键词或换个来源。</translation>
+    </message>
+    <message>
+        <source>A repository id looks like owner/name.</source>
+        <translation>仓库 ID 的格式为 所有者/名称。</translation>
+    </message>
+    <message>
+        <source>Opening {0}…</source>
+        <translation>正在打开 {0}…</translation>
+    </message>
+    <message>
+        <source>Could not open the repository.</source>
+        <translation>无法打开该仓库。</translation>
+    </message>
+    <message>
+        <source>Choose what to download first.</source>
+        <translation>请先选择要下载的内容。</translation>
+    </message>
+    <message>
+        <source>Choose a download in the list first.</source>
+        <translation>请先在列表中选择一个下载。</translation>
+    </message>
+    <message>
+        <source>Choose a model in the library first.</source>
+        <translation>请先在模型库中选择一个模型。</translation>
+    </message>
+    <message>
+        <source>Delete model</source>
+        <translation>删除模型</translation>
+    </message>
+    <message>
+        <source>Delete {0} ({1}) from disk?</source>
+        <translation>从磁盘删除 {0}（{1}）？</translation>
+    </message>
+    <message>
+        <source>Add a GGUF model</source>
+        <translation>添加 GGUF 模型</translation>
+    </message>
+</context>
+<context>
+    <name>Presets</name>
+    <message>
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>Concise assistant</source>
+        <translation>简洁助手</translation>
+    </message>
+    <message>
+        <source>You are a helpful assistant. Answer briefly and precisely; use lists and tables when they make an answer clearer.</source>
+        <translation>你是一个乐于助人的助手。回答要简洁准确；在列表和表格能让回答更清楚时使用它们。</translation>
+    </message>
+    <message>
+        <source>Coding helper</source>
+        <translation>编程助手</translation>
+    </message>
+    <message>
+        <source>You are an expert programmer. Answer with correct, idiomatic code in fenced code blocks that name their language, then explain briefly.</source>
+        <translation>你是一位资深程序员。请用标明语言的代码块给出正确、地道的代码，然后简要解释。</translation>
+    </message>
+    <message>
+        <source>Translator (English ⇄ 中文)</source>
+        <translation>翻译（English ⇄ 中文）</translation>
+    </message>
+    <message>
+        <source>Translate the user&apos;s text between English and Simplified Chinese. Reply with the translation only.</source>
+        <translation>在英文和简体中文之间翻译用户的文字。只回复译文。</translation>
+    </message>
+</context>
+<context>
+    <name>SearchPanel</name>
+    <message>
+        <source>Search all conversations (Ctrl+F)</source>
+        <translation>搜索所有对话（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Search results</source>
+        <translation>搜索结果</translation>
+    </message>
+    <message>
+        <source>Nothing found for “{0}”.</source>
+        <translation>没有找到“{0}”。</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>Models folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>Folder where Hearth looks for and keeps GGUF models. Empty: the &apos;models&apos; folder inside Hearth&apos;s data folder.</source>
+        <translation>Hearth 查找和存放 GGUF 模型的文件夹。留空：Hearth 数据文件夹中的“models”文件夹。</translation>
+    </message>
+    <message>
+        <source>Other model files and folders</source>
+        <translation>其他模型文件和文件夹</translation>
+    </message>
+    <message>
+        <source>GGUF files or checkpoint folders to use in place, one per line.</source>
+        <translation>直接使用的 GGUF 文件或检查点文件夹，每行一个。</translation>
+    </message>
+    <message>
+        <source>Use models from other apps</source>
+        <translation>使用其他应用的模型</translation>
+    </message>
+    <message>
+        <source>List models that the Hugging Face and ModelScope caches, LM Studio, Ollama and GPT4All already downloaded. They are used where they are, never copied.</source>
+        <translation>列出 Hugging Face 和 ModelScope 缓存、LM Studio、Ollama 和 GPT4All 已下载的模型。它们在原位置使用，从不复制。</translation>
+    </message>
+    <message>
+        <source>Context length (tokens)</source>
+        <translation>上下文长度（token）</translation>
+    </message>
+    <message>
+        <source>How much conversation the model sees at once. Longer needs more memory. When a conversation is longer, the oldest messages are left out (the system prompt is always kept).</source>
+        <translation>模型一次能看到多少对话内容。越长需要的内存越多。对话更长时，最早的消息会被略去（系统提示词始终保留）。</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <source>Threads used for generation. 0 picks the number of physical cores.</source>
+        <translation>生成时使用的线程数。0 表示使用物理核心数。</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Randomness of the reply. 0 always picks the most likely word.</source>
+        <translation>回复的随机程度。0 表示总是选择最可能的词。</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Only words within this share of probability are considered.</source>
+        <translation>只考虑累计概率在此比例内的词。</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Only the k most likely words are considered. 0 turns this off.</source>
+        <translation>只考虑最可能的 k 个词。0 表示关闭。</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Words less likely than this fraction of the best one are skipped.</source>
+        <translation>概率低于最佳词的这一比例的词会被跳过。</translation>
+    </message>
+    <message>
+        <source>Repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <source>Discourages repeating the same words. 1 turns this off.</source>
+        <translation>抑制重复相同的词。1 表示关闭。</translation>
+    </message>
+    <message>
+        <source>Maximum reply length (tokens)</source>
+        <translation>最大回复长度（token）</translation>
+    </message>
+    <message>
+        <source>0 lets the reply run until the model stops or the context is full.</source>
+        <translation>0 表示一直生成，直到模型停止或上下文已满。</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>The same seed, model and settings give the same reply. -1 picks a new one each time.</source>
+        <translation>相同的种子、模型和设置会得到相同的回复。-1 表示每次随机选择。</translation>
+    </message>
+    <message>
+        <source>Hugging Face address</source>
+        <translation>Hugging Face 地址</translation>
+    </message>
+    <message>
+        <source>Where Hearth finds Hugging Face models, e.g. a mirror such as https://hf-mirror.com. Empty: $HF_ENDPOINT, else https://huggingface.co.</source>
+        <translation>Hearth 查找 Hugging Face 模型的地址，例如镜像 https://hf-mirror.com。留空：使用 $HF_ENDPOINT，否则为 https://huggingface.co。</translation>
+    </message>
+    <message>
+        <source>ModelScope address</source>
+        <translation>ModelScope 地址</translation>
+    </message>
+    <message>
+        <source>Where Hearth finds ModelScope models. Empty: $MODELSCOPE_ENDPOINT, else https://www.modelscope.cn.</source>
+        <translation>Hearth 查找 ModelScope 模型的地址。留空：使用 $MODELSCOPE_ENDPOINT，否则为 https://www.modelscope.cn。</translation>
+    </message>
+    <message>
+        <source>Downloads at once</source>
+        <translation>同时下载数</translation>
+    </message>
+    <message>
+        <source>How many files download at the same time; the others wait in the queue.</source>
+        <translation>同时下载的文件数；其余的在队列中等待。</translation>
+    </message>
+    <message>
+        <source>Send the model&apos;s thinking back to it</source>
+        <translation>把模型的思考过程发回给模型</translation>
+    </message>
+    <message>
+        <source>Reasoning models (DeepSeek-R1, QwQ…) write their thinking before the answer. By default only the answers are sent back in later turns, as their authors advise; this also sends the thinking (it fills the context faster).</source>
+        <translation>推理模型（DeepSeek-R1、QwQ…）会在回答前写出思考过程。默认情况下，按照模型作者的建议，后续轮次只发回回答；开启后也会发回思考过程（上下文会更快占满）。</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Light or dark; &apos;system&apos; follows the operating system.</source>
+        <translation>浅色或深色；“跟随系统”与操作系统一致。</translation>
+    </message>
+    <message>
+        <source>Conversation font size (points)</source>
+        <translation>对话字号（磅）</translation>
+    </message>
+    <message>
+        <source>Size of the text in conversations and the message box. 0 uses the system size.</source>
+        <translation>对话和消息框中文字的大小。0 表示使用系统字号。</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Language of Hearth&apos;s windows; &apos;system&apos; follows the operating system. Takes effect the next time Hearth starts.</source>
+        <translation>Hearth 界面的语言；“跟随系统”与操作系统一致。下次启动 Hearth 时生效。</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Instructions given to the model at the start of every new conversation.</source>
+        <translation>每个新对话开始时给模型的指示。</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>Not saved: {0}.</source>
+        <translation>未保存：{0}。</translation>
+    </message>
+</context>
+<context>
+    <name>SystemScreen</name>
+    <message>
+        <source>Checking this machine…</source>
+        <translation>正在检查本机…</translation>
+    </message>
+    <message>
+        <source>Check again</source>
+        <translation>重新检查</translation>
+    </message>
+    <message>
+        <source>Copy report</source>
+        <translation>复制报告</translation>
+    </message>
+    <message>
+        <source>Copy a plain-text report for a bug report</source>
+        <translation>复制纯文本报告，用于提交问题</translation>
+    </message>
+    <message>
+        <source>System checks</source>
+        <translation>系统检查</translation>
+    </message>
+    <message>
+        <source>What Hearth found</source>
+        <translation>Hearth 的发现</translation>
+    </message>
+    <message>
+        <source>The check could not finish.</source>
+        <translation>检查未能完成。</translation>
+    </message>
+    <message>
+        <source>Everything looks fine.</source>
+        <translation>一切正常。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n thing(s) need attention.</source>
+        <translation>
+            <numerusform>有 %n 项需要注意。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>What to do: {0}</source>
+        <translation>处理方法：{0}</translation>
+    </message>
+    <message>
+        <source>Report copied to the clipboard.</source>
+        <translation>报告已复制到剪贴板。</translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptView</name>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Interrupted: the engine stopped before the reply was finished</source>
+        <translation>已中断：引擎在回复完成前停止</translation>
+    </message>
+    <message>
+        <source>Cut at the token limit</source>
+        <translation>已达到 token 上限而截断</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Writing…</source>
+        <translation>正在写…</translation>
+    </message>
+    <message>
+        <source>{0:.1f} tok/s</source>
+        <translation>{0:.1f} token/秒</translation>
+    </message>
+    <message>
+        <source>first token {0:.2f} s</source>
+        <translation>首个 token {0:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>{0} tokens</source>
+        <translation>{0} 个 token</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Show {0} earlier messages</source>
+        <translation>显示更早的 {0} 条消息</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>思考中…</translation>
+    </message>
+    <message>
+        <source>Thoughts</source>
+        <translation>思考过程</translation>
+    </message>
+    <message>
+        <source>Thought for {0:.1f} s</source>
+        <translation>思考了 {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Copy as text</source>
+        <translation>复制为纯文本</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+</context>
+<context>
+    <name>UndoBar</name>
+    <message>
+        <source>What was just done</source>
+        <translation>刚刚执行的操作</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+</context>
+</TS>

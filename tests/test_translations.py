@@ -1,0 +1,208 @@
+"""Hearth in Simplified Chinese: complete, compiled, and actually shown."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QComboBox,
+    QDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPlainTextEdit,
+    QTableView,
+    QTabWidget,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+from app.core import Core
+from tests.conftest import REPO
+from tests.gui_helpers import scripted_window, send_and_wait
+from ui.i18n import install_translations, resolve_language
+
+# Names and words that stay as they are in every language.
+KEEP = {
+    "Hearth",
+    "models",
+    "GPT4All",
+    "GGUF",
+    "Hugging",
+    "Face",
+    "ModelScope",
+    "llama",
+    "cpp",
+    "Transformers",
+    "API",
+    "GPU",
+    "CPU",
+    "Top",
+    "Min",
+    "Enter",
+    "Shift",
+    "Ctrl",
+    "Esc",
+    "token",
+    "tokens",
+    "JSON",
+    "Markdown",
+    "md",
+    "json",
+    "gguf",
+    "pickle",
+    "bin",
+    "http",
+    "https",
+    "hf",
+    "mirror",
+    "com",
+    "huggingface",
+    "co",
+    "www",
+    "modelscope",
+    "cn",
+    "vLLM",
+    "trtllm",
+    "serve",
+    "Ollama",
+    "server",
+    "LM",
+    "Studio",
+    "DeepSeek",
+    "QwQ",
+    "English",
+    "KV",
+    "GB",
+    "MB",
+    "README",
+    "PyTorch",
+    "HF_ENDPOINT",
+    "MODELSCOPE_ENDPOINT",
+    "gpu",
+    "box",
+    "SmolLM2",
+    "Instruct",
+    "Scripted",
+    "starter",
+    "script",
+    "txt",
+    "Q4_1",
+    "tok",
+}
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    from ui.gui import make_application
+
+    make_application()
+    assert install_translations("zh_CN") == "zh_CN"
+    yield
+    install_translations("en")
+
+
+def untranslated_words(text: str) -> list[str]:
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", re.sub(r"<[^>]+>|\{\d[^}]*\}", " ", text))
+    return [w for w in words if w not in KEEP and w.lower() not in {k.lower() for k in KEEP}]
+
+
+def visible_texts(root: QWidget) -> list[str]:
+    """Every string a user can see or hear (screen readers) in ``root`` and its children."""
+    texts: list[str] = [root.windowTitle()]
+    for widget in [root, *root.findChildren(QWidget)]:
+        texts += [widget.toolTip(), widget.accessibleName()]
+        if isinstance(widget, QAbstractButton | QLabel):
+            texts.append(widget.text())
+        if isinstance(widget, QLineEdit | QPlainTextEdit):
+            texts.append(widget.placeholderText())
+        if isinstance(widget, QComboBox) and widget.objectName() != "modelPicker":
+            texts += [widget.itemText(i) for i in range(widget.count())]
+        if isinstance(widget, QTabWidget):
+            texts += [widget.tabText(i) for i in range(widget.count())]
+        if isinstance(widget, QTableView) and widget.model() is not None:
+            model = widget.model()
+            texts += [
+                str(
+                    model.headerData(
+                        c, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Horizontal
+                    )
+                    or ""
+                )
+                for c in range(model.columnCount())
+            ]
+        if isinstance(widget, QMenu):
+            texts += [a.text() for a in widget.actions()]
+    return [t for t in texts if t]
+
+
+def test_every_string_in_the_code_has_a_chinese_translation() -> None:
+    result = subprocess.run(
+        [sys.executable, "packaging/translations.py", "check"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout
+
+
+def test_the_compiled_translation_is_built_from_the_current_source(tmp_path: Path) -> None:
+    ts = REPO / "resources" / "translations" / "hearth_zh_CN.ts"
+    fresh = tmp_path / "fresh.qm"
+    tool = Path(sys.executable).with_name("pyside6-lrelease")
+    subprocess.run([str(tool), "-silent", str(ts), "-qm", str(fresh)], check=True)
+    assert fresh.read_bytes() == ts.with_suffix(".qm").read_bytes()
+
+
+def test_the_language_follows_the_system_unless_chosen() -> None:
+    assert resolve_language("system", "zh_CN") == "zh_CN"
+    assert resolve_language("system", "zh_TW") == "zh_CN"
+    assert resolve_language("system", "de_DE") == "en"
+    assert resolve_language("en", "zh_CN") == "en"
+
+
+def test_the_chinese_window_shows_no_untranslated_string(
+    qtbot: QtBot, core: Core, chinese: None
+) -> None:
+    window = scripted_window(qtbot, core, "**好的**，这是回答。\n\n```python\nprint(1)\n```\n")
+    send_and_wait(qtbot, window, "你好")
+    from ui.settings_dialog import SettingsDialog
+
+    dialogs: list[QDialog] = [SettingsDialog(core.settings, window)]
+    dialogs.append(window.open_conversation_settings())
+    problems: dict[str, list[str]] = {}
+    for root in [window, *dialogs]:
+        for text in visible_texts(root):
+            words = untranslated_words(text)
+            if words:
+                problems[text] = words
+    for menu in window.menuBar().findChildren(QMenu):
+        for item in menu.actions():
+            if untranslated_words(item.text()):
+                problems[item.text()] = untranslated_words(item.text())
+    assert problems == {}
+    transcript = window.transcript.toPlainText()
+    assert "复制" in transcript and "重新生成" in transcript and "你" in transcript
+    assert window.tabs.tabText(0) == "聊天"
+    for dialog in dialogs:
+        dialog.reject()
+
+
+def test_a_chinese_locale_suggests_modelscope_and_a_mirror(
+    qtbot: QtBot, core: Core, chinese: None
+) -> None:
+    core.settings.set("appearance.language", "zh_CN")
+    window = scripted_window(qtbot, core, "好")
+    screen = window.models_screen
+    assert screen.source.currentData() == "modelscope"
+    assert screen.region_hint.isVisibleTo(screen) and screen.mirror_button.isVisibleTo(screen)
+    screen.mirror_button.click()
+    assert core.settings.get("hub.huggingface_endpoint") == "https://hf-mirror.com"
+    assert not screen.mirror_button.isVisibleTo(screen)
