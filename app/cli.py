@@ -161,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--tokens", type=int, default=256, help="tokens per measured reply")
     bench.add_argument("--rounds", type=int, default=5, help="alternating rounds per side")
     bench.add_argument(
+        "--chat-tokens",
+        type=int,
+        default=20_000,
+        help="length of the streamed Markdown reply in the chat benchmark (0 skips it)",
+    )
+    bench.add_argument(
         "--api",
         action="store_true",
         help="also measure hearth serve and the remote engine (needs the openai package and "

@@ -175,7 +175,10 @@ def _v2(db: sqlite3.Connection) -> None:
 def _v3(db: sqlite3.Connection) -> None:
     """Branches (each message knows its parent; a conversation its current branch),
     reasoning kept apart from the answer, pinning, deletion with undo, and per-conversation
-    sampling settings.  Existing conversations become a single branch."""
+    sampling settings.  Existing conversations become a single branch.
+
+    A reply is indexed for search once it stops streaming: re-indexing the whole text on
+    every save while it streams would make each save cost more as the reply grows."""
     _run_script(
         db,
         """
@@ -192,7 +195,31 @@ def _v3(db: sqlite3.Connection) -> None:
         UPDATE conversations SET current_leaf = (
             SELECT MAX(id) FROM messages WHERE conversation_id = conversations.id
         );
-        CREATE INDEX messages_by_parent ON messages (parent_id)
+        CREATE INDEX messages_by_parent ON messages (parent_id);
+        DROP TRIGGER messages_search_insert;
+        DROP TRIGGER messages_search_delete;
+        DROP TRIGGER messages_search_update;
+        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages
+        WHEN new.status != 'streaming' BEGIN
+            INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+        END;
+        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages
+        WHEN old.status != 'streaming' BEGIN
+            INSERT INTO message_search(message_search, rowid, content)
+            VALUES ('delete', old.id, old.content);
+        END;
+        CREATE TRIGGER messages_search_unindex AFTER UPDATE OF content, status ON messages
+        WHEN old.status != 'streaming' BEGIN
+            INSERT INTO message_search(message_search, rowid, content)
+            VALUES ('delete', old.id, old.content);
+        END;
+        CREATE TRIGGER messages_search_index AFTER UPDATE OF content, status ON messages
+        WHEN new.status != 'streaming' BEGIN
+            INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+        END;
+        INSERT INTO message_search(message_search) VALUES ('delete-all');
+        INSERT INTO message_search(rowid, content)
+            SELECT id, content FROM messages WHERE status != 'streaming'
         """,
     )
 

@@ -8,7 +8,8 @@ mid-stream) through the real worker and protocol.  It is never offered to users.
 The script is the file at the spec's ``path``.  A line ``<<<delta>>>`` in it marks the
 exact places where deltas end; without such marks the text is cut every ``chunk_chars``
 characters (request parameter, default 4: about one token).  ``delay_s`` waits between
-deltas; ``max_tokens`` cuts the reply (finish reason "length").  Stop is honoured
+deltas, or ``tokens_per_s`` paces them like an engine of that speed; ``max_tokens`` cuts
+the reply (finish reason "length").  Stop is honoured
 between deltas.
 """
 
@@ -55,6 +56,7 @@ class SyntheticEngine:
         if continues_reply(request, messages):
             deltas = ["(continued)"]
         delay = float(params.get("delay_s") or 0.0)
+        rate = float(params.get("tokens_per_s") or 0.0)
         limit = int(params.get("max_tokens") or 0)
         prompt_tokens = sum(self.count_tokens(str(m.get("content", ""))) for m in messages)
         first_at: float | None = None
@@ -69,6 +71,10 @@ class SyntheticEngine:
                 break
             if delay:
                 time.sleep(delay)
+            elif rate:
+                wait = started + generated / rate - time.perf_counter()
+                if wait > 0:
+                    time.sleep(wait)
             first_at = first_at or time.perf_counter()
             emit({"type": protocol.DELTA, "text": delta})
             generated += 1

@@ -93,7 +93,18 @@ def test_self_test_passes() -> None:
 
 
 def test_bench_prints_each_figure_with_its_budget_as_json() -> None:
-    result = hearth("bench", "--json", "--tokens", "24", "--rounds", "1", "--download-mb", "8")
+    result = hearth(
+        "bench",
+        "--json",
+        "--tokens",
+        "24",
+        "--rounds",
+        "1",
+        "--download-mb",
+        "8",
+        "--chat-tokens",
+        "3000",
+    )
     assert result.returncode == 0, result.stderr
     figures = {f["name"]: f for f in json.loads(result.stdout)}
     for name in (
@@ -104,6 +115,10 @@ def test_bench_prints_each_figure_with_its_budget_as_json() -> None:
         "ui_peak_rss_mb",
         "ui_imports_engine_libraries",
         "download_ratio",
+        "chat_ui_cost_growth",
+        "chat_longest_stall_ms",
+        "open_2000_messages_ms",
+        "switch_conversation_ms",
     ):
         assert set(figures[name]) == {"name", "value", "unit", "budget", "ok"}
     assert figures["tokens_per_s_ratio"]["value"] > 0.3  # a sanity floor; budgets are for bench

@@ -248,6 +248,16 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         finally:
             baseline.close()
             dispose_window(window)
+    chat_tokens = int(getattr(args, "chat_tokens", 20_000))
+    chat = None
+    if chat_tokens > 0:
+        from pathlib import Path
+
+        from ui.bench_chat import measure_chat
+
+        say(f"bench: a {chat_tokens}-token Markdown reply, a 2,000-message conversation")
+        with tempfile.TemporaryDirectory(prefix="hearth-bench-chat-") as chat_scratch:
+            chat = measure_chat(Path(chat_scratch), chat_tokens)
     startup = measure_startup(STARTUP_RUNS)
     download_mb = int(getattr(args, "download_mb", 256))
     if download_mb > 0:
@@ -288,6 +298,39 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         Figure("ui_peak_rss_mb", round(peak_rss / 2**20, 1), "MB", None, None),
         Figure("ui_imports_engine_libraries", len(leaked), "count", "== 0", not leaked),
     ]
+    if chat is not None:
+        figures += [
+            Figure(
+                "chat_ui_ms_per_1k_tokens_first", round(chat.first_ms_per_1k, 1), "ms", None, None
+            ),
+            Figure(
+                "chat_ui_ms_per_1k_tokens_last", round(chat.last_ms_per_1k, 1), "ms", None, None
+            ),
+            Figure(
+                "chat_ui_cost_growth", round(chat.growth, 3), "ratio", "<= 1.5", chat.growth <= 1.5
+            ),
+            Figure(
+                "chat_longest_stall_ms",
+                round(chat.longest_stall_ms, 1),
+                "ms",
+                "<= 50",
+                chat.longest_stall_ms <= 50,
+            ),
+            Figure(
+                "open_2000_messages_ms",
+                round(chat.open_2000_ms, 1),
+                "ms",
+                "<= 300",
+                chat.open_2000_ms <= 300,
+            ),
+            Figure(
+                "switch_conversation_ms",
+                round(chat.switch_ms, 1),
+                "ms",
+                "<= 100",
+                chat.switch_ms <= 100,
+            ),
+        ]
     if download_mb > 0:
         ratio_dl = hearth_mb_s / session_mb_s
         figures += [

@@ -175,6 +175,7 @@ class MainWindow(QMainWindow):
         QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: self.apply_appearance())
         self.refresh_conversations()
         self.refresh_models()
+        QTimer.singleShot(1500, self.transcript.renderer.warm_up)
         self.downloads.resume_interrupted()
         self.system_screen.run()
 

@@ -24,7 +24,7 @@ import html
 import time
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QByteArray, QCoreApplication, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QFont,
@@ -539,4 +539,4 @@ class TranscriptView(QTextBrowser):
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         """Nothing is ever loaded to show a reply: no images, no style sheets, no files."""
-        return None
+        return QByteArray()  # empty: (returning None trips a reference-count bug in PySide)

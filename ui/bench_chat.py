@@ -1,0 +1,160 @@
+"""The chat window under load, for ``hearth bench``.
+
+* A 20,000-token Markdown reply (paragraphs, lists, tables, code) streamed at 2,000
+  tokens/s by the scripted engine, through the real worker and window: the main
+  thread's CPU time per 1,000 tokens at the start and at the end of the reply (their
+  ratio shows whether the cost grows with the length), and the longest stall.
+* Opening a conversation of 2,000 messages, and switching between two conversations:
+  wall time from the click to the painted window.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CHARS_PER_TOKEN = 4  # the scripted engine sends one "token" of 4 characters per delta
+TOKENS_PER_S = 2_000  # a fast engine (a large GPU on a small model)
+
+SECTION = """## Part {n}
+
+The keeper climbed the stairs again, counting **each step** and the *gulls* below.
+She wrote the weather in the log, as every night, with `ink` that smelled of salt.
+
+- the lamp was trimmed
+- the lens was polished
+- the glass was dry
+
+| Hour | Wind | Sea |
+|------|------|-----|
+| 20:00 | NW 5 | rough |
+| 23:00 | NW 7 | very rough |
+
+```python
+def lamp_ok(hours: int) -> bool:
+    return hours < 12 and {n} % 2 == 0
+```
+
+> The storm came in at midnight, and the light held.
+
+"""
+
+
+def long_reply(tokens: int) -> str:
+    text, n = "", 1
+    while len(text) < tokens * CHARS_PER_TOKEN:
+        text += SECTION.format(n=n)
+        n += 1
+    return text[: tokens * CHARS_PER_TOKEN]
+
+
+@dataclass
+class ChatFigures:
+    first_ms_per_1k: float
+    last_ms_per_1k: float
+    longest_stall_ms: float
+    open_2000_ms: float
+    switch_ms: float
+
+    @property
+    def growth(self) -> float:
+        return self.last_ms_per_1k / self.first_ms_per_1k if self.first_ms_per_1k else 0.0
+
+
+def _wait(condition: Any, timeout_s: float) -> None:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    deadline = time.monotonic() + timeout_s
+    while not condition() and time.monotonic() < deadline:
+        loop = QEventLoop()
+        QTimer.singleShot(10, loop.quit)
+        loop.exec()
+
+
+def _painted_after(action: Any) -> float:
+    """Milliseconds from ``action()`` to the window's next completed paint."""
+    from PySide6.QtCore import QCoreApplication
+
+    started = time.perf_counter()
+    action()
+    QCoreApplication.processEvents()  # layout and paint of what changed
+    return (time.perf_counter() - started) * 1000
+
+
+def measure_chat(scratch: Path, tokens: int = 20_000) -> ChatFigures:
+    from app.core import open_core
+    from app.model_library import ModelEntry
+    from ui.bench import StallMonitor
+    from ui.gui import dispose_window, make_application
+    from ui.main_window import MainWindow
+
+    core = open_core(scratch)
+    script = scratch / "long-reply.txt"
+    script.write_text(long_reply(tokens), encoding="utf-8")
+    make_application()
+    window = MainWindow(core, load_on_start=False)
+    window.resize(1100, 800)
+    window.show()
+    _wait(lambda: window.model is not None, 60)
+    entry = ModelEntry("Scripted", script, "synthetic", script.stat().st_size, "file")
+    window.models.append(entry)
+    loaded: list[bool] = []
+    window.model_loaded.connect(lambda _e: loaded.append(True))
+    window.select_model(entry)
+    _wait(lambda: bool(loaded), 60)
+    try:
+        # Main-thread CPU between text updates, attributed to the tokens they brought.
+        samples: list[tuple[int, float]] = []
+        state = {"cpu": time.thread_time(), "chars": 0}
+
+        def on_text(text: str) -> None:
+            now = time.thread_time()
+            state["chars"] += len(text)
+            samples.append((int(state["chars"]), now - state["cpu"]))
+            state["cpu"] = now
+
+        finished: list[bool] = []
+        window.reply_finished.connect(lambda _e: finished.append(True))
+        stalls = StallMonitor()
+        stalls.start()
+        state["cpu"] = time.thread_time()
+        window.sampling_overrides = {"tokens_per_s": TOKENS_PER_S}
+        window.send("Tell the whole story.")
+        assert window.run is not None
+        window.run.watcher.text.connect(on_text)
+        _wait(lambda: bool(finished), 600)
+        stalls.stop()
+        window_chars = 2_000 * CHARS_PER_TOKEN
+        total = tokens * CHARS_PER_TOKEN
+        first = sum(c for chars, c in samples if chars <= window_chars)
+        last = sum(c for chars, c in samples if chars > total - window_chars)
+        first_ms, last_ms = first * 1000 / 2, last * 1000 / 2
+
+        # 2,000 messages, then switching between two conversations.
+        store = window.store
+        big = store.create_conversation(title="Two thousand messages")
+        body = SECTION.format(n=1)
+        for index in range(1_000):
+            store.add_message(big.id, "user", f"Question {index}: what happened next?")
+            store.add_message(big.id, "assistant", body, model="Scripted")
+        others = []
+        for name in ("Left", "Right"):
+            other = store.create_conversation(title=name)
+            for index in range(100):
+                store.add_message(other.id, "user", f"{name} question {index}")
+                store.add_message(other.id, "assistant", body, model="Scripted")
+            others.append(other.id)
+        window.refresh_conversations()
+        open_ms = _painted_after(lambda: window.open_conversation(big.id))
+        switches = []
+        for round_ in range(6):
+            target = others[round_ % 2]
+            switches.append(_painted_after(lambda t=target: window.open_conversation(t)))
+        return ChatFigures(
+            first_ms, last_ms, stalls.longest_ms, open_ms, statistics.median(switches[1:])
+        )
+    finally:
+        dispose_window(window)
