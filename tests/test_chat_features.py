@@ -18,8 +18,18 @@ from tests.gui_helpers import MARK, click_link, scripted_window, send_and_wait, 
 CODE_REPLY = (
     "Here is a table:\n\n| Name | Age |\n|------|-----|\n| Ada | 36 |\n\n"
     "And code:\n\n```python\ndef double(x):\n    return x * 2\n```\n\n"
-    "See [the docs](https://example.com) and ![a cat](https://example.com/cat.png).\n"
+    "See [the docs](https://example.com) and ![a cat](https://example.com/cat.png).\n\n"
+    "- one\n- two\n"
 )
+
+
+def _blocks(document: object) -> list:  # type: ignore[type-arg]
+    block = document.firstBlock()  # type: ignore[attr-defined]
+    found = []
+    while block.isValid():
+        found.append(block)
+        block = block.next()
+    return found
 
 
 def test_markdown_tables_code_and_links_render_without_loading_anything(
@@ -40,6 +50,15 @@ def test_markdown_tables_code_and_links_render_without_loading_anything(
 
     window.transcript.anchorClicked.emit(QUrl(f"{COPY_CODE}{key}"))
     assert QGuiApplication.clipboard().text() == "def double(x):\n    return x * 2\n"
+    # What follows a list (the footer, the next message) is not part of the list.
+    from PySide6.QtGui import QTextCursor
+
+    last = window.transcript.document().lastBlock()
+    assert "Regenerate" in last.text() and QTextCursor(last).currentList() is None
+    window.send("And again")
+    qtbot.waitUntil(lambda: not window.busy, timeout=20_000)
+    headers = [b for b in _blocks(window.transcript.document()) if b.text().startswith("You")]
+    assert len(headers) == 2 and all(QTextCursor(b).currentList() is None for b in headers)
     # Reopening shows the same rendering as streaming did.
     streamed = window.transcript.toPlainText()
     window.show_conversation()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QStandardItemModel
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QToolButton,
@@ -116,6 +117,34 @@ class ErrorBanner(QFrame):
     @property
     def message(self) -> str:
         return self.label.text() if self.isVisible() or self.label.text() else ""
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that shortens its text with … instead of widening the window;
+    the whole text is in its tooltip."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(120)
+        self._full = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        metrics = self.fontMetrics()
+        super().setText(metrics.elidedText(self._full, Qt.TextElideMode.ElideRight, self.width()))
 
 
 class MainWindow(QMainWindow):
@@ -211,7 +240,7 @@ class MainWindow(QMainWindow):
         self.model_picker = QComboBox()
         self.model_picker.setObjectName("modelPicker")
         self.model_picker.setAccessibleName(self.tr("Model"))
-        self.model_picker.setMinimumContentsLength(28)
+        self.model_picker.setMinimumContentsLength(20)
         self.model_picker.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -223,7 +252,7 @@ class MainWindow(QMainWindow):
         self.load_progress.setMaximumWidth(160)
         self.load_progress.setAccessibleName(self.tr("Model loading progress"))
         self.load_progress.hide()
-        self.model_status = QLabel(self.tr("Finding models…"))
+        self.model_status = ElidedLabel(self.tr("Finding models…"))
         self.model_status.setObjectName("modelStatus")
         top.addWidget(QLabel(self.tr("Model:")))
         top.addWidget(self.model_picker, 1)
@@ -241,8 +270,6 @@ class MainWindow(QMainWindow):
         )
         self.conversation_settings_button.clicked.connect(self.open_conversation_settings)
         top.addWidget(self.conversation_settings_button)
-        top.addWidget(self.load_progress)
-        top.addWidget(self.model_status)
         layout.addLayout(top)
 
         self.error_banner = ErrorBanner()
@@ -258,7 +285,8 @@ class MainWindow(QMainWindow):
         self.edit_label.hide()
         self.context_meter = ContextMeter()
         under.addWidget(self.edit_label, 1)
-        under.addStretch(0)
+        under.addWidget(self.model_status, 1)
+        under.addWidget(self.load_progress)
         under.addWidget(self.context_meter)
         layout.addLayout(under)
 
@@ -755,6 +783,10 @@ class MainWindow(QMainWindow):
         if not entry.usable:
             self.show_error(self.tr("{0} cannot be used: {1}").format(entry.name, entry.problem))
             return
+        if all(m.path != entry.path for m in self.models):
+            self.models.append(entry)
+        if self.model_picker.findData(str(entry.path)) < 0:
+            self._fill_picker()
         self.model = entry
         for index, candidate in enumerate(self.models):
             if candidate.path == entry.path:
@@ -1263,7 +1295,7 @@ class MainWindow(QMainWindow):
             self.model_status.setText(
                 self.tr("Not loaded")
                 if final.get("kind") == protocol.ERR_WORKER_DIED
-                else self.model_status.text()
+                else self.model_status.full_text()
             )
         self._set_busy(False)
         self.refresh_conversations()

@@ -30,6 +30,7 @@ from PySide6.QtGui import (
     QFont,
     QFontDatabase,
     QGuiApplication,
+    QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -407,14 +408,14 @@ class TranscriptView(QTextBrowser):
                 live.think_seconds = time.monotonic() - live.think_started
                 self._redraw_thinking()  # collapsed, with its duration
             live.answer_start = live.live_start = self._end_position()
-            self._cursor_at_end().insertBlock()  # the tail's own paragraph
+            self._new_plain_block()  # the tail's own paragraph
         blocks = live.splitter.feed(text)
         if blocks:
             # The finished blocks replace the tail that showed them as plain text.
             self._remove_from(live.live_start)
             self._append_html("".join(self.renderer.block(b) for b in blocks))
             live.live_start = self._end_position()
-            self._cursor_at_end().insertBlock()
+            self._new_plain_block()
             self._insert_tail(live.splitter.pending, live.splitter.in_code)
         else:
             self._insert_tail(text, live.splitter.in_code)
@@ -492,11 +493,21 @@ class TranscriptView(QTextBrowser):
         after_table = (
             block.previous().isValid() and QTextCursor(block.previous()).currentTable() is not None
         )
-        # A paragraph after a table keeps the table's empty trailing paragraph as a gap,
-        # the way a whole conversation rendered at once shows it.
-        if block.length() > 1 or after_table:
-            cursor.insertBlock()
+        # Match what rendering the whole conversation at once gives: a list, a table or a
+        # rule starts a block of its own; a paragraph needs a new block (also after a
+        # table, whose empty trailing block then stays as a gap).
+        if fragment.lstrip().startswith(("<ul", "<ol", "<table", "<hr")):
+            pass
+        elif block.length() > 1 or after_table:
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        else:
+            cursor.setBlockFormat(QTextBlockFormat())  # not in the list or quote before it
+            cursor.setCharFormat(QTextCharFormat())
         cursor.insertHtml(fragment)
+
+    def _new_plain_block(self) -> None:
+        """A new paragraph at the end that belongs to no list, quote or code block."""
+        self._cursor_at_end().insertBlock(QTextBlockFormat(), QTextCharFormat())
 
     def _cursor_at_end(self) -> QTextCursor:
         cursor = QTextCursor(self.document())

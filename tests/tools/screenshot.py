@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
 
 from app.core import open_core
 from ui.gui import dispose_window, make_application
@@ -69,6 +70,65 @@ def shoot_models_screen(window: MainWindow, output: Path) -> None:
     hub.stop()
 
 
+REASONING_REPLY = """<think>
+The user wants a prime check and a comparison. Trial division up to the square root is
+enough for small numbers; Miller-Rabin is the usual answer for large ones. A table will
+make the trade-off clear.
+</think>
+
+Here is a simple prime check in **Python**:
+
+```python
+def is_prime(n: int) -> bool:
+    if n < 2:
+        return False
+    i = 2
+    while i * i <= n:
+        if n % i == 0:
+            return False
+        i += 1
+    return True
+```
+
+| Method | Time | Good for |
+|---|---|---|
+| Trial division | O(√n) | small numbers |
+| Miller-Rabin | O(k log³ n) | very large numbers |
+
+> Tip: to test many numbers at once, use a *sieve of Eratosthenes*.
+"""
+
+
+def shoot_chat(window: MainWindow, light: Path, dark: Path) -> None:
+    """A reasoning reply with a code block and a table (scripted, so it is the same every
+    time), in the light theme and in the dark one."""
+    from PySide6.QtCore import QUrl
+
+    from app.model_library import ModelEntry
+    from ui.transcript import ACTION
+
+    script = window.core.paths.data_dir / "reasoning-demo.txt"
+    script.write_text(REASONING_REPLY, encoding="utf-8")
+    entry = ModelEntry("Reasoning demo (scripted)", script, "synthetic", 1, "file")
+    window.models.append(entry)
+    window.select_model(entry)
+    wait(window.model_loaded)
+    window.new_chat()
+    window.sampling_overrides = {"tokens_per_s": 150}
+    window.send("Write a prime check in Python and compare the usual methods.")
+    wait(window.reply_finished)
+    assert window.conversation_id is not None
+    reply = window.store.messages(window.conversation_id)[-1]
+    window.transcript.anchorClicked.emit(QUrl(f"{ACTION}think/{reply.id}"))
+    for theme, output in (("light", light), ("dark", dark)):
+        window.core.settings.set("appearance.theme", theme)
+        window.apply_appearance()
+        for _ in range(5):
+            QApplication.processEvents()
+        window.grab().save(str(output))
+        print(f"saved {output}")
+
+
 def main() -> int:
     output = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots/main-window.png")
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -91,6 +151,9 @@ def main() -> int:
             app.processEvents()
         window.grab().save(str(output))
         print(f"saved {output}")
+        shoot_chat(window, output.with_name("chat-light.png"), output.with_name("chat-dark.png"))
+        window.core.settings.set("appearance.theme", "light")
+        window.apply_appearance()
         models_shot = output.with_name("models.png")
         shoot_models_screen(window, models_shot)
         print(f"saved {models_shot}")

@@ -1,0 +1,76 @@
+"""The transcript shows a streamed reply exactly as it shows the same reply reopened."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QTextCursor
+
+from app import store as st
+from ui.gui import make_application
+from ui.transcript import TranscriptView
+
+SAMPLES = {
+    "paragraphs": "First paragraph\nstill first.\n\nSecond one.\n",
+    "list after paragraph": "Colours:\n\n- red\n- green\n\nThat is all.\n",
+    "loose list": "1. one\n\n2. two\n\n   more about two\n\n3. three\n",
+    "table after code": "```js\nlet x = 1;\n```\n| a | b |\n|---|---|\n| 1 | 2 |\n\nEnd.\n",
+    "heading, quote, rule": "# Title\n> quoted\n> more\n\n---\n\n## Next\ntext\n",
+    "code then list": "```\nplain\n```\n\n- item\n",
+    "unclosed fence": "Here:\n\n```python\nprint('never closed')\n",
+    "cjk and emoji": "你好，世界！🌍\n\n| 名称 | 值 |\n|---|---|\n| 甲 | 1 |\n",
+}
+
+
+@pytest.fixture
+def view() -> TranscriptView:
+    make_application()
+    transcript = TranscriptView()
+    transcript.resize(700, 500)
+    return transcript
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@pytest.mark.parametrize("chunk", [1, 3, 17])
+def test_streamed_and_reopened_replies_look_the_same(
+    view: TranscriptView, name: str, chunk: int
+) -> None:
+    text = SAMPLES[name]
+    question = st.Message(1, 1, "user", "Show me")
+    view.show_messages([question])
+    view.begin_reply("model")
+    for start in range(0, len(text), chunk):
+        view.append_stream(text[start : start + chunk])
+    reply = st.Message(2, 1, "assistant", text, model="model")
+    view.end_reply(st.COMPLETE, {}, "", reply)
+    streamed = view.toPlainText()
+    last = view.document().lastBlock()
+    assert "Regenerate" in last.text() and QTextCursor(last).currentList() is None
+    view.show_messages([question, reply])
+    assert view.toPlainText() == streamed
+    assert view.streaming is False
+
+
+def test_an_unfinished_fence_streams_in_the_code_font(view: TranscriptView) -> None:
+    view.begin_reply("model")
+    view.append_stream("Intro.\n\n```python\nx = 1\n")
+    cursor = QTextCursor(view.document())
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    cursor.movePosition(QTextCursor.MoveOperation.Left)
+    families = cursor.charFormat().fontFamilies() or []
+    assert view._mono in families  # the font the code will keep
+    assert "```python" in view.toPlainText()  # not rendered until it closes
+
+
+def test_long_conversations_open_with_their_end_and_show_more_on_request(
+    view: TranscriptView,
+) -> None:
+    messages = [
+        st.Message(i, 1, "user" if i % 2 else "assistant", f"message number {i}")
+        for i in range(1, 351)
+    ]
+    view.show_messages(messages)
+    text = view.toPlainText()
+    assert "message number 350" in text and "message number 10\n" not in text
+    assert "Show 250 earlier messages" in text
+    assert view.highlight("message number 10")  # a search hit renders the rest
+    assert "message number 1\n" in view.toPlainText()
