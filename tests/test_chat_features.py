@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QTextBlock, QTextDocument
 from pytestqt.qtbot import QtBot
 
 from app import store as st
@@ -23,8 +23,8 @@ CODE_REPLY = (
 )
 
 
-def _blocks(document: object) -> list:  # type: ignore[type-arg]
-    block = document.firstBlock()  # type: ignore[attr-defined]
+def _blocks(document: QTextDocument) -> list[QTextBlock]:
+    block = document.firstBlock()
     found = []
     while block.isValid():
         found.append(block)
