@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from app import store as st
 from app.core import Core
 from tests.gui_helpers import MARK, click_link, scripted_window, send_and_wait, shows
+from ui.main_window import MainWindow
 
 CODE_REPLY = (
     "Here is a table:\n\n| Name | Age |\n|------|-----|\n| Ada | 36 |\n\n"
@@ -283,3 +284,124 @@ def test_theme_font_size_and_window_state_are_restored(
     # (The test screen is narrower than the window, so only the height is free to match.)
     assert again.height() == 655 and saved["values"]["window.splitter"]
     assert QGuiApplication.palette().base().color().lightness() > 200
+
+
+def test_links_open_in_the_browser_only_when_clicked(qtbot: QtBot, core: Core) -> None:
+    from PySide6.QtCore import QObject, QUrl, Slot
+    from PySide6.QtGui import QDesktopServices
+
+    class Browser(QObject):
+        def __init__(self) -> None:
+            super().__init__()
+            self.opened: list[str] = []
+
+        @Slot(QUrl)
+        def open(self, url: QUrl) -> None:
+            self.opened.append(url.toString())
+
+    browser = Browser()
+    QDesktopServices.setUrlHandler("https", browser, b"open")
+    try:
+        window = scripted_window(qtbot, core, CODE_REPLY)
+        send_and_wait(qtbot, window, "Show me")
+        assert browser.opened == []  # rendering a reply opened nothing, fetched nothing
+        window.transcript.anchorClicked.emit(QUrl("https://example.com"))
+        assert browser.opened == ["https://example.com"]
+        window.transcript.anchorClicked.emit(QUrl("file:///etc/passwd"))
+        assert browser.opened == ["https://example.com"]  # only web links leave Hearth
+    finally:
+        QDesktopServices.unsetUrlHandler("https")
+
+
+def shown_conversation(window: MainWindow) -> int | None:
+    return window.conversation_id
+
+
+def test_keyboard_shortcuts_for_the_common_actions(qtbot: QtBot, core: Core) -> None:
+    from PySide6.QtCore import Qt
+
+    window = scripted_window(qtbot, core, "Fine.")
+    send_and_wait(qtbot, window, "Hello")
+    assert window.conversation_id is not None
+    first = window.conversation_id
+    with qtbot.waitSignal(window.reply_finished, timeout=20_000):
+        qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    assert "2/2" in window.transcript.toPlainText()  # Ctrl+R regenerated
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.search_panel.field.hasFocus()  # Ctrl+F searches
+    qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert window.composer.hasFocus()  # Ctrl+L goes to the message box
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert shown_conversation(window) is None  # Ctrl+N: a new chat…
+    assert first in [c.id for c in window.store.conversations()]  # …the old one kept
+    window.sampling_overrides = {"delay_s": 0.5}
+    window.send("Slowly")
+    qtbot.waitUntil(lambda: window.busy, timeout=5_000)
+    with qtbot.waitSignal(window.reply_finished, timeout=20_000) as finished:
+        qtbot.keyClick(window.composer, Qt.Key.Key_Escape)  # Esc stops
+    assert finished.args[0]["status"] == st.STOPPED
+
+
+def _ancestors(widget: object) -> list[object]:
+    found = []
+    parent = widget.parent()  # type: ignore[attr-defined]
+    while parent is not None:
+        found.append(parent)
+        parent = parent.parent()
+    return found
+
+
+def test_every_control_has_a_name_for_screen_readers(qtbot: QtBot, core: Core) -> None:
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QAbstractSpinBox,
+        QComboBox,
+        QHeaderView,
+        QLineEdit,
+        QMenuBar,
+        QPlainTextEdit,
+        QTabBar,
+        QTextEdit,
+        QWidget,
+    )
+
+    window = scripted_window(qtbot, core, "Fine.")
+    dialog = window.open_conversation_settings()
+    nameless = []
+    for root in (window, dialog):
+        for widget in root.findChildren(QWidget):
+            interactive = isinstance(
+                widget,
+                QAbstractButton
+                | QComboBox
+                | QLineEdit
+                | QPlainTextEdit
+                | QTextEdit
+                | QAbstractSpinBox
+                | QAbstractItemView,
+            )
+            if not interactive or widget.parent() is None:
+                continue
+            if type(widget).__name__ in ("QLineEdit",) and isinstance(
+                widget.parent(), QComboBox | QAbstractSpinBox
+            ):
+                continue  # the editor inside a combo or spin box: named by its owner
+            internal = (
+                isinstance(widget, QHeaderView)  # part of its table
+                or widget.objectName().startswith("qt_")
+                or any(  # inside a combo box, a line edit (its clear button), tabs, menus
+                    isinstance(ancestor, QComboBox | QTabBar | QMenuBar | QLineEdit)
+                    for ancestor in _ancestors(widget)
+                )
+            )
+            if internal:
+                continue
+            text = widget.text() if isinstance(widget, QAbstractButton) else ""
+            if not (widget.accessibleName() or text):
+                nameless.append(
+                    f"{type(widget).__name__} {widget.objectName()!r} in "
+                    f"{[type(a).__name__ for a in _ancestors(widget)][:3]}"
+                )
+    dialog.reject()
+    assert nameless == [], "\n".join(nameless)

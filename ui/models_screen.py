@@ -235,6 +235,7 @@ class ModelsScreen(QWidget):
         for order, order_label in SORT_LABELS.items():
             self.sort.addItem(_t(order_label), order)
         self.query = QLineEdit()
+        self.query.setAccessibleName(self.tr("Search models"))
         self.query.setObjectName("searchQuery")
         self.query.setPlaceholderText(
             self.tr("Search models, or type a repository id (owner/name)")
@@ -282,6 +283,7 @@ class ModelsScreen(QWidget):
             ),
             "results",
         )
+        self.results_table.setAccessibleName(self.tr("Search results"))
         self.results_table.itemSelectionChanged.connect(self._result_chosen)
         browse.addWidget(self.results_table)
         files_box = QWidget()
@@ -299,6 +301,7 @@ class ModelsScreen(QWidget):
             ),
             "offers",
         )
+        self.offers_table.setAccessibleName(self.tr("Files in this repository"))
         self.download_button = QPushButton(self.tr("Download"))
         self.download_button.setObjectName("downloadButton")
         self.download_button.clicked.connect(self.download_selected)
@@ -315,6 +318,7 @@ class ModelsScreen(QWidget):
         self.downloads_model.failed.connect(self._download_failed)
         self.downloads_view = QTableView()
         self.downloads_view.setObjectName("downloads")
+        self.downloads_view.setAccessibleName(self.tr("Downloads"))
         self.downloads_view.setModel(self.downloads_model)
         self.downloads_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.downloads_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -362,6 +366,7 @@ class ModelsScreen(QWidget):
             ),
             "library",
         )
+        self.library_table.setAccessibleName(self.tr("Library"))
         library_buttons = QHBoxLayout()
         self.chat_button = QPushButton(self.tr("Chat with this model"))
         self.chat_button.clicked.connect(self._chat_with_selected)
