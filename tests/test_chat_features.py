@@ -300,7 +300,7 @@ def test_links_open_in_the_browser_only_when_clicked(qtbot: QtBot, core: Core) -
             self.opened.append(url.toString())
 
     browser = Browser()
-    QDesktopServices.setUrlHandler("https", browser, b"open")
+    QDesktopServices.setUrlHandler("https", browser, "open")  # type: ignore[arg-type]
     try:
         window = scripted_window(qtbot, core, CODE_REPLY)
         send_and_wait(qtbot, window, "Show me")
