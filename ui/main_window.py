@@ -171,6 +171,7 @@ class MainWindow(QMainWindow):
         self.conversation_id: int | None = None
         self.run: ChatRun | None = None
         self.editing: st.Message | None = None  # a message of the user's being edited
+        self.closed = False  # set when the window closes: late background results are dropped
         self.pending_settings: dict[str, Any] = {}  # for the conversation not yet created
         self.pending_system_prompt = str(core.settings.get("chat.system_prompt"))
         self.loaded_context: int | None = None  # the context of the loaded model
@@ -558,6 +559,8 @@ class MainWindow(QMainWindow):
         )
 
     def _models_listed(self, found: tuple[list[ModelEntry], list[ModelEntry]]) -> None:
+        if self.closed:
+            return  # the list arrived after the window closed: nothing to show or load
         models, self.remote = found
         # The Models screen shows the library and hands it back (library_changed), which
         # fills the picker: one place for that.
@@ -800,7 +803,7 @@ class MainWindow(QMainWindow):
             self.load_model()
 
     def load_model(self) -> None:
-        if self.model is None:
+        if self.model is None or self.closed:
             return
         watcher = JobWatcher(self)
         self._loader = watcher
@@ -1372,6 +1375,7 @@ class MainWindow(QMainWindow):
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.closed = True
         self._save_window_state()
         run = self.run
         if run is not None:

@@ -81,6 +81,16 @@ def run_self_test(core: Core) -> int:
         leaked = sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules)
         if leaked:
             raise SelfTestFailure(f"the window process imported {', '.join(leaked)}")
+        code = window.transcript.renderer.block("```python\nx = 1\n```\n")
+        if "<span" not in code:
+            raise SelfTestFailure("code is not highlighted (Pygments' lexers are missing)")
+        from PySide6.QtCore import QTranslator
+
+        from ui.i18n import translation_file
+
+        if not QTranslator().load(translation_file("zh_CN")):
+            raise SelfTestFailure("the Chinese translation is missing")
+        step("Markdown, code highlighting and the Chinese translation are there")
     except SelfTestFailure as exc:
         print(f"self-test FAILED: {exc}", file=sys.stderr, flush=True)
         dispose_window(window)
