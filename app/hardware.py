@@ -29,6 +29,8 @@ from typing import Any
 
 import psutil
 
+from app.phrases import Phrase
+
 log = logging.getLogger(__name__)
 
 INTERESTING_FLAGS = (
@@ -196,12 +198,12 @@ def probe_gpus(notes: list[str]) -> list[GpuFacts]:
     try:
         import pynvml
     except ImportError:
-        notes.append("NVIDIA GPUs: nvidia-ml-py is not installed.")
+        notes.append(Phrase("NVIDIA GPUs: nvidia-ml-py is not installed."))
         return []
     try:
         pynvml.nvmlInit()
     except Exception as exc:  # noqa: BLE001 - no driver is the common case
-        notes.append(f"NVIDIA GPUs: no driver found ({exc}).")
+        notes.append(Phrase("NVIDIA GPUs: no driver found ({0}).", exc))
         return []
     gpus: list[GpuFacts] = []
     try:
@@ -228,9 +230,9 @@ def probe_gpus(notes: list[str]) -> list[GpuFacts]:
                     gpu.utilization_percent = None
                 gpus.append(gpu)
             except Exception as exc:  # noqa: BLE001 - a GPU that vanished mid-probe
-                notes.append(f"GPU {index} could not be read ({exc}).")
+                notes.append(Phrase("GPU {0} could not be read ({1}).", index, exc))
     except Exception as exc:  # noqa: BLE001
-        notes.append(f"NVIDIA GPUs: NVML failed ({exc}).")
+        notes.append(Phrase("NVIDIA GPUs: NVML failed ({0}).", exc))
     finally:
         try:
             pynvml.nvmlShutdown()

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from app import __version__
 from app.hardware import SystemFacts
+from app.phrases import Phrase, joined
 
 OK, INFO, WARNING, PROBLEM = "ok", "info", "warning", "problem"
 SYMBOL = {OK: "✓", INFO: "i", WARNING: "!", PROBLEM: "✗"}
@@ -80,64 +81,83 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
         checks.append(
             Check(
                 OK,
-                f"GPU {gpu.index}: {gpu.name}",
-                f"{_gb(gpu.vram_total_bytes)} VRAM ({_gb(gpu.vram_free_bytes)} free), "
-                f"driver {gpu.driver_version}, supports CUDA {gpu.cuda_driver_version},"
-                f" compute capability {gpu.compute_capability}.",
+                Phrase("GPU {0}: {1}", gpu.index, gpu.name),
+                Phrase(
+                    "{0} VRAM ({1} free), driver {2}, supports CUDA {3}, compute capability {4}.",
+                    _gb(gpu.vram_total_bytes),
+                    _gb(gpu.vram_free_bytes),
+                    gpu.driver_version,
+                    gpu.cuda_driver_version,
+                    gpu.compute_capability,
+                ),
             )
         )
     if facts.apple_silicon:
         checks.append(
             Check(
                 OK,
-                "Apple Silicon with Metal",
-                "The GPU shares the computer's memory; llama.cpp uses Metal.",
+                Phrase("Apple Silicon with Metal"),
+                Phrase("The GPU shares the computer's memory; llama.cpp uses Metal."),
             )
         )
     if not gpus and not facts.apple_silicon:
         checks.append(
             Check(
                 INFO,
-                "No GPU found",
-                "Hearth runs models on the CPU. Small models (up to about 3B "
-                "parameters, Q4) are comfortable; larger ones are slow."
-                + (f" ({'; '.join(facts.notes)})" if facts.notes else ""),
+                Phrase("No GPU found"),
+                Phrase(
+                    "Hearth runs models on the CPU. Small models (up to about 3B "
+                    "parameters, Q4) are comfortable; larger ones are slow.{0}",
+                    Phrase(" ({0})", joined("; ", facts.notes)) if facts.notes else "",
+                ),
             )
         )
     if gpus and engines.llama_gpu_offload is False:
         checks.append(
             Check(
                 WARNING,
-                "llama.cpp cannot use the GPU",
-                "The installed llama-cpp-python was built for the CPU only, so GGUF models will "
-                "not use the GPU.",
-                f"Rebuild it with CUDA: {LLAMA_CUDA_INSTALL}",
+                Phrase("llama.cpp cannot use the GPU"),
+                Phrase(
+                    "The installed llama-cpp-python was built for the CPU only, so GGUF models "
+                    "will not use the GPU."
+                ),
+                Phrase("Rebuild it with CUDA: {0}", LLAMA_CUDA_INSTALL),
             )
         )
     elif gpus and engines.llama_gpu_offload:
-        checks.append(Check(OK, "llama.cpp can offload to the GPU", ""))
+        checks.append(Check(OK, Phrase("llama.cpp can offload to the GPU"), ""))
     if gpus:
         driver_cuda = gpus[0].cuda_driver_version
         if not torch.installed:
             checks.append(
                 Check(
                     INFO,
-                    "The transformers engine is not installed",
-                    "This is the default edition: GGUF models only. The CUDA edition adds PyTorch "
-                    "and transformers for Hugging Face checkpoints.",
-                    f"Or install PyTorch yourself: {torch_install_command(driver_cuda)} "
-                    "&& pip install transformers accelerate",
+                    Phrase("The transformers engine is not installed"),
+                    Phrase(
+                        "This is the default edition: GGUF models only. The CUDA edition adds "
+                        "PyTorch and transformers for Hugging Face checkpoints."
+                    ),
+                    Phrase(
+                        "Or install PyTorch yourself: {0}",
+                        torch_install_command(driver_cuda)
+                        + " && pip install transformers accelerate",
+                    ),
                 )
             )
         elif not torch.cuda_version:
             checks.append(
                 Check(
                     PROBLEM,
-                    "PyTorch is a CPU build",
-                    f"An NVIDIA GPU is present, but PyTorch {torch.version} was built without "
-                    "CUDA, so checkpoints would run on the CPU.",
-                    "Install a CUDA build that matches the driver: "
-                    + torch_install_command(driver_cuda),
+                    Phrase("PyTorch is a CPU build"),
+                    Phrase(
+                        "An NVIDIA GPU is present, but PyTorch {0} was built without CUDA, so "
+                        "checkpoints would run on the CPU.",
+                        torch.version,
+                    ),
+                    Phrase(
+                        "Install a CUDA build that matches the driver: {0}",
+                        torch_install_command(driver_cuda),
+                    ),
                 )
             )
         else:
@@ -145,11 +165,17 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
                 checks.append(
                     Check(
                         PROBLEM,
-                        "The NVIDIA driver is too old for this PyTorch",
-                        f"PyTorch {torch.version} needs CUDA {torch.cuda_version}; the driver "
-                        f"supports up to CUDA {driver_cuda}.",
-                        f"Update the NVIDIA driver, or install a matching PyTorch: "
-                        f"{torch_install_command(driver_cuda)}",
+                        Phrase("The NVIDIA driver is too old for this PyTorch"),
+                        Phrase(
+                            "PyTorch {0} needs CUDA {1}; the driver supports up to CUDA {2}.",
+                            torch.version,
+                            torch.cuda_version,
+                            driver_cuda,
+                        ),
+                        Phrase(
+                            "Update the NVIDIA driver, or install a matching PyTorch: {0}",
+                            torch_install_command(driver_cuda),
+                        ),
                     )
                 )
             for gpu in gpus:
@@ -158,16 +184,24 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
                     checks.append(
                         Check(
                             PROBLEM,
-                            f"PyTorch has no kernels for {gpu.name}",
-                            f"This PyTorch was compiled for {', '.join(torch.arch_list)}; the GPU "
-                            f"needs sm_{major}{minor}.",
-                            f"Install a newer PyTorch build: {torch_install_command(driver_cuda)}",
+                            Phrase("PyTorch has no kernels for {0}", gpu.name),
+                            Phrase(
+                                "This PyTorch was compiled for {0}; the GPU needs {1}.",
+                                ", ".join(torch.arch_list),
+                                f"sm_{major}{minor}",
+                            ),
+                            Phrase(
+                                "Install a newer PyTorch build: {0}",
+                                torch_install_command(driver_cuda),
+                            ),
                         )
                     )
             if torch.cuda_available and not torch.bf16_supported:
                 checks.append(
                     Check(
-                        INFO, "No bfloat16 on this GPU", "Checkpoints will run in float16 instead."
+                        INFO,
+                        Phrase("No bfloat16 on this GPU"),
+                        Phrase("Checkpoints will run in float16 instead."),
                     )
                 )
     cpu = facts.cpu
@@ -176,34 +210,42 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
         checks.append(
             Check(
                 WARNING,
-                "This CPU has no AVX2",
-                "llama.cpp runs much slower without it.",
-                "Prefer small models, or a machine with a newer CPU.",
+                Phrase("This CPU has no AVX2"),
+                Phrase("llama.cpp runs much slower without it."),
+                Phrase("Prefer small models, or a machine with a newer CPU."),
             )
         )
     checks.append(
         Check(
             OK,
-            f"CPU: {cpu.model or cpu.architecture}",
-            f"{cpu.physical_cores} physical / {cpu.logical_cores} logical cores; "
-            f"{', '.join(cpu.features) or 'no notable SIMD features found'}.",
+            Phrase("CPU: {0}", cpu.model or cpu.architecture),
+            Phrase(
+                "{0} physical / {1} logical cores; {2}.",
+                cpu.physical_cores,
+                cpu.logical_cores,
+                ", ".join(cpu.features) or Phrase("no notable SIMD features found"),
+            ),
         )
     )
     memory = facts.memory
     checks.append(
         Check(
             OK,
-            "Memory",
-            f"{_gb(memory.total_bytes)} in total, {_gb(memory.available_bytes)} available now.",
+            Phrase("Memory"),
+            Phrase(
+                "{0} in total, {1} available now.",
+                _gb(memory.total_bytes),
+                _gb(memory.available_bytes),
+            ),
         )
     )
     if smallest_model_peak is not None and smallest_model_peak > memory.total_bytes * 0.85:
         checks.append(
             Check(
                 PROBLEM,
-                "Too little memory for any model in the library",
-                f"The smallest needs about {_gb(smallest_model_peak)}.",
-                "Download a smaller model or quantization (Q4_K_M of a 1–3B model).",
+                Phrase("Too little memory for any model in the library"),
+                Phrase("The smallest needs about {0}.", _gb(smallest_model_peak)),
+                Phrase("Download a smaller model or quantization (Q4_K_M of a 1–3B model)."),
             )
         )
     disk = facts.disk
@@ -211,9 +253,9 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
         checks.append(
             Check(
                 WARNING,
-                "Little free disk space",
-                f"{_gb(disk.free_bytes)} free where models are stored ({disk.path}).",
-                "Free some space, or choose another models folder in Settings.",
+                Phrase("Little free disk space"),
+                Phrase("{0} free where models are stored ({1}).", _gb(disk.free_bytes), disk.path),
+                Phrase("Free some space, or choose another models folder in Settings."),
             )
         )
     linux = facts.linux
@@ -222,8 +264,8 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
             checks.append(
                 Check(
                     WARNING,
-                    "Transparent huge pages: always",
-                    "With memory-mapped models this can raise memory use and cause pauses.",
+                    Phrase("Transparent huge pages: always"),
+                    Phrase("With memory-mapped models this can raise memory use and cause pauses."),
                     "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled",
                 )
             )
@@ -231,8 +273,10 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
             checks.append(
                 Check(
                     WARNING,
-                    f"vm.swappiness is {linux.swappiness}",
-                    "The kernel may push model pages out to swap, which makes replies stutter.",
+                    Phrase("vm.swappiness is {0}", linux.swappiness),
+                    Phrase(
+                        "The kernel may push model pages out to swap, which makes replies stutter."
+                    ),
                     "sudo sysctl vm.swappiness=10",
                 )
             )
@@ -240,9 +284,9 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
             checks.append(
                 Check(
                     INFO,
-                    f"{linux.numa_nodes} NUMA nodes",
-                    "Memory-mapped models are fastest when the engine stays on one node.",
-                    "Start Hearth with: numactl --cpunodebind=0 --membind=0 hearth",
+                    Phrase("{0} NUMA nodes", linux.numa_nodes),
+                    Phrase("Memory-mapped models are fastest when the engine stays on one node."),
+                    Phrase("Start Hearth with: {0}", "numactl --cpunodebind=0 --membind=0 hearth"),
                 )
             )
     return checks

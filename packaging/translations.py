@@ -10,6 +10,7 @@ are listed in ``ui/declared_strings.py``, generated here from their one declarat
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import tempfile
@@ -50,8 +51,27 @@ def declared_source() -> str:
     for preset in BUILTIN:
         add("Presets", preset.name)
         add("Presets", preset.system_prompt)
+    for template in phrase_templates():
+        add("Phrase", template)
     lines.append(")")
     return "\n".join(lines) + "\n"
+
+
+def phrase_templates() -> list[str]:
+    """Every ``Phrase("template", ...)`` written in the core (see app/phrases.py)."""
+    found: list[str] = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "Phrase"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                found.append(node.args[0].value)
+    return found
 
 
 def sources() -> list[str]:

@@ -110,7 +110,9 @@ def chinese() -> Iterator[None]:
 
 def untranslated_words(text: str) -> list[str]:
     words = re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", re.sub(r"<[^>]+>|\{\d[^}]*\}", " ", text))
-    return [w for w in words if w not in KEEP and w.lower() not in {k.lower() for k in KEEP}]
+    keep = {k.lower() for k in KEEP}
+    # Words with digits or underscores are data (CPU features, versions, file names).
+    return [w for w in words if w.lower() not in keep and not re.search(r"[0-9_]", w)]
 
 
 def visible_texts(root: QWidget) -> list[str]:
@@ -173,6 +175,7 @@ def test_the_chinese_window_shows_no_untranslated_string(
 ) -> None:
     window = scripted_window(qtbot, core, "**好的**，这是回答。\n\n```python\nprint(1)\n```\n")
     send_and_wait(qtbot, window, "你好")
+    qtbot.waitUntil(lambda: window.system_screen.tree.topLevelItemCount() > 0, timeout=60_000)
     from ui.settings_dialog import SettingsDialog
 
     dialogs: list[QDialog] = [SettingsDialog(core.settings, window)]
@@ -188,6 +191,21 @@ def test_the_chinese_window_shows_no_untranslated_string(
             if untranslated_words(item.text()):
                 problems[item.text()] = untranslated_words(item.text())
     assert problems == {}
+    # The System check's sentences come from the core: each is a phrase whose template
+    # has a Chinese translation (the values in it, like CPU features, stay as they are).
+    from PySide6.QtCore import QCoreApplication
+
+    from app.phrases import Phrase
+
+    for check in window.system_screen.checks:
+        for text in (check.title, check.detail, check.action):
+            if text:
+                assert isinstance(text, Phrase), text
+                template = QCoreApplication.translate("Phrase", text.template)
+                assert template != text.template or not untranslated_words(text.template), text
+    tree = window.system_screen.tree
+    first = tree.topLevelItem(0)
+    assert first is not None and not untranslated_words(first.text(0))
     transcript = window.transcript.toPlainText()
     assert "复制" in transcript and "重新生成" in transcript and "你" in transcript
     assert window.tabs.tabText(0) == "聊天"

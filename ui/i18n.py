@@ -13,12 +13,22 @@ import logging
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from app.phrases import Phrase
 from ui.resources import resources_dir
 
 log = logging.getLogger(__name__)
 
 LANGUAGES = ("en", "zh_CN")
 _installed: list[QTranslator] = []
+
+
+def translated(text: str) -> str:
+    """``text`` in the window's language: a core ``Phrase`` from its translated template."""
+    if not isinstance(text, Phrase):
+        return text
+    template = QCoreApplication.translate("Phrase", text.template)
+    args = [translated(a) if isinstance(a, Phrase) else a for a in text.args]
+    return template.format(*args) if args else template
 
 
 def resolve_language(setting: str, system: str | None = None) -> str:

@@ -25,6 +25,7 @@ from app.core import Core
 from app.hardware import SystemFacts, probe_system
 from app.system_check import SYMBOL, Check, format_facts, report_text, run_checks
 from ui.background import run_in_background
+from ui.i18n import translated
 
 COLOURS = {"ok": "#15803d", "info": "#1d4ed8", "warning": "#b45309", "problem": "#b91c1c"}
 
@@ -97,16 +98,19 @@ class SystemScreen(QWidget):
         )
         self.tree.clear()
         for check in checks:
-            item = QTreeWidgetItem([f"{SYMBOL[check.status]}  {check.title}"])
+            title, detail, action = (
+                translated(t) for t in (check.title, check.detail, check.action)
+            )
+            item = QTreeWidgetItem([f"{SYMBOL[check.status]}  {title}"])
             item.setForeground(0, QColor(COLOURS[check.status]))
-            item.setToolTip(0, check.detail)
+            item.setToolTip(0, detail)
             font = item.font(0)
             font.setBold(check.status in ("problem", "warning"))
             item.setFont(0, font)
-            if check.detail:
-                item.addChild(QTreeWidgetItem([check.detail]))
-            if check.action:
-                item.addChild(QTreeWidgetItem([self.tr("What to do: {0}").format(check.action)]))
+            if detail:
+                item.addChild(QTreeWidgetItem([detail]))
+            if action:
+                item.addChild(QTreeWidgetItem([self.tr("What to do: {0}").format(action)]))
             self.tree.addTopLevelItem(item)
             item.setExpanded(check.status in ("problem", "warning"))
         self.details.setPlainText(format_facts(facts))

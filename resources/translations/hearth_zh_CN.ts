@@ -621,6 +621,10 @@
         <translation>排序方式</translation>
     </message>
     <message>
+        <source>Search models</source>
+        <translation>搜索模型</translation>
+    </message>
+    <message>
         <source>Search models, or type a repository id (owner/name)</source>
         <translation>搜索模型，或输入仓库 ID（所有者/名称）</translation>
     </message>
@@ -665,6 +669,10 @@
         <translation>更新时间</translation>
     </message>
     <message>
+        <source>Search results</source>
+        <translation>搜索结果</translation>
+    </message>
+    <message>
         <source>Open a repository to see what it offers.</source>
         <translation>打开一个仓库，查看它提供的文件。</translation>
     </message>
@@ -687,6 +695,10 @@
     <message>
         <source>Note</source>
         <translation>备注</translation>
+    </message>
+    <message>
+        <source>Files in this repository</source>
+        <translation>此仓库中的文件</translation>
     </message>
     <message>
         <source>Download</source>
@@ -795,6 +807,209 @@
     <message>
         <source>Add a GGUF model</source>
         <translation>添加 GGUF 模型</translation>
+    </message>
+</context>
+<context>
+    <name>Phrase</name>
+    <message>
+        <source>NVIDIA GPUs: nvidia-ml-py is not installed.</source>
+        <translation>NVIDIA GPU：未安装 nvidia-ml-py。</translation>
+    </message>
+    <message>
+        <source>NVIDIA GPUs: no driver found ({0}).</source>
+        <translation>NVIDIA GPU：未找到驱动（{0}）。</translation>
+    </message>
+    <message>
+        <source>NVIDIA GPUs: NVML failed ({0}).</source>
+        <translation>NVIDIA GPU：NVML 出错（{0}）。</translation>
+    </message>
+    <message>
+        <source>GPU {0} could not be read ({1}).</source>
+        <translation>无法读取 GPU {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>CPU: {0}</source>
+        <translation>CPU：{0}</translation>
+    </message>
+    <message>
+        <source>{0} physical / {1} logical cores; {2}.</source>
+        <translation>{0} 个物理核心 / {1} 个逻辑核心；{2}。</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>{0} in total, {1} available now.</source>
+        <translation>共 {0}，当前可用 {1}。</translation>
+    </message>
+    <message>
+        <source>GPU {0}: {1}</source>
+        <translation>GPU {0}：{1}</translation>
+    </message>
+    <message>
+        <source>{0} VRAM ({1} free), driver {2}, supports CUDA {3}, compute capability {4}.</source>
+        <translation>显存 {0}（可用 {1}），驱动 {2}，支持 CUDA {3}，计算能力 {4}。</translation>
+    </message>
+    <message>
+        <source>Apple Silicon with Metal</source>
+        <translation>Apple 芯片（Metal）</translation>
+    </message>
+    <message>
+        <source>The GPU shares the computer&apos;s memory; llama.cpp uses Metal.</source>
+        <translation>GPU 与电脑共享内存；llama.cpp 使用 Metal。</translation>
+    </message>
+    <message>
+        <source>No GPU found</source>
+        <translation>未找到 GPU</translation>
+    </message>
+    <message>
+        <source>Hearth runs models on the CPU. Small models (up to about 3B parameters, Q4) are comfortable; larger ones are slow.{0}</source>
+        <translation>Hearth 在 CPU 上运行模型。小模型（约 3B 参数以内，Q4）运行流畅；更大的模型会很慢。{0}</translation>
+    </message>
+    <message>
+        <source>llama.cpp cannot use the GPU</source>
+        <translation>llama.cpp 无法使用 GPU</translation>
+    </message>
+    <message>
+        <source>The installed llama-cpp-python was built for the CPU only, so GGUF models will not use the GPU.</source>
+        <translation>已安装的 llama-cpp-python 只为 CPU 构建，因此 GGUF 模型不会使用 GPU。</translation>
+    </message>
+    <message>
+        <source>Rebuild it with CUDA: {0}</source>
+        <translation>用 CUDA 重新构建：{0}</translation>
+    </message>
+    <message>
+        <source>This CPU has no AVX2</source>
+        <translation>此 CPU 不支持 AVX2</translation>
+    </message>
+    <message>
+        <source>llama.cpp runs much slower without it.</source>
+        <translation>没有它，llama.cpp 会慢很多。</translation>
+    </message>
+    <message>
+        <source>Prefer small models, or a machine with a newer CPU.</source>
+        <translation>请优先使用小模型，或换用 CPU 更新的电脑。</translation>
+    </message>
+    <message>
+        <source>Too little memory for any model in the library</source>
+        <translation>内存不足以运行模型库中的任何模型</translation>
+    </message>
+    <message>
+        <source>The smallest needs about {0}.</source>
+        <translation>最小的模型约需 {0}。</translation>
+    </message>
+    <message>
+        <source>Download a smaller model or quantization (Q4_K_M of a 1–3B model).</source>
+        <translation>请下载更小的模型或量化版本（1–3B 模型的 Q4_K_M）。</translation>
+    </message>
+    <message>
+        <source>Little free disk space</source>
+        <translation>磁盘剩余空间不足</translation>
+    </message>
+    <message>
+        <source>{0} free where models are stored ({1}).</source>
+        <translation>模型存放位置（{1}）剩余 {0}。</translation>
+    </message>
+    <message>
+        <source>Free some space, or choose another models folder in Settings.</source>
+        <translation>请释放一些空间，或在设置中选择其他模型文件夹。</translation>
+    </message>
+    <message>
+        <source>llama.cpp can offload to the GPU</source>
+        <translation>llama.cpp 可以把计算卸载到 GPU</translation>
+    </message>
+    <message>
+        <source>The transformers engine is not installed</source>
+        <translation>未安装 transformers 引擎</translation>
+    </message>
+    <message>
+        <source>This is the default edition: GGUF models only. The CUDA edition adds PyTorch and transformers for Hugging Face checkpoints.</source>
+        <translation>这是默认版本：仅支持 GGUF 模型。CUDA 版本额外包含 PyTorch 和 transformers，可运行 Hugging Face 检查点。</translation>
+    </message>
+    <message>
+        <source>Or install PyTorch yourself: {0}</source>
+        <translation>或自行安装 PyTorch：{0}</translation>
+    </message>
+    <message>
+        <source>no notable SIMD features found</source>
+        <translation>未发现值得注意的 SIMD 特性</translation>
+    </message>
+    <message>
+        <source>Transparent huge pages: always</source>
+        <translation>透明大页：always</translation>
+    </message>
+    <message>
+        <source>With memory-mapped models this can raise memory use and cause pauses.</source>
+        <translation>对于内存映射的模型，这可能增加内存占用并造成卡顿。</translation>
+    </message>
+    <message>
+        <source>vm.swappiness is {0}</source>
+        <translation>vm.swappiness 为 {0}</translation>
+    </message>
+    <message>
+        <source>The kernel may push model pages out to swap, which makes replies stutter.</source>
+        <translation>内核可能把模型页面换出到交换区，导致回复断断续续。</translation>
+    </message>
+    <message>
+        <source>{0} NUMA nodes</source>
+        <translation>{0} 个 NUMA 节点</translation>
+    </message>
+    <message>
+        <source>Memory-mapped models are fastest when the engine stays on one node.</source>
+        <translation>引擎固定在一个节点上时，内存映射的模型最快。</translation>
+    </message>
+    <message>
+        <source>Start Hearth with: {0}</source>
+        <translation>这样启动 Hearth：{0}</translation>
+    </message>
+    <message>
+        <source> ({0})</source>
+        <translation>（{0}）</translation>
+    </message>
+    <message>
+        <source>PyTorch is a CPU build</source>
+        <translation>PyTorch 是 CPU 版本</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is present, but PyTorch {0} was built without CUDA, so checkpoints would run on the CPU.</source>
+        <translation>存在 NVIDIA GPU，但 PyTorch {0} 构建时未启用 CUDA，因此检查点会在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Install a CUDA build that matches the driver: {0}</source>
+        <translation>安装与驱动匹配的 CUDA 版本：{0}</translation>
+    </message>
+    <message>
+        <source>The NVIDIA driver is too old for this PyTorch</source>
+        <translation>NVIDIA 驱动对此 PyTorch 来说太旧</translation>
+    </message>
+    <message>
+        <source>PyTorch {0} needs CUDA {1}; the driver supports up to CUDA {2}.</source>
+        <translation>PyTorch {0} 需要 CUDA {1}；驱动最高支持 CUDA {2}。</translation>
+    </message>
+    <message>
+        <source>Update the NVIDIA driver, or install a matching PyTorch: {0}</source>
+        <translation>请更新 NVIDIA 驱动，或安装匹配的 PyTorch：{0}</translation>
+    </message>
+    <message>
+        <source>No bfloat16 on this GPU</source>
+        <translation>此 GPU 不支持 bfloat16</translation>
+    </message>
+    <message>
+        <source>Checkpoints will run in float16 instead.</source>
+        <translation>检查点将改用 float16 运行。</translation>
+    </message>
+    <message>
+        <source>PyTorch has no kernels for {0}</source>
+        <translation>PyTorch 没有适用于 {0} 的内核</translation>
+    </message>
+    <message>
+        <source>This PyTorch was compiled for {0}; the GPU needs {1}.</source>
+        <translation>此 PyTorch 编译目标为 {0}；该 GPU 需要 {1}。</translation>
+    </message>
+    <message>
+        <source>Install a newer PyTorch build: {0}</source>
+        <translation>安装更新的 PyTorch 版本：{0}</translation>
     </message>
 </context>
 <context>
