@@ -181,7 +181,9 @@ def recommended_sampling(entry: ModelEntry) -> dict[str, Any]:
         log.warning("could not read recommended settings of %s", entry.path, exc_info=True)
         return {}
     result: dict[str, Any] = {}
-    for key, value in raw.items():
+    for key, found in raw.items():
+        # GGUF keeps float32: 0.95 reads back as 0.949999988.
+        value = round(found, 4) if isinstance(found, float) else found
         try:
             result[key] = settings_module.BY_KEY[key].validate(value)
         except ValueError:

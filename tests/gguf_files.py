@@ -9,7 +9,11 @@ import numpy as np
 
 
 def build_gguf(
-    path: Path, arch: str = "llama", template: str | None = None, file_type: int | None = None
+    path: Path,
+    arch: str = "llama",
+    template: str | None = None,
+    file_type: int | None = None,
+    floats: dict[str, float] | None = None,
 ) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     writer = gguf.GGUFWriter(str(path), arch)
@@ -25,6 +29,8 @@ def build_gguf(
         writer.add_file_type(file_type)
     if template:
         writer.add_chat_template(template)
+    for key, value in (floats or {}).items():
+        writer.add_float32(key, value)
     writer.add_tensor("token_embd.weight", np.ones((8, 16), dtype=np.float32))
     writer.add_tensor("blk.0.attn_q.weight", np.ones((16, 16), dtype=np.float32))
     writer.add_tensor("blk.1.attn_q.weight", np.ones((16, 16), dtype=np.float32))
