@@ -14,7 +14,6 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QInputDialog,
@@ -27,7 +26,13 @@ from PySide6.QtWidgets import (
 
 from app.presets import CONVERSATION_KEYS, PRESET_KEY, Preset, PresetStore
 from app.settings import BY_KEY
-from ui.settings_dialog import editor_for, set_value, setting_label, value_of
+from ui.settings_dialog import (
+    add_problem_and_buttons,
+    editor_for,
+    set_value,
+    setting_label,
+    value_of,
+)
 
 
 def preset_name(preset: Preset) -> str:
@@ -83,21 +88,7 @@ class ConversationSettingsDialog(QDialog):
             note.setWordWrap(True)
             note.setObjectName("recommendedNote")
             layout.addWidget(note)
-        self.problem = QLabel()
-        self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #b91c1c")
-        self.problem.hide()
-        layout.addWidget(self.problem)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok
-            | QDialogButtonBox.StandardButton.Cancel
-            | QDialogButtonBox.StandardButton.RestoreDefaults
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        restore = buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
-        restore.clicked.connect(self.restore_defaults)
-        layout.addWidget(buttons)
+        self.problem = add_problem_and_buttons(self, layout, self.restore_defaults)
 
     def _fill_presets(self, current: str) -> None:
         self.preset_box.clear()

@@ -8,6 +8,7 @@ the dialog open with the reason shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
@@ -124,6 +125,29 @@ def set_value(editor: QWidget, value: Any) -> None:
         editor.setText(str(value))
 
 
+def add_problem_and_buttons(
+    dialog: QDialog, layout: QVBoxLayout, restore_defaults: Callable[[], None]
+) -> QLabel:
+    """The end of a settings dialog: a (hidden) line for what went wrong, then OK, Cancel
+    and Restore Defaults.  Returns the problem line."""
+    problem = QLabel()
+    problem.setWordWrap(True)
+    problem.setStyleSheet("color: #b91c1c")
+    problem.hide()
+    layout.addWidget(problem)
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Ok
+        | QDialogButtonBox.StandardButton.Cancel
+        | QDialogButtonBox.StandardButton.RestoreDefaults
+    )
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    restore = buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
+    restore.clicked.connect(restore_defaults)
+    layout.addWidget(buttons)
+    return problem
+
+
 class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -143,21 +167,7 @@ class SettingsDialog(QDialog):
             (advanced if setting.advanced else basic).addRow(setting_label(setting), editor)
         layout.addLayout(basic)
         layout.addWidget(advanced_box)
-        self.problem = QLabel()
-        self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #b91c1c")
-        self.problem.hide()
-        layout.addWidget(self.problem)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok
-            | QDialogButtonBox.StandardButton.Cancel
-            | QDialogButtonBox.StandardButton.RestoreDefaults
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        restore = buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
-        restore.clicked.connect(self.restore_defaults)
-        layout.addWidget(buttons)
+        self.problem = add_problem_and_buttons(self, layout, self.restore_defaults)
 
     def restore_defaults(self) -> None:
         for setting in DECLARATIONS:
