@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -205,7 +206,11 @@ class MainWindow(QMainWindow):
         QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: self.apply_appearance())
         self.refresh_conversations()
         self.refresh_models()
-        QTimer.singleShot(1500, self.transcript.renderer.warm_up)
+        # Load the code highlighter's lexers on a thread now, not during the first reply
+        # with code (tens of milliseconds); the GIL is released often enough meanwhile.
+        threading.Thread(
+            target=self.transcript.renderer.warm_up, name="highlighter-warm-up", daemon=True
+        ).start()
         self.downloads.resume_interrupted()
         self.system_screen.run()
 
@@ -791,6 +796,7 @@ class MainWindow(QMainWindow):
         if self.model_picker.findData(str(entry.path)) < 0:
             self._fill_picker()
         self.model = entry
+        self._model_advice()  # start reading the model's advice now, off the main thread
         for index, candidate in enumerate(self.models):
             if candidate.path == entry.path:
                 self.model_picker.setCurrentIndex(index)
@@ -1181,12 +1187,22 @@ class MainWindow(QMainWindow):
         return effective_values(self.core.settings, self._model_advice(), own)
 
     def _model_advice(self) -> dict[str, Any]:
-        """The chosen model's recommended sampling (read once per model)."""
+        """The chosen model's recommended sampling: read once per model on a background
+        thread (a GGUF's metadata takes tens of milliseconds to parse); {} until then."""
         if self.model is None:
             return {}
         key = str(self.model.path)
         if key not in self._recommended:
-            self._recommended[key] = recommended_sampling(self.model)
+            self._recommended[key] = {}
+            from ui.background import run_in_background
+
+            entry = self.model
+            run_in_background(
+                self,
+                lambda: recommended_sampling(entry),
+                lambda advice: self._recommended.__setitem__(key, advice),
+                lambda exc: log.warning("no recommended settings for %s: %s", key, exc),
+            )
         return self._recommended[key]
 
     def _reply_text(self, text: str) -> None:

@@ -98,10 +98,14 @@ class MarkdownRenderer:
         return self._style(rendered)
 
     def warm_up(self) -> None:
-        """Load the highlighter for common languages now, while the window is idle, rather
-        than during the first reply that shows code (it takes tens of milliseconds)."""
-        for language in ("python", "javascript", "bash", "json", "cpp"):
-            self._highlight("x = 1\n", language)
+        """Load the highlighter for common languages ahead of the first reply that shows
+        code (it takes tens of milliseconds).  Safe on another thread: it only imports and
+        compiles the lexers; it does not touch the renderer's state."""
+        for language in ("python", "javascript", "bash", "json", "cpp", "rust", "go", "java"):
+            try:
+                highlight("x = 1\n", get_lexer_by_name(language), HtmlFormatter(nowrap=True))
+            except ClassNotFound:
+                continue
 
     def code_html(self, code: str, language: str) -> str:
         """A framed, highlighted code block with its language and a Copy link."""
