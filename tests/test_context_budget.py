@@ -47,3 +47,14 @@ def test_reply_reserve_is_capped_at_half_the_window() -> None:
     assert reply_reserve(4096, None) == 1024
     assert reply_reserve(4096, 100) == 100
     assert reply_reserve(4096, 100_000) == 2048
+
+
+def test_templates_that_open_thinking_and_requests_to_continue_are_recognised() -> None:
+    from backends.context_budget import continues_reply, opens_thinking
+
+    assert opens_thinking("<｜User｜>Hi<｜Assistant｜><think>\n")
+    assert not opens_thinking("<|im_start|>assistant\n")
+    reply = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hel"}]
+    assert continues_reply({"continue": True}, reply)
+    assert not continues_reply({"continue": True}, reply[:1])  # nothing to go on with
+    assert not continues_reply({}, reply)

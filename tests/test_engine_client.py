@@ -204,3 +204,23 @@ def test_stop_during_a_long_prompt_does_not_wait_for_the_whole_prompt(
         )
     )
     assert "4" in text or "four" in text.lower()
+
+
+def test_a_reply_cut_at_the_limit_continues_where_it_stopped(
+    client: EngineClient, spec: ModelSpec
+) -> None:
+    question = {"role": "user", "content": "Name three primary colors."}
+    params = {"temperature": 0, "max_tokens": 6}
+    first, _ = collect(client.chat(spec, [question], params))
+    assert first.strip()
+    partial = {"role": "assistant", "content": first}
+    more, events = collect(
+        client.chat(spec, [question, partial], {"temperature": 0, "max_tokens": 12}, None, True)
+    )
+    assert events[-1]["type"] == "done" and more.strip()
+    # It goes on from the cut (the same words the whole answer goes on with), rather than
+    # starting the answer again.  (Token boundaries at the cut may differ slightly.)
+    assert not more.lstrip().startswith(first.strip()[:10])
+    whole, _ = collect(client.chat(spec, [question], {"temperature": 0, "max_tokens": 18}))
+    rest = set(whole[len(first) :].split())
+    assert rest & set(more.split()), (first, more, whole)
