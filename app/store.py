@@ -605,10 +605,12 @@ class ChatStore:
             parts += [message.content, ""]
         return "\n".join(parts)
 
-    def import_conversation(self, document: dict[str, Any]) -> int:
-        """Import an exported conversation; StoreError says what is wrong with the file."""
-        if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-            raise StoreError("This file is not a Hearth conversation export.")
+    def import_conversation(self, document: Any) -> int:
+        """Import a conversation: Hearth's own export, or a plain chat in the OpenAI
+        messages format (a list of ``{"role", "content"}``, or ``{"messages": [...]}``)
+        that many tools write.  StoreError says what is wrong with the file; nothing is
+        half imported."""
+        document = _as_hearth_export(document)
         try:
             version = int(document.get("version", 0))
         except (TypeError, ValueError):
@@ -688,6 +690,38 @@ class ChatStore:
         if row is None:
             raise KeyError(message_id)
         return _message(row)
+
+
+def _as_hearth_export(document: Any) -> dict[str, Any]:
+    """Hearth's export as it is; a plain list of chat messages wrapped as one."""
+    if isinstance(document, dict) and document.get("format") == EXPORT_FORMAT:
+        return document
+    messages = document.get("messages") if isinstance(document, dict) else document
+    if not isinstance(messages, list) or not messages:
+        raise StoreError(
+            "This file is neither a Hearth conversation export nor a list of chat messages."
+        )
+    plain = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):  # OpenAI "content parts": keep the text parts
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        if not isinstance(content, str) or message.get("role") not in (
+            "system",
+            "user",
+            "assistant",
+        ):
+            raise StoreError("The conversation file is damaged (its messages are unreadable).")
+        plain.append({"role": message["role"], "content": content})
+    title = document.get("title") if isinstance(document, dict) else None
+    first_user = next((m["content"] for m in plain if m["role"] == "user"), "")
+    return {
+        "format": EXPORT_FORMAT,
+        "version": 1,
+        "title": str(title or make_title(first_user) or "Imported chat"),
+        "messages": [m for m in plain if m["role"] != "system"],
+        "system_prompt": next((m["content"] for m in plain if m["role"] == "system"), ""),
+    }
 
 
 class _Transaction:

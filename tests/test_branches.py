@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from app import store as st
 from app.conversation import ReplyRecorder, engine_messages
 from app.store import ChatStore
@@ -138,3 +140,21 @@ def test_reasoning_is_not_sent_back_unless_asked(tmp_path: Path) -> None:
     assert plain[-1] == {"role": "assistant", "content": "4"}
     full = engine_messages(store.messages(cid), include_reasoning=True)
     assert "Two and two make four." in full[-1]["content"] and full[-1]["content"].endswith("4")
+
+
+def test_a_plain_chat_in_the_openai_format_can_be_imported(tmp_path: Path) -> None:
+    store = ChatStore(tmp_path / "c.sqlite3")
+    cid = store.import_conversation(
+        [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": [{"type": "text", "text": "What is 2+2?"}]},
+            {"role": "assistant", "content": "4"},
+        ]
+    )
+    assert contents(store, cid) == ["What is 2+2?", "4"]
+    conversation = store.conversation(cid)
+    assert conversation.title == "What is 2+2?" and conversation.system_prompt == "Be brief."
+    with pytest.raises(st.StoreError, match="neither"):
+        store.import_conversation({"something": "else"})
+    with pytest.raises(st.StoreError, match="damaged"):
+        store.import_conversation([{"role": "robot", "content": "beep"}])

@@ -86,5 +86,5 @@ def test_a_bad_file_is_refused_and_nothing_is_half_imported(
 ) -> None:
     store = ChatStore(tmp_path / "c.sqlite3")
     with pytest.raises(StoreError):
-        store.import_conversation(document)  # type: ignore[arg-type]
+        store.import_conversation(document)
     assert store.conversations() == []

@@ -943,7 +943,7 @@ class MainWindow(QMainWindow):
                 self,
                 self.tr("Import conversation"),
                 str(Path.home()),
-                self.tr("Hearth conversation (*.json);;All files (*)"),
+                self.tr("Conversation, JSON (*.json);;All files (*)"),
             )
         if not path:
             return None

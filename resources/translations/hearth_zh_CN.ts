@@ -483,8 +483,8 @@
         <translation>导入对话</translation>
     </message>
     <message>
-        <source>Hearth conversation (*.json);;All files (*)</source>
-        <translation>Hearth 对话 (*.json);;所有文件 (*)</translation>
+        <source>Conversation, JSON (*.json);;All files (*)</source>
+        <translation>对话，JSON (*.json);;所有文件 (*)</translation>
     </message>
     <message>
         <source>{0} could not be imported: {1}</source>
