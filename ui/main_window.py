@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QStandardItemModel
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QKeySequence,
+    QPaintEvent,
+    QResizeEvent,
+    QStandardItemModel,
+)
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -63,6 +70,8 @@ from ui.undo_bar import UndoBar
 log = logging.getLogger(__name__)
 
 CHARACTERS_PER_TOKEN = 3.5  # the context meter's estimate until the engine has counted
+WARM_UP_AFTER_MS = 1500
+PAINT_GRACE_MS = 500
 
 
 @dataclass
@@ -173,6 +182,11 @@ class MainWindow(QMainWindow):
         self.run: ChatRun | None = None
         self.editing: st.Message | None = None  # a message of the user's being edited
         self.closed = False  # set when the window closes: late background results are dropped
+        self._painted = False  # the first paint happened (start-up work waits for it)
+        self._after_paint: list[Callable[[], None]] = []
+        # A window that is never shown (or a platform that does not paint it) must not
+        # wait for a paint forever.
+        QTimer.singleShot(PAINT_GRACE_MS, self._run_after_paint)
         self.pending_settings: dict[str, Any] = {}  # for the conversation not yet created
         self.pending_system_prompt = str(core.settings.get("chat.system_prompt"))
         self.loaded_context: int | None = None  # the context of the loaded model
@@ -208,9 +222,11 @@ class MainWindow(QMainWindow):
         self.refresh_models()
         # Load the code highlighter's lexers on a thread now, not during the first reply
         # with code (tens of milliseconds); the GIL is released often enough meanwhile.
-        threading.Thread(
+        # It starts after the window is up, so it does not slow the first paint.
+        warm_up = threading.Thread(
             target=self.transcript.renderer.warm_up, name="highlighter-warm-up", daemon=True
-        ).start()
+        )
+        QTimer.singleShot(WARM_UP_AFTER_MS, warm_up.start)
         self.downloads.resume_interrupted()
         self.system_screen.run()
 
@@ -479,6 +495,26 @@ class MainWindow(QMainWindow):
         dialog.accepted.connect(self.apply_appearance)
         dialog.open()
 
+    def after_first_paint(self, action: Callable[[], None]) -> None:
+        """Run ``action`` now if the window has been painted, else right after that."""
+        if self._painted:
+            action()
+        else:
+            self._after_paint.append(action)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        self._run_after_paint()
+
+    def _run_after_paint(self) -> None:
+        """The first paint happened (or a hidden window waited long enough)."""
+        if self._painted:
+            return
+        self._painted = True
+        actions, self._after_paint = self._after_paint, []
+        for action in actions:
+            QTimer.singleShot(0, action)
+
     # -- appearance and window state -------------------------------------------------
     def apply_appearance(self) -> None:
         """Theme and conversation font size from the settings (applied at once)."""
@@ -577,7 +613,9 @@ class MainWindow(QMainWindow):
             self.model_status.setText(self.tr("No model"))
             self.models_ready.emit()
             return
-        self.select_model(default, load=self._load_on_start)
+        # Starting the engine's process takes the main thread tens of milliseconds: never
+        # before the window has been painted once.
+        self.after_first_paint(lambda: self.select_model(default, load=self._load_on_start))
         self.models_ready.emit()
 
     def _fill_picker(self) -> None:

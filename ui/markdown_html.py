@@ -15,7 +15,6 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from markdown_it import MarkdownIt
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -83,18 +82,26 @@ class MarkdownRenderer:
         self.palette = palette
         self.code_blocks = code_blocks
         self.mono_family = mono_family
-        self._md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
-            ["table", "strikethrough"]
-        )
-        rules: Any = getattr(self._md.renderer, "rules")  # noqa: B009 - untyped in markdown-it
-        rules["fence"] = self._fence
-        rules["code_block"] = self._code_block
-        rules["image"] = self._image
+        self._md: Any = None  # made on first use: importing markdown-it takes ~30 ms
         self._formatters: dict[str, HtmlFormatter[str]] = {}
+
+    def _parser(self) -> Any:
+        if self._md is None:
+            from markdown_it import MarkdownIt
+
+            self._md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
+                ["table", "strikethrough"]
+            )
+            rules: Any = getattr(self._md.renderer, "rules")  # noqa: B009 - untyped
+            rules["fence"] = self._fence
+            rules["code_block"] = self._code_block
+            rules["image"] = self._image
+        return self._md
 
     def block(self, markdown: str) -> str:
         """One finished block (see ``markdown_blocks``) as HTML."""
-        rendered = self._md.render(markdown).strip()  # a trailing newline would become a space
+        # strip(): a trailing newline would become a space in the document
+        rendered = self._parser().render(markdown).strip()
         return self._style(rendered)
 
     def warm_up(self) -> None:
