@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine_client import EngineClient, ModelSpec
 from backends import protocol
+from backends.phrases import Phrase
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -52,11 +53,14 @@ class ServerConfig:
 
         if self.host not in LOOPBACK_NAMES and not self.api_key:
             raise HearthError(
-                f"Serving on {self.host} makes the model reachable from other computers; "
-                "Hearth requires an API key for that (--api-key)."
+                Phrase(
+                    "Serving on {0} makes the model reachable from other computers; Hearth "
+                    "requires an API key for that (--api-key).",
+                    self.host,
+                )
             )
         if not 1 <= self.port <= 65535:
-            raise HearthError(f"The port must be between 1 and 65535, not {self.port}.")
+            raise HearthError(Phrase("The port must be between 1 and 65535, not {0}.", self.port))
 
     def allowed_hosts(self) -> set[str]:
         names = {*LOOPBACK_NAMES, self.host, *self.extra_hosts}
@@ -323,8 +327,11 @@ class ApiServer:
             from app.errors import HearthError
 
             raise HearthError(
-                f"The API server could not start on {self.config.host}:"
-                f"{self.config.port} (is the port in use?)."
+                Phrase(
+                    "The API server could not start on {0}:{1} (is the port in use?).",
+                    self.config.host,
+                    self.config.port,
+                )
             )
 
     def stop(self) -> None:
@@ -345,7 +352,9 @@ def serve_forever(
     if loaded is None or loaded.get("type") == protocol.ERROR:
         from app.errors import HearthError
 
-        raise HearthError(f"The model could not be loaded: {(loaded or {}).get('message')}")
+        raise HearthError(
+            Phrase("The model could not be loaded: {0}", (loaded or {}).get("message"))
+        )
     app = build_app(client, lambda: spec, config, lambda: dict(defaults))
     server = _uvicorn(app, config)
     if ready is not None:

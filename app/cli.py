@@ -19,6 +19,7 @@ from app import __version__
 from app.core import Core
 from app.engine_client import EngineClient
 from backends import protocol
+from backends.phrases import Phrase, message_of
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -198,7 +199,9 @@ def _check_ranges(args: argparse.Namespace) -> None:
     ]
     for flag, value, low, high in checks:
         if value is not None and not low <= value <= high:
-            raise HearthError(f"{flag} must be between {low} and {high}, not {value}.")
+            raise HearthError(
+                Phrase("{0} must be between {1} and {2}, not {3}.", flag, low, high, value)
+            )
 
 
 def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
@@ -207,7 +210,7 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     if not prompt.strip():
         from app.errors import HearthError
 
-        raise HearthError("The prompt is empty. Pass it as an argument or on stdin.")
+        raise HearthError(Phrase("The prompt is empty. Pass it as an argument or on stdin."))
     entry = None
     if args.endpoint:
         from app.engine_client import ModelSpec
@@ -309,10 +312,12 @@ def cmd_models_rm(core: Core, args: argparse.Namespace) -> int:
     try:
         entry = next(m for m in models if args.name in (m.name, str(m.path), m.path.name))
     except StopIteration:
-        raise HearthError(f"No model called {args.name!r}; see 'hearth models list'.") from None
+        raise HearthError(
+            Phrase("No model called {0!r}; see 'hearth models list'.", args.name)
+        ) from None
     if not args.yes:
         if not sys.stdin.isatty():
-            raise HearthError("Add --yes to delete without being asked.")
+            raise HearthError(Phrase("Add --yes to delete without being asked."))
         answer = input(f"Delete {entry.name} ({entry.size_bytes / 1e6:,.0f} MB)? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             return EXIT_OK
@@ -344,7 +349,7 @@ def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> i
     except LookupError as exc:
         from app.errors import HearthError
 
-        raise HearthError(str(exc)) from exc
+        raise HearthError(message_of(exc)) from exc
     ctx = args.ctx or int(core.settings.get("engine.context_length"))
     result = estimate_entry(entry, probe_system(core.models_dir), ctx)
     if args.json:

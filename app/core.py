@@ -26,6 +26,7 @@ from app.model_overrides import ModelOverrides
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
 from app.store import ChatStore, StoreError
+from backends.phrases import Phrase, message_of
 
 
 @dataclass
@@ -86,16 +87,20 @@ class Core:
             try:
                 entry = resolve_model(name_or_path, models)
             except ModelNotFound as exc:
-                raise HearthError(str(exc)) from exc
+                raise HearthError(message_of(exc)) from exc
         else:
             entry = self.default_model(models)
         if not entry.usable:
-            raise HearthError(f"{entry.name} cannot be used: {entry.problem}")
+            raise HearthError(Phrase("{0} cannot be used: {1}", entry.name, entry.problem))
         if entry.format == "transformers" and not transformers_available():
             raise HearthError(
-                f"{entry.name} is a Hugging Face checkpoint and needs the PyTorch engine, which "
-                "this edition does not include. Install it with: pip install torch transformers "
-                "accelerate (see the README for the CUDA build), or use a GGUF of this model."
+                Phrase(
+                    "{0} is a Hugging Face checkpoint and needs the PyTorch engine, which "
+                    "this edition does not include. Install it with: pip install torch "
+                    "transformers accelerate (see the README for the CUDA build), or use a "
+                    "GGUF of this model.",
+                    entry.name,
+                )
             )
         return entry
 
@@ -111,8 +116,11 @@ class Core:
         if usable:
             return usable[0]
         raise HearthError(
-            "Hearth found no model to use. Reinstall Hearth to restore the starter model, "
-            f"or put a .gguf file into {self.models_dir}."
+            Phrase(
+                "Hearth found no model to use. Reinstall Hearth to restore the starter "
+                "model, or put a .gguf file into {0}.",
+                self.models_dir,
+            )
         )
 
     def remember_model(self, entry: ModelEntry) -> None:
@@ -155,7 +163,7 @@ class Core:
         name = entry.source.removeprefix("endpoint:")
         endpoint = next((e for e in self.endpoints.all() if e.name == name), None)
         if endpoint is None:
-            raise HearthError(f"The server endpoint {name!r} is no longer configured.")
+            raise HearthError(Phrase("The server endpoint {0!r} is no longer configured.", name))
         return ModelSpec(
             path=endpoint.base_url,
             n_ctx=n_ctx or 0,
@@ -203,7 +211,7 @@ class Core:
         try:
             return ChatStore(self.paths.database)
         except StoreError as exc:
-            raise HearthError(str(exc)) from exc
+            raise HearthError(message_of(exc)) from exc
 
 
 def transformers_available() -> bool:
@@ -232,7 +240,11 @@ def open_core(data_dir: str | os.PathLike[str] | None = None) -> Core:
         paths.ensure()
     except OSError as exc:
         raise HearthError(
-            f"Hearth cannot use its data folder {paths.data_dir}: {exc.strerror}. Choose "
-            "another with --data-dir or HEARTH_DATA_DIR."
+            Phrase(
+                "Hearth cannot use its data folder {0}: {1}. Choose another with --data-dir "
+                "or HEARTH_DATA_DIR.",
+                paths.data_dir,
+                exc.strerror,
+            )
         ) from exc
     return Core(paths, Settings(paths.settings_file))

@@ -35,6 +35,7 @@ from typing import Any, BinaryIO
 from app.errors import AccessDenied, HearthError, describe_error
 from app.files import write_text_atomically
 from app.hub.repo_files import RepoFile, UnsafePath, safe_relative_path
+from backends.phrases import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -297,7 +298,9 @@ class DownloadManager:
         try:
             relative = safe_relative_path(file.path)
         except UnsafePath as exc:
-            raise HearthError(f"{repo_id} lists a file Hearth will not write: {exc}.") from exc
+            raise HearthError(
+                Phrase("{0} lists a file Hearth will not write: {1}.", repo_id, exc)
+            ) from exc
         target = target_dir / Path(*relative.parts)
         download_id = f"{source}:{repo_id}@{revision}:{file.path}"
         with self._lock:
@@ -474,13 +477,22 @@ class DownloadManager:
         free = shutil.disk_usage(target.parent).free
         if needed + DISK_MARGIN > free:
             raise HearthError(
-                f"Not enough disk space for {item.path}: it needs {needed / 1e9:.2f} GB more and "
-                f"{free / 1e9:.2f} GB are free in {target.parent}."
+                Phrase(
+                    "Not enough disk space for {0}: it needs {1:.2f} GB more and {2:.2f} GB "
+                    "are free in {3}.",
+                    item.path,
+                    needed / 1e9,
+                    free / 1e9,
+                    target.parent,
+                )
             )
         lock = _TargetLock(target)
         if not lock.acquire():
             raise HearthError(
-                f"{item.path} is already being downloaded by another Hearth; wait for it to finish."
+                Phrase(
+                    "{0} is already being downloaded by another Hearth; wait for it to finish.",
+                    item.path,
+                )
             )
         try:
             sink = _Sink(item, self)
@@ -512,9 +524,12 @@ class DownloadManager:
         if problem:
             _remove(item.part)
             raise HearthError(
-                f"The download of {item.path} was damaged ({problem}), so Hearth "
-                "deleted it. Try again; if it happens again the mirror may be "
-                "serving a bad copy."
+                Phrase(
+                    "The download of {0} was damaged ({1}), so Hearth deleted it. Try again; "
+                    "if it happens again the mirror may be serving a bad copy.",
+                    item.path,
+                    problem,
+                )
             )
 
 

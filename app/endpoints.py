@@ -16,6 +16,7 @@ from app.errors import HearthError
 from app.files import write_text_atomically
 from app.model_library import ModelEntry
 from app.secrets import get_token, set_token
+from backends.phrases import Phrase
 
 FORMAT = "remote"
 
@@ -47,7 +48,7 @@ class Endpoints:
         name, base_url = name.strip(), base_url.strip().rstrip("/")
         if not name or not base_url.startswith(("http://", "https://")):
             raise HearthError(
-                "An endpoint needs a name and an address starting with http:// or https://."
+                Phrase("An endpoint needs a name and an address starting with http:// or https://.")
             )
         endpoint = Endpoint(name, base_url)
         if api_key:

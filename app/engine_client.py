@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from backends import protocol
+from backends.phrases import Phrase, to_wire
 
 log = logging.getLogger(__name__)
 
@@ -233,7 +234,9 @@ class _Worker:
                     "type": protocol.ERROR,
                     "id": job.id,
                     "kind": protocol.ERR_PROTOCOL,
-                    "message": "The engine belongs to another version of Hearth. Reinstall Hearth.",
+                    **to_wire(
+                        Phrase("The engine belongs to another version of Hearth. Reinstall Hearth.")
+                    ),
                 }
                 self.process.kill()
             job.deliver(event)
@@ -285,17 +288,22 @@ class _Worker:
 
 def _worker_died_event(job: Job, code: int | None) -> dict[str, Any]:
     how = (
-        f"exit code {code}"
+        Phrase("exit code {0}", code)
         if code is not None and code >= 0
-        else (f"signal {-code}" if code is not None else "no exit code")
+        else (Phrase("signal {0}", -code) if code is not None else Phrase("no exit code"))
     )
     return {
         "type": protocol.ERROR,
         "id": job.id,
         "kind": protocol.ERR_WORKER_DIED,
         "exit_code": code,
-        "message": f"The model engine stopped unexpectedly ({how}). What was written so far "
-        "was kept; send a message to start the engine again.",
+        **to_wire(
+            Phrase(
+                "The model engine stopped unexpectedly ({0}). What was written so far was kept; "
+                "send a message to start the engine again.",
+                how,
+            )
+        ),
     }
 
 

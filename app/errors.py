@@ -12,6 +12,8 @@ import errno
 import logging
 import sqlite3
 
+from backends.phrases import Phrase
+
 log = logging.getLogger("hearth.errors")
 
 
@@ -31,24 +33,26 @@ def describe_error(exc: BaseException, doing: str, log_hint: str = "") -> str:
     """Log ``exc`` with its stack and return one human sentence about it.
 
     ``doing`` says what Hearth was trying to do ("loading the model"); ``log_hint`` names
-    where the details went, for unexpected errors.
+    where the details went, for unexpected errors.  The sentence is a ``Phrase``, so a
+    window can show it in its own language.
     """
     if isinstance(exc, HearthError):
         log.warning("%s failed: %s", doing, exc.message, exc_info=exc)
         return exc.message
     if _is_disk_full(exc):
         log.error("%s failed: disk full", doing, exc_info=exc)
-        return (
-            f"The disk is full, so Hearth could not finish {doing}. Free some space and try "
-            "again; nothing that was already saved has been lost."
+        return Phrase(
+            "The disk is full, so Hearth could not finish {0}. Free some space and try "
+            "again; nothing that was already saved has been lost.",
+            doing,
         )
     if isinstance(exc, OSError) and exc.strerror:
         log.error("%s failed", doing, exc_info=exc)
         where = f" ({exc.filename})" if exc.filename else ""
-        return f"Hearth could not finish {doing}: {exc.strerror}{where}."
+        return Phrase("Hearth could not finish {0}: {1}{2}.", doing, exc.strerror, where)
     log.error("%s failed unexpectedly", doing, exc_info=exc)
-    hint = f" Details are in {log_hint}." if log_hint else ""
-    return f"Something went wrong while {doing}: {exc}.{hint}"
+    hint = Phrase(" Details are in {0}.", log_hint) if log_hint else ""
+    return Phrase("Something went wrong while {0}: {1}.{2}", doing, exc, hint)
 
 
 def _is_disk_full(exc: BaseException) -> bool:

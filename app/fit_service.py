@@ -7,6 +7,7 @@ from app.fit import Estimate, ShapeError, estimate, shape_from_config, shape_fro
 from app.gguf_header import GGUFError, read_gguf
 from app.hardware import SystemFacts
 from app.model_library import ModelEntry
+from backends.phrases import Phrase
 
 
 def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int) -> Estimate:
@@ -21,4 +22,4 @@ def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int) -> Estimat
             shape = shape_from_config(entry.path, dtype, entry.parameters)
         return estimate(shape, facts, n_ctx)
     except (GGUFError, ShapeError) as exc:
-        raise HearthError(f"Hearth cannot estimate {entry.name}: {exc}.") from exc
+        raise HearthError(Phrase("Hearth cannot estimate {0}: {1}.", entry.name, exc)) from exc

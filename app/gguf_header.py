@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from backends.phrases import Phrase
+
 MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
 DEFAULT_ALIGNMENT = 32
@@ -127,7 +129,9 @@ class _Reader:
     def take(self, count: int) -> bytes:
         data = self.stream.read(count)
         if len(data) != count:
-            raise GGUFError("the file ends in the middle of its header (an incomplete download?)")
+            raise GGUFError(
+                Phrase("the file ends in the middle of its header (an incomplete download?)")
+            )
         return data
 
     def scalar(self, fmt: str) -> Any:
@@ -136,19 +140,19 @@ class _Reader:
     def count(self) -> int:
         value = int(self.scalar("<Q"))
         if value > MAX_COUNT:
-            raise GGUFError("the header claims an impossible number of entries")
+            raise GGUFError(Phrase("the header claims an impossible number of entries"))
         return value
 
     def string(self) -> str:
         length = int(self.scalar("<Q"))
         if length > MAX_STRING or length > self.size:
-            raise GGUFError("the header holds an impossibly long string")
+            raise GGUFError(Phrase("the header holds an impossibly long string"))
         return self.take(length).decode("utf-8", errors="replace")
 
     def skip_string(self) -> None:
         length = int(self.scalar("<Q"))
         if length > MAX_STRING or length > self.size:
-            raise GGUFError("the header holds an impossibly long string")
+            raise GGUFError(Phrase("the header holds an impossibly long string"))
         self.stream.seek(length, os.SEEK_CUR)
 
     def value(self, kind: int) -> tuple[Any, int | None]:
@@ -164,7 +168,7 @@ class _Reader:
                 self.skip_array(item_kind, length)
                 return None, length
             return [self.value(item_kind)[0] for _ in range(length)], length
-        raise GGUFError(f"the header uses an unknown value type ({kind})")
+        raise GGUFError(Phrase("the header uses an unknown value type ({0})", kind))
 
     def skip_array(self, item_kind: int, length: int) -> None:
         if item_kind in _SCALARS:
@@ -176,7 +180,9 @@ class _Reader:
             for _ in range(length):
                 self.value(item_kind)
         if self.stream.tell() > self.size:
-            raise GGUFError("the file ends in the middle of its header (an incomplete download?)")
+            raise GGUFError(
+                Phrase("the file ends in the middle of its header (an incomplete download?)")
+            )
 
 
 def read_gguf(path: str | os.PathLike[str], check_data: bool = True) -> GGUFInfo:
@@ -190,19 +196,21 @@ def read_gguf(path: str | os.PathLike[str], check_data: bool = True) -> GGUFInfo
         size = path.stat().st_size
         stream = path.open("rb")
     except FileNotFoundError as exc:
-        raise GGUFError(f"{path.name} does not exist") from exc
+        raise GGUFError(Phrase("{0} does not exist", path.name)) from exc
     except OSError as exc:
-        raise GGUFError(f"{path.name} cannot be read ({exc.strerror})") from exc
+        raise GGUFError(Phrase("{0} cannot be read ({1})", path.name, exc.strerror)) from exc
     with stream:
         if size == 0:
-            raise GGUFError(f"{path.name} is empty")
+            raise GGUFError(Phrase("{0} is empty", path.name))
         reader = _Reader(stream, size)
         magic = stream.read(4)
         if magic != MAGIC:
-            raise GGUFError(f"{path.name} is not a GGUF model file")
+            raise GGUFError(Phrase("{0} is not a GGUF model file", path.name))
         version = int(reader.scalar("<I"))
         if version not in SUPPORTED_VERSIONS:
-            raise GGUFError(f"{path.name} uses GGUF version {version}, which is not supported")
+            raise GGUFError(
+                Phrase("{0} uses GGUF version {1}, which is not supported", path.name, version)
+            )
         tensor_count, kv_count = reader.count(), reader.count()
         metadata: dict[str, Any] = {}
         lengths: dict[str, int] = {}
@@ -221,7 +229,7 @@ def read_gguf(path: str | os.PathLike[str], check_data: bool = True) -> GGUFInfo
             tensor_name = reader.string()
             n_dims = int(reader.scalar("<I"))
             if n_dims > 8:
-                raise GGUFError(f"{path.name} has a damaged tensor table")
+                raise GGUFError(Phrase("{0} has a damaged tensor table", path.name))
             elements = 1
             for _ in range(n_dims):
                 elements *= int(reader.scalar("<Q"))
@@ -244,8 +252,11 @@ def read_gguf(path: str | os.PathLike[str], check_data: bool = True) -> GGUFInfo
     if check_data and data_start + data_end > size:
         missing = data_start + data_end - size
         raise GGUFError(
-            f"{path.name} is truncated: {missing:,} bytes of model data are missing "
-            "(an incomplete download?)"
+            Phrase(
+                "{0} is truncated: {1:,} bytes of model data are missing (an incomplete download?)",
+                path.name,
+                missing,
+            )
         )
     return GGUFInfo(
         path,

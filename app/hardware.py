@@ -29,7 +29,7 @@ from typing import Any
 
 import psutil
 
-from app.phrases import Phrase
+from backends.phrases import Phrase
 
 log = logging.getLogger(__name__)
 

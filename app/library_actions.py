@@ -9,6 +9,7 @@ from app.core import Core
 from app.downloads import owned_files
 from app.errors import HearthError
 from app.model_library import ModelEntry
+from backends.phrases import Phrase
 
 APP_NAMES = {
     "hf-cache": "the Hugging Face cache",
@@ -32,7 +33,11 @@ def delete_model(core: Core, entry: ModelEntry) -> int:
     if entry.source != "models_dir" or not mine:
         owner = APP_NAMES.get(entry.source, "another program or you")
         raise HearthError(
-            f"{entry.name} belongs to {owner}; Hearth only deletes models it downloaded itself."
+            Phrase(
+                "{0} belongs to {1}; Hearth only deletes models it downloaded itself.",
+                entry.name,
+                owner,
+            )
         )
     freed = 0
     if path.is_dir():

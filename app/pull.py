@@ -21,6 +21,7 @@ from app.hub import huggingface
 from app.hub.repo_files import Offer, RepoFile, group_files, human_duration, human_size
 from app.hub.sources import HF, MODELSCOPE, download_manager, hf_endpoint, modelscope_endpoint
 from app.secrets import get_token
+from backends.phrases import Phrase
 
 PREFERRED_QUANTS = ("Q4_K_M", "Q4_K_S", "Q5_K_M", "Q4_0", "Q4_1", "Q5_K_S", "Q6_K", "Q8_0")
 
@@ -65,13 +66,18 @@ def plan(core: Core, repo_id: str, pattern: str | None, source: str) -> PullPlan
         ]
         if not chosen:
             listing = ", ".join(f.path for f in files[:20]) or "no files"
-            raise HearthError(f"No file in {repo_id} matches {pattern!r}. It has: {listing}.")
+            raise HearthError(
+                Phrase("No file in {0} matches {1!r}. It has: {2}.", repo_id, pattern, listing)
+            )
         return PullPlan(repo_id, pattern, chosen)
     best = recommended(offers)
     if best is None:
         raise HearthError(
-            f"{repo_id} has no GGUF file or transformers checkpoint that Hearth "
-            "can use. Name files with --file."
+            Phrase(
+                "{0} has no GGUF file or transformers checkpoint that Hearth can use. Name "
+                "files with --file.",
+                repo_id,
+            )
         )
     return PullPlan(repo_id, best.label, best.files, best.warning)
 

@@ -10,6 +10,7 @@ import logging
 import os
 
 from app.errors import HearthError
+from backends.phrases import Phrase
 
 log = logging.getLogger(__name__)
 SERVICE = "Hearth"
@@ -39,6 +40,10 @@ def set_token(source: str, token: str) -> None:
             keyring.delete_password(SERVICE, source)
     except Exception as exc:
         raise HearthError(
-            f"Hearth could not store the token in the system keyring ({exc}). Set "
-            f"{ENV.get(source, 'the token variable')} in the environment instead."
+            Phrase(
+                "Hearth could not store the token in the system keyring ({0}). Set {1} in "
+                "the environment instead.",
+                exc,
+                ENV.get(source, "the token variable"),
+            )
         ) from exc

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from backends.phrases import Phrase
+
 log = logging.getLogger(__name__)
 
 # Message statuses.
@@ -255,8 +257,12 @@ class ChatStore:
             damaged = getattr(exc, "sqlite_errorcode", None) in _DAMAGED_CODES
             if self.path is None or not self.path.exists() or not damaged:
                 raise StoreError(
-                    f"Hearth cannot open its chat history ({exc}). It has not been changed; "
-                    "check that the data folder is writable and that the disk is not full."
+                    Phrase(
+                        "Hearth cannot open its chat history ({0}). It has not been changed; "
+                        "check that the data folder is writable and that the disk is not "
+                        "full.",
+                        exc,
+                    )
                 ) from exc
             aside = self._move_aside(self.path)
             log.error("chat history %s unreadable; moved to %s", self.path, aside, exc_info=True)
@@ -292,8 +298,10 @@ class ChatStore:
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             raise StoreError(
-                "This chat history was written by a newer version of Hearth. Update Hearth "
-                "to open it; it has not been changed."
+                Phrase(
+                    "This chat history was written by a newer version of Hearth. Update "
+                    "Hearth to open it; it has not been changed.",
+                )
             )
         for number in range(version, SCHEMA_VERSION):
             with _Transaction(db):
@@ -616,7 +624,7 @@ class ChatStore:
         except (TypeError, ValueError):
             version = 0
         if version > EXPORT_VERSION:
-            raise StoreError("This conversation was exported by a newer Hearth.")
+            raise StoreError(Phrase("This conversation was exported by a newer Hearth."))
         messages = document.get("messages")
         if not isinstance(messages, list) or not all(
             isinstance(m, dict)
@@ -624,7 +632,9 @@ class ChatStore:
             and isinstance(m.get("content"), str)
             for m in messages
         ):
-            raise StoreError("The conversation file is damaged (its messages are unreadable).")
+            raise StoreError(
+                Phrase("The conversation file is damaged (its messages are unreadable).")
+            )
         parents: list[int | None] = []
         for position, m in enumerate(messages):
             parent = (
@@ -633,7 +643,9 @@ class ChatStore:
                 else (position - 1 if position else None)
             )
             if parent is not None and (not isinstance(parent, int) or not 0 <= parent < position):
-                raise StoreError("The conversation file is damaged (a message has no parent).")
+                raise StoreError(
+                    Phrase("The conversation file is damaged (a message has no parent).")
+                )
             parents.append(parent)
         settings = document.get("settings")
         current = document.get("current")
@@ -699,7 +711,7 @@ def _as_hearth_export(document: Any) -> dict[str, Any]:
     messages = document.get("messages") if isinstance(document, dict) else document
     if not isinstance(messages, list) or not messages:
         raise StoreError(
-            "This file is neither a Hearth conversation export nor a list of chat messages."
+            Phrase("This file is neither a Hearth conversation export nor a list of chat messages.")
         )
     plain = []
     for message in messages:
@@ -711,7 +723,9 @@ def _as_hearth_export(document: Any) -> dict[str, Any]:
             "user",
             "assistant",
         ):
-            raise StoreError("The conversation file is damaged (its messages are unreadable).")
+            raise StoreError(
+                Phrase("The conversation file is damaged (its messages are unreadable).")
+            )
         plain.append({"role": message["role"], "content": content})
     title = document.get("title") if isinstance(document, dict) else None
     first_user = next((m["content"] for m in plain if m["role"] == "user"), "")

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from backends.phrases import Phrase, to_wire
+
 Message = dict[str, Any]
 
 
@@ -28,8 +30,12 @@ class ContextOverflow(Exception):
 
     def __init__(self, needed: int, available: int) -> None:
         super().__init__(
-            f"Your message needs {needed} tokens but this model's context leaves room for "
-            f"{available}. Shorten the message or raise the context length in the settings."
+            Phrase(
+                "Your message needs {0} tokens but this model's context leaves room for {1}. "
+                "Shorten the message or raise the context length in the settings.",
+                needed,
+                available,
+            )
         )
         self.needed = needed
         self.available = available
@@ -138,8 +144,13 @@ def prepare_prompt(
                 "type": "notice",
                 "kind": "context_trimmed",
                 "dropped": fitted.dropped,
-                "message": f"The conversation is longer than the model's context, so the "
-                f"{fitted.dropped} oldest message(s) were left out of this reply.",
+                **to_wire(
+                    Phrase(
+                        "The conversation is longer than the model's context, so the {0} "
+                        "oldest message(s) were left out of this reply.",
+                        fitted.dropped,
+                    )
+                ),
             }
         )
     tokens = rendered.get(id(fitted.messages)) or render(fitted.messages)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from backends import protocol
+from backends.phrases import Phrase
 
 Emit = Callable[[dict[str, Any]], None]
 Progress = Callable[[float, str], None]
@@ -58,14 +59,14 @@ def create_engine(name: str) -> Engine:
     """Instantiate the engine called ``name``, importing its library only now."""
     target = ENGINES.get(name)
     if target is None:
-        raise EngineError(protocol.ERR_BAD_REQUEST, f"Unknown engine {name!r}.")
+        raise EngineError(protocol.ERR_BAD_REQUEST, Phrase("Unknown engine {0!r}.", name))
     module_name, _, factory_name = target.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise EngineError(
             protocol.ERR_LOAD_FAILED,
-            f"The {name} engine is not installed in this edition of Hearth ({exc}).",
+            Phrase("The {0} engine is not installed in this edition of Hearth ({1}).", name, exc),
         ) from exc
     factory: Callable[[], Engine] = getattr(module, factory_name)
     return factory()

@@ -28,6 +28,7 @@ from backends.context_budget import (
     stats_event,
 )
 from backends.engine import Emit, EngineError, Progress
+from backends.phrases import Phrase, message_of
 from backends.text_stream import TextAssembler
 
 # Fallback for GGUFs without ``tokenizer.chat_template`` (base models such as Gemma 3
@@ -76,7 +77,7 @@ class LlamaCppEngine:
         path = str(spec["path"])
         if not os.path.isfile(path):
             raise EngineError(
-                protocol.ERR_MODEL_NOT_FOUND, f"The model file {path} does not exist."
+                protocol.ERR_MODEL_NOT_FOUND, Phrase("The model file {0} does not exist.", path)
             )
         progress(0.1, "Reading the model file")
         n_ctx = int(spec.get("n_ctx") or 4096)
@@ -95,8 +96,12 @@ class LlamaCppEngine:
         except (ValueError, RuntimeError, OSError) as exc:
             raise EngineError(
                 protocol.ERR_LOAD_FAILED,
-                f"llama.cpp could not load {os.path.basename(path)}: it is not a model file "
-                f"this engine can read, or it is damaged ({exc}).",
+                Phrase(
+                    "llama.cpp could not load {0}: it is not a model file this engine can "
+                    "read, or it is damaged ({1}).",
+                    os.path.basename(path),
+                    exc,
+                ),
             ) from exc
         progress(0.8, "Preparing the chat template")
         self._llm = llm
@@ -142,7 +147,7 @@ class LlamaCppEngine:
         except Exception as exc:  # jinja errors, raise_exception() in templates
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
-                f"The model's chat template rejected the conversation: {exc}",
+                Phrase("The model's chat template rejected the conversation: {0}", exc),
             ) from exc
 
     def _render(self, messages: list[dict[str, Any]]) -> list[int]:
@@ -171,7 +176,7 @@ class LlamaCppEngine:
         ]
         if not messages:
             raise EngineError(
-                protocol.ERR_BAD_REQUEST, "A chat request needs at least one message."
+                protocol.ERR_BAD_REQUEST, Phrase("A chat request needs at least one message.")
             )
         params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
         max_tokens = params.get("max_tokens")
@@ -181,7 +186,7 @@ class LlamaCppEngine:
         try:
             fitted = prepare_prompt(messages, render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
-            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
+            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
 
         seed = params.get("seed")

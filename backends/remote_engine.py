@@ -18,6 +18,7 @@ from typing import Any
 from backends import protocol
 from backends.context_budget import stats_event
 from backends.engine import Emit, EngineError, Progress
+from backends.phrases import Phrase
 from backends.sse import sse_events
 
 KEY_ENV = "HEARTH_REMOTE_API_KEY"
@@ -61,7 +62,11 @@ class RemoteEngine:
         if self.model and names and self.model not in names:
             raise EngineError(
                 protocol.ERR_MODEL_NOT_FOUND,
-                f"The server has no model called {self.model!r}. It offers: {', '.join(names)}.",
+                Phrase(
+                    "The server has no model called {0!r}. It offers: {1}.",
+                    self.model,
+                    ", ".join(names),
+                ),
             )
         if not self.model and names:
             self.model = names[0]
@@ -89,12 +94,16 @@ class RemoteEngine:
         except httpx.ConnectError as exc:
             raise EngineError(
                 ERR_REFUSED,
-                f"Hearth could not connect to {self.base} ({exc}). "
-                "Is the server running, and is the address right?",
+                Phrase(
+                    "Hearth could not connect to {0} ({1}). Is the server running, and is "
+                    "the address right?",
+                    self.base,
+                    exc,
+                ),
             ) from exc
         except httpx.TimeoutException as exc:
             raise EngineError(
-                ERR_TIMEOUT, f"{self.base} did not answer within {self.timeout:.0f} s."
+                ERR_TIMEOUT, Phrase("{0} did not answer within {1:.0f} s.", self.base, self.timeout)
             ) from exc
         _raise_for_status(response, self.base)
         return response
@@ -154,7 +163,9 @@ class RemoteEngine:
                             if isinstance(error, dict)
                             else str(error)
                         )
-                        raise EngineError(ERR_SERVER, f"The server reported an error: {message}")
+                        raise EngineError(
+                            ERR_SERVER, Phrase("The server reported an error: {0}", message)
+                        )
                     if chunk.get("usage"):
                         usage = chunk["usage"]
                     for choice in chunk.get("choices") or []:
@@ -177,16 +188,22 @@ class RemoteEngine:
                 if cancel.is_set():
                     finish = protocol.FINISH_CANCELLED
         except httpx.ConnectError as exc:
-            raise EngineError(ERR_REFUSED, f"Hearth could not connect to {self.base}.") from exc
+            raise EngineError(
+                ERR_REFUSED, Phrase("Hearth could not connect to {0}.", self.base)
+            ) from exc
         except httpx.TimeoutException as exc:
             raise EngineError(
-                ERR_TIMEOUT, f"{self.base} stopped answering (no data for {self.timeout:.0f} s)."
+                ERR_TIMEOUT,
+                Phrase("{0} stopped answering (no data for {1:.0f} s).", self.base, self.timeout),
             ) from exc
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
             raise EngineError(
                 ERR_SERVER,
-                f"The connection to {self.base} broke in the middle "
-                "of the reply; what arrived was kept.",
+                Phrase(
+                    "The connection to {0} broke in the middle of the reply; what arrived "
+                    "was kept.",
+                    self.base,
+                ),
             ) from exc
         generated = int(usage.get("completion_tokens") or chunks)
         emit(
@@ -221,11 +238,15 @@ def _raise_for_status(response: Any, base: str) -> None:
     if status in (401, 403):
         raise EngineError(
             ERR_UNAUTHORIZED,
-            f"{base} refused the API key ({status}). Check the key saved for this endpoint.",
+            Phrase(
+                "{0} refused the API key ({1}). Check the key saved for this endpoint.",
+                base,
+                status,
+            ),
         )
     if status == 404:
         raise EngineError(
             protocol.ERR_MODEL_NOT_FOUND,
-            f"{base} does not know that model or path (404): {message}",
+            Phrase("{0} does not know that model or path (404): {1}", base, message),
         )
-    raise EngineError(ERR_SERVER, f"{base} answered {status}: {message}")
+    raise EngineError(ERR_SERVER, Phrase("{0} answered {1}: {2}", base, status, message))

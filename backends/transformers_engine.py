@@ -40,6 +40,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.llama_cpp_engine import FALLBACK_STOPS, FALLBACK_TEMPLATE
+from backends.phrases import Phrase, message_of
 
 ERR_NEEDS_REMOTE_CODE = "needs_remote_code"
 ERR_PICKLE_REFUSED = "pickle_refused"
@@ -85,7 +86,7 @@ def build_load_kwargs(
         if not (cuda and flash_attn_installed):
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
-                "FlashAttention-2 needs an NVIDIA GPU and the flash-attn package.",
+                Phrase("FlashAttention-2 needs an NVIDIA GPU and the flash-attn package."),
             )
         kwargs["attn_implementation"] = "flash_attention_2"
     if cuda:
@@ -95,11 +96,12 @@ def build_load_kwargs(
         if not cuda:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
-                "4-bit and 8-bit loading need an NVIDIA GPU (bitsandbytes).",
+                Phrase("4-bit and 8-bit loading need an NVIDIA GPU (bitsandbytes)."),
             )
         if importlib.util.find_spec("bitsandbytes") is None:
             raise EngineError(
-                protocol.ERR_BAD_REQUEST, "4-bit and 8-bit loading need the bitsandbytes package."
+                protocol.ERR_BAD_REQUEST,
+                Phrase("4-bit and 8-bit loading need the bitsandbytes package."),
             )
         from transformers import BitsAndBytesConfig
 
@@ -110,7 +112,9 @@ def build_load_kwargs(
         elif quantization == "8bit":
             kwargs["quantization_config"] = BitsAndBytesConfig(load_in_8bit=True)
         else:
-            raise EngineError(protocol.ERR_BAD_REQUEST, f"Unknown quantization {quantization!r}.")
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST, Phrase("Unknown quantization {0!r}.", quantization)
+            )
     return kwargs
 
 
@@ -157,7 +161,7 @@ class TransformersEngine:
         except Exception as exc:
             raise EngineError(
                 protocol.ERR_MODEL_INVALID,
-                f"The tokenizer of {folder.name} cannot be loaded ({exc}).",
+                Phrase("The tokenizer of {0} cannot be loaded ({1}).", folder.name, exc),
             ) from exc
         progress(0.3, "Loading the weights")
         try:
@@ -170,13 +174,17 @@ class TransformersEngine:
             if "memory" in str(exc).lower() or "alloc" in str(exc).lower():
                 raise OutOfMemory("loading") from exc
             raise EngineError(
-                protocol.ERR_LOAD_FAILED, f"{folder.name} failed to load: {exc}"
+                protocol.ERR_LOAD_FAILED, Phrase("{0} failed to load: {1}", folder.name, exc)
             ) from exc
         except (ValueError, KeyError, OSError) as exc:
             raise EngineError(
                 protocol.ERR_MODEL_INVALID,
-                f"{folder.name} cannot be loaded by transformers {self.transformers.__version__}: "
-                f"{exc}",
+                Phrase(
+                    "{0} cannot be loaded by transformers {1}: {2}",
+                    folder.name,
+                    self.transformers.__version__,
+                    exc,
+                ),
             ) from exc
         self.model.eval()
         self.device = "cuda" if cuda else "cpu"
@@ -208,31 +216,45 @@ class TransformersEngine:
         if not (folder / "config.json").is_file():
             raise EngineError(
                 protocol.ERR_MODEL_NOT_FOUND,
-                f"{folder} is not a Hugging Face checkpoint (no config.json).",
+                Phrase("{0} is not a Hugging Face checkpoint (no config.json).", folder),
             )
         safetensors = list(folder.glob("*.safetensors"))
         pickles = [p for p in folder.iterdir() if p.suffix in (".bin", ".pt", ".pth")]
         if not safetensors and pickles and not spec.get("allow_pickle"):
             raise EngineError(
                 ERR_PICKLE_REFUSED,
-                f"{folder.name} only has pickle weights ({', '.join(p.name for p in pickles)}). "
-                "Loading a pickle can run code hidden in the file, so Hearth refuses unless you "
-                "allow it for this model (Model settings…).",
+                Phrase(
+                    "{0} only has pickle weights ({1}). Loading a pickle can run code hidden "
+                    "in the file, so Hearth refuses unless you allow it for this model "
+                    "(Model settings…).",
+                    folder.name,
+                    ", ".join(p.name for p in pickles),
+                ),
             )
         if not safetensors and not pickles:
-            raise EngineError(protocol.ERR_MODEL_INVALID, f"{folder.name} has no weight files.")
+            raise EngineError(
+                protocol.ERR_MODEL_INVALID, Phrase("{0} has no weight files.", folder.name)
+            )
         if not any((folder / name).is_file() for name in TOKENIZER_FILES):
             raise EngineError(
                 protocol.ERR_MODEL_INVALID,
-                f"{folder.name} has no tokenizer files ({', '.join(TOKENIZER_FILES)}). Download "
-                "the whole checkpoint, not only the weights.",
+                Phrase(
+                    "{0} has no tokenizer files ({1}). Download the whole checkpoint, not "
+                    "only the weights.",
+                    folder.name,
+                    ", ".join(TOKENIZER_FILES),
+                ),
             )
         code = remote_code_files(folder)
         if code and not spec.get("trust_remote_code"):
             raise EngineError(
                 ERR_NEEDS_REMOTE_CODE,
-                f"{folder.name} needs to run its own Python code ({', '.join(code)}). Hearth "
-                "does not run a model's code without your consent.",
+                Phrase(
+                    "{0} needs to run its own Python code ({1}). Hearth does not run a "
+                    "model's code without your consent.",
+                    folder.name,
+                    ", ".join(code),
+                ),
             )
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         model_type = config.get("model_type")
@@ -241,9 +263,13 @@ class TransformersEngine:
         if not code and model_type not in CONFIG_MAPPING:
             raise EngineError(
                 protocol.ERR_MODEL_INVALID,
-                f"{folder.name} is a {model_type!r} model, which transformers "
-                f"{self.transformers.__version__} does not support. Update transformers or "
-                "use a GGUF of this model.",
+                Phrase(
+                    "{0} is a {1!r} model, which transformers {2} does not support. Update "
+                    "transformers or use a GGUF of this model.",
+                    folder.name,
+                    model_type,
+                    self.transformers.__version__,
+                ),
             )
 
     # -- generation ------------------------------------------------------------------
@@ -260,7 +286,7 @@ class TransformersEngine:
         except Exception as exc:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
-                f"The model's chat template rejected the conversation: {exc}",
+                Phrase("The model's chat template rejected the conversation: {0}", exc),
             ) from exc
         if isinstance(ids, dict) or hasattr(ids, "keys"):
             ids = ids["input_ids"]
@@ -278,7 +304,7 @@ class TransformersEngine:
         ]
         if not messages:
             raise EngineError(
-                protocol.ERR_BAD_REQUEST, "A chat request needs at least one message."
+                protocol.ERR_BAD_REQUEST, Phrase("A chat request needs at least one message.")
             )
         params = dict(request.get("params") or {})
         max_tokens = int(params["max_tokens"]) if params.get("max_tokens") else None
@@ -290,7 +316,7 @@ class TransformersEngine:
         try:
             fitted = prepare_prompt(messages, render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
-            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, str(exc)) from exc
+            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
         if params.get("seed") is not None and int(params["seed"]) >= 0:
             torch.manual_seed(int(params["seed"]))

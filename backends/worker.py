@@ -28,6 +28,7 @@ from typing import IO, Any
 
 from backends import protocol
 from backends.engine import Engine, EngineError, create_engine
+from backends.phrases import Phrase, to_wire
 
 log = logging.getLogger("hearth.worker")
 
@@ -129,7 +130,7 @@ class Worker:
                         "type": protocol.ERROR,
                         "id": request_id,
                         "kind": exc.kind,
-                        "message": exc.message,
+                        **to_wire(exc.message),
                     }
                 )
                 if exc.kind == protocol.ERR_OUT_OF_MEMORY:
@@ -141,8 +142,12 @@ class Worker:
                         "type": protocol.ERROR,
                         "id": request_id,
                         "kind": protocol.ERR_OUT_OF_MEMORY,
-                        "message": "The model ran out of memory. Try a smaller "
-                        "model or a shorter context length.",
+                        **to_wire(
+                            Phrase(
+                                "The model ran out of memory. Try a smaller model or a "
+                                "shorter context length."
+                            )
+                        ),
                     }
                 )
             except Exception as exc:  # noqa: BLE001 - anything else is reported, not fatal
@@ -152,7 +157,7 @@ class Worker:
                         "type": protocol.ERROR,
                         "id": request_id,
                         "kind": protocol.ERR_ENGINE,
-                        "message": f"The engine failed: {exc}",
+                        **to_wire(Phrase("The engine failed: {0}", exc)),
                     }
                 )
             finally:
@@ -192,7 +197,7 @@ class Worker:
         elif kind == protocol.SHUTDOWN:
             self.channel.send({"type": protocol.RESULT, "id": request_id, "shutdown": True})
         else:
-            raise EngineError(protocol.ERR_BAD_REQUEST, f"Unknown request {kind!r}.")
+            raise EngineError(protocol.ERR_BAD_REQUEST, Phrase("Unknown request {0!r}.", kind))
 
     def chat(self, request_id: object, message: dict[str, Any]) -> None:
         if message.get("model") is not None:
@@ -212,7 +217,9 @@ class Worker:
 
     def ensure_loaded(self, request_id: object, spec: Any) -> dict[str, Any]:
         if not isinstance(spec, dict) or not spec.get("path"):
-            raise EngineError(protocol.ERR_BAD_REQUEST, "A load request needs a model path.")
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST, Phrase("A load request needs a model path.")
+            )
         if self.engine is not None and self.loaded_spec == spec:
             return {"model": spec, "loaded_now": False}
         self.close_engine()
@@ -244,7 +251,7 @@ class Worker:
 
     def require_engine(self) -> Engine:
         if self.engine is None:
-            raise EngineError(protocol.ERR_NOT_LOADED, "No model is loaded.")
+            raise EngineError(protocol.ERR_NOT_LOADED, Phrase("No model is loaded."))
         return self.engine
 
     def close_engine(self) -> None:

@@ -58,9 +58,10 @@ def declared_source() -> str:
 
 
 def phrase_templates() -> list[str]:
-    """Every ``Phrase("template", ...)`` written in the core (see app/phrases.py)."""
+    """Every ``Phrase("template", ...)`` written in the code (see backends/phrases.py)."""
     found: list[str] = []
-    for path in sorted((ROOT / "app").rglob("*.py")):
+    rooms = ("app", "backends", "ui")
+    for path in sorted(p for room in rooms for p in (ROOT / room).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)

@@ -195,7 +195,7 @@ def test_the_chinese_window_shows_no_untranslated_string(
     # has a Chinese translation (the values in it, like CPU features, stay as they are).
     from PySide6.QtCore import QCoreApplication
 
-    from app.phrases import Phrase
+    from backends.phrases import Phrase
 
     for check in window.system_screen.checks:
         for text in (check.title, check.detail, check.action):
@@ -224,3 +224,23 @@ def test_a_chinese_locale_suggests_modelscope_and_a_mirror(
     screen.mirror_button.click()
     assert core.settings.get("hub.huggingface_endpoint") == "https://hf-mirror.com"
     assert not screen.mirror_button.isVisibleTo(screen)
+
+
+def test_errors_from_the_core_and_the_engine_are_shown_in_chinese(
+    qtbot: QtBot, core: Core, chinese: None, tmp_path: Path
+) -> None:
+    window = scripted_window(qtbot, core, "好")
+    not_a_model = tmp_path / "notes.gguf"
+    not_a_model.write_text("just some text", encoding="utf-8")
+    assert not window.add_model_file(not_a_model)
+    shown = window.error_banner.message
+    assert "不是 GGUF 模型文件" in shown and not untranslated_words(shown.replace("notes.gguf", ""))
+    # An error raised in the worker process crosses the protocol as a template and values.
+    from app.model_library import ModelEntry
+
+    missing = ModelEntry("gone", tmp_path / "gone.gguf", "gguf", 1, "file")
+    window.select_model(missing, load=False)
+    window.load_model()
+    qtbot.waitUntil(lambda: "gone.gguf" in window.error_banner.message, timeout=30_000)
+    message = window.error_banner.message
+    assert "无法加载" in message and "不存在" in message, message  # both parts translated

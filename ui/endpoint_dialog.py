@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QL
 
 from app.core import Core
 from app.errors import HearthError
+from ui.i18n import translated
 
 
 class EndpointDialog(QDialog):
@@ -48,7 +49,7 @@ class EndpointDialog(QDialog):
         try:
             self.core.endpoints.add(self.name.text(), self.url.text(), self.key.text())
         except HearthError as exc:
-            self.problem.setText(exc.message)
+            self.problem.setText(translated(exc.message))
             self.problem.show()
             return
         super().accept()

@@ -13,7 +13,7 @@ import logging
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-from app.phrases import Phrase
+from backends.phrases import Phrase
 from ui.resources import resources_dir
 
 log = logging.getLogger(__name__)

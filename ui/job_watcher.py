@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.engine_client import Job
 from backends import protocol
+from backends.phrases import from_wire
 
 DEFAULT_INTERVAL_MS = 50
 # The most text handed to the window at once: when an engine outruns the window, the rest
@@ -31,7 +32,7 @@ class JobWatcher(QObject):
     reasoning = Signal(str)  # "thinking" text of reasoning models, shown apart from the answer
     progress = Signal(float, str)
     loaded = Signal(dict)
-    notice = Signal(str)
+    notice = Signal(object)  # a sentence for the user (a Phrase where the engine sent one)
     stats = Signal(dict)
     finished = Signal(dict)  # the terminal event: done, loaded, result or error
 
@@ -116,7 +117,7 @@ class JobWatcher(QObject):
         elif kind == protocol.LOADED:
             self.loaded.emit(event)
         elif kind == protocol.NOTICE:
-            self.notice.emit(str(event.get("message", "")))
+            self.notice.emit(from_wire(event))
         elif kind == protocol.STATS:
             self.stats.emit(event)
         terminal = kind == protocol.ERROR or (

@@ -58,11 +58,13 @@ from app.files import safe_file_name, write_text_atomically
 from app.model_library import ModelEntry, describe
 from app.presets import effective_values, engine_params, recommended_sampling
 from backends import protocol
+from backends.phrases import from_wire
 from backends.text_stream import REASONING, RETRO, ThinkSplitter
 from ui.composer import Composer
 from ui.context_meter import ContextMeter
 from ui.conversation_list import ConversationList
 from ui.conversation_settings_dialog import ConversationSettingsDialog
+from ui.i18n import translated
 from ui.job_watcher import JobWatcher
 from ui.transcript import TranscriptView, stats_text
 from ui.undo_bar import UndoBar
@@ -484,7 +486,7 @@ class MainWindow(QMainWindow):
         try:
             set_token(source, token.strip())
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.report(exc, "saving the token")
+            self.report(exc, self.tr("saving the token"))
             return False
         return bool(token.strip())
 
@@ -565,7 +567,8 @@ class MainWindow(QMainWindow):
 
     # -- problems ----------------------------------------------------------------------
     def show_error(self, message: str) -> None:
-        self.error_banner.show_message(message)
+        """Show a sentence for the user, in the window's language where it is a Phrase."""
+        self.error_banner.show_message(translated(message))
 
     def report(self, exc: BaseException, doing: str) -> None:
         """Log with the stack, then show a sentence (the one error path)."""
@@ -596,7 +599,7 @@ class MainWindow(QMainWindow):
             self,
             lambda: (core.models(), core.remote_models()),
             self._models_listed,
-            lambda exc: self.report(exc, "listing models"),
+            lambda exc: self.report(exc, self.tr("listing models")),
         )
 
     def _models_listed(self, found: tuple[list[ModelEntry], list[ModelEntry]]) -> None:
@@ -609,7 +612,7 @@ class MainWindow(QMainWindow):
         try:
             default = self.core.default_model(models)
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.report(exc, "choosing a model")
+            self.report(exc, self.tr("choosing a model"))
             self.model_status.setText(self.tr("No model"))
             self.models_ready.emit()
             return
@@ -628,7 +631,7 @@ class MainWindow(QMainWindow):
             if entry.source == "starter":
                 label += "  — starter"
             self.model_picker.addItem(label, str(entry.path))
-            tip = entry.problem or f"{entry.path}\n{entry.size_bytes / 1e6:,.0f} MB"
+            tip = translated(entry.problem) or f"{entry.path}\n{entry.size_bytes / 1e6:,.0f} MB"
             self.model_picker.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
             if entry.problem and isinstance(model, QStandardItemModel):
                 item = model.item(index)
@@ -703,7 +706,7 @@ class MainWindow(QMainWindow):
         try:
             server.start()
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.report(exc, "starting the API")
+            self.report(exc, self.tr("starting the API"))
             self.serve_action.setChecked(False)
             return
         self.api_server = server
@@ -744,7 +747,7 @@ class MainWindow(QMainWindow):
                         self.conversation_id, system_prompt, settings
                     )
                 except Exception as exc:  # noqa: BLE001
-                    self.report(exc, "saving the conversation settings")
+                    self.report(exc, self.tr("saving the conversation settings"))
             self._update_context_meter()
 
         dialog.accepted.connect(accepted)
@@ -816,7 +819,7 @@ class MainWindow(QMainWindow):
             self.show_error(
                 self.tr(
                     "This file cannot be used as a model: {0} Choose another file or model."
-                ).format(entry.problem)
+                ).format(translated(entry.problem))
             )
             return False
         if all(m.path != entry.path for m in self.models):
@@ -827,7 +830,9 @@ class MainWindow(QMainWindow):
 
     def select_model(self, entry: ModelEntry, load: bool = True) -> None:
         if not entry.usable:
-            self.show_error(self.tr("{0} cannot be used: {1}").format(entry.name, entry.problem))
+            self.show_error(
+                self.tr("{0} cannot be used: {1}").format(entry.name, translated(entry.problem))
+            )
             return
         if all(m.path != entry.path for m in self.models):
             self.models.append(entry)
@@ -841,7 +846,7 @@ class MainWindow(QMainWindow):
         try:
             self.core.remember_model(entry)
         except (OSError, ValueError) as exc:
-            self.report(exc, "saving the model choice")
+            self.report(exc, self.tr("saving the model choice"))
         self.model_status.setText(entry.name)
         if load:
             self.load_model()
@@ -870,9 +875,9 @@ class MainWindow(QMainWindow):
         if event["type"] == protocol.ERROR:
             self.load_progress.hide()
             self.model_status.setText(self.tr("Not loaded"))
-            name = self.model.name if self.model else "The model"
+            name = self.model.name if self.model else self.tr("The model")
             self.show_error(
-                self.tr("{0} could not be loaded. {1}").format(name, event.get("message", ""))
+                self.tr("{0} could not be loaded. {1}").format(name, translated(from_wire(event)))
             )
             return
         self._model_ready(event)
@@ -967,7 +972,7 @@ class MainWindow(QMainWindow):
                 text = self.store.export_markdown(conversation_id)
             write_text_atomically(Path(path), text)
         except Exception as exc:  # noqa: BLE001 - disk full, no permission: say so
-            self.report(exc, "exporting the conversation")
+            self.report(exc, self.tr("exporting the conversation"))
             return False
         self.statusBar().showMessage(self.tr("Exported to {0}").format(path), 5000)
         return True
@@ -1143,7 +1148,7 @@ class MainWindow(QMainWindow):
             else:
                 user_id = self.store.add_message(self.conversation_id, "user", text)
         except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so, keep the text
-            self.report(exc, "saving your message")
+            self.report(exc, self.tr("saving your message"))
             return False
         self.editing = None
         self.edit_label.hide()
@@ -1182,7 +1187,7 @@ class MainWindow(QMainWindow):
                 )
                 path = self.store.messages(conversation_id)[:-1]
         except Exception as exc:  # noqa: BLE001
-            self.report(exc, "saving the reply")
+            self.report(exc, self.tr("saving the reply"))
             return False
         recorder = ReplyRecorder(self.store, message_id)
         if continue_message is not None:
@@ -1282,7 +1287,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # noqa: BLE001
             if not run.save_failed:
                 run.save_failed = True
-                self.report(exc, "saving the reply")
+                self.report(exc, self.tr("saving the reply"))
 
     def _reply_stats(self, stats: dict[str, Any]) -> None:
         if self.run is not None:
@@ -1296,7 +1301,7 @@ class MainWindow(QMainWindow):
                 run.recorder.flush_if_due()
             except Exception as exc:  # noqa: BLE001
                 run.save_failed = True
-                self.report(exc, "saving the reply")
+                self.report(exc, self.tr("saving the reply"))
 
     def escape(self) -> None:
         """Esc: stop the reply, else leave editing a message."""
@@ -1328,7 +1333,7 @@ class MainWindow(QMainWindow):
         status = (
             st.STOPPED if run.stopping and final.get("type") == protocol.DONE else status_for(final)
         )
-        error = str(final.get("message", "")) if final.get("type") == protocol.ERROR else ""
+        error = from_wire(final) if final.get("type") == protocol.ERROR else ""
         if run.think_started:
             seconds = run.thinking_s
             if seconds is None:
@@ -1337,7 +1342,7 @@ class MainWindow(QMainWindow):
         try:
             run.recorder.finish(status, run.stats, error)
         except Exception as exc:  # noqa: BLE001
-            self.report(exc, "saving the reply")
+            self.report(exc, self.tr("saving the reply"))
         if self.conversation_id == run.conversation_id:
             try:
                 message = self.store.message(run.message_id)

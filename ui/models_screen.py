@@ -50,6 +50,7 @@ from app.pull import list_repo, recommended
 from app.secrets import get_token
 from ui.background import run_in_background
 from ui.downloads_model import DownloadsModel
+from ui.i18n import translated
 
 SOURCE_LABELS = {HF: "Hugging Face", MODELSCOPE: "ModelScope"}
 MIRROR = "https://hf-mirror.com"
@@ -214,7 +215,7 @@ class ModelsScreen(QWidget):
         try:
             self.core.settings.set("hub.huggingface_endpoint", MIRROR)
         except (OSError, ValueError) as exc:
-            self.report(exc, "saving the mirror address")
+            self.report(exc, self.tr("saving the mirror address"))
             return
         self.mirror_button.hide()
 
@@ -415,7 +416,7 @@ class ModelsScreen(QWidget):
 
     def _search_failed(self, exc: BaseException) -> None:
         self.search_button.setEnabled(True)
-        self.report(exc, "searching models")
+        self.report(exc, self.tr("searching models"))
         self.search_finished.emit()
 
     def _show_results(self, results: list[RepoSummary]) -> None:
@@ -464,7 +465,7 @@ class ModelsScreen(QWidget):
         ):
             self.open_repo(repo_id)  # again, with the token just given
             return
-        self.report(exc, "opening the repository")
+        self.report(exc, self.tr("opening the repository"))
         self.repo_opened.emit()
 
     def _show_offers(self, repo_id: str, source: str, offers: list[Offer]) -> None:
@@ -565,7 +566,9 @@ class ModelsScreen(QWidget):
                     self.library_table.setItem(row, 8, cell)
             self.estimates_shown.emit()
 
-        run_in_background(self, work, show, lambda exc: self.report(exc, "estimating memory"))
+        run_in_background(
+            self, work, show, lambda exc: self.report(exc, self.tr("estimating memory"))
+        )
 
     def download_selected(self) -> None:
         rows = self.offers_table.selectionModel().selectedRows()
@@ -582,7 +585,7 @@ class ModelsScreen(QWidget):
             for file in offer.files:
                 self.manager.add(self.repo_source, self.repo_id, file, target, revision=revision)
         except HearthError as exc:
-            self.report(exc, "starting the download")
+            self.report(exc, self.tr("starting the download"))
         self.downloads_model.refresh()
 
     # -- the download queue --------------------------------------------------------------
@@ -623,7 +626,7 @@ class ModelsScreen(QWidget):
             self,
             self.core.models,
             self.show_library,
-            lambda exc: self.report(exc, "listing models"),
+            lambda exc: self.report(exc, self.tr("listing models")),
         )
 
     def show_library(self, models: list[ModelEntry]) -> None:
@@ -647,7 +650,7 @@ class ModelsScreen(QWidget):
             )
             for column, value in enumerate(values):
                 cell = QTableWidgetItem(value)
-                tip = entry.problem or entry.warning or str(entry.path)
+                tip = translated(entry.problem) or entry.warning or str(entry.path)
                 cell.setToolTip(tip)
                 if entry.problem:
                     cell.setForeground(Qt.GlobalColor.gray)
@@ -683,7 +686,7 @@ class ModelsScreen(QWidget):
         try:
             delete_model(self.core, entry)
         except (HearthError, OSError) as exc:
-            self.report(exc, "deleting the model")
+            self.report(exc, self.tr("deleting the model"))
             return
         self.refresh_library()
 

@@ -84,7 +84,7 @@ class SystemScreen(QWidget):
     def _failed(self, exc: BaseException) -> None:
         self.run_button.setEnabled(True)
         self.status.setText(self.tr("The check could not finish."))
-        self.report(exc, "checking the system")
+        self.report(exc, self.tr("checking the system"))
 
     def _show(self, result: tuple[SystemFacts, list[Check]]) -> None:
         facts, checks = result

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 from app.errors import AccessDenied, HearthError
 from app.hub.repo_files import RepoFile
+from backends.phrases import Phrase
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "lastModified"}
@@ -181,10 +182,13 @@ def translate_error(exc: BaseException, what: str) -> HearthError:
         "OfflineModeIsEnabled",
     ):
         return HearthError(
-            f"Hearth could not reach the hub for {what}: check the network or "
-            "the hub address in the settings (a mirror may help)."
+            Phrase(
+                "Hearth could not reach the hub for {0}: check the network or the hub "
+                "address in the settings (a mirror may help).",
+                what,
+            )
         )
-    return HearthError(f"The hub request for {what} failed: {exc}")
+    return HearthError(Phrase("The hub request for {0} failed: {1}", what, exc))
 
 
 ProgressFn = Callable[[int], None]

@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 from app.errors import AccessDenied, HearthError
 from app.hub.huggingface import RepoSummary
 from app.hub.repo_files import RepoFile
+from backends.phrases import Phrase
 
 STAGING = ".hearth-modelscope"
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "last_modified"}
@@ -144,14 +145,20 @@ def translate_error(exc: BaseException, what: str) -> HearthError:
     name = type(exc).__name__
     if name in ("AuthenticationError", "PermissionDeniedError", "PermissionError"):
         return AccessDenied(
-            f"{what} needs a ModelScope access token: File › ModelScope token…, "
-            "or MODELSCOPE_API_TOKEN for the command line."
+            Phrase(
+                "{0} needs a ModelScope access token: File › ModelScope token…, or "
+                "MODELSCOPE_API_TOKEN for the command line.",
+                what,
+            )
         )
     if name in ("NotExistError", "NotFoundError"):
-        return HearthError(f"{what} was not found on ModelScope.")
+        return HearthError(Phrase("{0} was not found on ModelScope.", what))
     if name in ("NetworkError", "RequestTimeoutError", "ConnectionError"):
         return HearthError(
-            f"Hearth could not reach ModelScope for {what}: check the network or "
-            "the ModelScope address in the settings."
+            Phrase(
+                "Hearth could not reach ModelScope for {0}: check the network or the "
+                "ModelScope address in the settings.",
+                what,
+            )
         )
-    return HearthError(f"The ModelScope request for {what} failed: {exc}")
+    return HearthError(Phrase("The ModelScope request for {0} failed: {1}", what, exc))

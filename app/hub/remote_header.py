@@ -11,6 +11,7 @@ from pathlib import Path
 from app.errors import HearthError
 from app.fit import ModelShape, ShapeError, shape_from_gguf
 from app.gguf_header import GGUFError, read_gguf
+from backends.phrases import Phrase
 
 FIRST_TRY = 4 * 1024 * 1024
 LARGEST = 64 * 1024 * 1024
@@ -26,7 +27,9 @@ def fetch_shape(url: str, headers: dict[str, str] | None = None) -> ModelShape:
             url, headers={**(headers or {}), "Range": f"bytes=0-{size - 1}"}, follow_redirects=True
         )
         if response.status_code not in (200, 206):
-            raise HearthError(f"The hub did not send the model header ({response.status_code}).")
+            raise HearthError(
+                Phrase("The hub did not send the model header ({0}).", response.status_code)
+            )
         with tempfile.TemporaryDirectory(prefix="hearth-header-") as scratch:
             path = Path(scratch) / "header.gguf"
             path.write_bytes(response.content[:size])
@@ -35,9 +38,9 @@ def fetch_shape(url: str, headers: dict[str, str] | None = None) -> ModelShape:
             except GGUFError as exc:
                 complete = len(response.content) < size
                 if "ends in the middle" not in str(exc) or complete or size >= LARGEST:
-                    raise HearthError(f"The model header cannot be read: {exc}.") from exc
+                    raise HearthError(Phrase("The model header cannot be read: {0}.", exc)) from exc
             except ShapeError as exc:
-                raise HearthError(f"The model header is incomplete: {exc}.") from exc
+                raise HearthError(Phrase("The model header is incomplete: {0}.", exc)) from exc
         size *= 4
 
 

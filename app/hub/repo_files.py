@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from backends.phrases import Phrase
+
 QUANT_PATTERN = re.compile(
     r"(?:^|[-_.])(I?Q\d(?:_[0-9A-Z]{1,3})*|BF16|F16|FP16|F32|TQ[12]_0|MXFP4(?:_MOE)?)(?=$|[-.])",
     re.IGNORECASE,
@@ -47,12 +49,12 @@ class UnsafePath(ValueError):
 def safe_relative_path(name: str) -> PurePosixPath:
     """The repo file name as a relative path inside the target folder, or UnsafePath."""
     if not name or "\\" in name or "\0" in name:
-        raise UnsafePath(f"refusing the file name {name!r}")
+        raise UnsafePath(Phrase("refusing the file name {0!r}", name))
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        raise UnsafePath(f"refusing the absolute file name {name!r}")
+        raise UnsafePath(Phrase("refusing the absolute file name {0!r}", name))
     path = PurePosixPath(name)
     if any(part in ("..", ".", "") for part in name.split("/")):
-        raise UnsafePath(f"refusing the file name {name!r}: it leaves the model folder")
+        raise UnsafePath(Phrase("refusing the file name {0!r}: it leaves the model folder", name))
     return path
 
 

@@ -397,6 +397,10 @@
         <translation>这需要 {0} 访问令牌。请粘贴到这里；它会保存在系统钥匙串中。留空则删除已保存的令牌。</translation>
     </message>
     <message>
+        <source>saving the token</source>
+        <translation>保存令牌</translation>
+    </message>
+    <message>
         <source>About Hearth</source>
         <translation>关于 Hearth</translation>
     </message>
@@ -411,6 +415,14 @@
         </translation>
     </message>
     <message>
+        <source>listing models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <source>choosing a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
         <source>No model</source>
         <translation>没有模型</translation>
     </message>
@@ -423,8 +435,16 @@
         <translation>请先选择模型，再启动 API。</translation>
     </message>
     <message>
+        <source>starting the API</source>
+        <translation>启动 API</translation>
+    </message>
+    <message>
         <source>API serving {0} at http://127.0.0.1:{1}/v1</source>
         <translation>API 正在 http://127.0.0.1:{1}/v1 提供 {0}</translation>
+    </message>
+    <message>
+        <source>saving the conversation settings</source>
+        <translation>保存对话设置</translation>
     </message>
     <message>
         <source>Choose a model first.</source>
@@ -451,8 +471,16 @@
         <translation>{0} 无法使用：{1}</translation>
     </message>
     <message>
+        <source>saving the model choice</source>
+        <translation>保存所选模型</translation>
+    </message>
+    <message>
         <source>Not loaded</source>
         <translation>未加载</translation>
+    </message>
+    <message>
+        <source>The model</source>
+        <translation>模型</translation>
     </message>
     <message>
         <source>{0} could not be loaded. {1}</source>
@@ -473,6 +501,10 @@
     <message>
         <source>Markdown (*.md);;Hearth conversation, JSON (*.json)</source>
         <translation>Markdown (*.md);;Hearth 对话，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>exporting the conversation</source>
+        <translation>导出对话</translation>
     </message>
     <message>
         <source>Exported to {0}</source>
@@ -509,6 +541,14 @@
     <message>
         <source>Choose a model first: pick one above, or open a .gguf file.</source>
         <translation>请先选择模型：在上方选择一个，或打开 .gguf 文件。</translation>
+    </message>
+    <message>
+        <source>saving your message</source>
+        <translation>保存你的消息</translation>
+    </message>
+    <message>
+        <source>saving the reply</source>
+        <translation>保存回复</translation>
     </message>
     <message>
         <source>Run this model&apos;s own code?</source>
@@ -607,6 +647,10 @@
     <message>
         <source>Expected speed: {0}.</source>
         <translation>预计速度：{0}。</translation>
+    </message>
+    <message>
+        <source>saving the mirror address</source>
+        <translation>保存镜像地址</translation>
     </message>
     <message>
         <source>Source</source>
@@ -769,6 +813,10 @@
         <translation>刷新</translation>
     </message>
     <message>
+        <source>searching models</source>
+        <translation>搜索模型</translation>
+    </message>
+    <message>
         <source>No models matched. Try other words, or another source.</source>
         <translation>没有匹配的模型。请换个关键词或换个来源。</translation>
     </message>
@@ -785,12 +833,28 @@
         <translation>无法打开该仓库。</translation>
     </message>
     <message>
+        <source>opening the repository</source>
+        <translation>打开仓库</translation>
+    </message>
+    <message>
+        <source>estimating memory</source>
+        <translation>估算内存</translation>
+    </message>
+    <message>
         <source>Choose what to download first.</source>
         <translation>请先选择要下载的内容。</translation>
     </message>
     <message>
+        <source>starting the download</source>
+        <translation>开始下载</translation>
+    </message>
+    <message>
         <source>Choose a download in the list first.</source>
         <translation>请先在列表中选择一个下载。</translation>
+    </message>
+    <message>
+        <source>listing models</source>
+        <translation>列出模型</translation>
     </message>
     <message>
         <source>Choose a model in the library first.</source>
@@ -805,12 +869,172 @@
         <translation>从磁盘删除 {0}（{1}）？</translation>
     </message>
     <message>
+        <source>deleting the model</source>
+        <translation>删除模型</translation>
+    </message>
+    <message>
         <source>Add a GGUF model</source>
         <translation>添加 GGUF 模型</translation>
     </message>
 </context>
 <context>
     <name>Phrase</name>
+    <message>
+        <source>The model could not be loaded: {0}</source>
+        <translation>模型无法加载：{0}</translation>
+    </message>
+    <message>
+        <source>Serving on {0} makes the model reachable from other computers; Hearth requires an API key for that (--api-key).</source>
+        <translation>在 {0} 上提供服务会让其他电脑也能访问该模型；为此 Hearth 要求设置 API 密钥（--api-key）。</translation>
+    </message>
+    <message>
+        <source>The port must be between 1 and 65535, not {0}.</source>
+        <translation>端口必须在 1 到 65535 之间，而不是 {0}。</translation>
+    </message>
+    <message>
+        <source>The API server could not start on {0}:{1} (is the port in use?).</source>
+        <translation>API 服务器无法在 {0}:{1} 上启动（端口是否已被占用？）。</translation>
+    </message>
+    <message>
+        <source>The prompt is empty. Pass it as an argument or on stdin.</source>
+        <translation>提示词为空。请作为参数或通过标准输入传入。</translation>
+    </message>
+    <message>
+        <source>{0} must be between {1} and {2}, not {3}.</source>
+        <translation>{0} 必须在 {1} 到 {2} 之间，而不是 {3}。</translation>
+    </message>
+    <message>
+        <source>No model called {0!r}; see &apos;hearth models list&apos;.</source>
+        <translation>没有名为 {0!r} 的模型；请查看 “hearth models list”。</translation>
+    </message>
+    <message>
+        <source>Add --yes to delete without being asked.</source>
+        <translation>加上 --yes 可不经询问直接删除。</translation>
+    </message>
+    <message>
+        <source>Hearth found no model to use. Reinstall Hearth to restore the starter model, or put a .gguf file into {0}.</source>
+        <translation>Hearth 没有找到可用的模型。请重新安装 Hearth 以恢复内置模型，或把 .gguf 文件放入 {0}。</translation>
+    </message>
+    <message>
+        <source>{0} cannot be used: {1}</source>
+        <translation>{0} 无法使用：{1}</translation>
+    </message>
+    <message>
+        <source>{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this edition does not include. Install it with: pip install torch transformers accelerate (see the README for the CUDA build), or use a GGUF of this model.</source>
+        <translation>{0} 是 Hugging Face 检查点，需要 PyTorch 引擎，而此版本不包含它。安装方法：pip install torch transformers accelerate（CUDA 版本见 README），或使用此模型的 GGUF 版本。</translation>
+    </message>
+    <message>
+        <source>The server endpoint {0!r} is no longer configured.</source>
+        <translation>服务器端点 {0!r} 已不再配置。</translation>
+    </message>
+    <message>
+        <source>Hearth cannot use its data folder {0}: {1}. Choose another with --data-dir or HEARTH_DATA_DIR.</source>
+        <translation>Hearth 无法使用数据文件夹 {0}：{1}。请用 --data-dir 或 HEARTH_DATA_DIR 另选一个。</translation>
+    </message>
+    <message>
+        <source>Not enough disk space for {0}: it needs {1:.2f} GB more and {2:.2f} GB are free in {3}.</source>
+        <translation>{0} 的磁盘空间不足：还需要 {1:.2f} GB，而 {3} 只剩 {2:.2f} GB。</translation>
+    </message>
+    <message>
+        <source>{0} is already being downloaded by another Hearth; wait for it to finish.</source>
+        <translation>{0} 正由另一个 Hearth 下载；请等待其完成。</translation>
+    </message>
+    <message>
+        <source>The download of {0} was damaged ({1}), so Hearth deleted it. Try again; if it happens again the mirror may be serving a bad copy.</source>
+        <translation>{0} 的下载已损坏（{1}），Hearth 已将其删除。请重试；如果再次发生，可能是镜像提供了损坏的副本。</translation>
+    </message>
+    <message>
+        <source>{0} lists a file Hearth will not write: {1}.</source>
+        <translation>{0} 列出了一个 Hearth 不会写入的文件：{1}。</translation>
+    </message>
+    <message>
+        <source>An endpoint needs a name and an address starting with http:// or https://.</source>
+        <translation>端点需要一个名称，以及以 http:// 或 https:// 开头的地址。</translation>
+    </message>
+    <message>
+        <source>exit code {0}</source>
+        <translation>退出码 {0}</translation>
+    </message>
+    <message>
+        <source>signal {0}</source>
+        <translation>信号 {0}</translation>
+    </message>
+    <message>
+        <source>no exit code</source>
+        <translation>无退出码</translation>
+    </message>
+    <message>
+        <source>The model engine stopped unexpectedly ({0}). What was written so far was kept; send a message to start the engine again.</source>
+        <translation>模型引擎意外停止（{0}）。已写出的内容已保留；发送消息即可重新启动引擎。</translation>
+    </message>
+    <message>
+        <source>The engine belongs to another version of Hearth. Reinstall Hearth.</source>
+        <translation>引擎属于另一个版本的 Hearth。请重新安装 Hearth。</translation>
+    </message>
+    <message>
+        <source>Something went wrong while {0}: {1}.{2}</source>
+        <translation>{0}时出错：{1}。{2}</translation>
+    </message>
+    <message>
+        <source>The disk is full, so Hearth could not finish {0}. Free some space and try again; nothing that was already saved has been lost.</source>
+        <translation>磁盘已满，Hearth 无法完成{0}。请释放一些空间后重试；已保存的内容都没有丢失。</translation>
+    </message>
+    <message>
+        <source>Hearth could not finish {0}: {1}{2}.</source>
+        <translation>Hearth 无法完成{0}：{1}{2}。</translation>
+    </message>
+    <message>
+        <source> Details are in {0}.</source>
+        <translation>详细信息在 {0} 中。</translation>
+    </message>
+    <message>
+        <source>Hearth cannot estimate {0}: {1}.</source>
+        <translation>Hearth 无法估算 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>the header uses an unknown value type ({0})</source>
+        <translation>文件头使用了未知的值类型（{0}）</translation>
+    </message>
+    <message>
+        <source>{0} is truncated: {1:,} bytes of model data are missing (an incomplete download?)</source>
+        <translation>{0} 不完整：缺少 {1:,} 字节的模型数据（下载未完成？）</translation>
+    </message>
+    <message>
+        <source>the file ends in the middle of its header (an incomplete download?)</source>
+        <translation>文件在文件头中途结束（下载未完成？）</translation>
+    </message>
+    <message>
+        <source>the header claims an impossible number of entries</source>
+        <translation>文件头声明的条目数量不可能成立</translation>
+    </message>
+    <message>
+        <source>the header holds an impossibly long string</source>
+        <translation>文件头包含长度不可能成立的字符串</translation>
+    </message>
+    <message>
+        <source>{0} does not exist</source>
+        <translation>{0} 不存在</translation>
+    </message>
+    <message>
+        <source>{0} cannot be read ({1})</source>
+        <translation>{0} 无法读取（{1}）</translation>
+    </message>
+    <message>
+        <source>{0} is empty</source>
+        <translation>{0} 是空文件</translation>
+    </message>
+    <message>
+        <source>{0} is not a GGUF model file</source>
+        <translation>{0} 不是 GGUF 模型文件</translation>
+    </message>
+    <message>
+        <source>{0} uses GGUF version {1}, which is not supported</source>
+        <translation>{0} 使用 GGUF 版本 {1}，该版本不受支持</translation>
+    </message>
+    <message>
+        <source>{0} has a damaged tensor table</source>
+        <translation>{0} 的张量表已损坏</translation>
+    </message>
     <message>
         <source>NVIDIA GPUs: nvidia-ml-py is not installed.</source>
         <translation>NVIDIA GPU：未安装 nvidia-ml-py。</translation>
@@ -826,6 +1050,102 @@
     <message>
         <source>GPU {0} could not be read ({1}).</source>
         <translation>无法读取 GPU {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>The hub request for {0} failed: {1}</source>
+        <translation>对 {0} 的模型中心请求失败：{1}</translation>
+    </message>
+    <message>
+        <source>Hearth could not reach the hub for {0}: check the network or the hub address in the settings (a mirror may help).</source>
+        <translation>Hearth 无法连接模型中心获取 {0}：请检查网络或设置中的中心地址（镜像可能有帮助）。</translation>
+    </message>
+    <message>
+        <source>The ModelScope request for {0} failed: {1}</source>
+        <translation>对 {0} 的 ModelScope 请求失败：{1}</translation>
+    </message>
+    <message>
+        <source>{0} needs a ModelScope access token: File › ModelScope token…, or MODELSCOPE_API_TOKEN for the command line.</source>
+        <translation>{0} 需要 ModelScope 访问令牌：文件 › ModelScope 令牌…，命令行可用 MODELSCOPE_API_TOKEN。</translation>
+    </message>
+    <message>
+        <source>{0} was not found on ModelScope.</source>
+        <translation>在 ModelScope 上找不到 {0}。</translation>
+    </message>
+    <message>
+        <source>Hearth could not reach ModelScope for {0}: check the network or the ModelScope address in the settings.</source>
+        <translation>Hearth 无法连接 ModelScope 获取 {0}：请检查网络或设置中的 ModelScope 地址。</translation>
+    </message>
+    <message>
+        <source>The hub did not send the model header ({0}).</source>
+        <translation>模型中心没有发送模型文件头（{0}）。</translation>
+    </message>
+    <message>
+        <source>The model header is incomplete: {0}.</source>
+        <translation>模型文件头不完整：{0}。</translation>
+    </message>
+    <message>
+        <source>The model header cannot be read: {0}.</source>
+        <translation>无法读取模型文件头：{0}。</translation>
+    </message>
+    <message>
+        <source>refusing the file name {0!r}</source>
+        <translation>拒绝文件名 {0!r}</translation>
+    </message>
+    <message>
+        <source>refusing the absolute file name {0!r}</source>
+        <translation>拒绝绝对路径文件名 {0!r}</translation>
+    </message>
+    <message>
+        <source>refusing the file name {0!r}: it leaves the model folder</source>
+        <translation>拒绝文件名 {0!r}：它指向模型文件夹之外</translation>
+    </message>
+    <message>
+        <source>{0} belongs to {1}; Hearth only deletes models it downloaded itself.</source>
+        <translation>{0} 属于 {1}；Hearth 只删除自己下载的模型。</translation>
+    </message>
+    <message>
+        <source>{0}.</source>
+        <translation>{0}。</translation>
+    </message>
+    <message>
+        <source>{0} has no readable config.json ({1}).</source>
+        <translation>{0} 没有可读的 config.json（{1}）。</translation>
+    </message>
+    <message>
+        <source>{0} has no GGUF file or transformers checkpoint that Hearth can use. Name files with --file.</source>
+        <translation>{0} 没有 Hearth 能使用的 GGUF 文件或 transformers 检查点。请用 --file 指定文件。</translation>
+    </message>
+    <message>
+        <source>No file in {0} matches {1!r}. It has: {2}.</source>
+        <translation>{0} 中没有文件匹配 {1!r}。其中有：{2}。</translation>
+    </message>
+    <message>
+        <source>Hearth could not store the token in the system keyring ({0}). Set {1} in the environment instead.</source>
+        <translation>Hearth 无法把令牌保存到系统钥匙串（{0}）。请改为在环境变量中设置 {1}。</translation>
+    </message>
+    <message>
+        <source>This file is neither a Hearth conversation export nor a list of chat messages.</source>
+        <translation>此文件既不是 Hearth 导出的对话，也不是聊天消息列表。</translation>
+    </message>
+    <message>
+        <source>This chat history was written by a newer version of Hearth. Update Hearth to open it; it has not been changed.</source>
+        <translation>此聊天记录由更新版本的 Hearth 写入。请更新 Hearth 后再打开；它没有被改动。</translation>
+    </message>
+    <message>
+        <source>This conversation was exported by a newer Hearth.</source>
+        <translation>此对话由更新版本的 Hearth 导出。</translation>
+    </message>
+    <message>
+        <source>The conversation file is damaged (its messages are unreadable).</source>
+        <translation>对话文件已损坏（消息无法读取）。</translation>
+    </message>
+    <message>
+        <source>The conversation file is damaged (a message has no parent).</source>
+        <translation>对话文件已损坏（有消息缺少上一条）。</translation>
+    </message>
+    <message>
+        <source>Hearth cannot open its chat history ({0}). It has not been changed; check that the data folder is writable and that the disk is not full.</source>
+        <translation>Hearth 无法打开聊天记录（{0}）。它没有被改动；请检查数据文件夹是否可写、磁盘是否已满。</translation>
     </message>
     <message>
         <source>CPU: {0}</source>
@@ -1010,6 +1330,150 @@
     <message>
         <source>Install a newer PyTorch build: {0}</source>
         <translation>安装更新的 PyTorch 版本：{0}</translation>
+    </message>
+    <message>
+        <source>Your message needs {0} tokens but this model&apos;s context leaves room for {1}. Shorten the message or raise the context length in the settings.</source>
+        <translation>你的消息需要 {0} 个 token，但此模型的上下文只剩 {1} 个 token 的空间。请缩短消息，或在设置中提高上下文长度。</translation>
+    </message>
+    <message>
+        <source>The conversation is longer than the model&apos;s context, so the {0} oldest message(s) were left out of this reply.</source>
+        <translation>对话长度超过了模型的上下文，因此本次回复略去了最早的 {0} 条消息。</translation>
+    </message>
+    <message>
+        <source>Unknown engine {0!r}.</source>
+        <translation>未知引擎 {0!r}。</translation>
+    </message>
+    <message>
+        <source>The {0} engine is not installed in this edition of Hearth ({1}).</source>
+        <translation>此版本的 Hearth 没有安装 {0} 引擎（{1}）。</translation>
+    </message>
+    <message>
+        <source>The model file {0} does not exist.</source>
+        <translation>模型文件 {0} 不存在。</translation>
+    </message>
+    <message>
+        <source>A chat request needs at least one message.</source>
+        <translation>聊天请求至少需要一条消息。</translation>
+    </message>
+    <message>
+        <source>llama.cpp could not load {0}: it is not a model file this engine can read, or it is damaged ({1}).</source>
+        <translation>llama.cpp 无法加载 {0}：它不是此引擎能读取的模型文件，或已损坏（{1}）。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template rejected the conversation: {0}</source>
+        <translation>模型的聊天模板拒绝了此对话：{0}</translation>
+    </message>
+    <message>
+        <source>{0} answered {1}: {2}</source>
+        <translation>{0} 返回 {1}：{2}</translation>
+    </message>
+    <message>
+        <source>{0} refused the API key ({1}). Check the key saved for this endpoint.</source>
+        <translation>{0} 拒绝了 API 密钥（{1}）。请检查为此端点保存的密钥。</translation>
+    </message>
+    <message>
+        <source>{0} does not know that model or path (404): {1}</source>
+        <translation>{0} 不认识该模型或路径（404）：{1}</translation>
+    </message>
+    <message>
+        <source>The server has no model called {0!r}. It offers: {1}.</source>
+        <translation>服务器上没有名为 {0!r} 的模型。它提供：{1}。</translation>
+    </message>
+    <message>
+        <source>Hearth could not connect to {0} ({1}). Is the server running, and is the address right?</source>
+        <translation>Hearth 无法连接 {0}（{1}）。服务器在运行吗？地址正确吗？</translation>
+    </message>
+    <message>
+        <source>{0} did not answer within {1:.0f} s.</source>
+        <translation>{0} 在 {1:.0f} 秒内没有响应。</translation>
+    </message>
+    <message>
+        <source>Hearth could not connect to {0}.</source>
+        <translation>Hearth 无法连接 {0}。</translation>
+    </message>
+    <message>
+        <source>{0} stopped answering (no data for {1:.0f} s).</source>
+        <translation>{0} 停止了响应（{1:.0f} 秒内没有数据）。</translation>
+    </message>
+    <message>
+        <source>The connection to {0} broke in the middle of the reply; what arrived was kept.</source>
+        <translation>与 {0} 的连接在回复中途断开；已收到的内容已保留。</translation>
+    </message>
+    <message>
+        <source>The server reported an error: {0}</source>
+        <translation>服务器报告了错误：{0}</translation>
+    </message>
+    <message>
+        <source>FlashAttention-2 needs an NVIDIA GPU and the flash-attn package.</source>
+        <translation>FlashAttention-2 需要 NVIDIA GPU 和 flash-attn 包。</translation>
+    </message>
+    <message>
+        <source>4-bit and 8-bit loading need an NVIDIA GPU (bitsandbytes).</source>
+        <translation>4 位和 8 位加载需要 NVIDIA GPU（bitsandbytes）。</translation>
+    </message>
+    <message>
+        <source>4-bit and 8-bit loading need the bitsandbytes package.</source>
+        <translation>4 位和 8 位加载需要 bitsandbytes 包。</translation>
+    </message>
+    <message>
+        <source>{0} is not a Hugging Face checkpoint (no config.json).</source>
+        <translation>{0} 不是 Hugging Face 检查点（没有 config.json）。</translation>
+    </message>
+    <message>
+        <source>{0} only has pickle weights ({1}). Loading a pickle can run code hidden in the file, so Hearth refuses unless you allow it for this model (Model settings…).</source>
+        <translation>{0} 只有 pickle 权重（{1}）。加载 pickle 可能运行文件中隐藏的代码，因此除非你为此模型允许（模型设置…），否则 Hearth 会拒绝。</translation>
+    </message>
+    <message>
+        <source>{0} has no weight files.</source>
+        <translation>{0} 没有权重文件。</translation>
+    </message>
+    <message>
+        <source>{0} has no tokenizer files ({1}). Download the whole checkpoint, not only the weights.</source>
+        <translation>{0} 没有分词器文件（{1}）。请下载完整的检查点，而不只是权重。</translation>
+    </message>
+    <message>
+        <source>{0} needs to run its own Python code ({1}). Hearth does not run a model&apos;s code without your consent.</source>
+        <translation>{0} 需要运行自带的 Python 代码（{1}）。未经你同意，Hearth 不会运行模型的代码。</translation>
+    </message>
+    <message>
+        <source>{0} is a {1!r} model, which transformers {2} does not support. Update transformers or use a GGUF of this model.</source>
+        <translation>{0} 是 {1!r} 模型，transformers {2} 不支持。请更新 transformers，或使用此模型的 GGUF 版本。</translation>
+    </message>
+    <message>
+        <source>Unknown quantization {0!r}.</source>
+        <translation>未知的量化方式 {0!r}。</translation>
+    </message>
+    <message>
+        <source>The tokenizer of {0} cannot be loaded ({1}).</source>
+        <translation>无法加载 {0} 的分词器（{1}）。</translation>
+    </message>
+    <message>
+        <source>{0} failed to load: {1}</source>
+        <translation>{0} 加载失败：{1}</translation>
+    </message>
+    <message>
+        <source>{0} cannot be loaded by transformers {1}: {2}</source>
+        <translation>transformers {1} 无法加载 {0}：{2}</translation>
+    </message>
+    <message>
+        <source>A load request needs a model path.</source>
+        <translation>加载请求需要模型路径。</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>没有加载模型。</translation>
+    </message>
+    <message>
+        <source>The model ran out of memory. Try a smaller model or a shorter context length.</source>
+        <translation>模型内存不足。请尝试更小的模型或更短的上下文长度。</translation>
+    </message>
+    <message>
+        <source>The engine failed: {0}</source>
+        <translation>引擎出错：{0}</translation>
+    </message>
+    <message>
+        <source>Unknown request {0!r}.</source>
+        <translation>未知请求 {0!r}。</translation>
     </message>
 </context>
 <context>
@@ -1281,6 +1745,10 @@
     <message>
         <source>The check could not finish.</source>
         <translation>检查未能完成。</translation>
+    </message>
+    <message>
+        <source>checking the system</source>
+        <translation>检查系统</translation>
     </message>
     <message>
         <source>Everything looks fine.</source>
