@@ -79,8 +79,10 @@ def test_stop_during_the_first_forward_pass_of_a_long_prompt(
     job.cancel()  # while the prompt is still being processed
     _text, events = collect(job)
     assert events[-1]["finish_reason"] == "cancelled"
-    stats = next(e for e in events if e["type"] == "stats")
-    assert stats["generated_tokens"] <= 2  # honoured as soon as the first token was out
+    # Honoured as soon as the first token was out (or before the prompt started, when the
+    # worker saw the cancel first: then there are no stats at all).
+    stats = next((e for e in events if e["type"] == "stats"), {"generated_tokens": 0})
+    assert stats["generated_tokens"] <= 2
 
 
 def test_pickle_only_weights_are_refused_unless_allowed(
