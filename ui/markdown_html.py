@@ -19,6 +19,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
+from PySide6.QtCore import QCoreApplication
 
 COPY_CODE = "hearth:copy-code/"
 
@@ -120,13 +121,14 @@ class MarkdownRenderer:
         p = self.palette
         label = html.escape(language or "text")
         body = self._highlight(code, language)
+        copy = QCoreApplication.translate("MarkdownRenderer", "Copy")
         # Paragraphs with a background rather than a table: a table is a frame, and every
         # frame adds to the cost of painting a long conversation.
         return (
             f'<p style="background-color:{p.code_background}; color:{p.muted};'
             f' font-size:small; margin-top:8px; margin-bottom:0px;">&nbsp;{label}'
             f'&nbsp;&nbsp;·&nbsp;&nbsp;<a href="{COPY_CODE}{key}" style="color:{p.link};">'
-            "Copy</a></p>"
+            f"{html.escape(copy)}</a></p>"
             f"<pre style=\"background-color:{p.code_background}; font-family:'{self.mono_family}';"
             f' margin-top:0px; margin-bottom:8px;">{body}</pre>'
         )
@@ -143,8 +145,9 @@ class MarkdownRenderer:
     def _image(self, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
         token = tokens[idx]
         source = html.escape(str(token.attrGet("src") or ""), quote=True)
-        alt = html.escape(token.content or "image")
-        return f'<a href="{source}">[image: {alt}]</a>'
+        alt = token.content or QCoreApplication.translate("MarkdownRenderer", "image")
+        label = QCoreApplication.translate("MarkdownRenderer", "[image: {0}]").format(alt)
+        return f'<a href="{source}">{html.escape(label)}</a>'
 
     # -- helpers -------------------------------------------------------------------------
     def _highlight(self, code: str, language: str) -> str:

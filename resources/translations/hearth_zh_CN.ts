@@ -564,6 +564,21 @@
     </message>
 </context>
 <context>
+    <name>MarkdownRenderer</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>image</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <source>[image: {0}]</source>
+        <translation>[图片：{0}]</translation>
+    </message>
+</context>
+<context>
     <name>ModelSettingsDialog</name>
     <message>
         <source>Settings for {0}</source>

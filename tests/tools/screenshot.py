@@ -157,8 +157,30 @@ def main() -> int:
         models_shot = output.with_name("models.png")
         shoot_models_screen(window, models_shot)
         print(f"saved {models_shot}")
+        conversation = window.conversation_id
         dispose_window(window)
+        shoot_chinese(core, conversation, output.with_name("chat-zh.png"))
     return 0
+
+
+def shoot_chinese(core: object, conversation: int | None, output: Path) -> None:
+    """The same conversation in a window started in Simplified Chinese."""
+    from ui.i18n import install_translations
+
+    install_translations("zh_CN")
+    core.settings.set("hub.huggingface_endpoint", "")  # type: ignore[attr-defined]
+    window = MainWindow(core)  # type: ignore[arg-type]
+    window.resize(1100, 720)
+    window.show()
+    wait(window.model_loaded)
+    if conversation is not None:
+        window.open_conversation(conversation)
+    for _ in range(5):
+        QApplication.processEvents()
+    window.grab().save(str(output))
+    print(f"saved {output}")
+    dispose_window(window)
+    install_translations("en")
 
 
 if __name__ == "__main__":
