@@ -177,8 +177,9 @@ def recommended_sampling(entry: ModelEntry) -> dict[str, Any]:
                         for key, ours in _GENERATION_CONFIG_KEYS.items()
                         if key in config
                     }
-    except (OSError, ValueError):
-        log.warning("could not read recommended settings of %s", entry.path, exc_info=True)
+    except (OSError, ValueError) as exc:
+        # Normal for a damaged or vanished file: the window says that when it loads.
+        log.info("no recommended settings in %s: %s", entry.path, exc)
         return {}
     result: dict[str, Any] = {}
     for key, found in raw.items():
