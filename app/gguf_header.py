@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import struct
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -185,13 +186,43 @@ class _Reader:
             )
 
 
+_CACHE: dict[tuple[str, int, int, bool], GGUFInfo] = {}
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 64
+
+
 def read_gguf(path: str | os.PathLike[str], check_data: bool = True) -> GGUFInfo:
     """Read and check a GGUF header; raise GGUFError saying what is wrong.
 
     ``check_data=False`` accepts a file that holds only the header (the first megabytes of
     a remote file, fetched to estimate memory before downloading it).
+
+    Headers are remembered by path, size and modification time: the library, the memory
+    estimate and the sampling advice all read the same files, and parsing a header with a
+    large vocabulary takes tens of milliseconds of Python (which also holds up the window's
+    thread).  Callers must not change the returned ``GGUFInfo``.
     """
     path = Path(path)
+    try:
+        stat = path.stat()
+    except FileNotFoundError as exc:
+        raise GGUFError(Phrase("{0} does not exist", path.name)) from exc
+    except OSError as exc:
+        raise GGUFError(Phrase("{0} cannot be read ({1})", path.name, exc.strerror)) from exc
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, check_data)
+    with _CACHE_LOCK:
+        cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
+    info = _read_gguf(path, check_data)
+    with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = info
+    return info
+
+
+def _read_gguf(path: Path, check_data: bool) -> GGUFInfo:
     try:
         size = path.stat().st_size
         stream = path.open("rb")

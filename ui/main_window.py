@@ -72,7 +72,6 @@ from ui.undo_bar import UndoBar
 log = logging.getLogger(__name__)
 
 CHARACTERS_PER_TOKEN = 3.5  # the context meter's estimate until the engine has counted
-WARM_UP_AFTER_MS = 1500
 PAINT_GRACE_MS = 500
 
 
@@ -222,13 +221,13 @@ class MainWindow(QMainWindow):
         QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: self.apply_appearance())
         self.refresh_conversations()
         self.refresh_models()
-        # Load the code highlighter's lexers on a thread now, not during the first reply
-        # with code (tens of milliseconds); the GIL is released often enough meanwhile.
-        # It starts after the window is up, so it does not slow the first paint.
+        # Load the Markdown parser and the code highlighter on a thread, not during the
+        # first reply (tens of milliseconds); the GIL is released often enough meanwhile.
+        # It starts once the window is painted, so it does not slow the first paint.
         warm_up = threading.Thread(
-            target=self.transcript.renderer.warm_up, name="highlighter-warm-up", daemon=True
+            target=self.transcript.renderer.warm_up, name="renderer-warm-up", daemon=True
         )
-        QTimer.singleShot(WARM_UP_AFTER_MS, warm_up.start)
+        self.after_first_paint(warm_up.start)
         self.downloads.resume_interrupted()
         self.system_screen.run()
 
