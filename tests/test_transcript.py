@@ -21,6 +21,19 @@ SAMPLES = {
 }
 
 
+def layout_of(view: TranscriptView) -> list[tuple[str, float, float, bool]]:
+    """Each paragraph's text, its margins and whether it is in a list."""
+    rows = []
+    block = view.document().firstBlock()
+    while block.isValid():
+        fmt = block.blockFormat()
+        rows.append(
+            (block.text(), fmt.topMargin(), fmt.bottomMargin(), block.textList() is not None)
+        )
+        block = block.next()
+    return rows
+
+
 @pytest.fixture
 def view() -> TranscriptView:
     make_application()
@@ -43,10 +56,12 @@ def test_streamed_and_reopened_replies_look_the_same(
     reply = st.Message(2, 1, "assistant", text, model="model")
     view.end_reply(st.COMPLETE, {}, "", reply)
     streamed = view.toPlainText()
+    streamed_layout = layout_of(view)
     last = view.document().lastBlock()
     assert "Regenerate" in last.text() and QTextCursor(last).currentList() is None
     view.show_messages([question, reply])
     assert view.toPlainText() == streamed
+    assert layout_of(view) == streamed_layout  # the same margins, lists and headings too
     assert view.streaming is False
 
 

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from app.presets import CONVERSATION_KEYS, PRESET_KEY, Preset, PresetStore
 from app.settings import BY_KEY
+from ui.dialog_parts import add_problem_and_buttons
 from ui.settings_dialog import (
-    add_problem_and_buttons,
     editor_for,
     set_value,
     setting_label,
@@ -88,7 +88,7 @@ class ConversationSettingsDialog(QDialog):
             note.setWordWrap(True)
             note.setObjectName("recommendedNote")
             layout.addWidget(note)
-        self.problem = add_problem_and_buttons(self, layout, self.restore_defaults)
+        self.problem = add_problem_and_buttons(self, layout.addWidget, self.restore_defaults)
 
     def _fill_presets(self, current: str) -> None:
         self.preset_box.clear()

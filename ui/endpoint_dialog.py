@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QLineEdit, QWidget
 
 from app.core import Core
 from app.errors import HearthError
+from ui.dialog_parts import add_problem_and_buttons
 from ui.i18n import translated
 
 
@@ -33,17 +34,7 @@ class EndpointDialog(QDialog):
         form.addRow(self.tr("Name"), self.name)
         form.addRow(self.tr("Address"), self.url)
         form.addRow(self.tr("API key"), self.key)
-        self.problem = QLabel()
-        self.problem.setStyleSheet("color: #b91c1c")
-        self.problem.setWordWrap(True)
-        self.problem.hide()
-        form.addRow(self.problem)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
+        self.problem = add_problem_and_buttons(self, form.addRow)
 
     def accept(self) -> None:
         try:

@@ -24,7 +24,6 @@ from PySide6.QtGui import (
     QCloseEvent,
     QKeySequence,
     QPaintEvent,
-    QResizeEvent,
     QStandardItemModel,
 )
 from PySide6.QtWidgets import (
@@ -40,7 +39,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QSizePolicy,
     QSplitter,
     QTabWidget,
     QToolButton,
@@ -64,6 +62,7 @@ from ui.composer import Composer
 from ui.context_meter import ContextMeter
 from ui.conversation_list import ConversationList
 from ui.conversation_settings_dialog import ConversationSettingsDialog
+from ui.elided_label import ElidedLabel
 from ui.i18n import translated
 from ui.job_watcher import JobWatcher
 from ui.transcript import TranscriptView, stats_text
@@ -128,34 +127,6 @@ class ErrorBanner(QFrame):
     @property
     def message(self) -> str:
         return self.label.text() if self.isVisible() or self.label.text() else ""
-
-
-class ElidedLabel(QLabel):
-    """A one-line label that shortens its text with … instead of widening the window;
-    the whole text is in its tooltip."""
-
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.setMinimumWidth(120)
-        self._full = ""
-        self.setText(text)
-
-    def setText(self, text: str) -> None:
-        self._full = text
-        self.setToolTip(text)
-        self._elide()
-
-    def full_text(self) -> str:
-        return self._full
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        metrics = self.fontMetrics()
-        super().setText(metrics.elidedText(self._full, Qt.TextElideMode.ElideRight, self.width()))
 
 
 class MainWindow(QMainWindow):

@@ -6,7 +6,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLabel,
     QSpinBox,
@@ -18,6 +17,7 @@ from app.core import Core
 from app.errors import HearthError
 from app.model_library import ModelEntry
 from app.model_overrides import ModelChoice
+from ui.dialog_parts import add_problem_and_buttons
 
 AUTO = "Automatic"
 
@@ -62,16 +62,7 @@ class ModelSettingsDialog(QDialog):
         self.estimate_label = QLabel(self._estimate_text())
         self.estimate_label.setWordWrap(True)
         layout.addWidget(self.estimate_label)
-        self.problem = QLabel()
-        self.problem.setStyleSheet("color: #b91c1c")
-        self.problem.hide()
-        layout.addWidget(self.problem)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
+        self.problem = add_problem_and_buttons(self, layout.addWidget)
 
     @staticmethod
     def _spin(low: int, high: int, value: int | None, auto: int, auto_text: str) -> QSpinBox:

@@ -8,7 +8,6 @@ the dialog open with the reason shown.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
@@ -16,11 +15,9 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QSpinBox,
@@ -29,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.settings import DECLARATIONS, Setting, Settings
+from ui.dialog_parts import add_problem_and_buttons
 
 INT_LIMIT = 2**31 - 1
 
@@ -125,29 +123,6 @@ def set_value(editor: QWidget, value: Any) -> None:
         editor.setText(str(value))
 
 
-def add_problem_and_buttons(
-    dialog: QDialog, layout: QVBoxLayout, restore_defaults: Callable[[], None]
-) -> QLabel:
-    """The end of a settings dialog: a (hidden) line for what went wrong, then OK, Cancel
-    and Restore Defaults.  Returns the problem line."""
-    problem = QLabel()
-    problem.setWordWrap(True)
-    problem.setStyleSheet("color: #b91c1c")
-    problem.hide()
-    layout.addWidget(problem)
-    buttons = QDialogButtonBox(
-        QDialogButtonBox.StandardButton.Ok
-        | QDialogButtonBox.StandardButton.Cancel
-        | QDialogButtonBox.StandardButton.RestoreDefaults
-    )
-    buttons.accepted.connect(dialog.accept)
-    buttons.rejected.connect(dialog.reject)
-    restore = buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
-    restore.clicked.connect(restore_defaults)
-    layout.addWidget(buttons)
-    return problem
-
-
 class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,7 +142,7 @@ class SettingsDialog(QDialog):
             (advanced if setting.advanced else basic).addRow(setting_label(setting), editor)
         layout.addLayout(basic)
         layout.addWidget(advanced_box)
-        self.problem = add_problem_and_buttons(self, layout, self.restore_defaults)
+        self.problem = add_problem_and_buttons(self, layout.addWidget, self.restore_defaults)
 
     def restore_defaults(self) -> None:
         for setting in DECLARATIONS:

@@ -34,6 +34,8 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextDocumentFragment,
+    QTextFormat,
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -487,23 +489,32 @@ class TranscriptView(QTextBrowser):
         return self._cursor_at_end().position()
 
     def _append_html(self, fragment: str) -> None:
-        """Insert HTML at the end, in blocks of its own (never merged into the last line)."""
+        """Insert HTML at the end, in blocks of its own, laid out exactly as the same HTML
+        rendered with the whole conversation (margins and all)."""
         cursor = self._cursor_at_end()
+        # A list, a table or a rule starts a block of its own when inserted at the end.
+        if fragment.lstrip().startswith(("<ul", "<ol", "<table", "<hr")):
+            cursor.insertHtml(fragment)
+            return
+        # Anything else would merge its first paragraph into the block at the cursor and
+        # lose that paragraph's format (margins, heading, quote).  So the HTML is parsed
+        # once into a scratch document and its first paragraph's format given to a block
+        # of its own (after a table, the table's empty trailing block stays as a gap).
+        scratch = QTextDocument()
+        scratch.setDefaultFont(self.document().defaultFont())
+        scratch.setHtml(fragment)
+        first = QTextBlockFormat(scratch.firstBlock().blockFormat())
+        first.clearProperty(QTextFormat.Property.ObjectIndex)  # a list of the scratch's
         block = cursor.block()
         after_table = (
             block.previous().isValid() and QTextCursor(block.previous()).currentTable() is not None
         )
-        # Match what rendering the whole conversation at once gives: a list, a table or a
-        # rule starts a block of its own; a paragraph needs a new block (also after a
-        # table, whose empty trailing block then stays as a gap).
-        if fragment.lstrip().startswith(("<ul", "<ol", "<table", "<hr")):
-            pass
-        elif block.length() > 1 or after_table:
-            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        if block.length() > 1 or after_table:
+            cursor.insertBlock(first, QTextCharFormat())
         else:
-            cursor.setBlockFormat(QTextBlockFormat())  # not in the list or quote before it
+            cursor.setBlockFormat(first)  # not in the list or quote before it
             cursor.setCharFormat(QTextCharFormat())
-        cursor.insertHtml(fragment)
+        cursor.insertFragment(QTextDocumentFragment(scratch))
 
     def _new_plain_block(self) -> None:
         """A new paragraph at the end that belongs to no list, quote or code block."""

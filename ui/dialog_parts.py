@@ -1,0 +1,34 @@
+"""Pieces every Hearth dialog ends with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QWidget
+
+
+def add_problem_and_buttons(
+    dialog: QDialog,
+    add: Callable[[QWidget], object],
+    restore_defaults: Callable[[], None] | None = None,
+) -> QLabel:
+    """A hidden line for what went wrong, then OK and Cancel (and Restore Defaults when
+    given), each added with ``add`` (a layout's addWidget or a form's addRow).  Returns
+    the problem line."""
+    problem = QLabel()
+    problem.setObjectName("problem")
+    problem.setWordWrap(True)
+    problem.setStyleSheet("color: #b91c1c")
+    problem.hide()
+    add(problem)
+    standard = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+    if restore_defaults is not None:
+        standard |= QDialogButtonBox.StandardButton.RestoreDefaults
+    buttons = QDialogButtonBox(standard)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    if restore_defaults is not None:
+        restore = buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
+        restore.clicked.connect(restore_defaults)
+    add(buttons)
+    return problem
