@@ -46,7 +46,7 @@ self-test: $(STAMP)
 	$(BIN)/hearth --self-test
 
 lint: $(STAMP) $(QM)
-	$(BIN)/ruff check app ui backends hearth tests packaging/translations.py
+	$(BIN)/ruff check app ui backends wire hearth tests packaging/translations.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 

@@ -31,9 +31,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.engine_client import EngineClient, ModelSpec
-from backends import protocol
-from backends.phrases import Phrase
+from app.engine_client import EngineClient
+from wire import protocol
+from wire.model_spec import ModelSpec
+from wire.phrases import Phrase
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.engine_client import EngineClient, ModelSpec
+from app.engine_client import EngineClient
+from wire.model_spec import ModelSpec
 
 PROMPT = [{"role": "user", "content": "Write a short story about a lighthouse keeper."}]
 TOKENS = 128

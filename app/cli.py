@@ -18,8 +18,8 @@ from typing import Any, TextIO
 from app import __version__
 from app.core import Core
 from app.engine_client import EngineClient
-from backends import protocol
-from backends.phrases import Phrase, message_of
+from wire import protocol
+from wire.phrases import Phrase, message_of
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -213,7 +213,7 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
         raise HearthError(Phrase("The prompt is empty. Pass it as an argument or on stdin."))
     entry = None
     if args.endpoint:
-        from app.engine_client import ModelSpec
+        from wire.model_spec import ModelSpec
 
         key = args.api_key or os.environ.get("HEARTH_API_KEY", "")
         if key:

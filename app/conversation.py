@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from app import store as st
-from backends import protocol
+from wire import protocol
 
 FLUSH_INTERVAL_S = 0.5
 

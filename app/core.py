@@ -18,7 +18,6 @@ import psutil
 
 from app.downloads import owned_files
 from app.endpoints import Endpoints, list_remote_models
-from app.engine_client import ModelSpec
 from app.errors import HearthError
 from app.hardware import SystemFacts
 from app.model_library import ModelEntry, ModelNotFound, list_models, resolve_model
@@ -26,7 +25,8 @@ from app.model_overrides import ModelOverrides
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
 from app.store import ChatStore, StoreError
-from backends.phrases import Phrase, message_of
+from wire.model_spec import ModelSpec
+from wire.phrases import Phrase, message_of
 
 
 @dataclass

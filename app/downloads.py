@@ -35,7 +35,7 @@ from typing import Any, BinaryIO
 from app.errors import AccessDenied, HearthError, describe_error
 from app.files import write_text_atomically
 from app.hub.repo_files import RepoFile, UnsafePath, safe_relative_path
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from app.errors import HearthError
 from app.files import write_text_atomically
 from app.model_library import ModelEntry
 from app.secrets import get_token, set_token
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 FORMAT = "remote"
 

@@ -29,12 +29,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from backends import protocol
-from backends.phrases import Phrase, to_wire
+from wire import protocol
+from wire.model_spec import ModelSpec
+from wire.phrases import Phrase, to_wire
 
 log = logging.getLogger(__name__)
 
@@ -47,32 +48,6 @@ _TERMINAL_BY_KIND: dict[str, frozenset[str]] = {
 }
 _RESULT_TERMINAL = frozenset({protocol.RESULT, protocol.ERROR})
 WORKER_LOG_LIMIT = 5 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """What to load; two equal specs share a worker."""
-
-    path: str
-    n_ctx: int = 4096
-    threads: int = 0
-    gpu_layers: int = 0  # -1: all of them
-    engine: str = "llama_cpp"
-    flash_attn: bool = False
-    # transformers engine only
-    dtype: str = "auto"
-    quantization: str = ""  # "", "4bit" or "8bit"
-    attention: str = "sdpa"  # or "flash_attention_2"
-    static_cache: bool = False
-    allow_pickle: bool = False
-    trust_remote_code: bool = False
-    # remote engine only: path is the server's base URL
-    remote_model: str = ""
-    secret_ref: str = ""  # where the API key is kept ("keyring:NAME"); never the key itself
-    timeout: float = 120.0  # seconds without data before a remote server counts as gone
-
-    def to_wire(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def worker_command() -> list[str]:

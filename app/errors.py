@@ -12,7 +12,7 @@ import errno
 import logging
 import sqlite3
 
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 log = logging.getLogger("hearth.errors")
 

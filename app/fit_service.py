@@ -7,7 +7,7 @@ from app.fit import Estimate, ShapeError, estimate, shape_from_config, shape_fro
 from app.gguf_header import GGUFError, read_gguf
 from app.hardware import SystemFacts
 from app.model_library import ModelEntry
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 
 def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int) -> Estimate:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)

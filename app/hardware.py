@@ -29,7 +29,7 @@ from typing import Any
 
 import psutil
 
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from app.core import Core
 from app.downloads import owned_files
 from app.errors import HearthError
 from app.model_library import ModelEntry
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 APP_NAMES = {
     "hf-cache": "the Hugging Face cache",

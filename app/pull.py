@@ -21,7 +21,7 @@ from app.hub import huggingface
 from app.hub.repo_files import Offer, RepoFile, group_files, human_duration, human_size
 from app.hub.sources import HF, MODELSCOPE, download_manager, hf_endpoint, modelscope_endpoint
 from app.secrets import get_token
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 PREFERRED_QUANTS = ("Q4_K_M", "Q4_K_S", "Q5_K_M", "Q4_0", "Q4_1", "Q5_K_S", "Q6_K", "Q8_0")
 

@@ -10,7 +10,7 @@ import logging
 import os
 
 from app.errors import HearthError
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 SERVICE = "Hearth"

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 

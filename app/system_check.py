@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from app import __version__
 from app.hardware import SystemFacts
-from backends.phrases import Phrase, joined
+from wire.phrases import Phrase, joined
 
 OK, INFO, WARNING, PROBLEM = "ok", "info", "warning", "problem"
 SYMBOL = {OK: "✓", INFO: "i", WARNING: "!", PROBLEM: "✗"}

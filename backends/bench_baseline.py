@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from backends import protocol
+from wire import protocol
 
 
 def main(argv: list[str]) -> int:

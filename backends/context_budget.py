@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from backends.phrases import Phrase, to_wire
+from wire.phrases import Phrase, to_wire
 
 Message = dict[str, Any]
 

@@ -13,15 +13,16 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from backends import protocol
-from backends.phrases import Phrase
+from wire import protocol
+from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS
+from wire.phrases import Phrase
 
 Emit = Callable[[dict[str, Any]], None]
 Progress = Callable[[float, str], None]
 
 
 class EngineError(Exception):
-    """A failure with a kind from ``backends.protocol`` and a sentence for a person."""
+    """A failure with a kind from ``wire.protocol`` and a sentence for a person."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -48,10 +49,10 @@ class Engine(Protocol):
 # Engine name -> "module:factory".  Modules are imported only when chosen, so a worker for
 # llama.cpp never imports torch and the other way round.
 ENGINES: dict[str, str] = {
-    "llama_cpp": "backends.llama_cpp_engine:LlamaCppEngine",
-    "transformers": "backends.transformers_engine:TransformersEngine",
-    "remote": "backends.remote_engine:RemoteEngine",
-    "synthetic": "backends.synthetic_engine:SyntheticEngine",  # tests and benchmarks only
+    LLAMA_CPP: "backends.llama_cpp_engine:LlamaCppEngine",
+    TRANSFORMERS: "backends.transformers_engine:TransformersEngine",
+    REMOTE: "backends.remote_engine:RemoteEngine",
+    SYNTHETIC: "backends.synthetic_engine:SyntheticEngine",  # tests and benchmarks only
 }
 
 

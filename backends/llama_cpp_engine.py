@@ -18,7 +18,6 @@ import threading
 import time
 from typing import Any
 
-from backends import protocol
 from backends.context_budget import (
     THINK_OPEN,
     ContextOverflow,
@@ -28,21 +27,10 @@ from backends.context_budget import (
     stats_event,
 )
 from backends.engine import Emit, EngineError, Progress
-from backends.phrases import Phrase, message_of
+from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.text_stream import TextAssembler
-
-# Fallback for GGUFs without ``tokenizer.chat_template`` (base models such as Gemma 3
-# 270M): a plain transcript.  The model continues after "Assistant:" and is stopped when
-# it starts writing the next "User:" turn.
-FALLBACK_TEMPLATE = (
-    "{% for message in messages %}"
-    "{% if message['role'] == 'system' %}{{ message['content'] }}\n\n"
-    "{% elif message['role'] == 'user' %}User: {{ message['content'] }}\n\n"
-    "{% else %}Assistant: {{ message['content'] }}\n\n{% endif %}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}Assistant:{% endif %}"
-)
-FALLBACK_STOPS = ("\nUser:", "\n\nUser", "User:")
+from wire import protocol
+from wire.phrases import Phrase, message_of
 
 # Prompt tokens evaluated between two checks of the Stop flag (about 0.5 s on 2 CPU cores
 # for a small model); measured here, larger slices are no faster.

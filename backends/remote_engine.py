@@ -15,17 +15,14 @@ import threading
 import time
 from typing import Any
 
-from backends import protocol
 from backends.context_budget import stats_event
 from backends.engine import Emit, EngineError, Progress
-from backends.phrases import Phrase
 from backends.sse import sse_events
+from wire import protocol
+from wire.model_spec import REMOTE
+from wire.phrases import Phrase
 
 KEY_ENV = "HEARTH_REMOTE_API_KEY"
-ERR_REFUSED = "connection_refused"
-ERR_UNAUTHORIZED = "unauthorized"
-ERR_TIMEOUT = "timeout"
-ERR_SERVER = "server_error"
 
 
 def api_base(url: str) -> str:
@@ -73,7 +70,7 @@ class RemoteEngine:
         progress(1.0, "Ready")
         return {
             "n_ctx": self.n_ctx,
-            "engine": "remote",
+            "engine": REMOTE,
             "server": self.base,
             "remote_model": self.model,
             "chat_template": "server",
@@ -93,7 +90,7 @@ class RemoteEngine:
             response = self.client.request(method, self.base + path, **kwargs)
         except httpx.ConnectError as exc:
             raise EngineError(
-                ERR_REFUSED,
+                protocol.ERR_CONNECTION_REFUSED,
                 Phrase(
                     "Hearth could not connect to {0} ({1}). Is the server running, and is "
                     "the address right?",
@@ -103,7 +100,8 @@ class RemoteEngine:
             ) from exc
         except httpx.TimeoutException as exc:
             raise EngineError(
-                ERR_TIMEOUT, Phrase("{0} did not answer within {1:.0f} s.", self.base, self.timeout)
+                protocol.ERR_TIMEOUT,
+                Phrase("{0} did not answer within {1:.0f} s.", self.base, self.timeout),
             ) from exc
         _raise_for_status(response, self.base)
         return response
@@ -164,7 +162,8 @@ class RemoteEngine:
                             else str(error)
                         )
                         raise EngineError(
-                            ERR_SERVER, Phrase("The server reported an error: {0}", message)
+                            protocol.ERR_SERVER,
+                            Phrase("The server reported an error: {0}", message),
                         )
                     if chunk.get("usage"):
                         usage = chunk["usage"]
@@ -189,16 +188,17 @@ class RemoteEngine:
                     finish = protocol.FINISH_CANCELLED
         except httpx.ConnectError as exc:
             raise EngineError(
-                ERR_REFUSED, Phrase("Hearth could not connect to {0}.", self.base)
+                protocol.ERR_CONNECTION_REFUSED,
+                Phrase("Hearth could not connect to {0}.", self.base),
             ) from exc
         except httpx.TimeoutException as exc:
             raise EngineError(
-                ERR_TIMEOUT,
+                protocol.ERR_TIMEOUT,
                 Phrase("{0} stopped answering (no data for {1:.0f} s).", self.base, self.timeout),
             ) from exc
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
             raise EngineError(
-                ERR_SERVER,
+                protocol.ERR_SERVER,
                 Phrase(
                     "The connection to {0} broke in the middle of the reply; what arrived "
                     "was kept.",
@@ -237,7 +237,7 @@ def _raise_for_status(response: Any, base: str) -> None:
         message = response.text[:300]
     if status in (401, 403):
         raise EngineError(
-            ERR_UNAUTHORIZED,
+            protocol.ERR_UNAUTHORIZED,
             Phrase(
                 "{0} refused the API key ({1}). Check the key saved for this endpoint.",
                 base,
@@ -249,4 +249,4 @@ def _raise_for_status(response: Any, base: str) -> None:
             protocol.ERR_MODEL_NOT_FOUND,
             Phrase("{0} does not know that model or path (404): {1}", base, message),
         )
-    raise EngineError(ERR_SERVER, Phrase("{0} answered {1}: {2}", base, status, message))
+    raise EngineError(protocol.ERR_SERVER, Phrase("{0} answered {1}: {2}", base, status, message))

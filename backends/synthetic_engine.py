@@ -20,9 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from backends import protocol
 from backends.context_budget import continues_reply, stats_event
 from backends.engine import Emit, EngineError, Progress
+from wire import protocol
+from wire.model_spec import SYNTHETIC
 
 MARK = "<<<delta>>>\n"
 
@@ -40,7 +41,7 @@ class SyntheticEngine:
             raise EngineError(protocol.ERR_MODEL_INVALID, f"{path.name}: {exc}") from exc
         self.n_ctx = int(spec.get("n_ctx") or 4096)
         progress(1.0, "Ready")
-        return {"n_ctx": self.n_ctx, "engine": "synthetic", "name": path.stem}
+        return {"n_ctx": self.n_ctx, "engine": SYNTHETIC, "name": path.stem}
 
     def deltas(self, chunk_chars: int) -> list[str]:
         if MARK in self.script:

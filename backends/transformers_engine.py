@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from backends import protocol
 from backends.context_budget import (
     THINK_OPEN,
     ContextOverflow,
@@ -39,11 +38,11 @@ from backends.context_budget import (
     stats_event,
 )
 from backends.engine import Emit, EngineError, Progress
-from backends.llama_cpp_engine import FALLBACK_STOPS, FALLBACK_TEMPLATE
-from backends.phrases import Phrase, message_of
+from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
+from wire import protocol
+from wire.model_spec import TRANSFORMERS
+from wire.phrases import Phrase, message_of
 
-ERR_NEEDS_REMOTE_CODE = "needs_remote_code"
-ERR_PICKLE_REFUSED = "pickle_refused"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "spiece.model")
 
 
@@ -207,7 +206,7 @@ class TransformersEngine:
             "device": self.device,
             "dtype": kwargs["dtype"],
             "chat_template": self.template_source,
-            "engine": "transformers",
+            "engine": TRANSFORMERS,
             "architecture": (self.model.config.architectures or [""])[0],
             "notes": notes,
         }
@@ -222,7 +221,7 @@ class TransformersEngine:
         pickles = [p for p in folder.iterdir() if p.suffix in (".bin", ".pt", ".pth")]
         if not safetensors and pickles and not spec.get("allow_pickle"):
             raise EngineError(
-                ERR_PICKLE_REFUSED,
+                protocol.ERR_PICKLE_REFUSED,
                 Phrase(
                     "{0} only has pickle weights ({1}). Loading a pickle can run code hidden "
                     "in the file, so Hearth refuses unless you allow it for this model "
@@ -248,7 +247,7 @@ class TransformersEngine:
         code = remote_code_files(folder)
         if code and not spec.get("trust_remote_code"):
             raise EngineError(
-                ERR_NEEDS_REMOTE_CODE,
+                protocol.ERR_NEEDS_REMOTE_CODE,
                 Phrase(
                     "{0} needs to run its own Python code ({1}). Hearth does not run a "
                     "model's code without your consent.",

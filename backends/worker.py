@@ -26,9 +26,10 @@ import time
 import traceback
 from typing import IO, Any
 
-from backends import protocol
 from backends.engine import Engine, EngineError, create_engine
-from backends.phrases import Phrase, to_wire
+from wire import protocol
+from wire.model_spec import LLAMA_CPP
+from wire.phrases import Phrase, to_wire
 
 log = logging.getLogger("hearth.worker")
 
@@ -235,7 +236,7 @@ class Worker:
             )
 
         started = time.perf_counter()
-        engine = create_engine(str(spec.get("engine", "llama_cpp")))
+        engine = create_engine(str(spec.get("engine", LLAMA_CPP)))
         try:
             facts = engine.load(spec, progress)
         except BaseException:

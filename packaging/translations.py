@@ -58,9 +58,9 @@ def declared_source() -> str:
 
 
 def phrase_templates() -> list[str]:
-    """Every ``Phrase("template", ...)`` written in the code (see backends/phrases.py)."""
+    """Every ``Phrase("template", ...)`` written in the code (see wire/phrases.py)."""
     found: list[str] = []
-    rooms = ("app", "backends", "ui")
+    rooms = ("app", "backends", "ui", "wire")
     for path in sorted(p for room in rooms for p in (ROOT / room).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (

@@ -16,8 +16,9 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from app.core import Core, open_core
-from app.engine_client import EngineClient, ModelSpec
+from app.engine_client import EngineClient
 from app.model_library import starter_model_path
+from wire.model_spec import ModelSpec
 
 REPO = Path(__file__).resolve().parent.parent
 HEARTH = [sys.executable, "-m", "hearth"]

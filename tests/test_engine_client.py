@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine_client import EngineClient, ModelSpec
-from backends import protocol
+from app.engine_client import EngineClient
 from tests.conftest import collect
+from wire import protocol
+from wire.model_spec import ModelSpec
 
 pytestmark = pytest.mark.slow
 

@@ -252,8 +252,8 @@ def test_the_starter_model_estimate_matches_the_worker(starter: Path, client, sp
     """Estimated resident memory within 15 % of the worker's RSS after loading."""
     import psutil
 
-    from app.engine_client import ModelSpec
     from app.hardware import probe_system
+    from wire.model_spec import ModelSpec
 
     at_4k = ModelSpec(spec.path, n_ctx=4096, threads=2)
     assert client.load(at_4k).wait(60) is not None

@@ -2,7 +2,7 @@ import io
 
 import pytest
 
-from backends import protocol
+from wire import protocol
 
 
 def test_messages_survive_the_wire_with_newlines_and_unicode() -> None:

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from app.engine_client import EngineClient, ModelSpec
-from backends import protocol
+from app.engine_client import EngineClient
 from tests.conftest import HEARTH, REPO, collect
+from wire import protocol
+from wire.model_spec import ModelSpec
 
 pytestmark = pytest.mark.slow
 

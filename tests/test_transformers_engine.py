@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from app.engine_client import EngineClient, ModelSpec
-from backends import protocol
+from app.engine_client import EngineClient
 from backends.engine import EngineError
 from backends.transformers_engine import (
-    ERR_NEEDS_REMOTE_CODE,
-    ERR_PICKLE_REFUSED,
     build_load_kwargs,
     generation_kwargs,
 )
 from tests.conftest import collect
+from wire import protocol
+from wire.model_spec import ModelSpec
 
 pytestmark = pytest.mark.slow
 LONG = {"temperature": 0.7, "max_tokens": 400, "ignore_eos": True, "seed": 1}
@@ -91,7 +90,7 @@ def test_pickle_only_weights_are_refused_unless_allowed(
     folder = linked_copy(hf_checkpoint, tmp_path / "pickled", skip=("model.safetensors",))
     (folder / "pytorch_model.bin").write_bytes(b"\x80\x04 not really a pickle")
     final = client.load(hf_spec(folder)).wait(300)
-    assert final is not None and final["kind"] == ERR_PICKLE_REFUSED
+    assert final is not None and final["kind"] == protocol.ERR_PICKLE_REFUSED
     assert "can run code" in final["message"]
     assert (
         build_load_kwargs({"allow_pickle": True}, False, False, False)["use_safetensors"] is False
@@ -108,7 +107,7 @@ def test_remote_code_needs_consent(
     (folder / "config.json").write_text(json.dumps(config))
     (folder / "modeling_custom.py").write_text("print('this would run')\n")
     final = client.load(hf_spec(folder)).wait(300)
-    assert final is not None and final["kind"] == ERR_NEEDS_REMOTE_CODE
+    assert final is not None and final["kind"] == protocol.ERR_NEEDS_REMOTE_CODE
     assert "modeling_custom.py" in final["message"] and "consent" in final["message"]
     assert build_load_kwargs({"trust_remote_code": True}, False, False, False)["trust_remote_code"]
 

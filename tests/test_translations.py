@@ -195,7 +195,7 @@ def test_the_chinese_window_shows_no_untranslated_string(
     # has a Chinese translation (the values in it, like CPU features, stay as they are).
     from PySide6.QtCore import QCoreApplication
 
-    from backends.phrases import Phrase
+    from wire.phrases import Phrase
 
     for check in window.system_screen.checks:
         for text in (check.title, check.detail, check.action):

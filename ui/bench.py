@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from typing import IO, Any
 
 from app.core import Core
-from backends import protocol
+from wire import protocol
 
 PROMPT = "Write a short story about a lighthouse keeper and a storm."
 SEED = 1234

@@ -13,8 +13,8 @@ import logging
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-from backends.phrases import Phrase
 from ui.resources import resources_dir
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 

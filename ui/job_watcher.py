@@ -18,8 +18,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.engine_client import Job
-from backends import protocol
-from backends.phrases import from_wire
+from wire import protocol
+from wire.phrases import from_wire
 
 DEFAULT_INTERVAL_MS = 50
 # The most text handed to the window at once: when an engine outruns the window, the rest

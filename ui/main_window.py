@@ -55,8 +55,6 @@ from app.errors import describe_error
 from app.files import safe_file_name, write_text_atomically
 from app.model_library import ModelEntry, describe
 from app.presets import effective_values, engine_params, recommended_sampling
-from backends import protocol
-from backends.phrases import from_wire
 from backends.text_stream import REASONING, RETRO, ThinkSplitter
 from ui.composer import Composer
 from ui.context_meter import ContextMeter
@@ -67,6 +65,8 @@ from ui.i18n import translated
 from ui.job_watcher import JobWatcher
 from ui.transcript import TranscriptView, stats_text
 from ui.undo_bar import UndoBar
+from wire import protocol
+from wire.phrases import from_wire
 
 log = logging.getLogger(__name__)
 
@@ -1332,7 +1332,7 @@ class MainWindow(QMainWindow):
         self._set_busy(False)
         self.refresh_conversations()
         self.reply_finished.emit({**final, "status": status, "message_id": run.message_id})
-        if final.get("kind") == "needs_remote_code":
+        if final.get("kind") == protocol.ERR_NEEDS_REMOTE_CODE:
             self.ask_remote_code_consent(run.model)
 
     def _update_context_meter(

@@ -43,7 +43,7 @@ from app.hub import huggingface
 from app.hub.huggingface import HubAccessError, RepoSummary
 from app.hub.remote_header import fetch_shape, scaled
 from app.hub.repo_files import Offer, group_files, human_size
-from app.hub.sources import HF, MODELSCOPE, hf_endpoint, modelscope_endpoint
+from app.hub.sources import HF, MODELSCOPE, file_url, hf_endpoint, modelscope_endpoint
 from app.library_actions import APP_NAMES, delete_model
 from app.model_library import ModelEntry
 from app.pull import list_repo, recommended
@@ -139,22 +139,6 @@ def _verdict_cell(result: Estimate) -> QTableWidgetItem:
     lines.extend(result.notes)
     cell.setToolTip("\n".join(lines))
     return cell
-
-
-def _file_url(core: Core, source: str, repo_id: str, path: str) -> tuple[str, dict[str, str]]:
-    if source == MODELSCOPE:
-        from urllib.parse import quote
-
-        url = (
-            f"{modelscope_endpoint(core)}/api/v1/models/{repo_id}/repo?Revision=master"
-            f"&FilePath={quote(path)}"
-        )
-        return url, {}
-    from huggingface_hub import hf_hub_url
-    from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
-
-    url = hf_hub_url(repo_id, path, endpoint=hf_endpoint(core))
-    return url, dict(build_hf_headers(token=get_token(HF)))
 
 
 def _params(count: int | None) -> str:
@@ -507,7 +491,7 @@ class ModelsScreen(QWidget):
         probe = min(ggufs, key=lambda o: o.size)
 
         def work() -> dict[int, Estimate]:
-            shape = fetch_shape(*_file_url(core, source, repo_id, probe.files[0].path))
+            shape = fetch_shape(*file_url(core, source, repo_id, probe.files[0].path))
             return {
                 offers.index(o): estimate(scaled(shape, o.size, o.label), facts, context)
                 for o in ggufs

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 from app.errors import AccessDenied, HearthError
 from app.hub.repo_files import RepoFile
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "lastModified"}

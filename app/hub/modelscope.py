@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 from app.errors import AccessDenied, HearthError
 from app.hub.huggingface import RepoSummary
 from app.hub.repo_files import RepoFile
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 STAGING = ".hearth-modelscope"
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "last_modified"}

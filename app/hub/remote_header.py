@@ -11,7 +11,7 @@ from pathlib import Path
 from app.errors import HearthError
 from app.fit import ModelShape, ShapeError, shape_from_gguf
 from app.gguf_header import GGUFError, read_gguf
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 FIRST_TRY = 4 * 1024 * 1024
 LARGEST = 64 * 1024 * 1024

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from backends.phrases import Phrase
+from wire.phrases import Phrase
 
 QUANT_PATTERN = re.compile(
     r"(?:^|[-_.])(I?Q\d(?:_[0-9A-Z]{1,3})*|BF16|F16|FP16|F32|TQ[12]_0|MXFP4(?:_MOE)?)(?=$|[-.])",

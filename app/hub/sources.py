@@ -60,3 +60,21 @@ def download_manager(core: Core) -> DownloadManager:
         fetchers(core),
         parallel=int(core.settings.get("downloads.parallel")),
     )
+
+
+def file_url(core: Core, source: str, repo_id: str, path: str) -> tuple[str, dict[str, str]]:
+    """Where a repository's file can be read directly (for a header's first bytes), and the
+    headers that request needs (the user's token)."""
+    if source == MODELSCOPE:
+        from urllib.parse import quote
+
+        url = (
+            f"{modelscope_endpoint(core)}/api/v1/models/{repo_id}/repo?Revision=master"
+            f"&FilePath={quote(path)}"
+        )
+        return url, {}
+    from huggingface_hub import hf_hub_url
+    from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
+
+    url = hf_hub_url(repo_id, path, endpoint=hf_endpoint(core))
+    return url, dict(build_hf_headers(token=get_token(HF)))

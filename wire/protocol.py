@@ -11,7 +11,7 @@ Every request carries an ``id``; every event carries the ``id`` of the request i
 answers.  The first exchange is ``hello``: the worker answers with its ``protocol``
 version, and the client refuses a worker that speaks another version.
 
-This module is shared by both sides, so it may import the standard library only.
+This module is shared by both sides (the ``wire`` room), so it imports the standard library only.
 """
 
 from __future__ import annotations
@@ -62,6 +62,35 @@ ERR_OUT_OF_MEMORY: Final = "out_of_memory"
 ERR_ENGINE: Final = "engine_error"
 ERR_WORKER_DIED: Final = "worker_died"
 ERR_PROTOCOL: Final = "protocol_mismatch"
+# The transformers engine: the checkpoint needs the user's consent before its own code runs,
+# or its weights are pickles the user has not allowed.
+ERR_NEEDS_REMOTE_CODE: Final = "needs_remote_code"
+ERR_PICKLE_REFUSED: Final = "pickle_refused"
+# The remote engine (an OpenAI-compatible server).
+ERR_CONNECTION_REFUSED: Final = "connection_refused"
+ERR_UNAUTHORIZED: Final = "unauthorized"
+ERR_TIMEOUT: Final = "timeout"
+ERR_SERVER: Final = "server_error"
+ERROR_KINDS: Final = frozenset(
+    {
+        ERR_BAD_REQUEST,
+        ERR_MODEL_NOT_FOUND,
+        ERR_MODEL_INVALID,
+        ERR_LOAD_FAILED,
+        ERR_NOT_LOADED,
+        ERR_CONTEXT_OVERFLOW,
+        ERR_OUT_OF_MEMORY,
+        ERR_ENGINE,
+        ERR_WORKER_DIED,
+        ERR_PROTOCOL,
+        ERR_NEEDS_REMOTE_CODE,
+        ERR_PICKLE_REFUSED,
+        ERR_CONNECTION_REFUSED,
+        ERR_UNAUTHORIZED,
+        ERR_TIMEOUT,
+        ERR_SERVER,
+    }
+)
 
 MAX_LINE_BYTES: Final = 64 * 1024 * 1024  # a whole conversation fits; a runaway line does not
 

@@ -1,0 +1,52 @@
+"""What a ``load`` or ``chat`` request asks the worker to run: the model and how.
+
+The app builds a ``ModelSpec`` (from the engine catalogue, the per-model settings and the
+machine), sends it as a plain dictionary, and the worker's engines read the same fields.
+Two equal specs share a worker; a different spec means another model (or the same model
+loaded differently), which the worker loads in place of the old one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Final
+
+# The engines a spec can name.  The worker's registry (``backends.engine``) and the app's
+# catalogue (``app.engines``) are both keyed by these.
+LLAMA_CPP: Final = "llama_cpp"
+TRANSFORMERS: Final = "transformers"
+REMOTE: Final = "remote"
+SYNTHETIC: Final = "synthetic"  # a scripted reply, for tests and benchmarks only
+ENGINE_NAMES: Final = (LLAMA_CPP, TRANSFORMERS, REMOTE, SYNTHETIC)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What to load; two equal specs share a worker."""
+
+    path: str
+    n_ctx: int = 4096
+    threads: int = 0
+    gpu_layers: int = 0  # -1: all of them
+    engine: str = LLAMA_CPP
+    flash_attn: bool = False
+    # transformers engine only
+    dtype: str = "auto"
+    quantization: str = ""  # "", "4bit" or "8bit"
+    attention: str = "sdpa"  # or "flash_attention_2"
+    static_cache: bool = False
+    allow_pickle: bool = False
+    trust_remote_code: bool = False
+    # remote engine only: path is the server's base URL
+    remote_model: str = ""
+    secret_ref: str = ""  # where the API key is kept ("keyring:NAME"); never the key itself
+    timeout: float = 120.0  # seconds without data before a remote server counts as gone
+
+    def to_wire(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ModelSpec:
+        """The spec in a request (fields a newer app added are ignored)."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
