@@ -306,7 +306,7 @@ def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -
 
 def cmd_models_rm(core: Core, args: argparse.Namespace) -> int:
     from app.errors import HearthError
-    from app.library_actions import delete_model
+    from app.models.library_actions import delete_model
 
     models = core.models()
     try:
@@ -327,8 +327,8 @@ def cmd_models_rm(core: Core, args: argparse.Namespace) -> int:
 
 
 def cmd_sysinfo(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    from app.hardware import probe_system
-    from app.system_check import format_facts
+    from app.machine.hardware import probe_system
+    from app.machine.system_check import format_facts
 
     facts = probe_system(core.models_dir)
     if args.json:
@@ -339,9 +339,9 @@ def cmd_sysinfo(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) 
 
 
 def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    from app.fit_service import estimate_entry
-    from app.hardware import probe_system
-    from app.model_library import resolve_model
+    from app.machine.fit_service import estimate_entry
+    from app.machine.hardware import probe_system
+    from app.models.library import resolve_model
 
     models = core.models()
     try:
@@ -373,7 +373,7 @@ def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> i
 
 
 def cmd_serve(core: Core, args: argparse.Namespace) -> int:
-    from app.api_server import ServerConfig, serve_forever
+    from app.serve.api_server import ServerConfig, serve_forever
 
     entry = core.find_model(args.model)
     spec = core.model_spec(entry, args.ctx)
@@ -411,7 +411,7 @@ def run_command(core: Core, args: argparse.Namespace) -> int:
     if args.command == "models":
         return cmd_models(core, args)
     if args.command == "pull":
-        from app.pull import run_pull
+        from app.hub.pull import run_pull
 
         return run_pull(core, args.repo, args.file, args.source)
     raise SystemExit(EXIT_USAGE)

@@ -16,15 +16,15 @@ from typing import Any
 
 import psutil
 
-from app.downloads import owned_files
-from app.endpoints import Endpoints, list_remote_models
+from app.chat.store import ChatStore, StoreError
 from app.errors import HearthError
-from app.hardware import SystemFacts
-from app.model_library import ModelEntry, ModelNotFound, list_models, resolve_model
-from app.model_overrides import ModelOverrides
+from app.hub.downloads import owned_files
+from app.machine.hardware import SystemFacts
+from app.models.endpoints import Endpoints, list_remote_models
+from app.models.library import ModelEntry, ModelNotFound, list_models, resolve_model
+from app.models.overrides import ModelOverrides
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
-from app.store import ChatStore, StoreError
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase, message_of
 
@@ -190,7 +190,7 @@ class Core:
             return 0
         key = (str(entry.path), stamp, n_ctx, id(facts))
         if key not in self._gpu_layer_cache:
-            from app.fit_service import estimate_entry
+            from app.machine.fit_service import estimate_entry
 
             try:
                 result = estimate_entry(entry, facts, n_ctx)
@@ -201,7 +201,7 @@ class Core:
 
     def sampling(self, **overrides: Any) -> dict[str, Any]:
         """Sampling parameters for a request: settings, then explicit overrides."""
-        from app.presets import effective_values, engine_params
+        from app.chat.presets import effective_values, engine_params
 
         params = engine_params(effective_values(self.settings, {}, {}))
         params.update({k: v for k, v in overrides.items() if v is not None})

@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backends.worker import main as worker_main
 
         return worker_main(argv[1:])
-    if argv[:1] == [CAPABILITIES_FLAG]:  # the frozen app's engine probe (app.hardware)
+    if argv[:1] == [CAPABILITIES_FLAG]:  # the frozen app's engine probe (app.machine.hardware)
         from backends.capabilities import main as capabilities_main
 
         return capabilities_main()
@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         core = open_core(data_dir)
         log_path = configure_logging(core.paths.logs_dir)
         if args.self_test:
-            from ui.selftest import run_self_test
+            from hearth.selftest import run_self_test
 
             return run_self_test(core)
         if args.command is None:
@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_gui(core)
         if args.command == "bench":
-            from ui.bench import run_bench
+            from hearth.bench.run import run_bench
 
             return run_bench(core, args)
         return cli.run_command(core, args)

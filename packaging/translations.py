@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.presets import BUILTIN  # noqa: E402
+from app.chat.presets import BUILTIN  # noqa: E402
 from app.settings import DECLARATIONS  # noqa: E402
 
 DECLARED = ROOT / "ui" / "declared_strings.py"
@@ -76,7 +76,7 @@ def phrase_templates() -> list[str]:
 
 
 def sources() -> list[str]:
-    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "ui").glob("*.py"))
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "ui").rglob("*.py"))
 
 
 def lupdate(ts: Path) -> None:

@@ -17,7 +17,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from app.core import Core, open_core
 from app.engine_client import EngineClient
-from app.model_library import starter_model_path
+from app.models.library import starter_model_path
 from wire.model_spec import ModelSpec
 
 REPO = Path(__file__).resolve().parent.parent

@@ -29,7 +29,7 @@ def wait_until(qtbot: QtBot, condition: Callable[[], bool], timeout_ms: int = 60
 
 def shows(window: MainWindow, markdown: str) -> bool:
     """Whether the transcript shows ``markdown`` (as rendered: words, in order)."""
-    from ui.transcript import plain_text
+    from ui.chat.transcript import plain_text
 
     words = " ".join(plain_text(markdown).split())
     return words in " ".join(window.transcript.toPlainText().split())
@@ -41,7 +41,7 @@ MARK = "<<<delta>>>\n"  # where the scripted engine ends a delta
 def scripted_window(qtbot: QtBot, core: Core, script: str, name: str = "Scripted") -> MainWindow:
     """The real window and worker, with a scripted engine that replays ``script``
     (see ``backends.synthetic_engine``) in place of a model."""
-    from app.model_library import ModelEntry
+    from app.models.library import ModelEntry
 
     path = core.paths.data_dir / f"{name}.script.txt"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -69,6 +69,6 @@ def click_link(window: MainWindow, action: str, message_id: int) -> None:
     """Click a link of the transcript, as a user would (the same signal path)."""
     from PySide6.QtCore import QUrl
 
-    from ui.transcript import ACTION
+    from ui.chat.transcript import ACTION
 
     window.transcript.anchorClicked.emit(QUrl(f"{ACTION}{action}/{message_id}"))

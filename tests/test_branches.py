@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app import store as st
-from app.conversation import ReplyRecorder, engine_messages
-from app.store import ChatStore
+from app.chat import store as st
+from app.chat.recorder import ReplyRecorder, engine_messages
+from app.chat.store import ChatStore
 
 
 def contents(store: ChatStore, conversation_id: int) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication, QTextBlock, QTextDocument
 from pytestqt.qtbot import QtBot
 
-from app import store as st
+from app.chat import store as st
 from app.core import Core
 from tests.gui_helpers import MARK, click_link, scripted_window, send_and_wait, shows
 from ui.main_window import MainWindow
@@ -47,7 +47,7 @@ def test_markdown_tables_code_and_links_render_without_loading_anything(
     key = max(window.transcript.code_blocks.texts)
     from PySide6.QtCore import QUrl
 
-    from ui.markdown_html import COPY_CODE
+    from ui.chat.markdown_html import COPY_CODE
 
     window.transcript.anchorClicked.emit(QUrl(f"{COPY_CODE}{key}"))
     assert QGuiApplication.clipboard().text() == "def double(x):\n    return x * 2\n"
@@ -110,7 +110,7 @@ def test_a_think_tag_split_across_deltas_becomes_a_collapsed_thinking_section(
     click_link(window, "think", saved.id)
     assert "make four" in window.transcript.toPlainText()  # opened on a click
     # The thinking is not sent back to the model in the next turn.
-    from app.conversation import engine_messages
+    from app.chat.recorder import engine_messages
 
     sent = engine_messages(window.store.messages(saved.conversation_id))
     assert all("make four" not in m["content"] for m in sent)

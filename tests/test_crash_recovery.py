@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app import store as st
-from app.store import ChatStore
+from app.chat import store as st
+from app.chat.store import ChatStore
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.core import Core
-from app.downloads import CANCELLED, DONE, FAILED, PAUSED, DownloadManager
 from app.errors import HearthError
 from app.hub import huggingface
+from app.hub.downloads import CANCELLED, DONE, FAILED, PAUSED, DownloadManager
 from app.hub.repo_files import RepoFile
 from app.hub.sources import download_manager
 from tests.fakehub import FakeHub
@@ -251,7 +251,7 @@ def test_a_disk_that_fills_up_mid_download_fails_cleanly(
     monkeypatch: pytest.MonkeyPatch,
     expect_error_logs: None,
 ) -> None:
-    monkeypatch.setattr("app.downloads.DISK_MARGIN", 0)
+    monkeypatch.setattr("app.hub.downloads.DISK_MARGIN", 0)
     hub.add("acme/two", {"a.gguf": BIG[:700_000], "b.gguf": BIG[700_000:1_400_000]})
     hub.fault("acme/two", "a.gguf", bytes_per_s=3_000_000)
     hub.fault("acme/two", "b.gguf", bytes_per_s=3_000_000)

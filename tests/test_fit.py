@@ -42,7 +42,7 @@ import gguf
 import numpy as np
 import pytest
 
-from app.fit import (
+from app.machine.fit import (
     CPU,
     FITS_GPU,
     NO_FIT,
@@ -55,8 +55,8 @@ from app.fit import (
     kv_cache_bytes,
     shape_from_gguf,
 )
-from app.gguf_header import read_gguf
-from app.hardware import SystemFacts
+from app.machine.hardware import SystemFacts
+from app.models.gguf_header import read_gguf
 
 MACHINES = Path(__file__).parent / "machines"
 
@@ -252,7 +252,7 @@ def test_the_starter_model_estimate_matches_the_worker(starter: Path, client, sp
     """Estimated resident memory within 15 % of the worker's RSS after loading."""
     import psutil
 
-    from app.hardware import probe_system
+    from app.machine.hardware import probe_system
     from wire.model_spec import ModelSpec
 
     at_4k = ModelSpec(spec.path, n_ctx=4096, threads=2)
@@ -267,7 +267,7 @@ def test_the_starter_model_estimate_matches_the_worker(starter: Path, client, sp
 def test_the_recommended_quantization_follows_the_machine(shapes: dict[str, ModelShape]) -> None:
     from app.hub.remote_header import scaled
     from app.hub.repo_files import Offer
-    from ui.models_screen import recommend_for_machine
+    from ui.models.models_screen import recommend_for_machine
 
     base = shapes["7B"]
     sizes = {

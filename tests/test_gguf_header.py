@@ -5,8 +5,8 @@ from pathlib import Path
 import gguf
 import pytest
 
-from app.gguf_header import GGML_BLOCKS, GGUFError, read_gguf
-from app.model_library import describe
+from app.models.gguf_header import GGML_BLOCKS, GGUFError, read_gguf
+from app.models.library import describe
 from tests.gguf_files import build_gguf
 
 

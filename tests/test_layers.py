@@ -8,8 +8,8 @@ from tests.conftest import REPO
 UI_PROCESS = """
 import os, sys
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
-import app.cli, app.core, app.engine_client, app.store, hearth.launcher
-import ui.gui, ui.main_window, ui.selftest
+import app.cli, app.core, app.engine_client, app.chat.store, hearth.launcher
+import ui.gui, ui.main_window, hearth.selftest
 from ui.gui import make_application
 from ui.main_window import MainWindow
 from app.core import open_core

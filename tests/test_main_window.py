@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
 from pytestqt.qtbot import QtBot
 
-from app import store as st
+from app.chat import store as st
 from app.core import Core, open_core
 from tests.gui_helpers import open_window, shows, wait_until
 from ui.main_window import MainWindow

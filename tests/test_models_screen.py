@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtWidgets import QTableWidget
 from pytestqt.qtbot import QtBot
 
-from app import downloads as dl
 from app.core import Core
+from app.hub import downloads as dl
 from tests.fakehub import FakeHub
 from tests.gguf_files import build_gguf
 from tests.gui_helpers import open_window, wait_until

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.core import Core
-from app.downloads import DONE, FAILED, PAUSED
 from app.hub import modelscope
+from app.hub.downloads import DONE, FAILED, PAUSED
 from app.hub.sources import download_manager
 from tests.fakehub import FakeHub
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from app.core import Core
-from app.model_library import list_models
-from app.other_apps import gpt4all_dir
+from app.models.library import list_models
+from app.models.other_apps import gpt4all_dir
 from tests.gguf_files import build_checkpoint, build_gguf
 
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from app.model_library import ModelEntry
-from app.presets import (
+from app.chat.presets import (
     Preset,
     PresetStore,
     effective_values,
     engine_params,
     recommended_sampling,
 )
+from app.models.library import ModelEntry
 from app.settings import Settings
 from tests.gguf_files import build_gguf
 

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from app import store as st
-from app.conversation import ReplyRecorder, engine_messages, status_for
-from app.store import ChatStore
+from app.chat import store as st
+from app.chat.recorder import ReplyRecorder, engine_messages, status_for
+from app.chat.store import ChatStore
 
 
 class Clock:

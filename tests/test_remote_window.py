@@ -10,11 +10,11 @@ import pytest
 from openai import OpenAI
 from pytestqt.qtbot import QtBot
 
-from app import store as st
+from app.chat import store as st
 from app.core import Core
 from tests.conftest import free_port
 from tests.gui_helpers import open_window, wait_until
-from ui.endpoint_dialog import EndpointDialog
+from ui.models.endpoint_dialog import EndpointDialog
 
 pytestmark = pytest.mark.slow
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from app.hub.pull import recommended
 from app.hub.repo_files import (
     RepoFile,
     UnsafePath,
@@ -9,7 +10,6 @@ from app.hub.repo_files import (
     quantization_of,
     safe_relative_path,
 )
-from app.pull import recommended
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app import store as st
-from app.store import ChatStore, StoreError
+from app.chat import store as st
+from app.chat.store import ChatStore, StoreError
 
 
 def filled(store: ChatStore) -> int:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from app import store as st
-from app.store import ChatStore, StoreError, make_title
+from app.chat import store as st
+from app.chat.store import ChatStore, StoreError, make_title
 
 
 def test_a_fresh_database_is_at_the_latest_schema_with_wal(tmp_path: Path) -> None:

@@ -7,8 +7,14 @@ from typing import Any
 
 import pytest
 
-from app.hardware import SystemFacts, probe_gpus, probe_system
-from app.system_check import PROBLEM, WARNING, report_text, run_checks, torch_install_command
+from app.machine.hardware import SystemFacts, probe_gpus, probe_system
+from app.machine.system_check import (
+    PROBLEM,
+    WARNING,
+    report_text,
+    run_checks,
+    torch_install_command,
+)
 
 MACHINES = Path(__file__).parent / "machines"
 

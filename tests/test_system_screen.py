@@ -79,7 +79,7 @@ def test_offers_show_a_verdict_from_the_remote_header(
 
 
 def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) -> None:
-    from ui.model_settings_dialog import ModelSettingsDialog
+    from ui.models.model_settings_dialog import ModelSettingsDialog
 
     window = open_window(qtbot, core)
     assert window.model is not None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QTextCursor
 
-from app import store as st
+from app.chat import store as st
+from ui.chat.transcript import TranscriptView
 from ui.gui import make_application
-from ui.transcript import TranscriptView
 
 SAMPLES = {
     "paragraphs": "First paragraph\nstill first.\n\nSecond one.\n",

@@ -7,9 +7,9 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from app import store as st
+from app.chat import store as st
 from app.core import Core
-from app.model_library import describe_checkpoint
+from app.models.library import describe_checkpoint
 from tests.gui_helpers import open_window, wait_until
 
 pytestmark = pytest.mark.slow

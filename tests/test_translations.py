@@ -236,7 +236,7 @@ def test_errors_from_the_core_and_the_engine_are_shown_in_chinese(
     shown = window.error_banner.message
     assert "不是 GGUF 模型文件" in shown and not untranslated_words(shown.replace("notes.gguf", ""))
     # An error raised in the worker process crosses the protocol as a template and values.
-    from app.model_library import ModelEntry
+    from app.models.library import ModelEntry
 
     missing = ModelEntry("gone", tmp_path / "gone.gguf", "gguf", 1, "file")
     window.select_model(missing, load=False)

@@ -21,6 +21,10 @@ from app.core import Core
 from ui.main_window import MainWindow
 from ui.resources import app_icon_path
 
+# ``hearth bench`` measures the cold start: with this set, the window prints the wall time
+# of its first paint ("PAINTED <seconds>") and quits.
+EXIT_AFTER_PAINT_ENV = "HEARTH_EXIT_AFTER_PAINT"
+
 
 def make_application(argv: list[str] | None = None) -> QApplication:
     existing = QApplication.instance()
@@ -68,11 +72,27 @@ def run_gui(core: Core) -> int:
 
     install_translations(str(core.settings.get("appearance.language")))
     window = MainWindow(core)
-    if os.environ.get("HEARTH_EXIT_AFTER_PAINT"):
-        from ui.bench import report_first_paint
-
-        report_first_paint(window)
+    if os.environ.get(EXIT_AFTER_PAINT_ENV):
+        _report_first_paint(window)
     window.show()
     code = app.exec()
     dispose_window(window)
     return code
+
+
+def _report_first_paint(window: QWidget) -> None:
+    """Print the wall time of the window's first paint, then quit (see ``hearth bench``)."""
+    import time
+
+    from PySide6.QtCore import QObject, QTimer
+
+    class _FirstPaint(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                watched.removeEventFilter(self)
+                print(f"PAINTED {time.time():.6f}", flush=True)
+                QTimer.singleShot(0, QApplication.quit)
+            return False
+
+    spy = _FirstPaint(window)
+    window.installEventFilter(spy)

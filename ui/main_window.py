@@ -47,24 +47,24 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
-from app import store as st
-from app.conversation import ReplyRecorder, engine_messages, status_for
+from app.chat import store as st
+from app.chat.presets import effective_values, engine_params, recommended_sampling
+from app.chat.recorder import ReplyRecorder, engine_messages, status_for
 from app.core import Core
 from app.engine_client import EngineClient
 from app.errors import describe_error
 from app.files import safe_file_name, write_text_atomically
-from app.model_library import ModelEntry, describe
-from app.presets import effective_values, engine_params, recommended_sampling
+from app.models.library import ModelEntry, describe
 from backends.text_stream import REASONING, RETRO, ThinkSplitter
-from ui.composer import Composer
-from ui.context_meter import ContextMeter
-from ui.conversation_list import ConversationList
-from ui.conversation_settings_dialog import ConversationSettingsDialog
+from ui.chat.composer import Composer
+from ui.chat.context_meter import ContextMeter
+from ui.chat.conversation_list import ConversationList
+from ui.chat.conversation_settings_dialog import ConversationSettingsDialog
+from ui.chat.transcript import TranscriptView, stats_text
+from ui.chat.undo_bar import UndoBar
 from ui.elided_label import ElidedLabel
 from ui.i18n import translated
 from ui.job_watcher import JobWatcher
-from ui.transcript import TranscriptView, stats_text
-from ui.undo_bar import UndoBar
 from wire import protocol
 from wire.phrases import from_wire
 
@@ -179,7 +179,7 @@ class MainWindow(QMainWindow):
         self._flush_timer.setInterval(250)
         self._flush_timer.timeout.connect(self._flush_reply)
         self._report_startup_problems()
-        from app.live_usage import UsageSampler
+        from app.machine.live_usage import UsageSampler
 
         self._usage = UsageSampler()
         self._usage_timer = QTimer(self)
@@ -215,7 +215,7 @@ class MainWindow(QMainWindow):
         self.conversation_list.rename_requested.connect(self.rename_conversation)
         self.conversation_list.delete_requested.connect(self.delete_conversation)
         self.conversation_list.pin_requested.connect(self.set_pinned)
-        from ui.search_panel import SearchPanel
+        from ui.chat.search_panel import SearchPanel
 
         self.search_panel = SearchPanel(self.store.search)
         self.search_panel.hit_chosen.connect(self.open_search_hit)
@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([260, 840])
         self.splitter = splitter
-        from ui.models_screen import ModelsScreen
+        from ui.models.models_screen import ModelsScreen
 
         self.models_screen = ModelsScreen(
             self.core, self.downloads, self.report, self.show_error, self.ask_token
@@ -611,20 +611,20 @@ class MainWindow(QMainWindow):
 
     # -- this machine -------------------------------------------------------------------
     def _facts_ready(self, facts: object) -> None:
-        from app.hardware import SystemFacts
+        from app.machine.hardware import SystemFacts
 
         if isinstance(facts, SystemFacts):
             self.core.facts = facts
             self.models_screen.set_facts(facts)
-            from app.live_usage import UsageSampler
+            from app.machine.live_usage import UsageSampler
 
             self._usage = UsageSampler(gpus=bool(facts.usable_gpus))
 
     def _smallest_peak(self, facts: object) -> int | None:
         """Called on a worker thread by the system check: the least memory any model needs."""
         from app.errors import HearthError
-        from app.fit_service import estimate_entry
-        from app.hardware import SystemFacts
+        from app.machine.fit_service import estimate_entry
+        from app.machine.hardware import SystemFacts
 
         if not isinstance(facts, SystemFacts):
             return None
@@ -642,7 +642,7 @@ class MainWindow(QMainWindow):
 
     def add_endpoint(self) -> None:
         """Ask for a server's name, address and key; its models then join the picker."""
-        from ui.endpoint_dialog import EndpointDialog
+        from ui.models.endpoint_dialog import EndpointDialog
 
         dialog = EndpointDialog(self.core, self)
         dialog.accepted.connect(self.refresh_models)
@@ -653,7 +653,7 @@ class MainWindow(QMainWindow):
 
         It shares this window's engine client and worker, whose queue keeps a request from
         an editor and a chat here from ever mixing."""
-        from app.api_server import ApiServer, ServerConfig, build_app
+        from app.serve.api_server import ApiServer, ServerConfig, build_app
 
         if not on:
             if self.api_server is not None:
@@ -687,7 +687,7 @@ class MainWindow(QMainWindow):
 
     def open_conversation_settings(self) -> ConversationSettingsDialog:
         """System prompt, preset and sampling of the open (or next new) conversation."""
-        from app.presets import PresetStore
+        from app.chat.presets import PresetStore
 
         conversation = (
             self.store.conversation(self.conversation_id)
@@ -728,7 +728,7 @@ class MainWindow(QMainWindow):
         if self.model is None:
             self.show_error(self.tr("Choose a model first."))
             return
-        from ui.model_settings_dialog import ModelSettingsDialog
+        from ui.models.model_settings_dialog import ModelSettingsDialog
 
         dialog = ModelSettingsDialog(self.core, self.model, self)
         dialog.accepted.connect(self.load_model)
@@ -1022,7 +1022,7 @@ class MainWindow(QMainWindow):
             handler(message_id)
 
     def copy_message(self, message_id: int, plain: bool = False) -> None:
-        from ui.transcript import plain_text
+        from ui.chat.transcript import plain_text
 
         try:
             content = self.store.message(message_id).content
@@ -1195,7 +1195,7 @@ class MainWindow(QMainWindow):
         return True
 
     def conversation_values(self, conversation: st.Conversation | None = None) -> dict[str, Any]:
-        """The sampling values a reply in ``conversation`` uses (see ``app.presets``)."""
+        """The sampling values a reply in ``conversation`` uses (see ``app.chat.presets``)."""
         own = conversation.settings if conversation is not None else self.pending_settings
         return effective_values(self.core.settings, self._model_advice(), own)
 

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import Core
-from app.hardware import SystemFacts, probe_system
-from app.system_check import SYMBOL, Check, format_facts, report_text, run_checks
+from app.machine.hardware import SystemFacts, probe_system
+from app.machine.system_check import SYMBOL, Check, format_facts, report_text, run_checks
 from ui.background import run_in_background
 from ui.i18n import translated
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from ui.markdown_html import DARK, LIGHT, Palette
+from ui.chat.markdown_html import DARK, LIGHT, Palette
 
 _ROLE = QPalette.ColorRole
 

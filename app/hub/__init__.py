@@ -2,5 +2,5 @@
 
 ``repo_files`` groups a repository's files into what a person chooses between;
 ``huggingface`` and ``modelscope`` talk to the hubs through their official clients;
-``app.downloads`` fetches, resumes and verifies the files.
+``app.hub.downloads`` fetches, resumes and verifies the files.
 """

@@ -128,7 +128,7 @@ def fetch(
     except Exception as exc:
         control = manager.control(item.id)
         if control in ("paused", "cancelled"):
-            from app.downloads import DownloadCancelled, DownloadPaused
+            from app.hub.downloads import DownloadCancelled, DownloadPaused
 
             if control == "cancelled":
                 shutil.rmtree(staging, ignore_errors=True)

@@ -9,8 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.errors import HearthError
-from app.fit import ModelShape, ShapeError, shape_from_gguf
-from app.gguf_header import GGUFError, read_gguf
+from app.machine.fit import ModelShape, ShapeError, shape_from_gguf
+from app.models.gguf_header import GGUFError, read_gguf
 from wire.phrases import Phrase
 
 FIRST_TRY = 4 * 1024 * 1024

@@ -6,8 +6,8 @@ import os
 from typing import BinaryIO
 
 from app.core import Core
-from app.downloads import Download, DownloadManager, Fetcher
 from app.hub import huggingface
+from app.hub.downloads import Download, DownloadManager, Fetcher
 from app.secrets import get_token
 
 HF, MODELSCOPE = "hf", "modelscope"

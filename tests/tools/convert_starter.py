@@ -19,7 +19,7 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 def main() -> int:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from app.model_library import starter_model_path
+    from app.models.library import starter_model_path
 
     starter = starter_model_path()
     assert starter is not None, "the starter model package is not installed"

@@ -104,8 +104,8 @@ def shoot_chat(window: MainWindow, light: Path, dark: Path) -> None:
     time), in the light theme and in the dark one."""
     from PySide6.QtCore import QUrl
 
-    from app.model_library import ModelEntry
-    from ui.transcript import ACTION
+    from app.models.library import ModelEntry
+    from ui.chat.transcript import ACTION
 
     script = window.core.paths.data_dir / "reasoning-demo.txt"
     script.write_text(REASONING_REPLY, encoding="utf-8")

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app import store as st
+from app.chat import store as st
 from wire import protocol
 
 FLUSH_INTERVAL_S = 0.5

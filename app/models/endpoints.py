@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.errors import HearthError
 from app.files import write_text_atomically
-from app.model_library import ModelEntry
+from app.models.library import ModelEntry
 from app.secrets import get_token, set_token
 from wire.phrases import Phrase
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from app.errors import HearthError
-from app.fit import Estimate, ShapeError, estimate, shape_from_config, shape_from_gguf
-from app.gguf_header import GGUFError, read_gguf
-from app.hardware import SystemFacts
-from app.model_library import ModelEntry
+from app.machine.fit import Estimate, ShapeError, estimate, shape_from_config, shape_from_gguf
+from app.machine.hardware import SystemFacts
+from app.models.gguf_header import GGUFError, read_gguf
+from app.models.library import ModelEntry
 from wire.phrases import Phrase
 
 

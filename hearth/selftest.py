@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from app import store as st
+from app.chat import store as st
 from app.core import Core
 
 PROMPT = "What is 2+2? Answer in one short sentence."

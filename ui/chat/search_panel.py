@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from app.store import SearchHit
+from app.chat.store import SearchHit
 
 HIT_ROLE = Qt.ItemDataRole.UserRole
 DEBOUNCE_MS = 150

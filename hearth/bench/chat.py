@@ -87,8 +87,8 @@ def _painted_after(action: Any) -> float:
 
 def measure_chat(scratch: Path, tokens: int = 20_000) -> ChatFigures:
     from app.core import open_core
-    from app.model_library import ModelEntry
-    from ui.bench import StallMonitor
+    from app.models.library import ModelEntry
+    from hearth.bench.run import StallMonitor
     from ui.gui import dispose_window, make_application
     from ui.main_window import MainWindow
 

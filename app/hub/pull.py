@@ -15,9 +15,9 @@ import time
 from typing import TextIO
 
 from app.core import Core
-from app.downloads import DONE, FAILED, PAUSED, DownloadManager, PullPlan
 from app.errors import HearthError
 from app.hub import huggingface
+from app.hub.downloads import DONE, FAILED, PAUSED, DownloadManager, PullPlan
 from app.hub.repo_files import Offer, RepoFile, group_files, human_duration, human_size
 from app.hub.sources import HF, MODELSCOPE, download_manager, hf_endpoint, modelscope_endpoint
 from app.secrets import get_token

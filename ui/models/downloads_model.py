@@ -21,8 +21,8 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from app import downloads as dl
-from app.downloads import Download, DownloadManager
+from app.hub import downloads as dl
+from app.hub.downloads import Download, DownloadManager
 from app.hub.repo_files import human_duration, human_size
 
 _C = "DownloadsModel"

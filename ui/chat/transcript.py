@@ -5,7 +5,7 @@ Why it is built this way:
 * Opening a conversation renders its last ``window`` messages as one HTML document
   (each message's HTML is cached), so opening and switching are fast even for very long
   conversations; "Show earlier messages" renders more on request.
-* A streaming reply is split into Markdown blocks (``app.markdown_blocks``).  A finished
+* A streaming reply is split into Markdown blocks (``app.chat.markdown_blocks``).  A finished
   block is rendered once and inserted at the end; only the unfinished tail (one block) is
   shown as plain text and replaced when it is finished, so nothing already shown is
   re-parsed and the cost of an update does not grow with the reply.  An unfinished code
@@ -39,9 +39,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from app import store as st
-from app.markdown_blocks import BlockSplitter, split_blocks
-from ui.markdown_html import COPY_CODE, LIGHT, CodeBlocks, MarkdownRenderer, Palette
+from app.chat import store as st
+from app.chat.markdown_blocks import BlockSplitter, split_blocks
+from ui.chat.markdown_html import COPY_CODE, LIGHT, CodeBlocks, MarkdownRenderer, Palette
 
 ACTION = "hearth:act/"
 DEFAULT_WINDOW = 100  # messages rendered when a conversation opens

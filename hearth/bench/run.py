@@ -35,7 +35,6 @@ from wire import protocol
 PROMPT = "Write a short story about a lighthouse keeper and a storm."
 SEED = 1234
 STARTUP_RUNS = 3
-PAINT_ENV = "HEARTH_EXIT_AFTER_PAINT"
 
 
 @dataclass
@@ -80,11 +79,11 @@ class StallMonitor:
 
 
 class Baseline:
-    """llama-cpp-python alone, in its own process (see backends.bench_baseline)."""
+    """llama-cpp-python alone, in its own process (see hearth.bench.baseline)."""
 
     def __init__(self, model_path: str, n_ctx: int, threads: int) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "backends.bench_baseline", model_path, str(n_ctx), str(threads)],
+            [sys.executable, "-m", "hearth.bench.baseline", model_path, str(n_ctx), str(threads)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -160,13 +159,15 @@ def measure_startup(runs: int) -> list[float]:
     As an installed Hearth starts: with its Python code already compiled to bytecode (an
     untimed first start writes it, even where PYTHONDONTWRITEBYTECODE is set for
     development)."""
+    from ui.gui import EXIT_AFTER_PAINT_ENV
+
     results = []
     for index in range(runs + 1):
         with tempfile.TemporaryDirectory(prefix="hearth-bench-") as data:
             env = dict(
                 os.environ,
                 **{
-                    PAINT_ENV: "1",
+                    EXIT_AFTER_PAINT_ENV: "1",
                     "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
                 },
             )
@@ -259,7 +260,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
     if chat_tokens > 0:
         from pathlib import Path
 
-        from ui.bench_chat import measure_chat
+        from hearth.bench.chat import measure_chat
 
         say(f"bench: a {chat_tokens}-token Markdown reply, a 2,000-message conversation")
         with tempfile.TemporaryDirectory(prefix="hearth-bench-chat-") as chat_scratch:
@@ -267,7 +268,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
     startup = measure_startup(STARTUP_RUNS)
     download_mb = int(getattr(args, "download_mb", 256))
     if download_mb > 0:
-        from app.bench_download import measure as measure_download
+        from hearth.bench.download import measure as measure_download
 
         say(f"bench: downloading {download_mb} MB on loopback, 5 rounds per side")
         session_mb_s, urllib_mb_s, hearth_mb_s = measure_download(download_mb)
@@ -275,7 +276,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         shaped = measure_download(max(download_mb // 4, 8), rounds=3, rate_mb_s=100)
     api: dict[str, float] = {}
     if getattr(args, "api", False):
-        from app.bench_api import measure as measure_api
+        from hearth.bench.api import measure as measure_api
 
         say("bench: hearth serve and the remote engine, 3 alternating rounds")
         api = measure_api(entry.path)
@@ -384,20 +385,3 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
             budget = f"  (budget {f.budget})" if f.budget else ""
             print(f"{f.name:<34} {f.value:>10} {f.unit:<6}{budget}{verdict}")
     return 0
-
-
-def report_first_paint(window: Any) -> None:
-    """With HEARTH_EXIT_AFTER_PAINT=1, print the wall time of the first paint and quit."""
-    from PySide6.QtCore import QEvent, QObject, QTimer
-    from PySide6.QtWidgets import QApplication
-
-    class _FirstPaint(QObject):
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-            if event.type() == QEvent.Type.Paint:
-                watched.removeEventFilter(self)
-                print(f"PAINTED {time.time():.6f}", flush=True)
-                QTimer.singleShot(0, QApplication.quit)
-            return False
-
-    spy = _FirstPaint(window)
-    window.installEventFilter(spy)

@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.gguf_header import GGUFInfo
-from app.hardware import GpuFacts, SystemFacts
+from app.machine.hardware import GpuFacts, SystemFacts
+from app.models.gguf_header import GGUFInfo
 
 UBATCH = 512
 WORKER_RUNTIME = 40 * 2**20  # Python + llama.cpp in the worker, measured

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app import __version__
-from app.hardware import SystemFacts
+from app.machine.hardware import SystemFacts
 from wire.phrases import Phrase, joined
 
 OK, INFO, WARNING, PROBLEM = "ok", "info", "warning", "problem"

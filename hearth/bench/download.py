@@ -27,8 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from app.downloads import DONE, DownloadManager
 from app.hub import huggingface
+from app.hub.downloads import DONE, DownloadManager
 from app.hub.repo_files import RepoFile
 
 REPO = "bench/file"
@@ -101,7 +101,7 @@ def measure(size_mb: int = 256, rounds: int = 5, rate_mb_s: int = 0) -> tuple[fl
         # The server runs in a process of its own so that it never competes for this
         # process's GIL with the side being measured.
         server = subprocess.Popen(
-            [sys.executable, "-m", "app.bench_download", str(payload), str(rate_mb_s * CHUNK)],
+            [sys.executable, "-m", "hearth.bench.download", str(payload), str(rate_mb_s * CHUNK)],
             stdout=subprocess.PIPE,
             text=True,
         )

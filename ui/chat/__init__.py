@@ -1,0 +1,1 @@
+"""The Chat screen: transcript, composer, conversation list, search and their dialogs."""
