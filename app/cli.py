@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from app import __version__
+from app.chat.session import SessionListener
 from app.core import Core
 from app.engine_client import EngineClient
 from wire import protocol
@@ -83,7 +84,27 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON event per line (delta, stats, done, error)",
+        help="print one JSON event per line (delta with text and reasoning, stats, done, "
+        "error; saved with --save)",
+    )
+    chat.add_argument(
+        "--hide-reasoning",
+        action="store_true",
+        help="leave out a reasoning model's thinking (by default it goes to stderr, or in "
+        "--json to the deltas' reasoning field)",
+    )
+    chat.add_argument(
+        "--save",
+        action="store_true",
+        help="keep the exchange as a conversation in Hearth's history (the window shows it)",
+    )
+    chat.add_argument(
+        "--continue",
+        dest="continue_id",
+        type=int,
+        metavar="ID",
+        help="go on with conversation ID of the history (saved too); --system replaces its "
+        "system prompt",
     )
 
     models = commands.add_parser("models", parents=[common], help="list the models Hearth can use")
@@ -205,72 +226,169 @@ def _check_ranges(args: argparse.Namespace) -> None:
 
 
 def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """``hearth chat``: one exchange through the same chat session as the window."""
+    from app.chat.session import ChatSession
+    from app.chat.store import ChatStore
+    from app.errors import HearthError
+
     _check_ranges(args)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
-        from app.errors import HearthError
-
         raise HearthError(Phrase("The prompt is empty. Pass it as an argument or on stdin."))
-    entry = None
-    if args.endpoint:
-        from wire.model_spec import ModelSpec
-
-        key = args.api_key or os.environ.get("HEARTH_API_KEY", "")
-        if key:
-            os.environ["HEARTH_REMOTE_API_KEY"] = key  # reaches the worker, not the pipe
-        spec = ModelSpec(
-            path=args.endpoint, n_ctx=args.ctx or 0, engine="remote", remote_model=args.model or ""
-        )
-    else:
-        entry = core.find_model(args.model)
-        spec = core.model_spec(entry, args.ctx)
-    messages: list[dict[str, Any]] = []
-    system = args.system if args.system is not None else core.settings.get("chat.system_prompt")
-    if system:
-        messages.append({"role": "system", "content": system})
-    messages.append({"role": "user", "content": prompt})
-    params = core.sampling(
-        temperature=args.temperature, top_p=args.top_p, seed=args.seed, max_tokens=args.max_tokens
-    )
+    entry, spec_for = _chat_model(core, args)
+    saving = args.save or args.continue_id is not None
+    # Without --save the exchange lives in memory only: the same session, nothing kept.
+    store = core.open_store() if saving else ChatStore(":memory:")
     client = EngineClient(log_dir=core.paths.logs_dir)
-    job = client.chat(spec, messages, params)
-    interrupted = False
-
-    def on_sigint(_signum: int, _frame: object) -> None:
-        nonlocal interrupted
-        interrupted = True
-        job.cancel()
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
-    final: dict[str, Any] = {}
-    ended_with_newline = True
+    terminal = _Terminal(out, sys.stderr, args.json, args.hide_reasoning)
     try:
-        for event in job.events():
-            kind = event["type"]
-            if args.json:
-                out.write(json.dumps(_public_event(event), ensure_ascii=False) + "\n")
-                out.flush()
-            elif kind == protocol.DELTA:
-                out.write(event["text"])
-                out.flush()
-                ended_with_newline = event["text"].endswith("\n")
-            elif kind == protocol.NOTICE:
-                print(f"[{event.get('message')}]", file=sys.stderr)
-            elif kind == protocol.STATS:
-                print(_stats_line(event), file=sys.stderr)
-            if kind in (protocol.DONE, protocol.ERROR):
-                final = event
+        try:
+            session = ChatSession(
+                core.settings, store, client, spec_for, terminal, args.continue_id
+            )
+        except KeyError:
+            raise HearthError(
+                Phrase("There is no conversation {0} in Hearth's history.", args.continue_id)
+            ) from None
+        session.model = entry
+        if entry.format != "remote":
+            from app.chat.presets import recommended_sampling
+
+            session.advice = recommended_sampling(entry)
+        session.overrides = _flag_values(args)
+        if args.system is not None:
+            session.set_instructions(args.system, session.own_settings)
+        reply = session.send(prompt)
+        assert reply is not None
+        interrupted = False
+
+        def on_sigint(_signum: int, _frame: object) -> None:
+            nonlocal interrupted
+            interrupted = True
+            session.stop()
+
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            session.wait()
+        finally:
+            signal.signal(signal.SIGINT, previous)
     finally:
-        signal.signal(signal.SIGINT, previous)
         client.close()
-    if not args.json and not ended_with_newline:
-        out.write("\n")
-    if final.get("type") == protocol.ERROR:
-        print(f"hearth: {final.get('message')}", file=sys.stderr)
+        store.close()
+    terminal.end()
+    if reply.error:
+        print(f"hearth: {reply.error}", file=sys.stderr)
         return EXIT_ERROR
-    if entry is not None:
+    if saving:
+        terminal.saved(reply.conversation_id, reply.message_id)
+    if entry.format != "remote":
         core.remember_model(entry)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
+    """The model ``hearth chat`` talks to, and how to build its spec."""
+    if not args.endpoint:
+        return core.find_model(args.model), core.model_spec
+    from pathlib import Path
+
+    from app.models.library import ModelEntry
+    from wire.model_spec import REMOTE, ModelSpec
+
+    key = args.api_key or os.environ.get("HEARTH_API_KEY", "")
+    if key:
+        os.environ["HEARTH_REMOTE_API_KEY"] = key  # reaches the worker, not the pipe
+    name = args.model or ""
+    entry = ModelEntry(
+        f"{name or 'default'} @ {args.endpoint}", Path(args.endpoint), REMOTE, 0, "endpoint"
+    )
+    spec = ModelSpec(path=args.endpoint, n_ctx=args.ctx or 0, engine=REMOTE, remote_model=name)
+    return entry, lambda _entry, _n_ctx: spec
+
+
+def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The reply settings given as flags (for this exchange; never saved)."""
+    flags = {
+        "sampling.temperature": args.temperature,
+        "sampling.top_p": args.top_p,
+        "sampling.seed": args.seed,
+        "sampling.max_tokens": args.max_tokens,
+        "engine.context_length": args.ctx,
+    }
+    return {key: value for key, value in flags.items() if value is not None}
+
+
+class _Terminal(SessionListener):
+    """``hearth chat`` on a terminal: the answer on stdout, thinking and notes on stderr
+    (thinking dimmed on a terminal), or with ``--json`` one event per line."""
+
+    DIM, PLAIN = "\x1b[2m", "\x1b[0m"
+
+    def __init__(self, out: TextIO, err: TextIO, as_json: bool, hide_reasoning: bool) -> None:
+        self.out, self.err = out, err
+        self.as_json, self.hide_reasoning = as_json, hide_reasoning
+        self.dim = err.isatty()
+        self.ended_with_newline = True
+        self.thinking = False  # thinking was printed and the answer has not started
+
+    def _print(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def engine_event(self, session: Any, reply: Any, event: dict[str, Any]) -> None:
+        if not self.as_json:
+            return
+        public = _public_event(event)
+        if self.hide_reasoning and event["type"] == protocol.DELTA:
+            public.pop(protocol.DELTA_REASONING, None)
+            if not public.get(protocol.DELTA_TEXT):
+                return
+        self._print(json.dumps(public, ensure_ascii=False) + "\n")
+
+    def reply_text(self, session: Any, reply: Any, text: str) -> None:
+        if self.as_json:
+            return
+        if self.thinking:
+            self.err.write("\n")
+            self.err.flush()
+            self.thinking = False
+        self._print(text)
+        self.ended_with_newline = text.endswith("\n")
+
+    def reply_reasoning(self, session: Any, reply: Any, text: str) -> None:
+        if self.as_json or self.hide_reasoning:
+            return
+        self.err.write(f"{self.DIM}{text}{self.PLAIN}" if self.dim else text)
+        self.err.flush()
+        self.thinking = True
+
+    def notice(self, message: str) -> None:
+        if not self.as_json:
+            print(f"[{message}]", file=self.err)
+
+    def reply_stats(self, session: Any, reply: Any, stats: dict[str, Any]) -> None:
+        if not self.as_json:
+            print(_stats_line(stats), file=self.err)
+
+    def problem(self, exc: BaseException, doing: str) -> None:
+        from app.errors import describe_error
+
+        print(f"hearth: {describe_error(exc, doing)}", file=self.err)
+
+    def end(self) -> None:
+        if not self.as_json and not self.ended_with_newline:
+            self._print("\n")
+
+    def saved(self, conversation_id: int, message_id: int) -> None:
+        if self.as_json:
+            event = {"type": "saved", "conversation_id": conversation_id, "message_id": message_id}
+            self._print(json.dumps(event) + "\n")
+        else:
+            print(
+                f"[saved as conversation {conversation_id}; go on with: "
+                f"hearth chat --continue {conversation_id} …]",
+                file=self.err,
+            )
 
 
 def _public_event(event: dict[str, Any]) -> dict[str, Any]:

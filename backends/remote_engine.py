@@ -179,7 +179,7 @@ class RemoteEngine:
                         if reasoning:
                             emit({"type": protocol.DELTA, "text": "", "reasoning": reasoning})
                         if content:
-                            # Inline <think> text is passed on as written; the window
+                            # Inline <think> text is passed on as written; the worker
                             # separates it (the same way for every engine).
                             emit({"type": protocol.DELTA, "text": content})
                         if choice.get("finish_reason") == "length":

@@ -13,7 +13,10 @@ Two things go wrong in naive streaming and both are handled here, for every engi
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from wire import protocol
 
 
 class TextAssembler:
@@ -146,3 +149,45 @@ class ThinkSplitter:
     def finish(self) -> list[tuple[str, str]]:
         held, self.held = self.held, ""
         return [self._piece(held)] if held else []
+
+
+class ReasoningSplit:
+    """Wraps an engine's ``emit``: its deltas' text leaves split into answer (``text``) and
+    thinking (``reasoning``), one event per piece, in order.
+
+    The worker puts this around every engine, so the split happens once, in one place, for
+    the window, ``hearth chat`` and ``hearth serve`` alike.  Reasoning that an engine
+    already sends apart (a server's ``reasoning_content``) passes through untouched.
+    """
+
+    def __init__(self, emit: Callable[[dict[str, Any]], None]) -> None:
+        self._emit = emit
+        self._splitter = ThinkSplitter()
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("type") == protocol.DELTA:
+            reasoning = event.get(protocol.DELTA_REASONING)
+            if reasoning:
+                self._emit({**event, protocol.DELTA_TEXT: "", protocol.DELTA_REASONING: reasoning})
+            text = event.get(protocol.DELTA_TEXT)
+            if text:
+                self._send(self._splitter.feed(str(text)))
+            return
+        if event.get("type") == protocol.STATS:
+            self.flush()  # a tag-like ending held back is text after all: before the stats
+        self._emit(event)
+
+    def flush(self) -> None:
+        """The reply ended: send what was held back while it could still become a tag."""
+        self._send(self._splitter.finish())
+
+    def _send(self, pieces: list[tuple[str, str]]) -> None:
+        for kind, piece in pieces:
+            event: dict[str, Any]
+            if kind == REASONING:
+                event = {protocol.DELTA_TEXT: "", protocol.DELTA_REASONING: piece}
+            elif kind == RETRO:
+                event = {protocol.DELTA_TEXT: "", protocol.MOVED_TO_REASONING: True}
+            else:
+                event = {protocol.DELTA_TEXT: piece}
+            self._emit({"type": protocol.DELTA, **event})

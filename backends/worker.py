@@ -27,6 +27,7 @@ import traceback
 from typing import IO, Any
 
 from backends.engine import Engine, EngineError, create_engine
+from backends.text_stream import ReasoningSplit
 from wire import protocol
 from wire.model_spec import LLAMA_CPP
 from wire.phrases import Phrase, to_wire
@@ -213,7 +214,9 @@ class Worker:
             event.setdefault("id", request_id)
             self.channel.send(event)
 
-        finish = engine.chat(message, self.cancel_flag, emit)
+        split = ReasoningSplit(emit)  # <think>…</think> apart from the answer, for every engine
+        finish = engine.chat(message, self.cancel_flag, split)
+        split.flush()
         self.channel.send({"type": protocol.DONE, "id": request_id, "finish_reason": finish})
 
     def ensure_loaded(self, request_id: object, spec: Any) -> dict[str, Any]:

@@ -53,17 +53,17 @@ def run_self_test(core: Core) -> int:
         print(f"self-test: {message}", flush=True)
 
     try:
-        wait_for(window.models_ready, "the model list", lambda: bool(window.models))
-        if window.model is None:
+        wait_for(window.models_ready, "the model list", lambda: bool(window.chat.model_bar.models))
+        if window.chat.model_bar.model is None:
             raise SelfTestFailure(window.error_banner.message or "no usable model found")
-        step(f"model {window.model.name} ({window.model.path})")
-        if not window.send(PROMPT):
+        step(f"model {window.chat.model_bar.model.name} ({window.chat.model_bar.model.path})")
+        if not window.chat.send(PROMPT):
             raise SelfTestFailure(window.error_banner.message or "the message could not be sent")
         window.reply_finished.connect(result.update)
         wait_for(window.reply_finished, "the reply", lambda: bool(result))
         if result.get("type") != "done":
             raise SelfTestFailure(f"the reply failed: {result.get('message', result)}")
-        shown = window.transcript.streamed_text
+        shown = window.chat.transcript.streamed_text
         if not shown.strip():
             raise SelfTestFailure("the reply streamed no text into the window")
         if "\ufffd" in shown:
@@ -81,7 +81,7 @@ def run_self_test(core: Core) -> int:
         leaked = sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules)
         if leaked:
             raise SelfTestFailure(f"the window process imported {', '.join(leaked)}")
-        code = window.transcript.renderer.block("```python\nx = 1\n```\n")
+        code = window.chat.transcript.renderer.block("```python\nx = 1\n```\n")
         if "<span" not in code:
             raise SelfTestFailure("code is not highlighted (Pygments' lexers are missing)")
         from PySide6.QtCore import QTranslator

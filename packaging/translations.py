@@ -11,6 +11,7 @@ are listed in ``ui/declared_strings.py``, generated here from their one declarat
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import tempfile
@@ -118,11 +119,33 @@ def untranslated(ts: Path) -> list[tuple[str, str]]:
     return missing
 
 
+_UNFINISHED = re.compile(
+    r"(<source>(?P<source>[^<]*)</source>\s*)<translation type=\"unfinished\">[^<]*</translation>"
+)
+_FINISHED = re.compile(r"<source>(?P<source>[^<]*)</source>\s*<translation>(?P<text>[^<]+)<")
+
+
+def carry_over(old: str, new: str) -> str:
+    """A string that moved to another class (context) keeps its translation: an unfinished
+    entry in ``new`` takes the finished translation of exactly the same text from ``old``
+    (lupdate only proposes it, marked unfinished)."""
+    known = {m["source"]: m["text"] for m in _FINISHED.finditer(old)}
+
+    def fill(match: re.Match[str]) -> str:
+        text = known.get(match["source"])
+        return f"{match[1]}<translation>{text}</translation>" if text else match[0]
+
+    return _UNFINISHED.sub(fill, new)
+
+
 def main(command: str) -> int:
     if command == "update":
         DECLARED.write_text(declared_source(), encoding="utf-8")
         for language in LANGUAGES:
-            lupdate(TS_DIR / f"hearth_{language}.ts")
+            ts = TS_DIR / f"hearth_{language}.ts"
+            old = ts.read_text(encoding="utf-8") if ts.exists() else ""
+            lupdate(ts)
+            ts.write_text(carry_over(old, ts.read_text(encoding="utf-8")), encoding="utf-8")
         return 0
     if command == "check":
         problems = []

@@ -32,7 +32,7 @@ def shows(window: MainWindow, markdown: str) -> bool:
     from ui.chat.transcript import plain_text
 
     words = " ".join(plain_text(markdown).split())
-    return words in " ".join(window.transcript.toPlainText().split())
+    return words in " ".join(window.chat.transcript.toPlainText().split())
 
 
 MARK = "<<<delta>>>\n"  # where the scripted engine ends a delta
@@ -50,17 +50,17 @@ def scripted_window(qtbot: QtBot, core: Core, script: str, name: str = "Scripted
     window = MainWindow(core, load_on_start=False)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.model is not None, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.chat.model_bar.model is not None, timeout=LOAD_TIMEOUT_MS)
     entry = ModelEntry(name, path, "synthetic", path.stat().st_size, "file")
-    window.models.append(entry)
+    window.chat.model_bar.models.append(entry)
     with qtbot.waitSignal(window.model_loaded, timeout=LOAD_TIMEOUT_MS):
-        window.select_model(entry)
+        window.chat.model_bar.select(entry)
     return window
 
 
 def send_and_wait(qtbot: QtBot, window: MainWindow, text: str) -> dict[str, object]:
     with qtbot.waitSignal(window.reply_finished, timeout=LOAD_TIMEOUT_MS) as finished:
-        assert window.send(text)
+        assert window.chat.send(text)
     result: dict[str, object] = finished.args[0]
     return result
 
@@ -71,4 +71,4 @@ def click_link(window: MainWindow, action: str, message_id: int) -> None:
 
     from ui.chat.transcript import ACTION
 
-    window.transcript.anchorClicked.emit(QUrl(f"{ACTION}{action}/{message_id}"))
+    window.chat.transcript.anchorClicked.emit(QUrl(f"{ACTION}{action}/{message_id}"))

@@ -38,32 +38,32 @@ def test_markdown_tables_code_and_links_render_without_loading_anything(
 ) -> None:
     window = scripted_window(qtbot, core, CODE_REPLY)
     send_and_wait(qtbot, window, "Show me")
-    html = window.transcript.toHtml()
-    text = window.transcript.toPlainText()
+    html = window.chat.transcript.toHtml()
+    text = window.chat.transcript.toPlainText()
     assert "<table" in html and "Ada" in text and "|" not in text  # a table, not pipes
     assert "python" in text and "def double(x):" in text and "```" not in text
     assert "<img" not in html and "[image: a cat]" in text  # never fetched
     # The code block's Copy link copies exactly the code.
-    key = max(window.transcript.code_blocks.texts)
+    key = max(window.chat.transcript.code_blocks.texts)
     from PySide6.QtCore import QUrl
 
     from ui.chat.markdown_html import COPY_CODE
 
-    window.transcript.anchorClicked.emit(QUrl(f"{COPY_CODE}{key}"))
+    window.chat.transcript.anchorClicked.emit(QUrl(f"{COPY_CODE}{key}"))
     assert QGuiApplication.clipboard().text() == "def double(x):\n    return x * 2\n"
     # What follows a list (the footer, the next message) is not part of the list.
     from PySide6.QtGui import QTextCursor
 
-    last = window.transcript.document().lastBlock()
+    last = window.chat.transcript.document().lastBlock()
     assert "Regenerate" in last.text() and QTextCursor(last).currentList() is None
-    window.send("And again")
-    qtbot.waitUntil(lambda: not window.busy, timeout=20_000)
-    headers = [b for b in _blocks(window.transcript.document()) if b.text().startswith("You")]
+    window.chat.send("And again")
+    qtbot.waitUntil(lambda: not window.chat.busy, timeout=20_000)
+    headers = [b for b in _blocks(window.chat.transcript.document()) if b.text().startswith("You")]
     assert len(headers) == 2 and all(QTextCursor(b).currentList() is None for b in headers)
     # Reopening shows the same rendering as streaming did.
-    streamed = window.transcript.toPlainText()
-    window.show_conversation()
-    assert window.transcript.toPlainText() == streamed
+    streamed = window.chat.transcript.toPlainText()
+    window.chat.show_conversation()
+    assert window.chat.transcript.toPlainText() == streamed
 
 
 def test_an_open_code_fence_is_not_rendered_until_it_closes_and_blocks_render_once(
@@ -74,23 +74,23 @@ def test_an_open_code_fence_is_not_rendered_until_it_closes_and_blocks_render_on
     )
     window = scripted_window(qtbot, core, script)
     rendered: list[str] = []
-    original = window.transcript.renderer.block
+    original = window.chat.transcript.renderer.block
 
     def counting(markdown: str) -> str:
         rendered.append(markdown)
         return original(markdown)
 
-    window.transcript.renderer.block = counting  # type: ignore[method-assign]
-    window.sampling_overrides = {"delay_s": 0.4}
-    window.send("Code please")
-    qtbot.waitUntil(lambda: "y = 2" in window.transcript.streamed_text, timeout=20_000)
-    middle = window.transcript.toPlainText()
+    window.chat.transcript.renderer.block = counting  # type: ignore[method-assign]
+    window.chat.sampling_overrides = {"delay_s": 0.4}
+    window.chat.send("Code please")
+    qtbot.waitUntil(lambda: "y = 2" in window.chat.transcript.streamed_text, timeout=20_000)
+    middle = window.chat.transcript.toPlainText()
     assert "```python" in middle  # shown as typed while open…
     assert not any("```python" in block for block in rendered)  # …and not rendered yet
     with qtbot.waitSignal(window.reply_finished, timeout=20_000):
         pass
-    assert "```" not in window.transcript.toPlainText()
-    assert "x = 1" in window.transcript.toPlainText()
+    assert "```" not in window.chat.transcript.toPlainText()
+    assert "x = 1" in window.chat.transcript.toPlainText()
     assert len(rendered) == len(set(rendered)) == 3  # each finished block rendered once
 
 
@@ -100,15 +100,15 @@ def test_a_think_tag_split_across_deltas_becomes_a_collapsed_thinking_section(
     script = MARK.join(["<thi", "nk>Two and two ", "make four.</th", "ink>The answer is 4."])
     window = scripted_window(qtbot, core, script)
     result = send_and_wait(qtbot, window, "2+2?")
-    assert window.transcript.reasoning_text == "Two and two make four."
-    assert window.transcript.streamed_text == "The answer is 4."
+    assert window.chat.transcript.reasoning_text == "Two and two make four."
+    assert window.chat.transcript.streamed_text == "The answer is 4."
     saved = window.store.message(int(result["message_id"]))  # type: ignore[call-overload]
     assert saved.content == "The answer is 4." and saved.reasoning == "Two and two make four."
     assert isinstance(saved.stats.get("thinking_s"), float)
-    text = window.transcript.toPlainText()
+    text = window.chat.transcript.toPlainText()
     assert "Thought for" in text and "make four" not in text  # collapsed once answered
     click_link(window, "think", saved.id)
-    assert "make four" in window.transcript.toPlainText()  # opened on a click
+    assert "make four" in window.chat.transcript.toPlainText()  # opened on a click
     # The thinking is not sent back to the model in the next turn.
     from app.chat.recorder import engine_messages
 
@@ -123,53 +123,53 @@ def test_an_implied_think_tag_is_found_out_when_it_closes(qtbot: QtBot, core: Co
     saved = window.store.message(int(result["message_id"]))  # type: ignore[call-overload]
     assert saved.reasoning == "Hmm, two and two."
     assert saved.content.strip() == "It is 4."
-    assert "Hmm" not in window.transcript.toPlainText()
+    assert "Hmm" not in window.chat.transcript.toPlainText()
 
 
 def test_branches_after_two_edits_and_a_regeneration(qtbot: QtBot, core: Core) -> None:
     window = scripted_window(qtbot, core, "A reply.")
     send_and_wait(qtbot, window, "First question")
-    assert window.conversation_id is not None
-    first = window.store.messages(window.conversation_id)[0]
+    assert window.chat.conversation_id is not None
+    first = window.store.messages(window.chat.conversation_id)[0]
     for wording in ("Second wording", "Third wording"):
-        click_link(window, "edit", window.store.messages(window.conversation_id)[0].id)
-        assert window.editing is not None
+        click_link(window, "edit", window.store.messages(window.chat.conversation_id)[0].id)
+        assert window.chat.editing is not None
         send_and_wait(qtbot, window, wording)
-    text = window.transcript.toPlainText()
+    text = window.chat.transcript.toPlainText()
     assert "Third wording" in text and "3/3" in text and "First question" not in text
-    current = window.store.messages(window.conversation_id)[0]
+    current = window.store.messages(window.chat.conversation_id)[0]
     click_link(window, "prev", current.id)
-    assert "Second wording" in window.transcript.toPlainText()
-    assert "2/3" in window.transcript.toPlainText()
-    previous = window.store.messages(window.conversation_id)[0]
+    assert "Second wording" in window.chat.transcript.toPlainText()
+    assert "2/3" in window.chat.transcript.toPlainText()
+    previous = window.store.messages(window.chat.conversation_id)[0]
     click_link(window, "prev", previous.id)
-    assert "First question" in window.transcript.toPlainText()
-    assert window.store.messages(window.conversation_id)[0].id == first.id
+    assert "First question" in window.chat.transcript.toPlainText()
+    assert window.store.messages(window.chat.conversation_id)[0].id == first.id
     # Regenerate the reply: a second version beside the first.
     with qtbot.waitSignal(window.reply_finished, timeout=20_000):
-        assert window.regenerate()
-    assert "2/2" in window.transcript.toPlainText()
-    assert len(window.store.messages(window.conversation_id)) == 2
+        assert window.chat.regenerate()
+    assert "2/2" in window.chat.transcript.toPlainText()
+    assert len(window.store.messages(window.chat.conversation_id)) == 2
 
 
 def test_continue_delete_and_copy(qtbot: QtBot, core: Core) -> None:
     window = scripted_window(qtbot, core, "One two three four five six seven eight.")
-    window.sampling_overrides = {"max_tokens": 2}
+    window.chat.sampling_overrides = {"max_tokens": 2}
     result = send_and_wait(qtbot, window, "Count")
     assert result["status"] == st.LENGTH
-    assert "Cut at the token limit" in window.transcript.toPlainText()
+    assert "Cut at the token limit" in window.chat.transcript.toPlainText()
     reply_id = int(result["message_id"])  # type: ignore[call-overload]
-    window.sampling_overrides = {}
+    window.chat.sampling_overrides = {}
     with qtbot.waitSignal(window.reply_finished, timeout=20_000):
         click_link(window, "continue", reply_id)
     continued = window.store.message(reply_id)
     assert continued.content == "One two (continued)" and continued.status == st.COMPLETE
     click_link(window, "copy-md", reply_id)
     assert QGuiApplication.clipboard().text() == "One two (continued)"
-    assert window.conversation_id is not None
+    assert window.chat.conversation_id is not None
     click_link(window, "delete", reply_id)
-    assert [m.role for m in window.store.messages(window.conversation_id)] == ["user"]
-    assert "One two" not in window.transcript.toPlainText()
+    assert [m.role for m in window.store.messages(window.chat.conversation_id)] == ["user"]
+    assert "One two" not in window.chat.transcript.toPlainText()
 
 
 def test_search_finds_a_word_in_an_old_message_and_opens_it(qtbot: QtBot, core: Core) -> None:
@@ -182,37 +182,37 @@ def test_search_finds_a_word_in_an_old_message_and_opens_it(qtbot: QtBot, core: 
         for turn in range(10):
             store.add_message(other.id, "user", f"Question {number}-{turn} about cooking")
     send_and_wait(qtbot, window, "Something new")
-    window.search_panel.field.setText("lighthouse")
-    qtbot.waitUntil(lambda: window.search_panel.results.count() > 0, timeout=5_000)
-    assert not window.conversation_list.isVisible()
-    item = window.search_panel.results.item(0)
+    window.chat.search_panel.field.setText("lighthouse")
+    qtbot.waitUntil(lambda: window.chat.search_panel.results.count() > 0, timeout=5_000)
+    assert not window.chat.conversation_list.isVisible()
+    item = window.chat.search_panel.results.item(0)
     assert "Long ago" in item.text() and "lighthouse" in item.text()
-    window.search_panel.results.itemClicked.emit(item)
-    assert window.conversation_id == old.id
-    assert window.transcript.textCursor().selectedText() == "lighthouse"
-    window.search_panel.field.clear()
-    window.search_panel.run_search()
-    assert window.conversation_list.isVisible()
+    window.chat.search_panel.results.itemClicked.emit(item)
+    assert window.chat.conversation_id == old.id
+    assert window.chat.transcript.textCursor().selectedText() == "lighthouse"
+    window.chat.search_panel.field.clear()
+    window.chat.search_panel.run_search()
+    assert window.chat.conversation_list.isVisible()
 
 
 def test_export_and_import_through_the_window(qtbot: QtBot, core: Core, tmp_path: Path) -> None:
     window = scripted_window(qtbot, core, CODE_REPLY)
     send_and_wait(qtbot, window, "Show me")
-    original = window.conversation_id
+    original = window.chat.conversation_id
     assert original is not None
     as_json, as_markdown = tmp_path / "chat.json", tmp_path / "chat.md"
-    assert window.export_conversation(original, str(as_json))
-    assert window.export_conversation(original, str(as_markdown))
+    assert window.chat.export_conversation(original, str(as_json))
+    assert window.chat.export_conversation(original, str(as_markdown))
     assert "## You" in as_markdown.read_text(encoding="utf-8")
-    copy = window.import_conversation(str(as_json))
+    copy = window.chat.import_conversation(str(as_json))
     assert copy is not None and copy != original
     exported = window.store.export_conversation(original)
     assert window.store.export_conversation(copy) == exported
-    assert window.conversation_id == copy and shows(window, "Ada")
+    assert window.chat.conversation_id == copy and shows(window, "Ada")
     damaged = tmp_path / "damaged.json"
     damaged.write_text("{not json", encoding="utf-8")
     before = len(window.store.conversations())
-    assert window.import_conversation(str(damaged)) is None
+    assert window.chat.import_conversation(str(damaged)) is None
     assert "could not be imported" in window.error_banner.message
     assert len(window.store.conversations()) == before
 
@@ -221,27 +221,27 @@ def test_conversation_settings_and_presets_apply_to_the_next_reply(
     qtbot: QtBot, core: Core
 ) -> None:
     window = scripted_window(qtbot, core, "Fine.")
-    dialog = window.open_conversation_settings()
+    dialog = window.chat.open_conversation_settings()
     dialog.apply_preset("Coding helper")
     assert "programmer" in dialog.system_prompt.toPlainText()
     dialog.accept()
     send_and_wait(qtbot, window, "Hello")
-    assert window.conversation_id is not None
-    conversation = window.store.conversation(window.conversation_id)
+    assert window.chat.conversation_id is not None
+    conversation = window.store.conversation(window.chat.conversation_id)
     assert "programmer" in conversation.system_prompt
     assert conversation.settings == {"preset": "Coding helper", "sampling.temperature": 0.2}
-    assert window.conversation_values(conversation)["sampling.temperature"] == 0.2
+    assert window.chat.session.values()["sampling.temperature"] == 0.2
     # A saved preset of the user's comes back in a new dialog.
-    dialog = window.open_conversation_settings()
+    dialog = window.chat.open_conversation_settings()
     dialog.system_prompt.setPlainText("Answer like a pirate.")
     assert dialog.save_preset("Pirate")
     dialog.reject()
-    again = window.open_conversation_settings()
+    again = window.chat.open_conversation_settings()
     assert again.preset_box.findData("Pirate") >= 0
     again.reject()
     # The context meter says how much of the window is used, exactly after a reply.
-    assert "Context:" in window.context_meter.label.text()
-    assert "≈" not in window.context_meter.label.text()
+    assert "Context:" in window.chat.context_meter.label.text()
+    assert "≈" not in window.chat.context_meter.label.text()
 
 
 def test_deleting_a_conversation_can_be_undone_and_pins_stay_on_top(
@@ -249,18 +249,18 @@ def test_deleting_a_conversation_can_be_undone_and_pins_stay_on_top(
 ) -> None:
     window = scripted_window(qtbot, core, "Ok.")
     send_and_wait(qtbot, window, "Keep me")
-    kept = window.conversation_id
+    kept = window.chat.conversation_id
     assert kept is not None
-    window.new_chat()
+    window.chat.new_chat()
     send_and_wait(qtbot, window, "Newer")
-    window.set_pinned(kept, True)
-    assert window.conversation_list.titles()[0] == "Keep me"
-    newer = window.conversation_id
+    window.chat.set_pinned(kept, True)
+    assert window.chat.conversation_list.titles()[0] == "Keep me"
+    newer = window.chat.conversation_id
     assert newer is not None
-    window.delete_conversation(newer)
-    assert window.conversation_list.titles() == ["Keep me"]
-    window.undo_bar.undo()
-    assert sorted(window.conversation_list.titles()) == ["Keep me", "Newer"]
+    window.chat.delete_conversation(newer)
+    assert window.chat.conversation_list.titles() == ["Keep me"]
+    window.chat.undo_bar.undo()
+    assert sorted(window.chat.conversation_list.titles()) == ["Keep me", "Newer"]
 
 
 def test_theme_font_size_and_window_state_are_restored(
@@ -270,9 +270,9 @@ def test_theme_font_size_and_window_state_are_restored(
     core.settings.set("appearance.theme", "dark")
     core.settings.set("appearance.font_size", 17)
     window.apply_appearance()
-    assert window.transcript.palette_colors.pygments_style == "monokai"
+    assert window.chat.transcript.palette_colors.pygments_style == "monokai"
     assert QGuiApplication.palette().base().color().lightness() < 60
-    assert round(window.transcript.font().pointSizeF()) == 17
+    assert round(window.chat.transcript.font().pointSizeF()) == 17
     window.resize(1234, 655)
     window.close()
     saved = json.loads((core.paths.data_dir / "settings.json").read_text(encoding="utf-8"))
@@ -305,16 +305,16 @@ def test_links_open_in_the_browser_only_when_clicked(qtbot: QtBot, core: Core) -
         window = scripted_window(qtbot, core, CODE_REPLY)
         send_and_wait(qtbot, window, "Show me")
         assert browser.opened == []  # rendering a reply opened nothing, fetched nothing
-        window.transcript.anchorClicked.emit(QUrl("https://example.com"))
+        window.chat.transcript.anchorClicked.emit(QUrl("https://example.com"))
         assert browser.opened == ["https://example.com"]
-        window.transcript.anchorClicked.emit(QUrl("file:///etc/passwd"))
+        window.chat.transcript.anchorClicked.emit(QUrl("file:///etc/passwd"))
         assert browser.opened == ["https://example.com"]  # only web links leave Hearth
     finally:
         QDesktopServices.unsetUrlHandler("https")
 
 
 def shown_conversation(window: MainWindow) -> int | None:
-    return window.conversation_id
+    return window.chat.conversation_id
 
 
 def test_keyboard_shortcuts_for_the_common_actions(qtbot: QtBot, core: Core) -> None:
@@ -322,23 +322,23 @@ def test_keyboard_shortcuts_for_the_common_actions(qtbot: QtBot, core: Core) -> 
 
     window = scripted_window(qtbot, core, "Fine.")
     send_and_wait(qtbot, window, "Hello")
-    assert window.conversation_id is not None
-    first = window.conversation_id
+    assert window.chat.conversation_id is not None
+    first = window.chat.conversation_id
     with qtbot.waitSignal(window.reply_finished, timeout=20_000):
         qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
-    assert "2/2" in window.transcript.toPlainText()  # Ctrl+R regenerated
+    assert "2/2" in window.chat.transcript.toPlainText()  # Ctrl+R regenerated
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert window.search_panel.field.hasFocus()  # Ctrl+F searches
+    assert window.chat.search_panel.field.hasFocus()  # Ctrl+F searches
     qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
-    assert window.composer.hasFocus()  # Ctrl+L goes to the message box
+    assert window.chat.composer.hasFocus()  # Ctrl+L goes to the message box
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     assert shown_conversation(window) is None  # Ctrl+N: a new chat…
     assert first in [c.id for c in window.store.conversations()]  # …the old one kept
-    window.sampling_overrides = {"delay_s": 0.5}
-    window.send("Slowly")
-    qtbot.waitUntil(lambda: window.busy, timeout=5_000)
+    window.chat.sampling_overrides = {"delay_s": 0.5}
+    window.chat.send("Slowly")
+    qtbot.waitUntil(lambda: window.chat.busy, timeout=5_000)
     with qtbot.waitSignal(window.reply_finished, timeout=20_000) as finished:
-        qtbot.keyClick(window.composer, Qt.Key.Key_Escape)  # Esc stops
+        qtbot.keyClick(window.chat.composer, Qt.Key.Key_Escape)  # Esc stops
     assert finished.args[0]["status"] == st.STOPPED
 
 
@@ -367,7 +367,7 @@ def test_every_control_has_a_name_for_screen_readers(qtbot: QtBot, core: Core) -
     )
 
     window = scripted_window(qtbot, core, "Fine.")
-    dialog = window.open_conversation_settings()
+    dialog = window.chat.open_conversation_settings()
     nameless = []
     for root in (window, dialog):
         for widget in root.findChildren(QWidget):

@@ -21,52 +21,52 @@ LONG_REPLY = {"ignore_eos": True, "max_tokens": 3000}
 
 
 def type_and_enter(qtbot: QtBot, window: MainWindow, text: str) -> None:
-    window.composer.setFocus()
-    qtbot.keyClicks(window.composer, text)
-    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    window.chat.composer.setFocus()
+    qtbot.keyClicks(window.chat.composer, text)
+    qtbot.keyClick(window.chat.composer, Qt.Key.Key_Return)
 
 
 def test_chat_stream_stop_and_find_it_again_after_restart(
     qtbot: QtBot, core: Core, data_dir: Path
 ) -> None:
     window = open_window(qtbot, core)
-    assert "starter" in window.model_picker.currentText()
+    assert "starter" in window.chat.model_bar.picker.currentText()
 
     # A complete reply: streamed into the window, stats shown under it, saved.
     with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
         type_and_enter(qtbot, window, "Name three primary colors.")
-        assert window.stop_button.isVisible() and not window.send_button.isVisible()
+        assert window.chat.stop_button.isVisible() and not window.chat.send_button.isVisible()
     assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
-    reply = window.transcript.streamed_text
+    reply = window.chat.transcript.streamed_text
     assert reply.strip() and "\ufffd" not in reply
-    assert "tok/s" in window.transcript.toPlainText()
+    assert "tok/s" in window.chat.transcript.toPlainText()
     assert "first token" in window.stats_label.text()
-    assert window.composer.toPlainText() == ""
-    assert window.conversation_list.titles() == ["Name three primary colors."]
+    assert window.chat.composer.toPlainText() == ""
+    assert window.chat.conversation_list.titles() == ["Name three primary colors."]
 
     # A long reply, stopped mid-stream: it stops at once and the partial text is kept.
-    window.sampling_overrides = LONG_REPLY
+    window.chat.sampling_overrides = LONG_REPLY
     type_and_enter(qtbot, window, "Tell me a very long story about a lighthouse.")
-    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 40)
+    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 40)
     stopped_at = time.perf_counter()
     with qtbot.waitSignal(window.reply_finished, timeout=5_000) as finished:
-        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(window.chat.stop_button, Qt.MouseButton.LeftButton)
     assert time.perf_counter() - stopped_at < 1.0
     assert finished.args[0]["status"] == st.STOPPED
-    partial = window.transcript.streamed_text
+    partial = window.chat.transcript.streamed_text
     saved = window.store.message(finished.args[0]["message_id"])
     assert saved.status == st.STOPPED and saved.content == partial
-    assert "Stopped" in window.transcript.toPlainText()
-    assert window.send_button.isVisible()
-    conversation_id = window.conversation_id
+    assert "Stopped" in window.chat.transcript.toPlainText()
+    assert window.chat.send_button.isVisible()
+    conversation_id = window.chat.conversation_id
     assert conversation_id is not None
     window.close()
 
     # Open Hearth again on the same data folder: everything is there as it was.
     again = open_window(qtbot, open_core(data_dir))
-    assert again.conversation_list.titles() == ["Name three primary colors."]
-    again.conversation_list.select_id(conversation_id)
-    text = again.transcript.toPlainText()
+    assert again.chat.conversation_list.titles() == ["Name three primary colors."]
+    again.chat.conversation_list.select_id(conversation_id)
+    text = again.chat.transcript.toPlainText()
     assert "Name three primary colors." in text
     assert shows(again, reply) and shows(again, partial)
     assert "Stopped" in text
@@ -75,16 +75,16 @@ def test_chat_stream_stop_and_find_it_again_after_restart(
 
 def test_enter_sends_but_shift_enter_adds_a_line(qtbot: QtBot, core: Core) -> None:
     window = open_window(qtbot, core)
-    window.composer.setFocus()
-    qtbot.keyClicks(window.composer, "first line")
-    qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
-    qtbot.keyClicks(window.composer, "second line")
-    assert window.composer.toPlainText() == "first line\nsecond line"
-    assert window.run is None
+    window.chat.composer.setFocus()
+    qtbot.keyClicks(window.chat.composer, "first line")
+    qtbot.keyClick(window.chat.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(window.chat.composer, "second line")
+    assert window.chat.composer.toPlainText() == "first line\nsecond line"
+    assert window.chat.running is None
     with qtbot.waitSignal(window.reply_finished, timeout=60_000):
-        qtbot.keyClick(window.composer, Qt.Key.Key_Return)
-    assert window.conversation_id is not None
-    first = window.store.messages(window.conversation_id)[0]
+        qtbot.keyClick(window.chat.composer, Qt.Key.Key_Return)
+    assert window.chat.conversation_id is not None
+    first = window.store.messages(window.chat.conversation_id)[0]
     assert first.content == "first line\nsecond line"
 
 
@@ -92,9 +92,9 @@ def test_a_killed_worker_keeps_the_partial_reply_and_the_next_message_works(
     qtbot: QtBot, core: Core, expect_error_logs: None
 ) -> None:
     window = open_window(qtbot, core)
-    window.sampling_overrides = LONG_REPLY
-    window.send("Write a long poem about the sea.")
-    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 20)
+    window.chat.sampling_overrides = LONG_REPLY
+    window.chat.send("Write a long poem about the sea.")
+    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 20)
     pid = window.client.worker_pid
     assert pid is not None
     with qtbot.waitSignal(window.reply_finished, timeout=10_000) as finished:
@@ -102,15 +102,15 @@ def test_a_killed_worker_keeps_the_partial_reply_and_the_next_message_works(
     assert finished.args[0]["status"] == st.INTERRUPTED
     saved = window.store.message(finished.args[0]["message_id"])
     assert saved.status == st.INTERRUPTED and len(saved.content) > 20
-    assert "Interrupted" in window.transcript.toPlainText()
+    assert "Interrupted" in window.chat.transcript.toPlainText()
     assert "stopped unexpectedly" in window.error_banner.message
 
-    window.sampling_overrides = {"max_tokens": 16}
+    window.chat.sampling_overrides = {"max_tokens": 16}
     with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
-        assert window.send("Are you back?")
+        assert window.chat.send("Are you back?")
     assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
     assert window.client.worker_pid not in (None, pid)
-    assert window.transcript.streamed_text.strip()
+    assert window.chat.transcript.streamed_text.strip()
 
 
 @pytest.mark.parametrize(
@@ -127,12 +127,14 @@ def test_choosing_a_broken_model_file_explains_and_keeps_working(
     window = open_window(qtbot, core)
     path = tmp_path / "broken.gguf"
     path.write_bytes(content if content is not None else starter.read_bytes()[:5_000_000])
-    assert not window.add_model_file(path)
+    assert not window.chat.model_bar.add_model_file(path)
     assert reason in window.error_banner.message and "broken.gguf" in window.error_banner.message
-    assert window.model is not None and window.model.source == "starter"
-    window.sampling_overrides = {"max_tokens": 8}
+    assert (
+        window.chat.model_bar.model is not None and window.chat.model_bar.model.source == "starter"
+    )
+    window.chat.sampling_overrides = {"max_tokens": 8}
     with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
-        assert window.send("Hello")
+        assert window.chat.send("Hello")
     assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
 
 
@@ -142,66 +144,68 @@ def test_broken_files_in_the_models_folder_are_listed_but_disabled(
     core.models_dir.mkdir(parents=True)
     (core.models_dir / "half-downloaded.gguf").write_bytes(b"GGUF")
     window = open_window(qtbot, core)
-    assert len(window.models) == 2
-    index = [m.name for m in window.models].index("half-downloaded")
-    model = window.model_picker.model()
+    assert len(window.chat.model_bar.models) == 2
+    index = [m.name for m in window.chat.model_bar.models].index("half-downloaded")
+    model = window.chat.model_bar.picker.model()
     assert isinstance(model, QStandardItemModel)
     item = model.item(index)
     assert not item.isEnabled()
-    assert "incomplete download" in window.model_picker.itemData(index, Qt.ItemDataRole.ToolTipRole)
+    assert "incomplete download" in window.chat.model_bar.picker.itemData(
+        index, Qt.ItemDataRole.ToolTipRole
+    )
 
 
 def test_new_rename_and_delete_conversations(qtbot: QtBot, core: Core) -> None:
     window = open_window(qtbot, core)
-    window.sampling_overrides = {"max_tokens": 4}
+    window.chat.sampling_overrides = {"max_tokens": 4}
     for prompt in ("first chat", "second chat"):
-        window.new_chat()
+        window.chat.new_chat()
         with qtbot.waitSignal(window.reply_finished, timeout=60_000):
-            window.send(prompt)
-    assert window.conversation_list.titles() == ["second chat", "first chat"]
-    first = window.conversation_list.item(1)
+            window.chat.send(prompt)
+    assert window.chat.conversation_list.titles() == ["second chat", "first chat"]
+    first = window.chat.conversation_list.item(1)
     first.setText("Renamed")
     assert window.store.conversation(int(first.data(Qt.ItemDataRole.UserRole))).title == "Renamed"
-    window.conversation_list.select_id(int(first.data(Qt.ItemDataRole.UserRole)))
-    assert "first chat" in window.transcript.toPlainText()
-    assert window.conversation_id is not None
-    window.delete_conversation(window.conversation_id)
-    assert window.conversation_list.titles() == ["second chat"]
-    assert window.transcript.toPlainText() == ""
+    window.chat.conversation_list.select_id(int(first.data(Qt.ItemDataRole.UserRole)))
+    assert "first chat" in window.chat.transcript.toPlainText()
+    assert window.chat.conversation_id is not None
+    window.chat.delete_conversation(window.chat.conversation_id)
+    assert window.chat.conversation_list.titles() == ["second chat"]
+    assert window.chat.transcript.toPlainText() == ""
     # Deleting can be undone (the bar offers it), and the conversation comes back whole.
-    assert window.undo_bar.isVisible() and "Renamed" in window.undo_bar.label.text()
-    window.undo_bar.button.click()
-    assert window.conversation_list.titles() == ["Renamed", "second chat"] or (
-        window.conversation_list.titles() == ["second chat", "Renamed"]
+    assert window.chat.undo_bar.isVisible() and "Renamed" in window.chat.undo_bar.label.text()
+    window.chat.undo_bar.button.click()
+    assert window.chat.conversation_list.titles() == ["Renamed", "second chat"] or (
+        window.chat.conversation_list.titles() == ["second chat", "Renamed"]
     )
-    assert "first chat" in window.transcript.toPlainText()
+    assert "first chat" in window.chat.transcript.toPlainText()
 
 
 def test_switching_conversations_while_a_reply_streams(qtbot: QtBot, core: Core) -> None:
     window = open_window(qtbot, core)
-    window.sampling_overrides = {"max_tokens": 6}
+    window.chat.sampling_overrides = {"max_tokens": 6}
     with qtbot.waitSignal(window.reply_finished, timeout=60_000):
-        window.send("An older chat")
-    older = window.conversation_id
+        window.chat.send("An older chat")
+    older = window.chat.conversation_id
     assert older is not None
-    window.new_chat()
-    window.sampling_overrides = LONG_REPLY
-    window.send("A long story, please.")
-    streaming = window.conversation_id
-    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 20)
-    window.conversation_list.select_id(older)
-    assert "An older chat" in window.transcript.toPlainText()
-    assert "A long story" not in window.transcript.toPlainText()
+    window.chat.new_chat()
+    window.chat.sampling_overrides = LONG_REPLY
+    window.chat.send("A long story, please.")
+    streaming = window.chat.conversation_id
+    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 20)
+    window.chat.conversation_list.select_id(older)
+    assert "An older chat" in window.chat.transcript.toPlainText()
+    assert "A long story" not in window.chat.transcript.toPlainText()
     qtbot.wait(300)  # the reply goes on in the background, into the store
     assert streaming is not None
-    window.conversation_list.select_id(streaming)
-    shown_on_return = window.transcript.streamed_text
+    window.chat.conversation_list.select_id(streaming)
+    shown_on_return = window.chat.transcript.streamed_text
     assert len(shown_on_return) > 20
-    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > len(shown_on_return) + 20)
+    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > len(shown_on_return) + 20)
     with qtbot.waitSignal(window.reply_finished, timeout=5_000) as finished:
-        window.stop()
+        window.chat.stop()
     saved = window.store.message(finished.args[0]["message_id"])
-    assert saved.content == window.transcript.streamed_text
+    assert saved.content == window.chat.transcript.streamed_text
     assert saved.content.startswith(shown_on_return)
 
 
@@ -209,18 +213,18 @@ def test_a_full_disk_is_reported_and_the_reply_still_shows(
     qtbot: QtBot, core: Core, expect_error_logs: None
 ) -> None:
     window = open_window(qtbot, core)
-    window.sampling_overrides = {"max_tokens": 3000, "ignore_eos": True}
-    window.send("A long one, please.")
-    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 10)
+    window.chat.sampling_overrides = {"max_tokens": 3000, "ignore_eos": True}
+    window.chat.send("A long one, please.")
+    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 10)
     # SQLite's own limit makes the next page allocation fail with SQLITE_FULL.
     db = window.store._db
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages}")
     wait_until(qtbot, lambda: "disk is full" in window.error_banner.message)
-    shown = window.transcript.streamed_text
-    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > len(shown) + 20)
+    shown = window.chat.transcript.streamed_text
+    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > len(shown) + 20)
     with qtbot.waitSignal(window.reply_finished, timeout=5_000) as finished:
-        window.stop()
+        window.chat.stop()
     assert finished.args[0]["type"] == "done"
-    assert window.send_button.isVisible()
+    assert window.chat.send_button.isVisible()
     assert "disk is full" in window.error_banner.message

@@ -75,14 +75,14 @@ def test_search_open_download_and_chat(qtbot: QtBot, core: Core, hub: FakeHub) -
     wait_until(qtbot, target.exists, 30_000)
     # The finished download shows up in the library and in the chat model picker.
     wait_until(qtbot, lambda: any(m.path == target for m in screen.library), 10_000)
-    wait_until(qtbot, lambda: any(m.path == target for m in window.models), 10_000)
+    wait_until(qtbot, lambda: any(m.path == target for m in window.chat.model_bar.models), 10_000)
     row = next(i for i, m in enumerate(screen.library) if m.path == target)
     assert cell(screen.library_table, row, 4) == "Q4_K_M"
     assert cell(screen.library_table, row, 7) == "Hearth"
     screen.library_table.selectRow(row)
     screen.chat_button.click()
-    assert window.tabs.currentIndex() == 0 and window.model is not None
-    assert window.model.path == target
+    assert window.tabs.currentIndex() == 0 and window.chat.model_bar.model is not None
+    assert window.chat.model_bar.model.path == target
 
 
 def test_pause_resume_and_cancel_from_the_screen(qtbot: QtBot, core: Core, hub: FakeHub) -> None:

@@ -47,12 +47,12 @@ def test_verdicts_in_the_library_and_live_usage_while_generating(qtbot: QtBot, c
     wait_until(qtbot, lambda: cell(library, 0, 8).startswith("CPU and RAM"))
     tip = library.item(0, 8).toolTip()  # type: ignore[union-attr]
     assert "KV cache" in tip and "Expected speed" in tip
-    window.sampling_overrides = {"max_tokens": 200, "ignore_eos": True}
-    window.send("Count to one hundred.")
+    window.chat.sampling_overrides = {"max_tokens": 200, "ignore_eos": True}
+    window.chat.send("Count to one hundred.")
     wait_until(qtbot, lambda: "model process" in window.usage_label.text(), 10_000)
     assert "RAM" in window.usage_label.text()
     with qtbot.waitSignal(window.reply_finished, timeout=60_000):
-        window.stop()
+        window.chat.stop()
 
 
 @pytest.fixture
@@ -82,15 +82,15 @@ def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) 
     from ui.models.model_settings_dialog import ModelSettingsDialog
 
     window = open_window(qtbot, core)
-    assert window.model is not None
-    dialog = ModelSettingsDialog(core, window.model, window)
+    assert window.chat.model_bar.model is not None
+    dialog = ModelSettingsDialog(core, window.chat.model_bar.model, window)
     qtbot.addWidget(dialog)
     dialog.threads.setValue(1)
     dialog.context.setValue(2048)
     dialog.accept()
-    spec = core.model_spec(window.model)
+    spec = core.model_spec(window.chat.model_bar.model)
     assert (spec.threads, spec.n_ctx, spec.gpu_layers) == (1, 2048, 0)
-    dialog = ModelSettingsDialog(core, window.model, window)
+    dialog = ModelSettingsDialog(core, window.chat.model_bar.model, window)
     qtbot.addWidget(dialog)
     dialog.context.setValue(100)  # below the minimum context
     dialog.accept()

@@ -22,19 +22,19 @@ def test_chat_with_a_checkpoint_in_the_window(
     entry = describe_checkpoint(hf_checkpoint, "added")
     core.settings.set("sampling.temperature", 0.0)
     with qtbot.waitSignal(window.model_loaded, timeout=300_000):
-        window.chat_with(entry)
+        window.chat.chat_with(entry)
     assert "slow" in window.error_banner.message  # CPU fallback warning
     with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
-        assert window.send("What is 2+2?")
+        assert window.chat.send("What is 2+2?")
     assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
-    reply = window.transcript.streamed_text
+    reply = window.chat.transcript.streamed_text
     assert "4" in reply or "four" in reply.lower()
-    assert "tok/s" in window.transcript.toPlainText()
-    window.sampling_overrides = {"ignore_eos": True, "max_tokens": 300}
-    window.send("Tell me a long story.")
-    wait_until(qtbot, lambda: len(window.transcript.streamed_text) > 20, 120_000)
+    assert "tok/s" in window.chat.transcript.toPlainText()
+    window.chat.sampling_overrides = {"ignore_eos": True, "max_tokens": 300}
+    window.chat.send("Tell me a long story.")
+    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 20, 120_000)
     with qtbot.waitSignal(window.reply_finished, timeout=5_000) as stopped:
-        window.stop()
+        window.chat.stop()
     assert stopped.args[0]["status"] == st.STOPPED
 
 
@@ -59,9 +59,9 @@ def test_remote_code_asks_once_and_remembers_exactly_that_code(
 
     monkeypatch.setattr(QMessageBox, "exec", answer)  # the user reads and says yes
     window = open_window(qtbot, core)
-    window.chat_with(entry)
+    window.chat.chat_with(entry)
     with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
-        window.send("Hi")
+        window.chat.send("Hi")
     assert finished.args[0]["kind"] == "needs_remote_code"
     assert asked and "configuration_custom.py" in asked[0]
     assert core.model_spec(entry).trust_remote_code is True

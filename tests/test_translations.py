@@ -179,7 +179,7 @@ def test_the_chinese_window_shows_no_untranslated_string(
     from ui.settings_dialog import SettingsDialog
 
     dialogs: list[QDialog] = [SettingsDialog(core.settings, window)]
-    dialogs.append(window.open_conversation_settings())
+    dialogs.append(window.chat.open_conversation_settings())
     problems: dict[str, list[str]] = {}
     for root in [window, *dialogs]:
         for text in visible_texts(root):
@@ -206,7 +206,7 @@ def test_the_chinese_window_shows_no_untranslated_string(
     tree = window.system_screen.tree
     first = tree.topLevelItem(0)
     assert first is not None and not untranslated_words(first.text(0))
-    transcript = window.transcript.toPlainText()
+    transcript = window.chat.transcript.toPlainText()
     assert "复制" in transcript and "重新生成" in transcript and "你" in transcript
     assert window.tabs.tabText(0) == "聊天"
     for dialog in dialogs:
@@ -232,15 +232,15 @@ def test_errors_from_the_core_and_the_engine_are_shown_in_chinese(
     window = scripted_window(qtbot, core, "好")
     not_a_model = tmp_path / "notes.gguf"
     not_a_model.write_text("just some text", encoding="utf-8")
-    assert not window.add_model_file(not_a_model)
+    assert not window.chat.model_bar.add_model_file(not_a_model)
     shown = window.error_banner.message
     assert "不是 GGUF 模型文件" in shown and not untranslated_words(shown.replace("notes.gguf", ""))
     # An error raised in the worker process crosses the protocol as a template and values.
     from app.models.library import ModelEntry
 
     missing = ModelEntry("gone", tmp_path / "gone.gguf", "gguf", 1, "file")
-    window.select_model(missing, load=False)
-    window.load_model()
+    window.chat.model_bar.select(missing, load=False)
+    window.chat.model_bar.load()
     qtbot.waitUntil(lambda: "gone.gguf" in window.error_banner.message, timeout=30_000)
     message = window.error_banner.message
     assert "无法加载" in message and "不存在" in message, message  # both parts translated

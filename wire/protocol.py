@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Final
 
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2  # 2: deltas carry reasoning apart from the answer
 
 # Requests (client -> worker)
 HELLO: Final = "hello"
@@ -42,6 +42,15 @@ DONE: Final = "done"
 ERROR: Final = "error"
 RESULT: Final = "result"  # answer to count_tokens / unload
 EVENT_TYPES: Final = frozenset({READY, PROGRESS, LOADED, NOTICE, DELTA, STATS, DONE, ERROR, RESULT})
+
+# A delta carries ``text`` (the answer) and/or ``reasoning`` (a reasoning model's thinking):
+# the worker splits ``<think>…</think>`` once, for every engine, so every front end gets the
+# same split.  ``moved_to_reasoning: true`` says that the answer text sent so far was
+# thinking after all (a template opened ``<think>`` without saying so, and only
+# ``</think>`` showed it); a viewer moves it once.
+DELTA_TEXT: Final = "text"
+DELTA_REASONING: Final = "reasoning"
+MOVED_TO_REASONING: Final = "moved_to_reasoning"
 
 # Events that end a request: after one of them no further event carries that id.
 TERMINAL_EVENTS: Final = frozenset({READY, LOADED, DONE, ERROR, RESULT})

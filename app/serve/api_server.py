@@ -225,11 +225,14 @@ def build_app(
                 events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
             )
 
-        text, usage, final = [], {}, {}
+        text, reasoning, usage, final = [], [], {}, {}
         try:
             async for event in stream.events():
-                if event["type"] == protocol.DELTA and event.get("text"):
-                    text.append(event["text"])
+                if event["type"] == protocol.DELTA:
+                    if event.get(protocol.MOVED_TO_REASONING):
+                        reasoning, text = reasoning + text, []
+                    reasoning.append(event.get(protocol.DELTA_REASONING) or "")
+                    text.append(event.get(protocol.DELTA_TEXT) or "")
                 elif event["type"] == protocol.STATS:
                     usage = _usage(event)
                 elif event["type"] in (protocol.DONE, protocol.ERROR):
@@ -251,7 +254,7 @@ def build_app(
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": "".join(text)},
+                    "message": _message("".join(text), "".join(reasoning)),
                     "finish_reason": _finish(final),
                 }
             ],
@@ -260,6 +263,15 @@ def build_app(
 
     app.state.hearth = state
     return app
+
+
+def _message(text: str, reasoning: str) -> dict[str, Any]:
+    """The reply as OpenAI's message, with the thinking apart as DeepSeek's and vLLM's
+    servers send it (``reasoning_content``)."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    return message
 
 
 def _usage(stats: dict[str, Any]) -> dict[str, Any]:

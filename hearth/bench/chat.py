@@ -99,12 +99,12 @@ def measure_chat(scratch: Path, tokens: int = 20_000) -> ChatFigures:
     window = MainWindow(core, load_on_start=False)
     window.resize(1100, 800)
     window.show()
-    _wait(lambda: window.model is not None, 60)
+    _wait(lambda: window.chat.model_bar.model is not None, 60)
     entry = ModelEntry("Scripted", script, "synthetic", script.stat().st_size, "file")
-    window.models.append(entry)
+    window.chat.model_bar.models.append(entry)
     loaded: list[bool] = []
     window.model_loaded.connect(lambda _e: loaded.append(True))
-    window.select_model(entry)
+    window.chat.model_bar.select(entry)
     _wait(lambda: bool(loaded), 60)
     try:
         # Main-thread CPU between text updates, attributed to the tokens they brought.
@@ -122,10 +122,15 @@ def measure_chat(scratch: Path, tokens: int = 20_000) -> ChatFigures:
         stalls = StallMonitor()
         stalls.start()
         state["cpu"] = time.thread_time()
-        window.sampling_overrides = {"tokens_per_s": TOKENS_PER_S}
-        window.send("Tell the whole story.")
-        assert window.run is not None
-        window.run.watcher.text.connect(on_text)
+        window.chat.sampling_overrides = {"tokens_per_s": TOKENS_PER_S}
+        shown = window.chat.reply_text  # the screen's handler of answer text, then the sample
+
+        def timed(session: Any, reply: Any, text: str) -> None:
+            shown(session, reply, text)
+            on_text(text)
+
+        window.chat.reply_text = timed  # type: ignore[method-assign]
+        assert window.chat.send("Tell the whole story.")
         _wait(lambda: bool(finished), 600)
         stalls.stop()
         # The typical cost of an update, per 1,000 tokens, over the first and the last
@@ -154,12 +159,12 @@ def measure_chat(scratch: Path, tokens: int = 20_000) -> ChatFigures:
                 store.add_message(other.id, "user", f"{name} question {index}")
                 store.add_message(other.id, "assistant", body, model="Scripted")
             others.append(other.id)
-        window.refresh_conversations()
-        open_ms = _painted_after(lambda: window.open_conversation(big.id))
+        window.chat.refresh_conversations()
+        open_ms = _painted_after(lambda: window.chat.open_conversation(big.id))
         switches = []
         for round_ in range(6):
             target = others[round_ % 2]
-            switches.append(_painted_after(lambda t=target: window.open_conversation(t)))
+            switches.append(_painted_after(lambda t=target: window.chat.open_conversation(t)))
         return ChatFigures(
             first_ms, last_ms, stalls.longest_ms, open_ms, statistics.median(switches[1:])
         )

@@ -114,7 +114,7 @@ def measure_window(window: Any, tokens: int) -> tuple[float, float, float]:
     from PySide6.QtCore import QEventLoop, QTimer
 
     marks: list[float] = []
-    window.new_chat()
+    window.chat.new_chat()
     watcher_texts: list[float] = marks
     done: dict[str, Any] = {}
     loop = QEventLoop()
@@ -123,24 +123,24 @@ def measure_window(window: Any, tokens: int) -> tuple[float, float, float]:
         done.update(final)
         loop.quit()
 
-    original = window.transcript.append_stream
+    original = window.chat.transcript.append_stream
 
     def timed_append(text: str) -> None:
         original(text)
         watcher_texts.append(time.perf_counter())
 
-    window.transcript.append_stream = timed_append
+    window.chat.transcript.append_stream = timed_append
     window.reply_finished.connect(on_finished)
     cpu_before = time.process_time()
     sent = time.perf_counter()
     try:
-        if not window.send(PROMPT):
+        if not window.chat.send(PROMPT):
             raise RuntimeError(window.error_banner.message or "could not send")
         QTimer.singleShot(300_000, loop.quit)
         loop.exec()
     finally:
         window.reply_finished.disconnect(on_finished)
-        window.transcript.append_stream = original
+        window.chat.transcript.append_stream = original
     if done.get("type") != "done" or len(marks) < 2:
         raise RuntimeError(f"the reply failed: {done.get('message', done)}")
     cpu = time.process_time() - cpu_before
@@ -212,7 +212,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         params = {**bench_core.sampling(), "seed": SEED, "max_tokens": tokens}
         make_application()
         window = MainWindow(bench_core)
-        window.sampling_overrides = {"ignore_eos": True, "seed": SEED, "max_tokens": tokens}
+        window.chat.sampling_overrides = {"ignore_eos": True, "seed": SEED, "max_tokens": tokens}
         window.show()
         from PySide6.QtCore import QEventLoop, QTimer
 

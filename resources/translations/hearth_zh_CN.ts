@@ -2,6 +2,101 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>ChatScreen</name>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回复</translation>
+    </message>
+    <message>
+        <source>Open a conversation first.</source>
+        <translation>请先打开一个对话。</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md);;Hearth conversation, JSON (*.json)</source>
+        <translation>Markdown (*.md);;Hearth 对话，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>exporting the conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Exported to {0}</source>
+        <translation>已导出到 {0}</translation>
+    </message>
+    <message>
+        <source>Import conversation</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Conversation, JSON (*.json);;All files (*)</source>
+        <translation>对话，JSON (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>{0} could not be imported: {1}</source>
+        <translation>{0} 无法导入：{1}</translation>
+    </message>
+    <message>
+        <source>Deleted “{0}”.</source>
+        <translation>已删除“{0}”。</translation>
+    </message>
+    <message>
+        <source>saving the conversation settings</source>
+        <translation>保存对话设置</translation>
+    </message>
+    <message>
+        <source>{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this edition does not include (see the README).</source>
+        <translation>{0} 是 Hugging Face 检查点，需要 PyTorch 引擎，而此版本不包含它（见 README）。</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish (or press Stop) before switching models.</source>
+        <translation>请等待回复完成（或按“停止”）后再切换模型。</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish (or press Stop) first.</source>
+        <translation>请先等待回复完成（或按“停止”）。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Editing your message: Send keeps the old version as a branch (Esc cancels).</source>
+        <translation>正在编辑你的消息：发送后旧版本会保留为一个分支（Esc 取消）。</translation>
+    </message>
+    <message>
+        <source>saving your message</source>
+        <translation>保存你的消息</translation>
+    </message>
+    <message>
+        <source>saving the reply</source>
+        <translation>保存回复</translation>
+    </message>
+    <message>
+        <source>Allowed. Send your message again to load the model with its code.</source>
+        <translation>已允许。请重新发送消息，以加载模型及其代码。</translation>
+    </message>
+</context>
+<context>
     <name>Composer</name>
     <message>
         <source>Message</source>
@@ -229,62 +324,6 @@
         <translation>Hearth 炉边</translation>
     </message>
     <message>
-        <source>New chat</source>
-        <translation>新对话</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <source>Open model file…</source>
-        <translation>打开模型文件…</translation>
-    </message>
-    <message>
-        <source>Model loading progress</source>
-        <translation>模型加载进度</translation>
-    </message>
-    <message>
-        <source>Finding models…</source>
-        <translation>正在查找模型…</translation>
-    </message>
-    <message>
-        <source>Model:</source>
-        <translation>模型：</translation>
-    </message>
-    <message>
-        <source>Model settings…</source>
-        <translation>模型设置…</translation>
-    </message>
-    <message>
-        <source>Engine, GPU layers, threads and context for this model</source>
-        <translation>此模型的引擎、GPU 层数、线程数和上下文</translation>
-    </message>
-    <message>
-        <source>Instructions…</source>
-        <translation>指示…</translation>
-    </message>
-    <message>
-        <source>System prompt, preset and reply settings of this conversation</source>
-        <translation>此对话的系统提示词、预设和回复设置</translation>
-    </message>
-    <message>
-        <source>Send</source>
-        <translation>发送</translation>
-    </message>
-    <message>
-        <source>Send message</source>
-        <translation>发送消息</translation>
-    </message>
-    <message>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <source>Stop the reply</source>
-        <translation>停止回复</translation>
-    </message>
-    <message>
         <source>Chat</source>
         <translation>聊天</translation>
     </message>
@@ -415,18 +454,6 @@
         </translation>
     </message>
     <message>
-        <source>listing models</source>
-        <translation>列出模型</translation>
-    </message>
-    <message>
-        <source>choosing a model</source>
-        <translation>选择模型</translation>
-    </message>
-    <message>
-        <source>No model</source>
-        <translation>没有模型</translation>
-    </message>
-    <message>
         <source>API stopped</source>
         <translation>API 已停止</translation>
     </message>
@@ -442,21 +469,71 @@
         <source>API serving {0} at http://127.0.0.1:{1}/v1</source>
         <translation>API 正在 http://127.0.0.1:{1}/v1 提供 {0}</translation>
     </message>
+</context>
+<context>
+    <name>MarkdownRenderer</name>
     <message>
-        <source>saving the conversation settings</source>
-        <translation>保存对话设置</translation>
+        <source>Copy</source>
+        <translation>复制</translation>
     </message>
     <message>
-        <source>Choose a model first.</source>
-        <translation>请先选择模型。</translation>
+        <source>image</source>
+        <translation>图片</translation>
     </message>
     <message>
-        <source>{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this edition does not include (see the README).</source>
-        <translation>{0} 是 Hugging Face 检查点，需要 PyTorch 引擎，而此版本不包含它（见 README）。</translation>
+        <source>[image: {0}]</source>
+        <translation>[图片：{0}]</translation>
+    </message>
+</context>
+<context>
+    <name>ModelBar</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
     </message>
     <message>
-        <source>Wait for the reply to finish (or press Stop) before switching models.</source>
-        <translation>请等待回复完成（或按“停止”）后再切换模型。</translation>
+        <source>Open model file…</source>
+        <translation>打开模型文件…</translation>
+    </message>
+    <message>
+        <source>Model settings…</source>
+        <translation>模型设置…</translation>
+    </message>
+    <message>
+        <source>Engine, GPU layers, threads and context for this model</source>
+        <translation>此模型的引擎、GPU 层数、线程数和上下文</translation>
+    </message>
+    <message>
+        <source>Instructions…</source>
+        <translation>指示…</translation>
+    </message>
+    <message>
+        <source>System prompt, preset and reply settings of this conversation</source>
+        <translation>此对话的系统提示词、预设和回复设置</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Model loading progress</source>
+        <translation>模型加载进度</translation>
+    </message>
+    <message>
+        <source>Finding models…</source>
+        <translation>正在查找模型…</translation>
+    </message>
+    <message>
+        <source>listing models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <source>choosing a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>没有模型</translation>
     </message>
     <message>
         <source>Open a GGUF model</source>
@@ -491,91 +568,8 @@
         <translation>{0} · 上下文 {1} 个 token</translation>
     </message>
     <message>
-        <source>Open a conversation first.</source>
-        <translation>请先打开一个对话。</translation>
-    </message>
-    <message>
-        <source>Export conversation</source>
-        <translation>导出对话</translation>
-    </message>
-    <message>
-        <source>Markdown (*.md);;Hearth conversation, JSON (*.json)</source>
-        <translation>Markdown (*.md);;Hearth 对话，JSON (*.json)</translation>
-    </message>
-    <message>
-        <source>exporting the conversation</source>
-        <translation>导出对话</translation>
-    </message>
-    <message>
-        <source>Exported to {0}</source>
-        <translation>已导出到 {0}</translation>
-    </message>
-    <message>
-        <source>Import conversation</source>
-        <translation>导入对话</translation>
-    </message>
-    <message>
-        <source>Conversation, JSON (*.json);;All files (*)</source>
-        <translation>对话，JSON (*.json);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>{0} could not be imported: {1}</source>
-        <translation>{0} 无法导入：{1}</translation>
-    </message>
-    <message>
-        <source>Deleted “{0}”.</source>
-        <translation>已删除“{0}”。</translation>
-    </message>
-    <message>
-        <source>Wait for the reply to finish (or press Stop) first.</source>
-        <translation>请先等待回复完成（或按“停止”）。</translation>
-    </message>
-    <message>
-        <source>Copied</source>
-        <translation>已复制</translation>
-    </message>
-    <message>
-        <source>Editing your message: Send keeps the old version as a branch (Esc cancels).</source>
-        <translation>正在编辑你的消息：发送后旧版本会保留为一个分支（Esc 取消）。</translation>
-    </message>
-    <message>
-        <source>Choose a model first: pick one above, or open a .gguf file.</source>
-        <translation>请先选择模型：在上方选择一个，或打开 .gguf 文件。</translation>
-    </message>
-    <message>
-        <source>saving your message</source>
-        <translation>保存你的消息</translation>
-    </message>
-    <message>
-        <source>saving the reply</source>
-        <translation>保存回复</translation>
-    </message>
-    <message>
-        <source>Run this model&apos;s own code?</source>
-        <translation>运行此模型自带的代码？</translation>
-    </message>
-    <message>
-        <source>{0} comes with Python code ({1}) that transformers would run on your computer with your permissions. Allow it only if you trust where the model comes from. Hearth remembers your answer for exactly this code; if the files change, it asks again.</source>
-        <translation>{0} 附带 Python 代码（{1}），transformers 会以你的权限在你的电脑上运行它。只有在你信任模型来源时才允许。Hearth 会针对这份代码记住你的选择；如果文件发生变化，会再次询问。</translation>
-    </message>
-    <message>
-        <source>Allowed. Send your message again to load the model with its code.</source>
-        <translation>已允许。请重新发送消息，以加载模型及其代码。</translation>
-    </message>
-</context>
-<context>
-    <name>MarkdownRenderer</name>
-    <message>
-        <source>Copy</source>
-        <translation>复制</translation>
-    </message>
-    <message>
-        <source>image</source>
-        <translation>图片</translation>
-    </message>
-    <message>
-        <source>[image: {0}]</source>
-        <translation>[图片：{0}]</translation>
+        <source>Choose a model first.</source>
+        <translation>请先选择模型。</translation>
     </message>
 </context>
 <context>
@@ -1143,6 +1137,26 @@
         <translation>此文件既不是 Hearth 导出的对话，也不是聊天消息列表。</translation>
     </message>
     <message>
+        <source>saving the reply</source>
+        <translation>保存回复</translation>
+    </message>
+    <message>
+        <source>saving your message</source>
+        <translation>保存你的消息</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish (or press Stop) first.</source>
+        <translation>请先等待回复完成（或按“停止”）。</translation>
+    </message>
+    <message>
+        <source>Choose a model first: pick one above, or open a .gguf file.</source>
+        <translation>请先选择模型：在上方选择一个，或打开 .gguf 文件。</translation>
+    </message>
+    <message>
+        <source>That message belongs to another conversation.</source>
+        <translation>那条消息属于另一个对话。</translation>
+    </message>
+    <message>
         <source>This chat history was written by a newer version of Hearth. Update Hearth to open it; it has not been changed.</source>
         <translation>此聊天记录由更新版本的 Hearth 写入。请更新 Hearth 后再打开；它没有被改动。</translation>
     </message>
@@ -1161,6 +1175,10 @@
     <message>
         <source>Hearth cannot open its chat history ({0}). It has not been changed; check that the data folder is writable and that the disk is not full.</source>
         <translation>Hearth 无法打开聊天记录（{0}）。它没有被改动；请检查数据文件夹是否可写、磁盘是否已满。</translation>
+    </message>
+    <message>
+        <source>There is no conversation {0} in Hearth&apos;s history.</source>
+        <translation>Hearth 的历史记录中没有对话 {0}。</translation>
     </message>
     <message>
         <source>CPU: {0}</source>
@@ -1520,6 +1538,17 @@
     <message>
         <source>Translate the user&apos;s text between English and Simplified Chinese. Reply with the translation only.</source>
         <translation>在英文和简体中文之间翻译用户的文字。只回复译文。</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteCodeDialog</name>
+    <message>
+        <source>Run this model&apos;s own code?</source>
+        <translation>运行此模型自带的代码？</translation>
+    </message>
+    <message>
+        <source>{0} comes with Python code ({1}) that transformers would run on your computer with your permissions. Allow it only if you trust where the model comes from. Hearth remembers your answer for exactly this code; if the files change, it asks again.</source>
+        <translation>{0} 附带 Python 代码（{1}），transformers 会以你的权限在你的电脑上运行它。只有在你信任模型来源时才允许。Hearth 会针对这份代码记住你的选择；如果文件发生变化，会再次询问。</translation>
     </message>
 </context>
 <context>

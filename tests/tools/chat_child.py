@@ -19,11 +19,11 @@ from ui.main_window import MainWindow
 def main() -> int:
     app = make_application()
     window = MainWindow(open_core(sys.argv[1]))
-    window.sampling_overrides = {"ignore_eos": True, "max_tokens": 100_000}
+    window.chat.sampling_overrides = {"ignore_eos": True, "max_tokens": 100_000}
     window.show()
 
     def go() -> None:
-        window.send("Tell me an endless story about a lighthouse keeper.")
+        window.chat.send("Tell me an endless story about a lighthouse keeper.")
         print(f"SENT worker={window.client.worker_pid}", flush=True)
 
     window.model_loaded.connect(go)

@@ -110,16 +110,16 @@ def shoot_chat(window: MainWindow, light: Path, dark: Path) -> None:
     script = window.core.paths.data_dir / "reasoning-demo.txt"
     script.write_text(REASONING_REPLY, encoding="utf-8")
     entry = ModelEntry("Reasoning demo (scripted)", script, "synthetic", 1, "file")
-    window.models.append(entry)
-    window.select_model(entry)
+    window.chat.model_bar.models.append(entry)
+    window.chat.model_bar.select(entry)
     wait(window.model_loaded)
-    window.new_chat()
-    window.sampling_overrides = {"tokens_per_s": 150}
-    window.send("Write a prime check in Python and compare the usual methods.")
+    window.chat.new_chat()
+    window.chat.sampling_overrides = {"tokens_per_s": 150}
+    window.chat.send("Write a prime check in Python and compare the usual methods.")
     wait(window.reply_finished)
-    assert window.conversation_id is not None
-    reply = window.store.messages(window.conversation_id)[-1]
-    window.transcript.anchorClicked.emit(QUrl(f"{ACTION}think/{reply.id}"))
+    assert window.chat.conversation_id is not None
+    reply = window.store.messages(window.chat.conversation_id)[-1]
+    window.chat.transcript.anchorClicked.emit(QUrl(f"{ACTION}think/{reply.id}"))
     for theme, output in (("light", light), ("dark", dark)):
         window.core.settings.set("appearance.theme", theme)
         window.apply_appearance()
@@ -141,11 +141,11 @@ def main() -> int:
         window.show()
         wait(window.model_loaded)
         for prompt in ("Name three primary colors.", "What is 2+2?"):
-            window.send(prompt)
+            window.chat.send(prompt)
             wait(window.reply_finished)
-        window.sampling_overrides = {"ignore_eos": True, "max_tokens": 2000}
-        window.send("Tell me a long story about a lighthouse.")
-        QTimer.singleShot(1500, window.stop)
+        window.chat.sampling_overrides = {"ignore_eos": True, "max_tokens": 2000}
+        window.chat.send("Tell me a long story about a lighthouse.")
+        QTimer.singleShot(1500, window.chat.stop)
         wait(window.reply_finished)
         for _ in range(5):
             app.processEvents()
@@ -157,7 +157,7 @@ def main() -> int:
         models_shot = output.with_name("models.png")
         shoot_models_screen(window, models_shot)
         print(f"saved {models_shot}")
-        conversation = window.conversation_id
+        conversation = window.chat.conversation_id
         dispose_window(window)
         shoot_chinese(core, conversation, output.with_name("chat-zh.png"))
     return 0
@@ -174,7 +174,7 @@ def shoot_chinese(core: object, conversation: int | None, output: Path) -> None:
     window.show()
     wait(window.model_loaded)
     if conversation is not None:
-        window.open_conversation(conversation)
+        window.chat.open_conversation(conversation)
     for _ in range(5):
         QApplication.processEvents()
     window.grab().save(str(output))

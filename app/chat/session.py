@@ -1,0 +1,456 @@
+"""One open conversation, for every front end: what happens when a person sends a message.
+
+``ChatSession`` owns send, edit (a new branch), regenerate, continue, stop and delete, the
+store writes while a reply streams (``ReplyRecorder``: at most half a second is lost if
+Hearth is killed), the engine's notices, titles, and the final state of a reply (done,
+stopped, interrupted, failed).  It has no Qt in it: the window adapts it in
+``ui/chat/chat_screen.py``, ``hearth chat`` drives it from the terminal, and both therefore
+behave alike.
+
+Threads: the engine client delivers events on its reader thread.  ``deliver`` (given by
+the front end) brings them to the thread that owns the session, where ``_handle`` runs;
+the window coalesces them on the Qt main thread, the command line queues them and calls
+``wait``.  The store is only touched from the owning thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.chat import store as st
+from app.chat.presets import effective_values, engine_params
+from app.chat.recorder import ReplyRecorder, engine_messages, status_for
+from app.engine_client import EngineClient, EventCallback, Job
+from app.errors import HearthError
+from app.models.library import ModelEntry
+from app.settings import Settings
+from wire import protocol
+from wire.model_spec import ModelSpec
+from wire.phrases import Phrase, from_wire
+
+CHARACTERS_PER_TOKEN = 3.5  # the context estimate until the engine has counted
+TICK_S = 0.25  # how often a waiting front end lets the recorder save a pause in the stream
+
+Handler = Callable[[dict[str, Any]], None]
+# Wraps the session's handler into a callback for the engine client's reader thread that
+# calls the handler later on the session's own thread.
+Deliver = Callable[[Handler], EventCallback]
+SpecFor = Callable[[ModelEntry, int | None], ModelSpec]
+
+SAVING_REPLY = Phrase("saving the reply")
+SAVING_MESSAGE = Phrase("saving your message")
+
+
+@dataclass
+class Reply:
+    """A reply being streamed (and, once finished, how it ended)."""
+
+    conversation_id: int
+    message_id: int
+    model_name: str
+    recorder: ReplyRecorder
+    continuing: bool = False
+    user_message_id: int | None = None  # the message it answers (None when continuing)
+    job: Job | None = None
+    stopping: bool = False
+    save_failed: bool = False
+    stats: dict[str, Any] = field(default_factory=dict)
+    think_started: float = 0.0  # when the first reasoning arrived (monotonic clock)
+    thinking_s: float | None = None  # how long the model thought before answering
+    status: str = st.STREAMING
+    error: str = ""  # a sentence (a Phrase where the engine sent one) when it failed
+    final: dict[str, Any] = field(default_factory=dict)  # the done or error event
+
+    @property
+    def text(self) -> str:
+        return self.recorder.text
+
+    @property
+    def reasoning(self) -> str:
+        return self.recorder.reasoning
+
+    @property
+    def finished(self) -> bool:
+        return self.status != st.STREAMING
+
+
+class SessionListener:
+    """What a front end hears from its session, on the session's thread.  Every method
+    does nothing here, so a front end overrides only what it shows."""
+
+    def conversation_changed(self, session: ChatSession) -> None:
+        """Created, retitled, a message added or removed: lists of conversations are stale."""
+
+    def reply_started(self, session: ChatSession, reply: Reply) -> None:
+        """A reply's row exists and the request is on its way."""
+
+    def reply_text(self, session: ChatSession, reply: Reply, text: str) -> None:
+        """More of the answer."""
+
+    def reply_reasoning(self, session: ChatSession, reply: Reply, text: str) -> None:
+        """More of the model's thinking (kept apart from the answer)."""
+
+    def reply_moved_to_reasoning(self, session: ChatSession, reply: Reply) -> None:
+        """The answer so far turned out to be thinking (a template's implied ``<think>``)."""
+
+    def reply_stats(self, session: ChatSession, reply: Reply, stats: dict[str, Any]) -> None:
+        """Token counts and speeds, just before the reply ends."""
+
+    def reply_ended(self, session: ChatSession, reply: Reply) -> None:
+        """The reply ended: ``reply.status``, ``reply.error`` and ``reply.stats`` say how."""
+
+    def engine_progress(self, fraction: float, stage: str) -> None:
+        """The model is being loaded for this reply."""
+
+    def engine_loaded(self, event: dict[str, Any]) -> None:
+        """The model finished loading (its context length is in ``n_ctx``)."""
+
+    def notice(self, message: str) -> None:
+        """Something the user should know, e.g. old messages were left out of the context."""
+
+    def problem(self, exc: BaseException, doing: str) -> None:
+        """Saving failed (a full disk); the reply goes on.  Log it and say it once."""
+
+    def engine_event(self, session: ChatSession, reply: Reply, event: dict[str, Any]) -> None:
+        """Every engine event of a reply, after the session handled it (``--json``)."""
+
+
+class ChatSession:
+    """One conversation (or the one about to be created by the first message)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: st.ChatStore,
+        client: EngineClient,
+        spec_for: SpecFor,
+        listener: SessionListener | None = None,
+        conversation_id: int | None = None,
+        deliver: Deliver | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.client = client
+        self.spec_for = spec_for
+        self.listener = listener or SessionListener()
+        self.conversation_id = conversation_id
+        self.model: ModelEntry | None = None
+        self.advice: dict[str, Any] = {}  # what the model's authors recommend
+        # Values for this session's replies that are not saved with the conversation (the
+        # command line's flags); keys of the settings declaration.
+        self.overrides: dict[str, Any] = {}
+        # Extra request parameters (benchmarks run to a fixed length with ignore_eos).
+        self.extra_params: dict[str, Any] = {}
+        self.reply: Reply | None = None
+        self._queue: queue.Queue[tuple[Handler, dict[str, Any]]] | None = None
+        self._deliver = deliver or self._queued
+        self._pending_prompt = str(settings.get("chat.system_prompt"))
+        self._pending_settings: dict[str, Any] = {}
+        if conversation_id is not None:
+            store.conversation(conversation_id)  # KeyError for an unknown conversation
+
+    # -- the conversation ---------------------------------------------------------------
+    @property
+    def conversation(self) -> st.Conversation | None:
+        if self.conversation_id is None:
+            return None
+        return self.store.conversation(self.conversation_id)
+
+    @property
+    def busy(self) -> bool:
+        return self.reply is not None
+
+    def messages(self) -> list[st.Message]:
+        """The branch being shown, from its first message."""
+        return self.store.messages(self.conversation_id) if self.conversation_id else []
+
+    def branches(self) -> dict[int, tuple[int, int]]:
+        return self.store.branches(self.conversation_id) if self.conversation_id else {}
+
+    @property
+    def system_prompt(self) -> str:
+        conversation = self.conversation
+        return conversation.system_prompt if conversation else self._pending_prompt
+
+    @property
+    def own_settings(self) -> dict[str, Any]:
+        """What the user chose for this conversation (the rest comes from elsewhere)."""
+        conversation = self.conversation
+        return conversation.settings if conversation else self._pending_settings
+
+    def set_instructions(self, system_prompt: str, own_settings: dict[str, Any]) -> None:
+        """The conversation's system prompt and reply settings (kept until it is created)."""
+        if self.conversation_id is None:
+            self._pending_prompt, self._pending_settings = system_prompt, dict(own_settings)
+        else:
+            self.store.set_conversation_settings(self.conversation_id, system_prompt, own_settings)
+
+    def values(self) -> dict[str, Any]:
+        """The reply settings that apply: Hearth's settings, then the model's advice, then
+        the conversation's own choices, then this session's overrides."""
+        return {
+            **effective_values(self.settings, self.advice, self.own_settings),
+            **self.overrides,
+        }
+
+    def context_usage(
+        self,
+        window: int | None,
+        stats: dict[str, Any] | None = None,
+        messages: list[st.Message] | None = None,
+    ) -> tuple[int, int, bool]:
+        """(tokens used, context size, exact?): counted by the engine after a reply, else
+        estimated from the text's length (of ``messages`` when the caller has them)."""
+        size = int(window or self.values()["engine.context_length"])
+        if stats and isinstance(stats.get("prompt_tokens"), int):
+            used = int(stats["prompt_tokens"]) + int(stats.get("generated_tokens") or 0)
+            return used, size, True
+        shown = self.messages() if messages is None else messages
+        characters = len(self.system_prompt) + sum(len(m.content) for m in shown)
+        return round(characters / CHARACTERS_PER_TOKEN), size, False
+
+    def delete_message(self, message_id: int) -> None:
+        self._require_idle()
+        self.store.delete_message(message_id)
+        self.listener.conversation_changed(self)
+
+    def step_branch(self, message_id: int, step: int) -> bool:
+        """Show the previous (-1) or next (+1) version of a message; False at either end."""
+        self._require_idle()
+        target = self.store.sibling(message_id, step)
+        if target is None:
+            return False
+        self.store.switch_branch(target)
+        return True
+
+    # -- replies ------------------------------------------------------------------------
+    def send(self, text: str, edit_of: int | None = None) -> Reply | None:
+        """Send ``text`` as the user's next message (as a new version of ``edit_of``, a
+        message of this conversation) and stream the reply.  None for an empty text;
+        HearthError when it cannot be sent now; storage errors propagate (nothing sent)."""
+        text = text.strip("\n")
+        if not text.strip():
+            return None
+        self._require_idle()
+        model = self._require_model()
+        if self.conversation_id is None:
+            conversation = self.store.create_conversation(
+                model=model.name, system_prompt=self._pending_prompt
+            )
+            if self._pending_settings:
+                self.store.set_conversation_settings(
+                    conversation.id, self._pending_prompt, self._pending_settings
+                )
+            self.conversation_id = conversation.id
+        if edit_of is not None:
+            edited = self.store.message(edit_of)
+            if edited.conversation_id != self.conversation_id:
+                raise HearthError(Phrase("That message belongs to another conversation."))
+            user_id = self.store.add_message(
+                self.conversation_id, "user", text, parent_id=edited.parent_id
+            )
+        else:
+            user_id = self.store.add_message(self.conversation_id, "user", text)
+        return self._start(user_id)
+
+    def regenerate(self, message_id: int | None = None) -> Reply | None:
+        """A new reply to the message before ``message_id`` (default: the last reply); the
+        old reply stays as another version.  None when there is nothing to regenerate."""
+        self._require_idle()
+        messages = self.messages()
+        if message_id is None:
+            replies = [m for m in messages if m.role == "assistant"]
+            if not replies:
+                return None
+            message_id = replies[-1].id
+        target = self.store.message(message_id)
+        if target.parent_id is None or target.conversation_id != self.conversation_id:
+            return None
+        self._require_model()
+        return self._start(target.parent_id)
+
+    def continue_reply(self, message_id: int | None = None) -> Reply | None:
+        """Let the model go on with the last reply (cut at the token limit or stopped)."""
+        self._require_idle()
+        messages = self.messages()
+        if not messages or messages[-1].role != "assistant":
+            return None
+        if message_id is not None and messages[-1].id != message_id:
+            return None
+        self._require_model()
+        return self._start(None, continuing=messages[-1])
+
+    def stop(self) -> None:
+        """Stop the reply now: no more text is shown or saved; the engine is told at once."""
+        reply = self.reply
+        if reply is None or reply.stopping:
+            return
+        reply.stopping = True
+        if reply.job is not None:
+            reply.job.cancel()
+
+    def abandon(self) -> Reply | None:
+        """End the reply at once as stopped, keeping what was written (the conversation is
+        being deleted, or the front end closes); later events are ignored."""
+        reply = self.reply
+        if reply is None:
+            return None
+        self.stop()
+        self._finish(reply, {"type": protocol.DONE, "finish_reason": protocol.FINISH_CANCELLED})
+        return reply
+
+    def tick(self) -> None:
+        """Save what streamed in since the last save, if it is due (call it every so often:
+        a reply that pauses is still saved within half a second)."""
+        reply = self.reply
+        if reply is not None and not reply.save_failed:
+            self._save(reply, reply.recorder.flush_if_due)
+
+    def wait(self, timeout: float | None = None) -> Reply | None:
+        """With the default (queued) delivery: handle events on this thread until the reply
+        ends or ``timeout`` passes.  Returns the reply (finished, or still running)."""
+        reply = self.reply
+        if self._queue is None or reply is None:
+            return reply
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not reply.finished:
+            left = TICK_S if deadline is None else min(TICK_S, deadline - time.monotonic())
+            if left <= 0:
+                break
+            try:
+                handler, event = self._queue.get(timeout=left)
+            except queue.Empty:
+                self.tick()
+                continue
+            handler(event)
+        return reply
+
+    # -- inside ---------------------------------------------------------------------------
+    def _require_idle(self) -> None:
+        if self.reply is not None:
+            raise HearthError(Phrase("Wait for the reply to finish (or press Stop) first."))
+
+    def _require_model(self) -> ModelEntry:
+        if self.model is None:
+            raise HearthError(Phrase("Choose a model first: pick one above, or open a .gguf file."))
+        return self.model
+
+    def _queued(self, handler: Handler) -> EventCallback:
+        if self._queue is None:
+            self._queue = queue.Queue()
+        events = self._queue
+        return lambda event: events.put((handler, event))
+
+    def _start(self, user_id: int | None, continuing: st.Message | None = None) -> Reply:
+        """Create (or reopen) the reply's row and send the request."""
+        model = self._require_model()
+        assert self.conversation_id is not None
+        conversation_id = self.conversation_id
+        if continuing is not None:
+            message_id = continuing.id
+            self.store.update_message(message_id, status=st.STREAMING, error="")
+            path = self.store.messages(conversation_id)
+        else:
+            message_id = self.store.add_message(
+                conversation_id,
+                "assistant",
+                "",
+                status=st.STREAMING,
+                model=model.name,
+                parent_id=user_id,
+            )
+            path = self.store.messages(conversation_id)[:-1]
+        recorder = ReplyRecorder(self.store, message_id)
+        if continuing is not None:
+            recorder.text, recorder.reasoning = continuing.content, continuing.reasoning
+        reply = Reply(
+            conversation_id, message_id, model.name, recorder, continuing is not None, user_id
+        )
+        messages = engine_messages(
+            path,
+            self.system_prompt,
+            include_reasoning=bool(self.settings.get("chat.send_reasoning")),
+        )
+        values = self.values()
+        explicit_context = {**self.own_settings, **self.overrides}.get("engine.context_length")
+        spec = self.spec_for(model, int(explicit_context) if explicit_context else None)
+        params = {**engine_params(values), **self.extra_params}
+        self.reply = reply
+        self.listener.conversation_changed(self)
+        self.listener.reply_started(self, reply)
+        callback = self._deliver(lambda event: self._handle(reply, event))
+        reply.job = self.client.chat(
+            spec, messages, params, callback, continue_reply=continuing is not None
+        )
+        return reply
+
+    def _handle(self, reply: Reply, event: dict[str, Any]) -> None:
+        """One event of ``reply`` (deltas may come merged), on the session's thread."""
+        if reply is not self.reply:
+            return  # a reply that was abandoned: its late events change nothing
+        kind = event["type"]
+        listener = self.listener
+        if kind == protocol.DELTA:
+            if reply.stopping:
+                return
+            self._delta(reply, event)
+        elif kind == protocol.PROGRESS:
+            listener.engine_progress(float(event.get("fraction", 0.0)), str(event.get("stage")))
+        elif kind == protocol.LOADED:
+            listener.engine_loaded(event)
+        elif kind == protocol.NOTICE and event.get("message"):
+            listener.notice(from_wire(event))
+        elif kind == protocol.STATS:
+            reply.stats = {k: v for k, v in event.items() if k not in ("type", "id")}
+            listener.reply_stats(self, reply, reply.stats)
+        listener.engine_event(self, reply, event)
+        if kind in (protocol.DONE, protocol.ERROR):
+            self._finish(reply, event)
+
+    def _delta(self, reply: Reply, event: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if event.get(protocol.MOVED_TO_REASONING):
+            reply.recorder.answer_was_reasoning()
+            self.listener.reply_moved_to_reasoning(self, reply)
+        reasoning = str(event.get("reasoning") or "")
+        if reasoning:
+            reply.think_started = reply.think_started or now
+            self._save(reply, lambda: reply.recorder.append_reasoning(reasoning))
+            self.listener.reply_reasoning(self, reply, reasoning)
+        text = str(event.get("text") or "")
+        if text:
+            if reply.think_started and reply.thinking_s is None and text.strip():
+                reply.thinking_s = round(now - reply.think_started, 1)
+            self._save(reply, lambda: reply.recorder.append(text))
+            self.listener.reply_text(self, reply, text)
+
+    def _save(self, reply: Reply, write: Callable[[], None]) -> None:
+        """Save streamed text; a failure (disk full) is said once and streaming goes on."""
+        try:
+            write()
+        except Exception as exc:  # noqa: BLE001 - reported through the listener
+            if not reply.save_failed:
+                reply.save_failed = True
+                self.listener.problem(exc, SAVING_REPLY)
+
+    def _finish(self, reply: Reply, final: dict[str, Any]) -> None:
+        self.reply = None
+        done = final.get("type") == protocol.DONE
+        reply.final = final
+        reply.status = st.STOPPED if reply.stopping and done else status_for(final)
+        reply.error = from_wire(final) if final.get("type") == protocol.ERROR else ""
+        if reply.think_started:
+            seconds = reply.thinking_s
+            if seconds is None:
+                seconds = round(time.monotonic() - reply.think_started, 1)
+            reply.stats["thinking_s"] = seconds
+        try:
+            reply.recorder.finish(reply.status, reply.stats, reply.error)
+        except Exception as exc:  # noqa: BLE001 - reported through the listener
+            self.listener.problem(exc, SAVING_REPLY)
+        self.listener.conversation_changed(self)
+        self.listener.reply_ended(self, reply)

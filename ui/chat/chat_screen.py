@@ -1,0 +1,576 @@
+"""The Chat screen: conversations on the left, the open conversation on the right.
+
+It adapts ``app.chat.session.ChatSession`` (which owns sending, branches, streaming into
+the store and how a reply ends) to widgets: the session's events arrive on the main
+thread through an ``EventRelay`` (coalesced), and this screen turns them into transcript
+updates.  One session per open conversation; a reply may go on streaming into a
+conversation that is no longer shown (``running``), and only one reply runs at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.chat import store as st
+from app.chat.session import ChatSession, Reply, SessionListener
+from app.core import Core, transformers_available
+from app.engine_client import EngineClient
+from app.errors import HearthError
+from app.files import safe_file_name, write_text_atomically
+from app.models.library import ModelEntry
+from ui.chat.composer import Composer
+from ui.chat.context_meter import ContextMeter
+from ui.chat.conversation_list import ConversationList
+from ui.chat.conversation_settings_dialog import ConversationSettingsDialog
+from ui.chat.model_bar import ModelBar
+from ui.chat.search_panel import SearchPanel
+from ui.chat.transcript import TranscriptView, plain_text, stats_text
+from ui.chat.undo_bar import UndoBar
+from ui.error_banner import ErrorBanner
+from ui.event_relay import CHAT_END, EventRelay
+from ui.i18n import translated
+from wire import protocol
+
+log = logging.getLogger(__name__)
+
+FLUSH_INTERVAL_MS = 250  # a reply that pauses is still saved within half a second
+
+
+class ChatScreen(QWidget, SessionListener):
+    reply_finished = Signal(dict)  # the final event, with "status" and "message_id"
+    busy_changed = Signal(bool)
+    stats_shown = Signal(str)  # the last reply's speed line, for the status bar
+    status_message = Signal(str, int)  # a short note for the status bar (text, ms)
+
+    def __init__(
+        self,
+        core: Core,
+        client: EngineClient,
+        store: st.ChatStore,
+        banner: ErrorBanner,
+        report: Callable[[BaseException, str], None],
+        defer: Callable[[Callable[[], None]], None],
+        load_on_start: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.core, self.client, self.store = core, client, store
+        self.error_banner, self.report = banner, report
+        self.editing: st.Message | None = None  # a message of the user's being edited
+        self.closed = False
+        # Extra request parameters for every reply (benchmarks run replies to a fixed
+        # length with {"ignore_eos": True}); empty in normal use.
+        self.sampling_overrides: dict[str, Any] = {}
+        self.model_bar = ModelBar(core, client, self.show_error, report, defer, load_on_start)
+        self.model_bar.settings_requested.connect(self.open_conversation_settings)
+        self.model_bar.model_loaded.connect(lambda _event: self.update_context_meter())
+        self.running: ChatSession | None = None  # the session whose reply is streaming
+        self.session = self._session(None)  # the session shown
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setInterval(FLUSH_INTERVAL_MS)
+        self._flush_timer.timeout.connect(self._tick)
+        self._build()
+
+    # -- layout ------------------------------------------------------------------------
+    def _build(self) -> None:
+        sidebar = QWidget()
+        side = QVBoxLayout(sidebar)
+        side.setContentsMargins(8, 8, 4, 8)
+        self.new_button = QPushButton(self.tr("New chat"))
+        self.new_button.setAccessibleName(self.tr("New chat"))
+        self.new_button.clicked.connect(self.new_chat)
+        self.conversation_list = ConversationList()
+        self.conversation_list.selected.connect(self.open_conversation)
+        self.conversation_list.rename_requested.connect(self.store.rename_conversation)
+        self.conversation_list.delete_requested.connect(self.delete_conversation)
+        self.conversation_list.pin_requested.connect(self.set_pinned)
+        self.conversation_list.export_requested.connect(self.export_conversation)
+        self.search_panel = SearchPanel(self.store.search)
+        self.search_panel.hit_chosen.connect(self.open_search_hit)
+        self.search_panel.active_changed.connect(
+            lambda active: self.conversation_list.setVisible(not active)
+        )
+        side.addWidget(self.new_button)
+        side.addWidget(self.search_panel)
+        side.addWidget(self.conversation_list, 1)
+
+        chat = QWidget()
+        layout = QVBoxLayout(chat)
+        layout.setContentsMargins(4, 8, 8, 8)
+        layout.addWidget(self.model_bar)
+        layout.addWidget(self.error_banner)
+        self.undo_bar = UndoBar()
+        layout.addWidget(self.undo_bar)
+        self.transcript = TranscriptView()
+        self.transcript.action.connect(self.message_action)
+        layout.addWidget(self.transcript, 1)
+        under = QHBoxLayout()
+        self.edit_label = QLabel()
+        self.edit_label.setObjectName("editLabel")
+        self.edit_label.hide()
+        self.context_meter = ContextMeter()
+        under.addWidget(self.edit_label, 1)
+        under.addWidget(self.model_bar.status, 1)
+        under.addWidget(self.model_bar.progress)
+        under.addWidget(self.context_meter)
+        layout.addLayout(under)
+
+        bottom = QHBoxLayout()
+        self.composer = Composer()
+        self.composer.submitted.connect(self.send)
+        self.search_panel.field.cleared.connect(self.composer.setFocus)
+        self.send_button = QPushButton(self.tr("Send"))
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setAccessibleName(self.tr("Send message"))
+        self.send_button.clicked.connect(lambda: self.send(self.composer.toPlainText()))
+        self.stop_button = QPushButton(self.tr("Stop"))
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setAccessibleName(self.tr("Stop the reply"))
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.hide()
+        bottom.addWidget(self.composer, 1)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        bottom.addLayout(buttons)
+        layout.addLayout(bottom)
+
+        self.splitter = QSplitter()
+        self.splitter.setObjectName("chatSplitter")
+        self.splitter.addWidget(sidebar)
+        self.splitter.addWidget(chat)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([260, 840])
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.splitter)
+
+    def show_error(self, message: str) -> None:
+        """Show a sentence for the user, in the window's language where it is a Phrase."""
+        self.error_banner.show_message(translated(message))
+
+    # -- sessions ------------------------------------------------------------------------
+    def _session(self, conversation_id: int | None) -> ChatSession:
+        """The running session when it is this conversation's, else a new one."""
+        running = self.running
+        if running is not None and running.conversation_id == conversation_id is not None:
+            return running
+        return ChatSession(
+            self.core.settings,
+            self.store,
+            self.client,
+            self.core.model_spec,
+            self,
+            conversation_id,
+            deliver=lambda handler: EventRelay(self, handler, CHAT_END).callback,
+        )
+
+    def _ready(self, session: ChatSession) -> ChatSession:
+        """The session with this window's current model and its advice."""
+        session.model = self.model_bar.model
+        session.advice = self.model_bar.advice()
+        session.extra_params = dict(self.sampling_overrides)
+        return session
+
+    @property
+    def conversation_id(self) -> int | None:
+        return self.session.conversation_id
+
+    @property
+    def busy(self) -> bool:
+        return self.running is not None
+
+    # -- conversations -----------------------------------------------------------------
+    def refresh_conversations(self) -> None:
+        self.conversation_list.set_conversations(self.store.conversations(), self.conversation_id)
+
+    def new_chat(self) -> None:
+        self.session = self._session(None)
+        self.cancel_edit()
+        self.conversation_list.clearSelection()
+        self.conversation_list.setCurrentRow(-1)
+        self.transcript.show_messages([])
+        self.update_context_meter()
+        self.composer.setFocus()
+
+    def open_conversation(self, conversation_id: int) -> None:
+        if (
+            conversation_id == self.conversation_id
+            and self.transcript.document().characterCount() > 1
+        ):
+            return
+        self.session = self._session(conversation_id)
+        self.cancel_edit()
+        self.show_conversation()
+        self.conversation_list.select_id(conversation_id)
+
+    def show_conversation(self) -> None:
+        """Render the open conversation (its current branch), a reply streaming into it
+        included."""
+        session = self.session
+        messages = session.messages()
+        reply = session.reply
+        shown = [m for m in messages if reply is None or m.id != reply.message_id]
+        self.transcript.show_messages(shown, session.branches())
+        if reply is not None:
+            self.transcript.begin_reply(reply.model_name, reply.text, reply.reasoning)
+        self.update_context_meter(messages=messages)
+
+    def open_search_hit(self, conversation_id: int, query: str) -> None:
+        """Open a conversation found by a search and highlight the first match."""
+        self.open_conversation(conversation_id)
+        if query:
+            self.transcript.highlight(query)
+
+    def export_conversation(self, conversation_id: int | None = None, path: str = "") -> bool:
+        """Save a conversation as Markdown (readable anywhere) or JSON (re-importable)."""
+        conversation_id = conversation_id or self.conversation_id
+        if conversation_id is None:
+            self.show_error(self.tr("Open a conversation first."))
+            return False
+        title = self.store.conversation(conversation_id).title
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(
+                self,
+                self.tr("Export conversation"),
+                str(Path.home() / f"{safe_file_name(title)}.md"),
+                self.tr("Markdown (*.md);;Hearth conversation, JSON (*.json)"),
+            )
+        if not path:
+            return False
+        try:
+            if path.lower().endswith(".json"):
+                document = self.store.export_conversation(conversation_id)
+                text = json.dumps(document, ensure_ascii=False, indent=2)
+            else:
+                text = self.store.export_markdown(conversation_id)
+            write_text_atomically(Path(path), text)
+        except Exception as exc:  # noqa: BLE001 - disk full, no permission: say so
+            self.report(exc, self.tr("exporting the conversation"))
+            return False
+        self.status_message.emit(self.tr("Exported to {0}").format(path), 5000)
+        return True
+
+    def import_conversation(self, path: str = "") -> int | None:
+        """Add a conversation from a Hearth JSON export; a bad file changes nothing."""
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(
+                self,
+                self.tr("Import conversation"),
+                str(Path.home()),
+                self.tr("Conversation, JSON (*.json);;All files (*)"),
+            )
+        if not path:
+            return None
+        try:
+            document = json.loads(Path(path).read_text(encoding="utf-8"))
+            conversation_id = self.store.import_conversation(document)
+        except (OSError, UnicodeDecodeError, ValueError, st.StoreError) as exc:
+            self.show_error(self.tr("{0} could not be imported: {1}").format(Path(path).name, exc))
+            return None
+        self.refresh_conversations()
+        self.open_conversation(conversation_id)
+        return conversation_id
+
+    def set_pinned(self, conversation_id: int, pinned: bool) -> None:
+        self.store.set_pinned(conversation_id, pinned)
+        self.refresh_conversations()
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Delete at once, with Undo offered for a while (and until Hearth closes)."""
+        if self.running is not None and self.running.conversation_id == conversation_id:
+            self.running.abandon()
+        title = self.store.conversation(conversation_id).title
+        self.store.trash_conversation(conversation_id)
+        if self.conversation_id == conversation_id:
+            self.new_chat()
+        self.refresh_conversations()
+        self.undo_bar.offer(
+            self.tr("Deleted “{0}”.").format(title),
+            lambda: self.restore_conversation(conversation_id),
+        )
+
+    def restore_conversation(self, conversation_id: int) -> None:
+        self.store.restore_conversation(conversation_id)
+        self.refresh_conversations()
+        self.open_conversation(conversation_id)
+
+    def open_conversation_settings(self) -> ConversationSettingsDialog:
+        """System prompt, preset and sampling of the open (or next new) conversation."""
+        from app.chat.presets import PresetStore, effective_values
+
+        session = self._ready(self.session)
+        dialog = ConversationSettingsDialog(
+            PresetStore(self.core.paths.data_dir / "presets.json"),
+            session.system_prompt,
+            session.own_settings,
+            effective_values(self.core.settings, session.advice, {}),
+            session.advice,
+            self,
+        )
+
+        def accepted() -> None:
+            try:
+                session.set_instructions(
+                    dialog.system_prompt.toPlainText(), dialog.result_settings()
+                )
+            except Exception as exc:  # noqa: BLE001
+                self.report(exc, self.tr("saving the conversation settings"))
+            self.update_context_meter()
+
+        dialog.accepted.connect(accepted)
+        dialog.open()
+        return dialog
+
+    def chat_with(self, entry: ModelEntry) -> bool:
+        """Start a new chat with ``entry`` (from the library)."""
+        if entry.format != "gguf" and not transformers_available():
+            self.show_error(
+                self.tr(
+                    "{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this "
+                    "edition does not include (see the README)."
+                ).format(entry.name)
+            )
+            return False
+        if self.busy:
+            self.show_error(
+                self.tr("Wait for the reply to finish (or press Stop) before switching models.")
+            )
+            return False
+        self.new_chat()
+        return self.model_bar.select(entry)
+
+    # -- the conversation's messages -----------------------------------------------------
+    def message_action(self, action: str, message_id: int) -> None:
+        """A link under or beside a message was clicked in the transcript."""
+        if action in ("copy-md", "copy-text"):
+            self.copy_message(message_id, plain=action == "copy-text")
+            return
+        if self.busy:
+            self.show_error(self.tr("Wait for the reply to finish (or press Stop) first."))
+            return
+        handlers: dict[str, Callable[[int], object]] = {
+            "edit": self.edit_message,
+            "delete": self.delete_message,
+            "regenerate": self.regenerate,
+            "continue": self.continue_reply,
+            "prev": lambda m: self.step_branch(m, -1),
+            "next": lambda m: self.step_branch(m, +1),
+        }
+        handler = handlers.get(action)
+        if handler is not None:
+            handler(message_id)
+
+    def copy_message(self, message_id: int, plain: bool = False) -> None:
+        try:
+            content = self.store.message(message_id).content
+        except KeyError:
+            return
+        self.transcript.copy_to_clipboard(plain_text(content) if plain else content)
+        self.status_message.emit(self.tr("Copied"), 2000)
+
+    def edit_message(self, message_id: int) -> None:
+        """Put a message of the user's in the box; sending it starts a new branch."""
+        self.editing = self.store.message(message_id)
+        self.composer.setPlainText(self.editing.content)
+        self.composer.setFocus()
+        self.edit_label.setText(
+            self.tr("Editing your message: Send keeps the old version as a branch (Esc cancels).")
+        )
+        self.edit_label.show()
+
+    def cancel_edit(self) -> None:
+        if self.editing is not None:
+            self.editing = None
+            self.composer.clear()
+        self.edit_label.hide()
+
+    def delete_message(self, message_id: int) -> None:
+        self.session.delete_message(message_id)
+        self.show_conversation()
+
+    def step_branch(self, message_id: int, step: int) -> None:
+        if self.session.step_branch(message_id, step):
+            self.show_conversation()
+
+    def send(self, text: str) -> bool:
+        """Send ``text`` as the user's next message; False when it cannot be sent now."""
+        if not text.strip() or self.busy:
+            return False
+        editing = self.editing
+        if editing is not None and editing.conversation_id != self.conversation_id:
+            editing = None
+        if self.model_bar.model is not None:
+            self.error_banner.dismiss()
+        reply = self._run(
+            lambda s: s.send(text, edit_of=editing.id if editing else None),
+            self.tr("saving your message"),
+        )
+        if reply is None:
+            return False
+        self.editing = None
+        self.edit_label.hide()
+        self.composer.clear()
+        if editing is None and reply.user_message_id is not None:
+            self.transcript.append_message(self.store.message(reply.user_message_id))
+            self.transcript.begin_reply(reply.model_name)
+        else:
+            self.show_conversation()
+        return True
+
+    def regenerate(self, message_id: int | None = None) -> bool:
+        """A new reply to the message before ``message_id`` (default: the last reply)."""
+        return self._start(lambda s: s.regenerate(message_id))
+
+    def continue_reply(self, message_id: int | None = None) -> bool:
+        """Let the model go on with a reply cut at the token limit or stopped."""
+        return self._start(lambda s: s.continue_reply(message_id))
+
+    def _start(self, action: Callable[[ChatSession], Reply | None]) -> bool:
+        if self.busy or self.conversation_id is None:
+            return False
+        if self._run(action, self.tr("saving the reply")) is None:
+            return False
+        self.show_conversation()
+        return True
+
+    def _run(self, action: Callable[[ChatSession], Reply | None], doing: str) -> Reply | None:
+        """Start a reply in the shown session; problems are said, and nothing runs."""
+        session = self._ready(self.session)
+        try:
+            reply = action(session)
+        except HearthError as exc:
+            self.show_error(exc.message)
+            return None
+        except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so, keep the text
+            self.report(exc, doing)
+            return None
+        if reply is not None:
+            self.running = session
+            self._set_busy(True)
+            self._flush_timer.start()
+        return reply
+
+    def escape(self) -> None:
+        """Esc: stop the reply, else leave editing a message."""
+        if self.running is not None:
+            self.stop()
+        elif self.editing is not None:
+            self.cancel_edit()
+
+    def stop(self) -> None:
+        """Stop the reply now: no more text is shown or saved; the engine is told at once."""
+        if self.running is not None:
+            self.stop_button.setEnabled(False)
+            self.running.stop()
+
+    def _tick(self) -> None:
+        if self.running is not None:
+            self.running.tick()
+
+    def update_context_meter(
+        self, stats: dict[str, Any] | None = None, messages: list[st.Message] | None = None
+    ) -> None:
+        used, window, exact = self._ready(self.session).context_usage(
+            self.model_bar.loaded_context, stats, messages
+        )
+        self.context_meter.show_usage(used, window, exact)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+        self.stop_button.setEnabled(busy)
+        self.model_bar.set_busy(busy)
+        if not busy:
+            self.composer.setFocus()
+        self.busy_changed.emit(busy)
+
+    def close_sessions(self) -> None:
+        """The window closes: a reply still streaming is kept as stopped."""
+        self.closed = True
+        self.model_bar.closed = True
+        if self.running is not None:
+            self.running.abandon()
+
+    # -- what the session says (SessionListener), on the main thread ----------------------
+    def conversation_changed(self, session: ChatSession) -> None:
+        if not self.closed:
+            self.refresh_conversations()
+
+    def _shown(self, session: ChatSession) -> bool:
+        return session is self.session and not self.closed
+
+    def reply_text(self, session: ChatSession, reply: Reply, text: str) -> None:
+        if self._shown(session):
+            self.transcript.append_stream(text)
+
+    def reply_reasoning(self, session: ChatSession, reply: Reply, text: str) -> None:
+        if self._shown(session):
+            self.transcript.append_reasoning(text)
+
+    def reply_moved_to_reasoning(self, session: ChatSession, reply: Reply) -> None:
+        if self._shown(session):
+            self.transcript.answer_was_reasoning()
+
+    def reply_stats(self, session: ChatSession, reply: Reply, stats: dict[str, Any]) -> None:
+        self.stats_shown.emit(stats_text(stats))
+
+    def engine_progress(self, fraction: float, stage: str) -> None:
+        self.model_bar.show_progress(fraction, stage)
+
+    def engine_loaded(self, event: dict[str, Any]) -> None:
+        self.model_bar.loaded(event)
+
+    def notice(self, message: str) -> None:
+        self.show_error(message)
+
+    def problem(self, exc: BaseException, doing: str) -> None:
+        self.report(exc, translated(doing))
+
+    def reply_ended(self, session: ChatSession, reply: Reply) -> None:
+        if session is self.running:
+            self.running = None
+        self._flush_timer.stop()
+        if self.closed:
+            return
+        if self._shown(session):
+            try:
+                message: st.Message | None = self.store.message(reply.message_id)
+            except KeyError:
+                message = None
+            self.transcript.end_reply(reply.status, reply.stats, reply.error, message)
+            if reply.message_id in session.branches():
+                self.show_conversation()  # a new version: its ‹ n/m › appears at once
+            self.update_context_meter(stats=reply.stats)
+        if reply.error:
+            self.show_error(reply.error)
+            if reply.final.get("kind") == protocol.ERR_WORKER_DIED:
+                self.model_bar.engine_stopped()
+        self._set_busy(False)
+        self.reply_finished.emit(
+            {**reply.final, "status": reply.status, "message_id": reply.message_id}
+        )
+        model = self.model_bar.model
+        if reply.final.get("kind") == protocol.ERR_NEEDS_REMOTE_CODE and model is not None:
+            from ui.models.remote_code_dialog import ask_remote_code_consent
+
+            if ask_remote_code_consent(self, self.core, model):
+                self.show_error(
+                    self.tr("Allowed. Send your message again to load the model with its code.")
+                )

@@ -1,0 +1,303 @@
+"""The model picker above the chat: which models can chat, which one is chosen, its loading.
+
+Listing models reads files and asks servers, so it runs on a background thread; loading
+runs in the worker and reports through an ``EventRelay``.  The bar also remembers what
+each model's authors recommend for sampling (read once per model, off the main thread).
+Its status line and progress bar are shown under the transcript by the Chat screen.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QWidget,
+)
+
+from app.chat.presets import recommended_sampling
+from app.core import Core
+from app.engine_client import EngineClient
+from app.models.library import ModelEntry, describe
+from ui.background import run_in_background
+from ui.elided_label import ElidedLabel
+from ui.event_relay import LOAD_END, EventRelay
+from ui.i18n import translated
+from wire import protocol
+from wire.phrases import from_wire
+
+log = logging.getLogger(__name__)
+
+Report = Callable[[BaseException, str], None]
+ShowError = Callable[[str], None]
+
+
+class ModelBar(QWidget):
+    listed = Signal(list)  # every model found (the library), for the Models screen
+    models_ready = Signal()  # the first list arrived (a default model was chosen, if any)
+    model_chosen = Signal(object)  # a ModelEntry
+    model_loaded = Signal(dict)  # the worker's "loaded" event
+    settings_requested = Signal()  # Instructions…
+
+    def __init__(
+        self,
+        core: Core,
+        client: EngineClient,
+        show_error: ShowError,
+        report: Report,
+        defer: Callable[[Callable[[], None]], None],
+        load_on_start: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.core, self.client = core, client
+        self.show_error, self.report, self.defer = show_error, report, defer
+        self.models: list[ModelEntry] = []  # what the picker offers (chat-capable)
+        self.library: list[ModelEntry] = []  # everything found, for the Models screen
+        self.remote: list[ModelEntry] = []  # models of the server endpoints
+        self.model: ModelEntry | None = None
+        self.loaded_context: int | None = None  # the context of the loaded model
+        self.closed = False  # late background results are dropped after the window closed
+        self._advice: dict[str, dict[str, Any]] = {}  # model path -> its recommended sampling
+        self._loader: EventRelay | None = None
+        self._load_on_start = load_on_start
+        self._build()
+
+    def _build(self) -> None:
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.picker = QComboBox()
+        self.picker.setObjectName("modelPicker")
+        self.picker.setAccessibleName(self.tr("Model"))
+        self.picker.setMinimumContentsLength(20)
+        self.picker.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.picker.activated.connect(self._picker_activated)
+        self.open_button = QPushButton(self.tr("Open model file…"))
+        self.open_button.clicked.connect(self.open_model_file)
+        self.settings_button = QPushButton(self.tr("Model settings…"))
+        self.settings_button.setToolTip(
+            self.tr("Engine, GPU layers, threads and context for this model")
+        )
+        self.settings_button.clicked.connect(self.open_model_settings)
+        self.instructions_button = QPushButton(self.tr("Instructions…"))
+        self.instructions_button.setObjectName("conversationSettingsButton")
+        self.instructions_button.setToolTip(
+            self.tr("System prompt, preset and reply settings of this conversation")
+        )
+        self.instructions_button.clicked.connect(self.settings_requested)
+        layout.addWidget(QLabel(self.tr("Model:")))
+        layout.addWidget(self.picker, 1)
+        for button in (self.open_button, self.settings_button, self.instructions_button):
+            layout.addWidget(button)
+        # Shown under the transcript by the Chat screen:
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(160)
+        self.progress.setAccessibleName(self.tr("Model loading progress"))
+        self.progress.hide()
+        self.status = ElidedLabel(self.tr("Finding models…"))
+        self.status.setObjectName("modelStatus")
+
+    def set_busy(self, busy: bool) -> None:
+        """While a reply streams the model cannot change."""
+        for widget in (self.picker, self.open_button, self.settings_button):
+            widget.setEnabled(not busy)
+
+    # -- the list of models -------------------------------------------------------------
+    def refresh(self) -> None:
+        core = self.core
+        run_in_background(
+            self,
+            lambda: (core.models(), core.remote_models()),
+            self._listed,
+            lambda exc: self.report(exc, self.tr("listing models")),
+        )
+
+    def _listed(self, found: tuple[list[ModelEntry], list[ModelEntry]]) -> None:
+        if self.closed:
+            return  # the list arrived after the window closed: nothing to show or load
+        models, self.remote = found
+        # The Models screen shows the library and hands it back (set_library), which fills
+        # the picker: one place for that.
+        self.listed.emit(models)
+        try:
+            default = self.core.default_model(models)
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.report(exc, self.tr("choosing a model"))
+            self.status.setText(self.tr("No model"))
+            self.models_ready.emit()
+            return
+
+        # Starting the engine's process takes the main thread tens of milliseconds: never
+        # before the window has been painted once.
+        def choose_default() -> None:
+            self.select(default, load=self._load_on_start)
+
+        self.defer(choose_default)
+        self.models_ready.emit()
+
+    def set_library(self, models: list[ModelEntry]) -> None:
+        """The library changed (found, downloaded, deleted): the picker follows."""
+        self.library = models
+        self.models = self.core.chat_models(models) + self.remote
+        if self.model is not None and all(m.path != self.model.path for m in self.models):
+            self.models.append(self.model)  # a model opened from a file stays offered
+        self._fill()
+
+    def _fill(self) -> None:
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        model = self.picker.model()
+        for index, entry in enumerate(self.models):
+            quant = entry.quantization
+            label = entry.name + (f"  ({quant})" if quant and quant not in entry.name else "")
+            if entry.source == "starter":
+                label += "  — starter"
+            self.picker.addItem(label, str(entry.path))
+            tip = translated(entry.problem) or f"{entry.path}\n{entry.size_bytes / 1e6:,.0f} MB"
+            self.picker.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+            if entry.problem and isinstance(model, QStandardItemModel):
+                item = model.item(index)
+                if item is not None:
+                    item.setEnabled(False)
+        if self.model is not None:
+            self.picker.setCurrentIndex(self.picker.findData(str(self.model.path)))
+        self.picker.blockSignals(False)
+
+    def _picker_activated(self, index: int) -> None:
+        if 0 <= index < len(self.models):
+            self.select(self.models[index])
+
+    def open_model_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            self.tr("Open a GGUF model"),
+            str(self.core.models_dir),
+            "GGUF models (*.gguf);;All files (*)",
+        )
+        if path:
+            self.add_model_file(Path(path))
+
+    def add_model_file(self, path: Path) -> bool:
+        entry = describe(path, "file")
+        if entry.problem:
+            self.show_error(
+                self.tr(
+                    "This file cannot be used as a model: {0} Choose another file or model."
+                ).format(translated(entry.problem))
+            )
+            return False
+        self.select(entry)
+        return True
+
+    # -- choosing and loading -----------------------------------------------------------
+    def select(self, entry: ModelEntry, load: bool = True) -> bool:
+        if not entry.usable:
+            self.show_error(
+                self.tr("{0} cannot be used: {1}").format(entry.name, translated(entry.problem))
+            )
+            return False
+        if all(m.path != entry.path for m in self.models):
+            self.models.append(entry)
+        self.model = entry
+        self.advice()  # start reading the model's advice now, off the main thread
+        self._fill()
+        try:
+            self.core.remember_model(entry)
+        except (OSError, ValueError) as exc:
+            self.report(exc, self.tr("saving the model choice"))
+        self.status.setText(entry.name)
+        self.model_chosen.emit(entry)
+        if load:
+            self.load()
+        return True
+
+    def load(self) -> None:
+        if self.model is None or self.closed:
+            return
+        relay = EventRelay(self, lambda event: self._load_event(relay, event), LOAD_END)
+        self._loader = relay
+        self.progress.setValue(0)
+        self.progress.show()
+        self.client.load(self.core.model_spec(self.model), relay.callback)
+
+    def _load_event(self, relay: EventRelay, event: dict[str, Any]) -> None:
+        if relay is not self._loader:
+            return  # a load that another model choice replaced
+        kind = event["type"]
+        if kind == protocol.PROGRESS:
+            self.show_progress(float(event.get("fraction", 0.0)), str(event.get("stage", "")))
+        elif kind == protocol.ERROR:
+            self._loader = None
+            self.progress.hide()
+            self.status.setText(self.tr("Not loaded"))
+            name = self.model.name if self.model else self.tr("The model")
+            self.show_error(
+                self.tr("{0} could not be loaded. {1}").format(name, translated(from_wire(event)))
+            )
+        elif kind == protocol.LOADED:
+            self._loader = None
+            self.loaded(event)
+
+    def show_progress(self, fraction: float, stage: str) -> None:
+        self.progress.show()
+        self.progress.setValue(int(fraction * 100))
+        self.status.setText(stage)
+
+    def loaded(self, event: dict[str, Any]) -> None:
+        """The worker loaded the model (on its own, or on the way to a reply)."""
+        notes = event.get("notes") or []
+        if notes:
+            self.show_error(" ".join(str(n) for n in notes))
+        self.progress.hide()
+        name = self.model.name if self.model else ""
+        context = event.get("n_ctx")
+        if isinstance(context, int):
+            self.loaded_context = context
+        self.status.setText(
+            self.tr("{0} · {1} tokens context").format(name, context) if context else name
+        )
+        self.model_loaded.emit(event)
+
+    def engine_stopped(self) -> None:
+        """The worker died: nothing is loaded any more."""
+        self.status.setText(self.tr("Not loaded"))
+
+    def advice(self) -> dict[str, Any]:
+        """The chosen model's recommended sampling: read once per model on a background
+        thread (a GGUF's metadata takes tens of milliseconds to parse); {} until then."""
+        if self.model is None:
+            return {}
+        key = str(self.model.path)
+        if key not in self._advice:
+            self._advice[key] = {}
+            entry = self.model
+            run_in_background(
+                self,
+                lambda: recommended_sampling(entry),
+                lambda advice: self._advice.__setitem__(key, advice),
+                lambda exc: log.warning("no recommended settings for %s: %s", key, exc),
+            )
+        return self._advice[key]
+
+    def open_model_settings(self) -> None:
+        if self.model is None:
+            self.show_error(self.tr("Choose a model first."))
+            return
+        from ui.models.model_settings_dialog import ModelSettingsDialog
+
+        dialog = ModelSettingsDialog(self.core, self.model, self)
+        dialog.accepted.connect(self.load)
+        dialog.open()
