@@ -348,10 +348,7 @@ class _Terminal(SessionListener):
     def reply_text(self, session: Any, reply: Any, text: str) -> None:
         if self.as_json:
             return
-        if self.thinking:
-            self.err.write("\n")
-            self.err.flush()
-            self.thinking = False
+        self._end_thinking()
         self._print(text)
         self.ended_with_newline = text.endswith("\n")
 
@@ -368,7 +365,15 @@ class _Terminal(SessionListener):
 
     def reply_stats(self, session: Any, reply: Any, stats: dict[str, Any]) -> None:
         if not self.as_json:
+            self._end_thinking()
             print(_stats_line(stats), file=self.err)
+
+    def _end_thinking(self) -> None:
+        """Thinking went to stderr without a line break: end its line."""
+        if self.thinking:
+            self.err.write("\n")
+            self.err.flush()
+            self.thinking = False
 
     def problem(self, exc: BaseException, doing: str) -> None:
         from app.errors import describe_error

@@ -2,6 +2,9 @@
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import REPO
 
@@ -20,6 +23,46 @@ application.processEvents()
 heavy = sorted(m for m in ("torch", "transformers", "llama_cpp", "numpy") if m in sys.modules)
 print(",".join(heavy))
 """
+
+
+REPORT_HEAVY = (
+    'print("HEAVY=" + ",".join(m for m in ("torch", "transformers", "llama_cpp")'
+    " if m in sys.modules), flush=True)\n"
+)
+
+# hearth chat and hearth serve, run in this process as a user runs them (a real reply
+# through the worker), then: which engine libraries did this process import?
+CHAT_PROCESS = (
+    """
+import sys
+from hearth.launcher import main
+code = main(["chat", "--max-tokens", "4", "Say hi."])
+"""
+    + REPORT_HEAVY
+    + "sys.exit(code)\n"
+)
+
+SERVE_PROCESS = (
+    """
+import os, sys, threading, time, httpx
+from hearth.launcher import main
+port = sys.argv[1]
+threading.Thread(target=main, args=(["serve", "--port", port],), daemon=True).start()
+for _ in range(600):
+    try:
+        reply = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            json={"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4},
+            timeout=60,
+        )
+        break
+    except httpx.TransportError:
+        time.sleep(0.1)
+print(f"STATUS={reply.status_code}")
+"""
+    + REPORT_HEAVY
+    + "os._exit(0)\n"
+)
 
 
 def test_import_contracts_hold() -> None:
@@ -49,3 +92,21 @@ def test_the_ui_process_never_imports_an_engine_library(tmp_path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+@pytest.mark.slow
+def test_hearth_chat_and_serve_never_import_an_engine_library(data_dir: Path) -> None:
+    from tests.conftest import free_port
+
+    for script, args in ((CHAT_PROCESS, []), (SERVE_PROCESS, [str(free_port())])):
+        result = subprocess.run(
+            [sys.executable, "-c", script, *args],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=False,
+            timeout=180,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "HEAVY=\n" in result.stdout, result.stdout
+        assert "STATUS=" not in result.stdout or "STATUS=200" in result.stdout

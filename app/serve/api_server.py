@@ -225,7 +225,10 @@ def build_app(
                 events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
             )
 
-        text, reasoning, usage, final = [], [], {}, {}
+        text: list[str] = []
+        reasoning: list[str] = []
+        usage: dict[str, Any] = {}
+        final: dict[str, Any] = {}
         try:
             async for event in stream.events():
                 if event["type"] == protocol.DELTA:

@@ -1,0 +1,197 @@
+"""The three front ends (window, ``hearth chat``, ``hearth serve``) behave alike: the same
+reply gives the same answer and the same thinking everywhere, and what ``hearth chat
+--save`` keeps is a conversation the window shows."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app import cli
+from app.chat import store as st
+from app.core import Core, open_core
+from app.engine_client import EngineClient
+from app.models.library import ModelEntry
+from app.serve.api_server import ApiServer, ServerConfig, build_app
+from tests.conftest import HEARTH, REPO, free_port, run_hearth
+from tests.gui_helpers import MARK, open_window, scripted_window, send_and_wait
+
+pytestmark = pytest.mark.slow
+
+# A tag split across deltas, as a tokenizer does it.
+THINKING = MARK.join(["<thi", "nk>Two and", " two.</th", "ink>It is", " 4."])
+# SmolLM2's ChatML template, ending the prompt with <think> as DeepSeek-R1's distills do.
+OPENS_THINKING = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n{% endif %}"
+)
+GREEDY = {"temperature": 0.0, "seed": 1, "max_tokens": 16}
+
+
+@pytest.fixture(scope="session")
+def thinking_model(starter: Path) -> Path:
+    """The starter model with a template that opens <think> itself (made once, cached)."""
+    target = REPO / ".cache" / "test-models" / "smollm2-opens-thinking.gguf"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        tool = Path(sys.executable).with_name("gguf-new-metadata")
+        subprocess.run(
+            [str(tool), str(starter), str(partial), "--chat-template", OPENS_THINKING],
+            check=True,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+        )
+        partial.replace(target)
+    return target
+
+
+def cli_json(core: Core, entry: ModelEntry, prompt: str, *flags: str) -> list[dict[str, Any]]:
+    """``hearth chat --json`` in this process, with ``entry`` as the model."""
+    args = cli.parse(["chat", "--json", *flags, prompt])
+
+    def find_model(_name: str | None = None, _models: object = None) -> ModelEntry:
+        return entry
+
+    core.find_model = find_model  # type: ignore[method-assign,assignment]
+    out = io.StringIO()
+    assert cli.cmd_chat(core, args, out) == cli.EXIT_OK
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def split(events: list[dict[str, Any]]) -> tuple[str, str]:
+    """(thinking, answer) as the deltas of ``hearth chat --json`` carry them."""
+    deltas = [e for e in events if e["type"] == "delta"]
+    return "".join(e.get("reasoning", "") for e in deltas), "".join(e["text"] for e in deltas)
+
+
+@pytest.fixture
+def served_script(core: Core, data_dir: Path) -> Iterator[tuple[str, Path]]:
+    """hearth serve's app in this process, on a scripted model; yields (base URL, script)."""
+    script = data_dir / "served.script.txt"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(THINKING, encoding="utf-8")
+    entry = ModelEntry("Scripted", script, "synthetic", len(THINKING), "file")
+    client = EngineClient(log_dir=data_dir / "logs")
+    config = ServerConfig(port=free_port(), model_name="scripted")
+    server = ApiServer(build_app(client, lambda: core.model_spec(entry), config), config)
+    server.start()
+    yield f"http://127.0.0.1:{config.port}/v1", script
+    server.stop()
+    client.close()
+
+
+def served_reply(base: str, stream: bool, **params: Any) -> tuple[str, str]:
+    """(reasoning_content, content) of one request, streamed or not."""
+    body = {"model": "m", "messages": [{"role": "user", "content": "2+2?"}], **params}
+    if not stream:
+        response = httpx.post(f"{base}/chat/completions", json=body, timeout=120)
+        message = response.json()["choices"][0]["message"]
+        return message.get("reasoning_content", ""), message["content"]
+    thinking, answer = [], []
+    with httpx.stream(
+        "POST", f"{base}/chat/completions", json={**body, "stream": True}, timeout=120
+    ) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: {"):
+                for choice in json.loads(line[6:]).get("choices", []):
+                    thinking.append(choice["delta"].get("reasoning_content") or "")
+                    answer.append(choice["delta"].get("content") or "")
+    return "".join(thinking), "".join(answer)
+
+
+def test_a_scripted_reply_thinks_and_answers_alike_everywhere(
+    qtbot: QtBot, core: Core, served_script: tuple[str, Path]
+) -> None:
+    expected = ("Two and two.", "It is 4.")
+    window = scripted_window(qtbot, core, THINKING)
+    result = send_and_wait(qtbot, window, "2+2?")
+    saved = window.store.message(int(str(result["message_id"])))
+    assert (saved.reasoning, saved.content) == expected
+    assert "Thought for" in window.chat.transcript.toPlainText()  # folded once answered
+
+    entry = ModelEntry("Scripted", served_script[1], "synthetic", len(THINKING), "file")
+    assert split(cli_json(core, entry, "2+2?")) == expected
+    hidden = cli_json(core, entry, "2+2?", "--hide-reasoning")
+    assert split(hidden) == ("", "It is 4.")
+
+    base, _script = served_script
+    assert served_reply(base, stream=False) == expected
+    assert served_reply(base, stream=True) == expected
+
+
+def test_a_template_that_opens_thinking_gives_the_same_thinking_everywhere(
+    qtbot: QtBot, core: Core, data_dir: Path, thinking_model: Path
+) -> None:
+    """llama.cpp with a template that ends the prompt with <think>: everything the model
+    writes is thinking, the same in the window, on the command line and from the server."""
+    flags = ["--temperature", "0", "--seed", "1", "--max-tokens", "16"]
+    result = run_hearth("chat", "--json", "--model", str(thinking_model), *flags, "2+2?")
+    assert result.returncode == 0, result.stderr
+    thinking, answer = split([json.loads(line) for line in result.stdout.splitlines()])
+    assert thinking.strip() and "<think>" not in thinking and answer == ""
+    plain = run_hearth("chat", "--model", str(thinking_model), *flags, "2+2?")
+    assert plain.stdout.strip() == "" and thinking.strip() in plain.stderr
+
+    port = free_port()
+    server = subprocess.Popen(
+        [*HEARTH, "serve", "--model", str(thinking_model), "--port", str(port)],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None and "Serving" in server.stderr.readline()
+        base = f"http://127.0.0.1:{port}/v1"
+        assert served_reply(base, stream=False, **GREEDY) == (thinking, "")
+        assert served_reply(base, stream=True, **GREEDY) == (thinking, "")
+    finally:
+        server.terminate()
+        server.wait(15)
+        if server.stderr:
+            server.stderr.close()
+
+    window = open_window(qtbot, open_core(data_dir))
+    assert window.chat.model_bar.add_model_file(thinking_model)
+    window.chat.sampling_overrides = dict(GREEDY)
+    result_event = send_and_wait(qtbot, window, "2+2?")
+    saved = window.store.message(int(str(result_event["message_id"])))
+    assert (saved.reasoning, saved.content) == (thinking, "")
+
+
+def test_what_hearth_chat_saves_the_window_shows_and_it_can_go_on(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    first = run_hearth("chat", "--save", "--max-tokens", "8", "Name a colour.")
+    assert first.returncode == 0, first.stderr
+    assert "saved as conversation 1" in first.stderr
+    again = run_hearth("chat", "--continue", "1", "--json", "--max-tokens", "8", "And another?")
+    assert again.returncode == 0, again.stderr
+    saved_event = json.loads(again.stdout.splitlines()[-1])
+    assert saved_event["type"] == "saved" and saved_event["conversation_id"] == 1
+
+    window = open_window(qtbot, open_core(data_dir))
+    assert window.chat.conversation_list.titles() == ["Name a colour."]
+    window.chat.conversation_list.select_id(1)
+    messages = window.store.messages(1)
+    assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert all(m.status in (st.COMPLETE, st.LENGTH) for m in messages)
+    assert "And another?" in window.chat.transcript.toPlainText()
+
+    missing = run_hearth("chat", "--continue", "7", "Hello?")
+    assert missing.returncode == 1 and "no conversation 7" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    unsaved = run_hearth("chat", "--max-tokens", "4", "Not kept.")
+    assert unsaved.returncode == 0 and "saved" not in unsaved.stderr
+    assert len(open_core(data_dir).open_store().conversations()) == 1
