@@ -208,21 +208,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The reply settings a flag sets: (flag, argument, the setting it overrides).  Ranges come
+# from the settings declaration.
+REPLY_FLAGS = (
+    ("--temperature", "temperature", "sampling.temperature"),
+    ("--top-p", "top_p", "sampling.top_p"),
+    ("--max-tokens", "max_tokens", "sampling.max_tokens"),
+    ("--ctx", "ctx", "engine.context_length"),
+    ("--seed", "seed", "sampling.seed"),
+)
+
+
 def _check_ranges(args: argparse.Namespace) -> None:
     from app.errors import HearthError
+    from app.settings import BY_KEY
 
-    checks = [
-        ("--temperature", args.temperature, 0.0, 2.0),
-        ("--top-p", args.top_p, 0.0, 1.0),
-        ("--max-tokens", args.max_tokens, 1, 1_048_576),
-        ("--ctx", args.ctx, 256, 1_048_576),
-        ("--seed", args.seed, 0, 2**31 - 1),
-    ]
-    for flag, value, low, high in checks:
-        if value is not None and not low <= value <= high:
+    for flag, name, key in REPLY_FLAGS:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        try:
+            BY_KEY[key].validate(value)
+        except ValueError:
+            low, high = BY_KEY[key].minimum, BY_KEY[key].maximum
             raise HearthError(
-                Phrase("{0} must be between {1} and {2}, not {3}.", flag, low, high, value)
-            )
+                Phrase(
+                    "{0} must be between {1} and {2}, not {3}.", flag, _num(low), _num(high), value
+                )
+            ) from None
+
+
+def _num(value: float | None) -> str:
+    """1.0 as "1", 0.5 as "0.5": limits as a person writes them."""
+    return f"{value:g}" if value is not None else ""
 
 
 def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
@@ -308,14 +326,8 @@ def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
 
 def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """The reply settings given as flags (for this exchange; never saved)."""
-    flags = {
-        "sampling.temperature": args.temperature,
-        "sampling.top_p": args.top_p,
-        "sampling.seed": args.seed,
-        "sampling.max_tokens": args.max_tokens,
-        "engine.context_length": args.ctx,
-    }
-    return {key: value for key, value in flags.items() if value is not None}
+    values = {key: getattr(args, name, None) for _flag, name, key in REPLY_FLAGS}
+    return {key: value for key, value in values.items() if value is not None}
 
 
 class _Terminal(SessionListener):
@@ -498,6 +510,7 @@ def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> i
 def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     from app.serve.api_server import ServerConfig, serve_forever
 
+    _check_ranges(args)
     entry = core.find_model(args.model)
     spec = core.model_spec(entry, args.ctx)
     config = ServerConfig(

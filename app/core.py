@@ -8,7 +8,6 @@ everywhere.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import psutil
 
 from app.chat.store import ChatStore, StoreError
+from app.engines import BY_NAME, can_run, engine_for
 from app.errors import HearthError
 from app.hub.downloads import owned_files
 from app.machine.hardware import SystemFacts
@@ -25,7 +25,7 @@ from app.models.library import ModelEntry, ModelNotFound, list_models, resolve_m
 from app.models.overrides import ModelOverrides
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
-from wire.model_spec import ModelSpec
+from wire.model_spec import REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase, message_of
 
 
@@ -75,8 +75,7 @@ class Core:
 
     def chat_models(self, models: list[ModelEntry]) -> list[ModelEntry]:
         """The models the installed engines can run (checkpoints need the PyTorch engine)."""
-        with_torch = transformers_available()
-        return [m for m in models if m.format in ("gguf", "remote") or with_torch]
+        return [m for m in models if can_run(m.format)]
 
     def find_model(
         self, name_or_path: str | None, models: list[ModelEntry] | None = None
@@ -92,7 +91,7 @@ class Core:
             entry = self.default_model(models)
         if not entry.usable:
             raise HearthError(Phrase("{0} cannot be used: {1}", entry.name, entry.problem))
-        if entry.format == "transformers" and not transformers_available():
+        if not can_run(entry.format):
             raise HearthError(
                 Phrase(
                     "{0} is a Hugging Face checkpoint and needs the PyTorch engine, which "
@@ -130,19 +129,18 @@ class Core:
     def model_spec(self, entry: ModelEntry, n_ctx: int | None = None) -> ModelSpec:
         """How to load ``entry`` here: the per-model overrides, else the settings and an
         engine choice fitted to this machine (GPU layers from the memory estimate)."""
-        if entry.format == "remote":
+        default = engine_for(entry.format)
+        if default.name == REMOTE:
             return self.remote_spec(entry, n_ctx)
-        if entry.format == "synthetic":  # a scripted reply (tests and benchmarks)
-            return ModelSpec(path=str(entry.path), n_ctx=n_ctx or 4096, engine="synthetic")
+        if default.name == SYNTHETIC:  # a scripted reply (tests and benchmarks)
+            return ModelSpec(path=str(entry.path), n_ctx=n_ctx or 4096, engine=SYNTHETIC)
         chosen = self.overrides.get(str(entry.path))
         threads = chosen.threads or int(self.settings.get("engine.threads")) or physical_cores()
         context = n_ctx or chosen.n_ctx or int(self.settings.get("engine.context_length"))
         gpu_layers = chosen.gpu_layers
         if gpu_layers is None:
             gpu_layers = self.auto_gpu_layers(entry, context)
-        engine = chosen.engine or (
-            "transformers" if entry.format == "transformers" else "llama_cpp"
-        )
+        engine = chosen.engine or default.name
         return ModelSpec(
             path=str(entry.path),
             n_ctx=context,
@@ -167,7 +165,7 @@ class Core:
         return ModelSpec(
             path=endpoint.base_url,
             n_ctx=n_ctx or 0,
-            engine="remote",
+            engine=REMOTE,
             remote_model=entry.repo_id,
             secret_ref=f"keyring:{endpoint.secret_name}",
         )
@@ -216,7 +214,7 @@ class Core:
 
 def transformers_available() -> bool:
     """Is the PyTorch/transformers engine installed?  (Looked up, never imported here.)"""
-    return all(importlib.util.find_spec(name) is not None for name in ("torch", "transformers"))
+    return BY_NAME[TRANSFORMERS].installed
 
 
 def code_fingerprint(folder: Path) -> str:

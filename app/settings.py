@@ -9,16 +9,14 @@ moved aside (never deleted) and the defaults are used, with a warning in the log
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.files import write_text_atomically
+from app.json_document import Damaged, JsonDocument, Migration
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -276,17 +274,34 @@ DECLARATIONS: tuple[Setting, ...] = (
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in DECLARATIONS}
 
+
+def lowest(key: str) -> float:
+    """The smallest value the declaration allows (for ranges written elsewhere: the command
+    line, the API)."""
+    minimum = BY_KEY[key].minimum
+    assert minimum is not None, key
+    return minimum
+
+
+def highest(key: str) -> float:
+    maximum = BY_KEY[key].maximum
+    assert maximum is not None, key
+    return maximum
+
+
 # MIGRATIONS[n] turns a version-n dictionary of values into a version n+1 one.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
-def migrate(values: dict[str, Any], from_version: int) -> dict[str, Any]:
-    """Apply every migration from ``from_version`` up to ``SCHEMA_VERSION``."""
-    for version in range(from_version, SCHEMA_VERSION):
-        step = MIGRATIONS.get(version)
-        if step is not None:
-            values = step(dict(values))
-    return values
+def _on_values(step: Callable[[dict[str, Any]], dict[str, Any]]) -> Migration:
+    """A migration of the values as one of the whole document."""
+
+    def migrate(document: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(document.get("values"), dict):
+            raise Damaged("not a settings document")
+        return {**document, "values": step(dict(document["values"]))}
+
+    return migrate
 
 
 class Settings:
@@ -296,38 +311,29 @@ class Settings:
         self.path = path
         self._values: dict[str, Any] = {}
         self.problems: list[str] = []  # human sentences about what was repaired at load
+        self._document = (
+            JsonDocument(
+                path,
+                Phrase("settings"),
+                SCHEMA_VERSION,
+                {number: _on_values(step) for number, step in MIGRATIONS.items()},
+            )
+            if path is not None
+            else None
+        )
         if path is not None:
             self._load(path)
 
     def _load(self, path: Path) -> None:
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            self.problems.append(f"Hearth could not read its settings ({exc}); using defaults.")
-            log.warning("cannot read %s", path, exc_info=True)
-            return
-        try:
-            document = json.loads(raw)
-            if not isinstance(document, dict) or not isinstance(document.get("values"), dict):
-                raise ValueError("not a settings document")
-            version = int(document.get("version", 1))
-        except (ValueError, TypeError):
-            aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
-            os.replace(path, aside)
-            log.warning("settings file was damaged; moved to %s", aside, exc_info=True)
-            self.problems.append(
-                f"Your settings file was damaged, so Hearth started with defaults. "
-                f"The old file was kept as {aside.name}."
-            )
-            return
-        if version > SCHEMA_VERSION:
-            log.warning(
-                "settings written by a newer Hearth (version %s); unknown keys kept", version
-            )
-        values = migrate(document["values"], version)
-        for key, value in values.items():
+        def values_of(document: dict[str, Any]) -> dict[str, Any]:
+            if not isinstance(document.get("values"), dict):
+                raise Damaged("not a settings document")
+            return dict(document["values"])
+
+        values = self._document.load(values_of) if self._document is not None else None
+        if self._document is not None and self._document.problem:
+            self.problems.append(self._document.problem)
+        for key, value in (values or {}).items():
             setting = BY_KEY.get(key)
             if setting is None:
                 self._values[key] = value  # a newer version's key: keep it, untouched
@@ -337,8 +343,11 @@ class Settings:
             except ValueError as exc:
                 log.warning("ignoring invalid setting: %s", exc)
                 self.problems.append(
-                    f"The setting '{setting.label}' was invalid ({exc}) "
-                    "and was reset to its default."
+                    Phrase(
+                        "The setting '{0}' was invalid ({1}) and was reset to its default.",
+                        setting.label,
+                        exc,
+                    )
                 )
 
     def get(self, key: str) -> Any:
@@ -355,7 +364,5 @@ class Settings:
         self.save()
 
     def save(self) -> None:
-        if self.path is None:
-            return
-        document = {"version": SCHEMA_VERSION, "values": self._values}
-        write_text_atomically(self.path, json.dumps(document, indent=2, sort_keys=True))
+        if self._document is not None:
+            self._document.save({"values": dict(sorted(self._values.items()))})

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.chat.presets import BUILTIN  # noqa: E402
+from app.engines import CATALOGUE  # noqa: E402
 from app.settings import DECLARATIONS  # noqa: E402
 
 DECLARED = ROOT / "ui" / "declared_strings.py"
@@ -52,6 +53,12 @@ def declared_source() -> str:
     for preset in BUILTIN:
         add("Presets", preset.name)
         add("Presets", preset.system_prompt)
+    for engine in CATALOGUE:
+        if engine.offered:
+            add("Engines", engine.label)
+            for option in engine.options:
+                add("Engines", option.label)
+                add("Engines", option.description)
     for template in phrase_templates():
         add("Phrase", template)
     lines.append(")")

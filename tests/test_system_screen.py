@@ -79,19 +79,32 @@ def test_offers_show_a_verdict_from_the_remote_header(
 
 
 def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) -> None:
+    from PySide6.QtWidgets import QSpinBox
+
     from ui.models.model_settings_dialog import ModelSettingsDialog
 
     window = open_window(qtbot, core)
     assert window.chat.model_bar.model is not None
     dialog = ModelSettingsDialog(core, window.chat.model_bar.model, window)
     qtbot.addWidget(dialog)
-    dialog.threads.setValue(1)
-    dialog.context.setValue(2048)
+    # A GGUF offers llama.cpp's options, in the catalogue's ranges.
+    assert [dialog.engine.itemData(i) for i in range(dialog.engine.count())] == [None, "llama_cpp"]
+    assert set(dialog.editors) == {"gpu_layers", "threads", "n_ctx"}
+    threads, context = dialog.editors["threads"], dialog.editors["n_ctx"]
+    assert isinstance(threads, QSpinBox) and isinstance(context, QSpinBox)
+    threads.setValue(1)
+    context.setValue(2048)
     dialog.accept()
     spec = core.model_spec(window.chat.model_bar.model)
     assert (spec.threads, spec.n_ctx, spec.gpu_layers) == (1, 2048, 0)
     dialog = ModelSettingsDialog(core, window.chat.model_bar.model, window)
     qtbot.addWidget(dialog)
-    dialog.context.setValue(100)  # below the minimum context
+    threads, context = dialog.editors["threads"], dialog.editors["n_ctx"]
+    assert isinstance(threads, QSpinBox) and isinstance(context, QSpinBox)
+    assert threads.value() == 1  # what was chosen comes back
+    context.setValue(100)  # below the smallest context: back to Automatic
+    assert context.text() == "Automatic"
     dialog.accept()
-    assert dialog.problem.isVisibleTo(dialog) and "context length" in dialog.problem.text()
+    assert core.model_spec(window.chat.model_bar.model).n_ctx == 4096  # the setting again
+    core.paths.data_dir.joinpath("model_settings.json").write_text("{ damaged")
+    assert core.overrides.get(str(window.chat.model_bar.model.path)).threads is None

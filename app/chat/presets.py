@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app import settings as settings_module
-from app.files import write_text_atomically
+from app.json_document import JsonDocument
 from app.models.library import ModelEntry
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +76,7 @@ class PresetStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.problem = ""
+        self._document = JsonDocument(path, Phrase("presets"))
 
     def presets(self) -> list[Preset]:
         return list(BUILTIN) + self._load()
@@ -96,35 +96,25 @@ class PresetStore:
         self._write([p for p in self._load() if p.name != name])
 
     def _load(self) -> list[Preset]:
-        try:
-            document = json.loads(self.path.read_text(encoding="utf-8"))
+        def presets_of(document: dict[str, Any]) -> list[Preset]:
             return [
                 Preset(str(p["name"]), str(p["system_prompt"]), valid_sampling(p.get("sampling")))
                 for p in document["presets"]
             ]
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
-            try:
-                os.replace(self.path, aside)
-            except OSError:
-                aside = self.path
-            log.warning("presets file unreadable; kept as %s", aside, exc_info=True)
-            self.problem = (
-                f"Your presets could not be read ({exc}); the file was kept as {aside.name}."
-            )
-            return []
+
+        own = self._document.load(presets_of)
+        self.problem = self._document.problem or self.problem
+        return own or []
 
     def _write(self, presets: list[Preset]) -> None:
-        document = {
-            "version": 1,
-            "presets": [
-                {"name": p.name, "system_prompt": p.system_prompt, "sampling": p.sampling}
-                for p in presets
-            ],
-        }
-        write_text_atomically(self.path, json.dumps(document, indent=2, ensure_ascii=False))
+        self._document.save(
+            {
+                "presets": [
+                    {"name": p.name, "system_prompt": p.system_prompt, "sampling": p.sampling}
+                    for p in presets
+                ]
+            }
+        )
 
 
 def valid_sampling(values: Any) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
-import json
 import logging
 import os
 import queue
@@ -33,8 +32,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from app.errors import AccessDenied, HearthError, describe_error
-from app.files import write_text_atomically
 from app.hub.repo_files import RepoFile, UnsafePath, safe_relative_path
+from app.json_document import JsonDocument
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -224,6 +223,7 @@ class DownloadManager:
 
     def __init__(self, state_file: Path, fetchers: dict[str, Fetcher], parallel: int = 2) -> None:
         self.state_file = state_file
+        self.document = JsonDocument(state_file, Phrase("download list"))
         self.fetchers = fetchers
         self.parallel = max(1, parallel)
         self._lock = threading.RLock()
@@ -236,19 +236,21 @@ class DownloadManager:
 
     # -- persistence ---------------------------------------------------------------
     def _load(self) -> None:
-        try:
-            document = json.loads(self.state_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        def queue_of(document: dict[str, Any]) -> tuple[list[str], list[Download]]:
+            owned = [str(p) for p in document.get("owned", [])]
+            items = []
+            for raw in document.get("items", []):
+                try:
+                    items.append(Download(**raw))
+                except TypeError:
+                    continue  # a record of another version: not resumable, dropped
+            return owned, items
+
+        found = self.document.load(queue_of)
+        if found is None:
             return
-        except (OSError, ValueError):
-            log.warning("download list unreadable; starting empty", exc_info=True)
-            return
-        self.owned = [str(p) for p in document.get("owned", [])]
-        for raw in document.get("items", []):
-            try:
-                item = Download(**raw)
-            except TypeError:
-                continue
+        self.owned, items = found
+        for item in items:
             if item.state in (RUNNING, VERIFYING, QUEUED):
                 item.state = PAUSED  # Hearth stopped (or crashed) while it ran: resume later
             item.received = item.part.stat().st_size if item.part.exists() else 0
@@ -257,13 +259,8 @@ class DownloadManager:
 
     def save(self) -> None:
         with self._lock:
-            document = {
-                "version": 1,
-                "owned": self.owned,
-                "items": [asdict(i) for i in self._items.values()],
-            }
-        self.state_file.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(self.state_file, json.dumps(document, indent=1))
+            document = {"owned": self.owned, "items": [asdict(i) for i in self._items.values()]}
+        self.document.save(document)
 
     # -- queries -------------------------------------------------------------------
     def snapshot(self) -> list[Download]:
@@ -585,11 +582,10 @@ def _is_disk_full(exc: BaseException) -> bool:
 
 def owned_files(state_file: Path) -> list[str]:
     """The files Hearth downloaded, as recorded in the queue file (no manager needed)."""
-    try:
-        document = json.loads(state_file.read_text(encoding="utf-8"))
-        return [str(p) for p in document.get("owned", [])]
-    except (OSError, ValueError, AttributeError):
-        return []
+    owned = JsonDocument(state_file, Phrase("download list")).load(
+        lambda document: [str(p) for p in document.get("owned", [])]
+    )
+    return owned or []
 
 
 @dataclass

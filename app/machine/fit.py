@@ -11,8 +11,9 @@ facts, never by loading weights.  The parts of the estimate, for llama.cpp:
   the feed-forward activations ``512 × (6·embedding + 3·feed_forward) × 4``, times 1.1 for
   the rest (within 3 % of what llama.cpp reports for the starter model).  With flash
   attention (used on GPUs) the scores are never materialised.
-* **runtime**: the worker process itself (Python and the engine library, about 40 MiB), and
-  on a GPU the CUDA context (about 400 MiB of VRAM).
+* **runtime**: the worker process itself (Python and the engine library: each engine's
+  ``runtime_bytes`` in the catalogue, about 40 MiB for llama.cpp), and on a GPU the CUDA
+  context (about 400 MiB of VRAM).
 
 ``total_bytes`` is what stays resident in normal chat: weights + KV + runtime + a quarter of
 the compute buffer (a short prompt touches only part of it; measured on the starter model,
@@ -28,12 +29,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.engines import BY_NAME, GPU_LLAMA_OFFLOAD, GPU_TORCH_CUDA, engine_for
 from app.machine.hardware import GpuFacts, SystemFacts
 from app.models.gguf_header import GGUFInfo
 
 UBATCH = 512
-WORKER_RUNTIME = 40 * 2**20  # Python + llama.cpp in the worker, measured
-TORCH_RUNTIME = 700 * 2**20  # Python + torch + transformers
 CUDA_CONTEXT = 400 * 2**20
 COMPUTE_RESIDENT_SHARE = 0.25
 RAM_SHARE = 0.85  # leave the rest to the system and other programs
@@ -222,23 +222,24 @@ def estimate(
     """Memory needed and where to put it on the machine ``facts`` describes."""
     if n_ctx <= 0 or n_ctx > 10_000_000:
         raise ShapeError(f"a context of {n_ctx} tokens is impossible")
-    engine = engine or ("llama_cpp" if shape.format == "gguf" else "transformers")
+    chosen = BY_NAME[engine] if engine in BY_NAME else engine_for(shape.format)
+    engine = chosen.name
     notes: list[str] = []
     kv = kv_cache_bytes(shape, n_ctx, kv_type)
     ram_budget = int(facts.memory.total_bytes * RAM_SHARE)
     gpus = facts.usable_gpus if allow_gpu else []
     metal = allow_gpu and facts.metal and facts.apple_silicon
     can_offload = bool(gpus or metal) and (
-        engine != "llama_cpp" or facts.engines.llama_gpu_offload is not False
+        chosen.gpu != GPU_LLAMA_OFFLOAD or facts.engines.llama_gpu_offload is not False
     )
     if (gpus or metal) and not can_offload:
         notes.append("The installed llama.cpp cannot use the GPU; it runs on the CPU.")
-    if engine == "transformers":
+    if chosen.gpu == GPU_TORCH_CUDA:
         torch = facts.engines.torch
         if gpus and not (torch.installed and torch.cuda_available):
             can_offload = False
             notes.append("The installed PyTorch cannot use the GPU (CPU build or no CUDA).")
-    runtime = TORCH_RUNTIME if engine == "transformers" else WORKER_RUNTIME
+    runtime = chosen.runtime_bytes
     compute_cpu = compute_buffer_bytes(shape, n_ctx, flash_attention=False)
     overhead = runtime + int(COMPUTE_RESIDENT_SHARE * compute_cpu)
     peak = shape.weights_bytes + kv + runtime + compute_cpu
@@ -333,7 +334,7 @@ def estimate(
             notes.append("Not even one layer fits in the free GPU memory.")
 
     if peak <= ram_budget:
-        if engine == "transformers" and gpus:
+        if chosen.gpu == GPU_TORCH_CUDA and gpus:
             notes.append("Without a usable GPU this model runs on the CPU in float32: slowly.")
         return result(
             CPU,

@@ -8,12 +8,12 @@ one ``GET /v1/models`` with a short timeout, done off the UI thread.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from app.errors import HearthError
-from app.files import write_text_atomically
+from app.json_document import JsonDocument
 from app.models.library import ModelEntry
 from app.secrets import get_token, set_token
 from wire.phrases import Phrase
@@ -34,15 +34,18 @@ class Endpoint:
 class Endpoints:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.document = JsonDocument(path, Phrase("server endpoints"))
 
     def all(self) -> list[Endpoint]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            return [Endpoint(**item) for item in data.get("endpoints", [])]
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError, TypeError):
-            return []
+        def endpoints_of(document: dict[str, Any]) -> list[Endpoint]:
+            return [
+                Endpoint(str(item["name"]), str(item["base_url"])) for item in document["endpoints"]
+            ]
+
+        return self.document.load(endpoints_of) or []
+
+    def _save(self, endpoints: list[Endpoint]) -> None:
+        self.document.save({"endpoints": [asdict(e) for e in endpoints]})
 
     def add(self, name: str, base_url: str, api_key: str = "") -> Endpoint:
         name, base_url = name.strip(), base_url.strip().rstrip("/")
@@ -53,17 +56,11 @@ class Endpoints:
         endpoint = Endpoint(name, base_url)
         if api_key:
             set_token(endpoint.secret_name, api_key)
-        items = [e for e in self.all() if e.name != name] + [endpoint]
-        write_text_atomically(
-            self.path, json.dumps({"endpoints": [asdict(e) for e in items]}, indent=2)
-        )
+        self._save([e for e in self.all() if e.name != name] + [endpoint])
         return endpoint
 
     def remove(self, name: str) -> None:
-        items = [e for e in self.all() if e.name != name]
-        self.path.write_text(
-            json.dumps({"endpoints": [asdict(e) for e in items]}, indent=2), encoding="utf-8"
-        )
+        self._save([e for e in self.all() if e.name != name])
 
 
 def list_remote_models(endpoint: Endpoint, timeout: float = 5.0) -> list[ModelEntry]:

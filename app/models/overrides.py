@@ -1,18 +1,21 @@
 """Per-model choices that override Hearth's automatic ones: engine, GPU layers, threads,
 context length, dtype.  Kept in ``model_settings.json`` in the data folder, keyed by the
-model's path; ``None`` means "let Hearth decide"."""
+model's path; ``None`` means "let Hearth decide".  What may be chosen, and in which
+range, is the engine catalogue's (``app.engines``)."""
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from app.files import write_text_atomically
+from app.engines import CATALOGUE, OPTIONS
+from app.json_document import Damaged, JsonDocument, Migration
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
+OFFERED = frozenset(engine.name for engine in CATALOGUE if engine.offered)
 
 
 @dataclass
@@ -29,36 +32,31 @@ class ModelChoice:
     trusted_code: str | None = None  # hash of the model's own code files the user allowed
 
     def validate(self) -> ModelChoice:
-        if self.gpu_layers is not None and self.gpu_layers < -1:
-            raise ValueError("GPU layers must be -1 (all), 0 or more")
-        if self.threads is not None and not 1 <= self.threads <= 512:
-            raise ValueError("threads must be between 1 and 512")
-        if self.n_ctx is not None and not 256 <= self.n_ctx <= 1_048_576:
-            raise ValueError("the context length must be between 256 and 1048576")
-        if self.engine not in (None, "llama_cpp", "transformers"):
-            raise ValueError(f"unknown engine {self.engine!r}")
-        if self.dtype not in (None, "auto", "bfloat16", "float16", "float32"):
-            raise ValueError(f"unknown dtype {self.dtype!r}")
-        if self.quantization not in (None, "", "4bit", "8bit"):
-            raise ValueError(f"unknown quantization {self.quantization!r}")
-        if self.attention not in (None, "sdpa", "flash_attention_2"):
-            raise ValueError(f"unknown attention {self.attention!r}")
+        """This choice if every value is in its range (``app.engines``); ValueError else."""
+        if self.engine is not None and self.engine not in OFFERED:
+            raise ValueError(Phrase("unknown engine {0!r}", self.engine))
+        for key, option in OPTIONS.items():
+            option.validate(getattr(self, key))
         return self
+
+
+# The file kept no version before it had one: version 0 is the bare mapping of paths.
+MIGRATIONS: dict[int, Migration] = {0: lambda document: {"models": document}}
 
 
 class ModelOverrides:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.document = JsonDocument(path, Phrase("model settings"), 1, MIGRATIONS, 0)
 
     def _read(self) -> dict[str, dict[str, Any]]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            return data if isinstance(data, dict) else {}
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError):
-            log.warning("model settings unreadable; ignoring them", exc_info=True)
-            return {}
+        def models_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+            models = document["models"]
+            if not isinstance(models, dict):
+                raise Damaged("not a mapping of models")
+            return {str(k): v for k, v in models.items() if isinstance(v, dict)}
+
+        return self.document.load(models_of) or {}
 
     def get(self, model_path: str) -> ModelChoice:
         raw = self._read().get(model_path) or {}
@@ -76,5 +74,4 @@ class ModelOverrides:
             data[model_path] = values
         else:
             data.pop(model_path, None)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(self.path, json.dumps(data, indent=2))
+        self.document.save({"models": data})

@@ -32,6 +32,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine_client import EngineClient
+from app.settings import highest, lowest
 from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase
@@ -79,12 +80,18 @@ class ChatRequest(BaseModel):
     model: str | None = None
     messages: list[ChatMessage] = Field(min_length=1, max_length=10_000)
     stream: bool = False
-    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
-    top_p: float | None = Field(default=None, ge=0.0, le=1.0)
-    max_tokens: int | None = Field(default=None, ge=1, le=1_048_576)
-    max_completion_tokens: int | None = Field(default=None, ge=1, le=1_048_576)
+    # Ranges from the one settings declaration (a request may not ask for "unlimited"
+    # tokens or a random seed by number: it leaves them out).
+    temperature: float | None = Field(
+        default=None, ge=lowest("sampling.temperature"), le=highest("sampling.temperature")
+    )
+    top_p: float | None = Field(
+        default=None, ge=lowest("sampling.top_p"), le=highest("sampling.top_p")
+    )
+    max_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
+    max_completion_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
     n: int = Field(default=1, ge=1, le=1)
-    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    seed: int | None = Field(default=None, ge=0, le=highest("sampling.seed"))
     presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
     frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
 

@@ -307,6 +307,81 @@
     </message>
 </context>
 <context>
+    <name>Engines</name>
+    <message>
+        <source>llama.cpp</source>
+        <translation>llama.cpp</translation>
+    </message>
+    <message>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <source>How many of the model&apos;s layers go on the GPU: -1 all, 0 none. Automatic puts as many as fit.</source>
+        <translation>模型放到 GPU 上的层数：-1 为全部，0 为不放。自动：能放多少放多少。</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <source>Threads for generation; automatic: physical cores.</source>
+        <translation>生成所用的线程数；自动：物理核心数。</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>上下文长度</translation>
+    </message>
+    <message>
+        <source>How much conversation the model sees at once; automatic: the setting in Settings.</source>
+        <translation>模型一次能看到的对话长度；自动：使用设置中的值。</translation>
+    </message>
+    <message>
+        <source>PyTorch / transformers</source>
+        <translation>PyTorch / transformers</translation>
+    </message>
+    <message>
+        <source>Data type (checkpoints)</source>
+        <translation>数据类型（检查点）</translation>
+    </message>
+    <message>
+        <source>bfloat16 on GPUs that support it, float16 on older ones, float32 on the CPU.</source>
+        <translation>支持的 GPU 上用 bfloat16，较旧的 GPU 上用 float16，CPU 上用 float32。</translation>
+    </message>
+    <message>
+        <source>Quantization on loading</source>
+        <translation>加载时量化</translation>
+    </message>
+    <message>
+        <source>Load a checkpoint in 4 or 8 bits (NVIDIA GPUs, bitsandbytes).</source>
+        <translation>以 4 位或 8 位加载检查点（NVIDIA GPU，bitsandbytes）。</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力实现</translation>
+    </message>
+    <message>
+        <source>SDPA works everywhere; FlashAttention-2 needs an NVIDIA GPU and the flash-attn package.</source>
+        <translation>SDPA 处处可用；FlashAttention-2 需要 NVIDIA GPU 和 flash-attn 包。</translation>
+    </message>
+    <message>
+        <source>Static cache and torch.compile</source>
+        <translation>静态缓存与 torch.compile</translation>
+    </message>
+    <message>
+        <source>Faster replies on NVIDIA GPUs after a slower first one.</source>
+        <translation>在 NVIDIA GPU 上，第一次回复较慢，之后更快。</translation>
+    </message>
+    <message>
+        <source>Allow pickle weights (.bin): they can run code from the file</source>
+        <translation>允许 pickle 权重（.bin）：它们可以运行文件中的代码</translation>
+    </message>
+    <message>
+        <source>Only for checkpoints without safetensors, from sources you trust.</source>
+        <translation>仅用于没有 safetensors 的检查点，且来源可信。</translation>
+    </message>
+</context>
+<context>
     <name>ErrorBanner</name>
     <message>
         <source>Error message</source>
@@ -579,32 +654,28 @@
         <translation>{0} 的设置</translation>
     </message>
     <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
         <source>Engine</source>
         <translation>引擎</translation>
     </message>
     <message>
-        <source>GPU layers</source>
-        <translation>GPU 层数</translation>
+        <source>none</source>
+        <translation>无</translation>
     </message>
     <message>
-        <source>CPU threads</source>
-        <translation>CPU 线程数</translation>
+        <source>The estimate appears once the system check has run.</source>
+        <translation>系统检查完成后会显示估算。</translation>
     </message>
     <message>
-        <source>Context length</source>
-        <translation>上下文长度</translation>
+        <source>On this machine at {0} tokens: {1}, about {2:.1f} GB. Hearth would use {3} GPU layers and {4} threads.</source>
+        <translation>在本机上以 {0} 个 token 的上下文：{1}，约 {2:.1f} GB。Hearth 将使用 {3} 个 GPU 层和 {4} 个线程。</translation>
     </message>
     <message>
-        <source>Data type (checkpoints)</source>
-        <translation>数据类型（检查点）</translation>
-    </message>
-    <message>
-        <source>Allow pickle weights (.bin): they can run code from the file</source>
-        <translation>允许 pickle 权重（.bin）：它们可以运行文件中的代码</translation>
-    </message>
-    <message>
-        <source>Safety</source>
-        <translation>安全</translation>
+        <source>all</source>
+        <translation>全部</translation>
     </message>
     <message>
         <source>Not saved: {0}.</source>
@@ -1137,6 +1208,10 @@
         <translation>此文件既不是 Hearth 导出的对话，也不是聊天消息列表。</translation>
     </message>
     <message>
+        <source>presets</source>
+        <translation>预设</translation>
+    </message>
+    <message>
         <source>saving the reply</source>
         <translation>保存回复</translation>
     </message>
@@ -1179,6 +1254,38 @@
     <message>
         <source>There is no conversation {0} in Hearth&apos;s history.</source>
         <translation>Hearth 的历史记录中没有对话 {0}。</translation>
+    </message>
+    <message>
+        <source>No engine runs models of the format {0!r}.</source>
+        <translation>没有引擎能运行格式为 {0!r} 的模型。</translation>
+    </message>
+    <message>
+        <source>{0} must be one of {1}</source>
+        <translation>{0} 必须是以下之一：{1}</translation>
+    </message>
+    <message>
+        <source>{0} must be true or false</source>
+        <translation>{0} 必须为是或否</translation>
+    </message>
+    <message>
+        <source>{0} must be a whole number</source>
+        <translation>{0} 必须是整数</translation>
+    </message>
+    <message>
+        <source>{0} must be between {1} and {2}</source>
+        <translation>{0} 必须介于 {1} 和 {2} 之间</translation>
+    </message>
+    <message>
+        <source>download list</source>
+        <translation>下载列表</translation>
+    </message>
+    <message>
+        <source>Your {0} could not be read (the file was damaged), so Hearth uses the defaults. The damaged file was kept as {1}.</source>
+        <translation>无法读取你的{0}（文件已损坏），Hearth 将使用默认值。损坏的文件已保留为 {1}。</translation>
+    </message>
+    <message>
+        <source>Hearth could not read its {0} ({1}); it uses the defaults for now.</source>
+        <translation>Hearth 无法读取其{0}（{1}）；暂时使用默认值。</translation>
     </message>
     <message>
         <source>CPU: {0}</source>
@@ -1363,6 +1470,26 @@
     <message>
         <source>Install a newer PyTorch build: {0}</source>
         <translation>安装更新的 PyTorch 版本：{0}</translation>
+    </message>
+    <message>
+        <source>server endpoints</source>
+        <translation>服务器端点</translation>
+    </message>
+    <message>
+        <source>model settings</source>
+        <translation>模型设置</translation>
+    </message>
+    <message>
+        <source>unknown engine {0!r}</source>
+        <translation>未知引擎 {0!r}</translation>
+    </message>
+    <message>
+        <source>settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>The setting &apos;{0}&apos; was invalid ({1}) and was reset to its default.</source>
+        <translation>设置“{0}”无效（{1}），已恢复为默认值。</translation>
     </message>
     <message>
         <source>Your message needs {0} tokens but this model&apos;s context leaves room for {1}. Shorten the message or raise the context length in the settings.</source>

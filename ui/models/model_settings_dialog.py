@@ -1,7 +1,15 @@
-"""Per-model overrides of Hearth's automatic choices, with the estimate for this machine."""
+"""Per-model overrides of Hearth's automatic choices, with the estimate for this machine.
+
+Built from the engine catalogue (``app.engines``): the engines that can run this model's
+format, and each one's options with their ranges.  Every option starts at "Automatic",
+which leaves the choice to Hearth.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -14,12 +22,20 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import Core
+from app.engines import EngineOption, engines_for
 from app.errors import HearthError
 from app.models.library import ModelEntry
 from app.models.overrides import ModelChoice
 from ui.dialog_parts import add_problem_and_buttons
+from ui.i18n import translated
+from wire.phrases import message_of
 
-AUTO = "Automatic"
+Editor = QSpinBox | QComboBox | QCheckBox
+
+
+def _engine_text(text: str) -> str:
+    """A label or description of the catalogue, translated (see ui/declared_strings.py)."""
+    return QCoreApplication.translate("Engines", text)
 
 
 class ModelSettingsDialog(QDialog):
@@ -30,85 +46,91 @@ class ModelSettingsDialog(QDialog):
         choice = core.overrides.get(str(entry.path))
         layout = QVBoxLayout(self)
         form = QFormLayout()
+        engines = engines_for(entry.format)
         self.engine = QComboBox()
-        for label, value in (
-            (AUTO, None),
-            ("llama.cpp", "llama_cpp"),
-            ("PyTorch / transformers", "transformers"),
-        ):
-            self.engine.addItem(label, value)
+        self.engine.addItem(self.tr("Automatic"), None)
+        for engine in engines:
+            self.engine.addItem(_engine_text(engine.label), engine.name)
         self.engine.setCurrentIndex(max(self.engine.findData(choice.engine), 0))
-        self.gpu_layers = self._spin(
-            -2, 10_000, choice.gpu_layers, -2, "Automatic (as many as fit); -1 = all; 0 = CPU only"
-        )
-        self.threads = self._spin(0, 512, choice.threads, 0, "Automatic (physical cores)")
-        self.context = self._spin(0, 1_048_576, choice.n_ctx, 0, "The setting in Settings")
-        self.dtype = QComboBox()
-        for value in (AUTO, "bfloat16", "float16", "float32"):
-            self.dtype.addItem(value, None if value == AUTO else value)
-        self.dtype.setCurrentIndex(max(self.dtype.findData(choice.dtype), 0))
         form.addRow(self.tr("Engine"), self.engine)
-        form.addRow(self.tr("GPU layers"), self.gpu_layers)
-        form.addRow(self.tr("CPU threads"), self.threads)
-        form.addRow(self.tr("Context length"), self.context)
-        form.addRow(self.tr("Data type (checkpoints)"), self.dtype)
-        self.allow_pickle = QCheckBox(
-            self.tr("Allow pickle weights (.bin): they can run code from the file")
-        )
-        self.allow_pickle.setChecked(bool(choice.allow_pickle))
-        self.allow_pickle.setEnabled(entry.format == "transformers")
-        form.addRow(self.tr("Safety"), self.allow_pickle)
+        self.editors: dict[str, Editor] = {}
+        for engine in engines:
+            for option in engine.options:
+                if option.key not in self.editors:
+                    editor = self._editor(option, getattr(choice, option.key))
+                    editor.setToolTip(_engine_text(option.description))
+                    self.editors[option.key] = editor
+                    label = "" if isinstance(editor, QCheckBox) else _engine_text(option.label)
+                    form.addRow(label, editor)
         layout.addLayout(form)
         self.estimate_label = QLabel(self._estimate_text())
         self.estimate_label.setWordWrap(True)
         layout.addWidget(self.estimate_label)
         self.problem = add_problem_and_buttons(self, layout.addWidget)
 
+    def _editor(self, option: EngineOption, value: Any) -> Editor:
+        automatic = self.tr("Automatic")
+        if option.kind is bool:
+            box = QCheckBox(_engine_text(option.label))
+            box.setChecked(bool(value))
+            return box
+        if option.kind is int:
+            spin = QSpinBox()
+            low = (option.minimum if option.minimum is not None else 0) - 1
+            spin.setRange(low, option.maximum if option.maximum is not None else 2**31 - 1)
+            spin.setSpecialValueText(automatic)  # shown at the minimum: "let Hearth decide"
+            spin.setValue(low if value is None else int(value))
+            return spin
+        combo = QComboBox()
+        combo.addItem(automatic, None)
+        for item in option.choices:
+            combo.addItem(item or self.tr("none"), item)
+        combo.setCurrentIndex(max(combo.findData(value), 0))
+        return combo
+
     @staticmethod
-    def _spin(low: int, high: int, value: int | None, auto: int, auto_text: str) -> QSpinBox:
-        spin = QSpinBox()
-        spin.setRange(low, high)
-        spin.setSpecialValueText(auto_text)  # shown at the minimum, which means "automatic"
-        spin.setValue(auto if value is None else value)
-        return spin
+    def _value(editor: Editor) -> Any:
+        if isinstance(editor, QCheckBox):
+            return True if editor.isChecked() else None
+        if isinstance(editor, QSpinBox):
+            return None if editor.value() == editor.minimum() else editor.value()
+        return editor.currentData()
 
     def _estimate_text(self) -> str:
         facts = self.core.facts
         if facts is None:
-            return "The estimate appears once the system check has run."
+            return self.tr("The estimate appears once the system check has run.")
         from app.machine.fit_service import estimate_entry
 
         spec = self.core.model_spec(self.entry)
         try:
             result = estimate_entry(self.entry, facts, spec.n_ctx)
         except HearthError as exc:
-            return exc.message
-        return (
-            f"On this machine at {spec.n_ctx} tokens: {result.verdict_text}, about "
-            f"{result.total_bytes / 1e9:.1f} GB. Hearth would use "
-            f"{'all' if spec.gpu_layers == -1 else spec.gpu_layers} GPU layers and "
-            f"{spec.threads} threads."
+            return translated(exc.message)
+        return self.tr(
+            "On this machine at {0} tokens: {1}, about {2:.1f} GB. Hearth would use {3} GPU "
+            "layers and {4} threads."
+        ).format(
+            spec.n_ctx,
+            result.verdict_text,
+            result.total_bytes / 1e9,
+            self.tr("all") if spec.gpu_layers == -1 else spec.gpu_layers,
+            spec.threads,
         )
 
     def choice(self) -> ModelChoice:
-        def value(spin: QSpinBox, auto: int) -> int | None:
-            return None if spin.value() == auto else spin.value()
-
+        values = {key: self._value(editor) for key, editor in self.editors.items()}
         return ModelChoice(
             engine=self.engine.currentData(),
-            gpu_layers=value(self.gpu_layers, -2),
-            threads=value(self.threads, 0),
-            n_ctx=value(self.context, 0),
-            dtype=self.dtype.currentData(),
-            allow_pickle=self.allow_pickle.isChecked() or None,
             trusted_code=self.core.overrides.get(str(self.entry.path)).trusted_code,
+            **values,
         )
 
     def accept(self) -> None:
         try:
             self.core.overrides.set(str(self.entry.path), self.choice())
         except (ValueError, OSError) as exc:
-            self.problem.setText(self.tr("Not saved: {0}.").format(exc))
+            self.problem.setText(self.tr("Not saved: {0}.").format(translated(message_of(exc))))
             self.problem.show()
             return
         super().accept()

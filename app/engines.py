@@ -1,0 +1,189 @@
+"""The engine catalogue: one record per engine, read by everything that needs to know one.
+
+``Core.model_spec`` (which engine runs a model and with which options), the per-model
+settings (what may be overridden, and its range), ``fit`` (each engine's memory model) and
+the Model settings dialog (built from the options) all read this table, so adding an engine
+means adding a record here and a module in ``backends/`` (registered in
+``backends.engine.ENGINES`` under the same name) — nothing else.
+
+Ranges that the settings declaration already owns (the context length, threads) are taken
+from it, so a limit is written once.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from typing import Any
+
+from app.settings import BY_KEY
+from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS
+from wire.phrases import Phrase
+
+# How an engine may use a GPU, as the hardware facts tell (see app.machine.fit).
+GPU_LLAMA_OFFLOAD = "llama_offload"  # the installed llama.cpp build can offload layers
+GPU_TORCH_CUDA = "torch_cuda"  # the installed PyTorch sees CUDA
+GPU_NONE = "none"
+
+
+@dataclass(frozen=True)
+class EngineOption:
+    """A per-model choice (a field of ``ModelChoice`` and of ``ModelSpec``); ``None`` in
+    the per-model settings always means "let Hearth decide"."""
+
+    key: str
+    label: str
+    description: str
+    kind: type  # int, str or bool
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def validate(self, value: Any) -> Any:
+        """``value`` if it is allowed; ValueError with a sentence otherwise."""
+        if value is None:
+            return None
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError(Phrase("{0} must be true or false", self.label))
+            return value
+        if self.kind is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(Phrase("{0} must be a whole number", self.label))
+            low = self.minimum if self.minimum is not None else value
+            high = self.maximum if self.maximum is not None else value
+            if not low <= value <= high:
+                raise ValueError(Phrase("{0} must be between {1} and {2}", self.label, low, high))
+            return value
+        if self.choices and value not in self.choices:
+            raise ValueError(Phrase("{0} must be one of {1}", self.label, ", ".join(self.choices)))
+        return str(value)
+
+
+def _from_setting(key: str, setting: str, label: str, description: str, low: int) -> EngineOption:
+    declared = BY_KEY[setting]
+    high = int(declared.maximum) if declared.maximum is not None else None
+    return EngineOption(key, label, description, int, low, high)
+
+
+GPU_LAYERS = EngineOption(
+    "gpu_layers",
+    "GPU layers",
+    "How many of the model's layers go on the GPU: -1 all, 0 none. Automatic puts as many as fit.",
+    int,
+    -1,
+    10_000,
+)
+THREADS = _from_setting(
+    "threads",
+    "engine.threads",
+    "CPU threads",
+    "Threads for generation; automatic: physical cores.",
+    1,
+)
+CONTEXT = _from_setting(
+    "n_ctx",
+    "engine.context_length",
+    "Context length",
+    "How much conversation the model sees at once; automatic: the setting in Settings.",
+    int(BY_KEY["engine.context_length"].minimum or 1),
+)
+DTYPE = EngineOption(
+    "dtype",
+    "Data type (checkpoints)",
+    "bfloat16 on GPUs that support it, float16 on older ones, float32 on the CPU.",
+    str,
+    choices=("auto", "bfloat16", "float16", "float32"),
+)
+QUANTIZATION = EngineOption(
+    "quantization",
+    "Quantization on loading",
+    "Load a checkpoint in 4 or 8 bits (NVIDIA GPUs, bitsandbytes).",
+    str,
+    choices=("", "4bit", "8bit"),
+)
+ATTENTION = EngineOption(
+    "attention",
+    "Attention",
+    "SDPA works everywhere; FlashAttention-2 needs an NVIDIA GPU and the flash-attn package.",
+    str,
+    choices=("sdpa", "flash_attention_2"),
+)
+STATIC_CACHE = EngineOption(
+    "static_cache",
+    "Static cache and torch.compile",
+    "Faster replies on NVIDIA GPUs after a slower first one.",
+    bool,
+)
+ALLOW_PICKLE = EngineOption(
+    "allow_pickle",
+    "Allow pickle weights (.bin): they can run code from the file",
+    "Only for checkpoints without safetensors, from sources you trust.",
+    bool,
+)
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str  # the name in ModelSpec.engine and backends.engine.ENGINES
+    label: str
+    formats: tuple[str, ...]  # the model formats it runs (ModelEntry.format)
+    options: tuple[EngineOption, ...] = ()
+    # Its memory model for fit: what the worker itself takes, and how it uses a GPU.
+    runtime_bytes: int = 0
+    gpu: str = GPU_NONE
+    modules: tuple[str, ...] = ()  # Python packages it needs (looked up, never imported)
+    offered: bool = True  # a user may choose it in Model settings
+
+    @property
+    def installed(self) -> bool:
+        return all(importlib.util.find_spec(name) is not None for name in self.modules)
+
+
+CATALOGUE: tuple[Engine, ...] = (
+    Engine(
+        LLAMA_CPP,
+        "llama.cpp",
+        ("gguf",),
+        (GPU_LAYERS, THREADS, CONTEXT),
+        runtime_bytes=40 * 2**20,  # Python + llama.cpp in the worker, measured
+        gpu=GPU_LLAMA_OFFLOAD,
+        modules=("llama_cpp",),
+    ),
+    Engine(
+        TRANSFORMERS,
+        "PyTorch / transformers",
+        ("transformers",),
+        (CONTEXT, DTYPE, QUANTIZATION, ATTENTION, STATIC_CACHE, ALLOW_PICKLE),
+        runtime_bytes=700 * 2**20,  # Python + torch + transformers
+        gpu=GPU_TORCH_CUDA,
+        modules=("torch", "transformers"),
+    ),
+    Engine(REMOTE, "OpenAI-compatible server", ("remote",), offered=False),
+    Engine(SYNTHETIC, "Scripted replies (tests)", ("synthetic",), offered=False),
+)
+BY_NAME: dict[str, Engine] = {engine.name: engine for engine in CATALOGUE}
+OPTIONS: dict[str, EngineOption] = {
+    option.key: option for engine in CATALOGUE for option in engine.options
+}
+
+
+def engine_for(model_format: str) -> Engine:
+    """The engine that runs a model of this format unless the user chose another."""
+    for engine in CATALOGUE:
+        if model_format in engine.formats:
+            return engine
+    raise LookupError(Phrase("No engine runs models of the format {0!r}.", model_format))
+
+
+def engines_for(model_format: str) -> list[Engine]:
+    """The engines a user may choose for a model of this format."""
+    return [e for e in CATALOGUE if e.offered and model_format in e.formats]
+
+
+def can_run(model_format: str) -> bool:
+    """Is an engine for this format installed in this edition?"""
+    try:
+        return engine_for(model_format).installed
+    except LookupError:
+        return False
