@@ -265,9 +265,9 @@ def test_the_starter_model_estimate_matches_the_worker(starter: Path, client, sp
 
 
 def test_the_recommended_quantization_follows_the_machine(shapes: dict[str, ModelShape]) -> None:
+    from app.hub.recommend import recommend
     from app.hub.remote_header import scaled
     from app.hub.repo_files import Offer
-    from ui.models.models_screen import recommend_for_machine
 
     base = shapes["7B"]
     sizes = {
@@ -283,8 +283,8 @@ def test_the_recommended_quantization_follows_the_machine(shapes: dict[str, Mode
             i: estimate_for(scaled(base, sizes[o.label], o.label), name, ctx)
             for i, o in enumerate(offers)
         }
-        row = recommend_for_machine(offers, results)
-        return "" if row is None else offers[row].label
+        chosen = recommend(offers, results)
+        return "" if chosen is None else chosen.label
 
     def estimate_for(shape: ModelShape, name: str, ctx: int) -> Estimate:
         return estimate(shape, machine(name), ctx)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.hub.pull import recommended
+from app.hub.recommend import recommend
 from app.hub.repo_files import (
     RepoFile,
     UnsafePath,
@@ -42,7 +42,7 @@ def test_gguf_repo_one_row_per_quantization_with_shards_grouped() -> None:
     labels = [o.label for o in offers]
     assert labels == ["Q4_K_M", "Q8_0", "mmproj-big-f16.gguf (vision projector)"]
     assert offers[0].size == 8_000 and len(offers[0].files) == 2
-    assert recommended(offers) is offers[0]
+    assert recommend(offers) is offers[0]
 
 
 def test_transformers_checkpoint_is_one_unit() -> None:

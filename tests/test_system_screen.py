@@ -108,3 +108,32 @@ def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) 
     assert core.model_spec(window.chat.model_bar.model).n_ctx == 4096  # the setting again
     core.paths.data_dir.joinpath("model_settings.json").write_text("{ damaged")
     assert core.overrides.get(str(window.chat.model_bar.model.path)).threads is None
+
+
+@pytest.mark.parametrize(("name", "expected"), [("rtx3060", "Q8_0"), ("laptop", "Q4_K_M")])
+def test_the_models_screen_and_hearth_pull_recommend_the_same_file(
+    qtbot: QtBot, core: Core, hub: FakeHub, name: str, expected: str
+) -> None:
+    """One policy: on the same machine, the file marked in the window is the one that
+    ``hearth pull`` (without --file) fetches."""
+    import json
+
+    from app.hub.pull import plan
+    from app.machine.hardware import SystemFacts
+    from tests.conftest import REPO
+
+    facts = SystemFacts.from_json(
+        json.loads((REPO / "tests" / "machines" / f"{name}.json").read_text())
+    )
+    window = open_window(qtbot, core)
+    wait_for_facts(qtbot, window)
+    screen = window.models_screen
+    screen.set_facts(facts)
+    screen.query.setText("acme/tiny-GGUF")
+    screen.open_button.click()
+    here = "Recommended for this machine"
+    rows = range(2)
+    wait_until(qtbot, lambda: any(cell(screen.offers_table, r, 4) == here for r in rows), 30_000)
+    marked = next(screen.offers[r].label for r in rows if cell(screen.offers_table, r, 4) == here)
+    planned = plan(core, "acme/tiny-GGUF", None, "hf", facts)
+    assert marked == planned.label and expected in marked

@@ -1,14 +1,15 @@
 """``hearth pull``: choose what to fetch from a repository, then download it with progress.
 
-Without ``--file`` Hearth picks for the user: in a GGUF repository the quantization most
-people should start with (Q4_K_M, else the nearest common one, else the smallest), in a
-transformers repository the whole safetensors checkpoint.  ``--file`` takes a glob over
-file names (``*.Q8_0.gguf``) or a quantization name (``Q8_0``).
+Without ``--file`` Hearth picks for the user what the Models screen recommends on this
+machine (``app.hub.recommend``: the best quality that fits the GPU, else Q4_K_M or the
+nearest that fits; the whole safetensors checkpoint in a transformers repository).
+``--file`` takes a glob over file names (``*.Q8_0.gguf``) or a quantization name (``Q8_0``).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import logging
 import signal
 import sys
 import time
@@ -18,12 +19,15 @@ from app.core import Core
 from app.errors import HearthError
 from app.hub import huggingface
 from app.hub.downloads import DONE, FAILED, PAUSED, DownloadManager, PullPlan
+from app.hub.recommend import estimate_offers, recommend
 from app.hub.repo_files import Offer, RepoFile, group_files, human_duration, human_size
 from app.hub.sources import HF, MODELSCOPE, download_manager, hf_endpoint, modelscope_endpoint
+from app.machine.fit import Estimate
+from app.machine.hardware import SystemFacts
 from app.secrets import get_token
 from wire.phrases import Phrase
 
-PREFERRED_QUANTS = ("Q4_K_M", "Q4_K_S", "Q5_K_M", "Q4_0", "Q4_1", "Q5_K_S", "Q6_K", "Q8_0")
+log = logging.getLogger(__name__)
 
 
 def list_repo(core: Core, repo_id: str, source: str) -> list[RepoFile]:
@@ -36,22 +40,15 @@ def list_repo(core: Core, repo_id: str, source: str) -> list[RepoFile]:
     return huggingface.list_files(repo_id, endpoint_url=hf_endpoint(core), token=get_token(HF))
 
 
-def recommended(offers: list[Offer]) -> Offer | None:
-    ggufs = [o for o in offers if o.kind == "gguf" and not o.label.endswith("(vision projector)")]
-    for quant in PREFERRED_QUANTS:
-        for offer in ggufs:
-            if offer.quantization == quant:
-                return offer
-    if ggufs:
-        return min(ggufs, key=lambda o: o.size)
-    for kind in ("checkpoint", "pickle-checkpoint"):
-        for offer in offers:
-            if offer.kind == kind:
-                return offer
-    return None
-
-
-def plan(core: Core, repo_id: str, pattern: str | None, source: str) -> PullPlan:
+def plan(
+    core: Core,
+    repo_id: str,
+    pattern: str | None,
+    source: str,
+    facts: SystemFacts | None = None,
+) -> PullPlan:
+    """What to fetch: the files ``pattern`` names, else what the Models screen would
+    recommend on this machine (``facts``; without them, the usual choice)."""
     files = list_repo(core, repo_id, source)
     offers = group_files(files)
     if pattern:
@@ -70,7 +67,7 @@ def plan(core: Core, repo_id: str, pattern: str | None, source: str) -> PullPlan
                 Phrase("No file in {0} matches {1!r}. It has: {2}.", repo_id, pattern, listing)
             )
         return PullPlan(repo_id, pattern, chosen)
-    best = recommended(offers)
+    best = recommend(offers, _estimates(core, repo_id, offers, source, facts))
     if best is None:
         raise HearthError(
             Phrase(
@@ -82,10 +79,28 @@ def plan(core: Core, repo_id: str, pattern: str | None, source: str) -> PullPlan
     return PullPlan(repo_id, best.label, best.files, best.warning)
 
 
+def _estimates(
+    core: Core, repo_id: str, offers: list[Offer], source: str, facts: SystemFacts | None
+) -> dict[int, Estimate]:
+    """Estimates for this machine, or none when the header cannot be read (then the usual
+    choice stands: a pull must not fail for want of a recommendation)."""
+    if facts is None:
+        return {}
+    context = int(core.settings.get("engine.context_length"))
+    try:
+        return estimate_offers(core, source, repo_id, offers, facts, context)
+    except (HearthError, OSError, ValueError) as exc:
+        log.info("no estimate for %s: %s", repo_id, exc)
+        return {}
+
+
 def run_pull(
     core: Core, repo_id: str, pattern: str | None, source: str, err: TextIO = sys.stderr
 ) -> int:
-    chosen = plan(core, repo_id, pattern, source)
+    from app.machine.hardware import probe_system
+
+    facts = None if pattern else probe_system(core.models_dir, engines=False)
+    chosen = plan(core, repo_id, pattern, source, facts)
     total = sum(f.size for f in chosen.files)
     print(
         f"Pulling {repo_id} ({chosen.label}, {len(chosen.files)} file(s), {human_size(total)}) "

@@ -13,6 +13,7 @@ from app.secrets import get_token
 HF, MODELSCOPE = "hf", "modelscope"
 SOURCES = (HF, MODELSCOPE)
 MODELSCOPE_DEFAULT = "https://www.modelscope.cn"
+HF_MIRROR = "https://hf-mirror.com"  # offered on a Chinese locale
 
 
 def hf_endpoint(core: Core) -> str:

@@ -38,11 +38,11 @@ from app.errors import HearthError
 from app.hub import huggingface
 from app.hub.downloads import Download, DownloadManager
 from app.hub.huggingface import HubAccessError, RepoSummary
-from app.hub.pull import list_repo, recommended
-from app.hub.remote_header import fetch_shape, scaled
+from app.hub.pull import list_repo
+from app.hub.recommend import chat_ggufs, estimate_offers, recommend
 from app.hub.repo_files import Offer, group_files, human_size
-from app.hub.sources import HF, MODELSCOPE, file_url, hf_endpoint, modelscope_endpoint
-from app.machine.fit import Estimate, estimate
+from app.hub.sources import HF, HF_MIRROR, MODELSCOPE, hf_endpoint, modelscope_endpoint
+from app.machine.fit import Estimate
 from app.machine.fit_service import estimate_entry
 from app.machine.hardware import SystemFacts
 from app.models.library import ModelEntry
@@ -53,7 +53,6 @@ from ui.i18n import translated
 from ui.models.downloads_model import DownloadsModel
 
 SOURCE_LABELS = {HF: "Hugging Face", MODELSCOPE: "ModelScope"}
-MIRROR = "https://hf-mirror.com"
 SORT_LABELS = {
     "downloads": QT_TRANSLATE_NOOP("ModelsScreen", "Most downloaded"),
     "likes": QT_TRANSLATE_NOOP("ModelsScreen", "Most liked"),
@@ -93,24 +92,6 @@ def _table(headers: tuple[object, ...], name: str) -> QTableWidget:
 
 RECOMMENDED_HERE = QT_TRANSLATE_NOOP("ModelsScreen", "Recommended for this machine")
 RECOMMENDED = QT_TRANSLATE_NOOP("ModelsScreen", "Recommended")
-BEST_QUALITY_ORDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q4_K_M", "Q4_K_S", "IQ4_XS", "Q4_0")
-
-
-def recommend_for_machine(offers: list[Offer], results: dict[int, Estimate]) -> int | None:
-    """The row to suggest: the best quality that fits wholly on the GPU (up to Q8_0, beyond
-    which quality barely improves); without that, Q4_K_M or the nearest that fits at all."""
-    fits_gpu = {row for row, r in results.items() if r.verdict == "gpu"}
-    fits = {row for row, r in results.items() if r.verdict != "no"}
-    by_quant = {offers[row].quantization: row for row in results}
-    for quant in BEST_QUALITY_ORDER:
-        if quant in by_quant and by_quant[quant] in fits_gpu:
-            return by_quant[quant]
-    for quant in ("Q4_K_M", "Q4_K_S", "IQ4_XS", "Q4_0", "Q3_K_M", "Q3_K_L", "Q2_K"):
-        if quant in by_quant and by_quant[quant] in fits:
-            return by_quant[quant]
-    return min(fits, key=lambda row: offers[row].size) if fits else None
-
-
 VERDICT_COLOURS = {"gpu": "#15803d", "partial": "#1d4ed8", "cpu": "#b45309", "no": "#b91c1c"}
 
 
@@ -197,7 +178,7 @@ class ModelsScreen(QWidget):
 
     def use_mirror(self) -> None:
         try:
-            self.core.settings.set("hub.huggingface_endpoint", MIRROR)
+            self.core.settings.set("hub.huggingface_endpoint", HF_MIRROR)
         except (OSError, ValueError) as exc:
             self.report(exc, self.tr("saving the mirror address"))
             return
@@ -454,7 +435,7 @@ class ModelsScreen(QWidget):
 
     def _show_offers(self, repo_id: str, source: str, offers: list[Offer]) -> None:
         self.repo_id, self.repo_source, self.offers = repo_id, source, offers
-        best = recommended(offers)
+        best = recommend(offers)
         self.repo_label.setText(
             f"<b>{repo_id}</b> on {SOURCE_LABELS[source]}"
             + ("" if offers else ": no GGUF files or transformers checkpoints here.")
@@ -483,19 +464,13 @@ class ModelsScreen(QWidget):
 
     def _estimate_offers(self) -> None:
         facts, offers = self.facts, list(self.offers)
-        ggufs = [o for o in offers if o.kind == "gguf" and not o.label.endswith("projector)")]
-        if facts is None or not ggufs:
+        if facts is None or not chat_ggufs(offers):
             return
         repo_id, source, core = self.repo_id, self.repo_source, self.core
         context = int(core.settings.get("engine.context_length"))
-        probe = min(ggufs, key=lambda o: o.size)
 
         def work() -> dict[int, Estimate]:
-            shape = fetch_shape(*file_url(core, source, repo_id, probe.files[0].path))
-            return {
-                offers.index(o): estimate(scaled(shape, o.size, o.label), facts, context)
-                for o in ggufs
-            }
+            return estimate_offers(core, source, repo_id, offers, facts, context)
 
         def show(results: dict[int, Estimate]) -> None:
             if self.repo_id != repo_id:
@@ -503,7 +478,8 @@ class ModelsScreen(QWidget):
             self.offer_estimates = results
             for row, result in results.items():
                 self.offers_table.setItem(row, 3, _verdict_cell(result))
-            best = recommend_for_machine(offers, results)
+            chosen = recommend(offers, results)
+            best = offers.index(chosen) if chosen is not None else None
             if best is not None:
                 for row in range(len(offers)):
                     note = self.offers_table.item(row, 4)
