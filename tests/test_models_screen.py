@@ -74,13 +74,13 @@ def test_search_open_download_and_chat(qtbot: QtBot, core: Core, hub: FakeHub) -
     target = core.models_dir / REPO / "tiny-Q4_K_M.gguf"
     wait_until(qtbot, target.exists, 30_000)
     # The finished download shows up in the library and in the chat model picker.
-    wait_until(qtbot, lambda: any(m.path == target for m in screen.library), 10_000)
+    wait_until(qtbot, lambda: any(m.path == target for m in screen.library_panel.models), 10_000)
     wait_until(qtbot, lambda: any(m.path == target for m in window.chat.model_bar.models), 10_000)
-    row = next(i for i, m in enumerate(screen.library) if m.path == target)
-    assert cell(screen.library_table, row, 4) == "Q4_K_M"
-    assert cell(screen.library_table, row, 7) == "Hearth"
-    screen.library_table.selectRow(row)
-    screen.chat_button.click()
+    row = next(i for i, m in enumerate(screen.library_panel.models) if m.path == target)
+    assert cell(screen.library_panel.table, row, 4) == "Q4_K_M"
+    assert cell(screen.library_panel.table, row, 7) == "Hearth"
+    screen.library_panel.table.selectRow(row)
+    screen.library_panel.chat_button.click()
     assert window.tabs.currentIndex() == 0 and window.chat.model_bar.model is not None
     assert window.chat.model_bar.model.path == target
 
@@ -93,15 +93,15 @@ def test_pause_resume_and_cancel_from_the_screen(qtbot: QtBot, core: Core, hub: 
     open_first(qtbot, window)
     screen.offers_table.selectRow(1)  # Q8_0
     screen.download_button.click()
-    model = screen.downloads_model
+    model = screen.downloads_panel.model
     wait_until(qtbot, lambda: model.rowCount() == 1 and model.items[0].received > 1_000_000)
     assert "MB/s" in model.data(model.index(0, 3))
-    screen.downloads_view.selectRow(0)
-    screen.pause_button.click()
+    screen.downloads_panel.view.selectRow(0)
+    screen.downloads_panel.pause_button.click()
     wait_until(qtbot, lambda: model.items[0].state == dl.PAUSED, 10_000)
     assert model.data(model.index(0, 2)) == "Paused"
     hub.faults.clear()
-    screen.resume_button.click()
+    screen.downloads_panel.resume_button.click()
     wait_until(qtbot, lambda: model.items[0].state == dl.DONE, 30_000)
     assert (core.models_dir / REPO / "tiny-Q8_0.gguf").exists()
 
@@ -109,8 +109,8 @@ def test_pause_resume_and_cancel_from_the_screen(qtbot: QtBot, core: Core, hub: 
     screen.offers_table.selectRow(0)
     screen.download_button.click()
     wait_until(qtbot, lambda: model.rowCount() == 2 and model.items[1].received > 0)
-    screen.downloads_view.selectRow(1)
-    screen.cancel_button.click()
+    screen.downloads_panel.view.selectRow(1)
+    screen.downloads_panel.cancel_button.click()
     wait_until(qtbot, lambda: model.items[1].state == dl.CANCELLED, 10_000)
     assert not list((core.models_dir / REPO).glob("tiny-Q4_K_M.gguf*"))
 
@@ -128,8 +128,8 @@ def test_a_download_interrupted_by_quitting_resumes_at_the_next_start(
     wait_until(
         qtbot,
         lambda: (
-            screen.downloads_model.rowCount() == 1
-            and screen.downloads_model.items[0].received > 500_000
+            screen.downloads_panel.model.rowCount() == 1
+            and screen.downloads_panel.model.items[0].received > 500_000
         ),
     )
     window.close()
@@ -137,7 +137,7 @@ def test_a_download_interrupted_by_quitting_resumes_at_the_next_start(
     hub.faults.clear()
     again = open_window(qtbot, core)
     wait_until(qtbot, (core.models_dir / REPO / "tiny-Q8_0.gguf").exists, 30_000)
-    assert again.models_screen.downloads_model.rowCount() == 1
+    assert again.models_screen.downloads_panel.model.rowCount() == 1
 
 
 def test_modelscope_search_and_pickle_warning(qtbot: QtBot, core: Core, hub: FakeHub) -> None:

@@ -107,7 +107,7 @@ def test_the_api_switch_serves_the_window_model(qtbot: QtBot, core: Core) -> Non
     window = open_window(qtbot, core)
     port = free_port()
     window.set_api_server(True, port=port)
-    assert window.api_server is not None and window.serve_action.isChecked()
+    assert window.api.running and window.serve_action.isChecked()
     client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
     answers: list[str] = []
     thread = threading.Thread(
@@ -128,4 +128,4 @@ def test_the_api_switch_serves_the_window_model(qtbot: QtBot, core: Core) -> Non
     assert answers and answers[0].strip()
     assert window.chat.transcript.streamed_text.strip()
     window.set_api_server(False)
-    assert window.api_server is None
+    assert window.api.server is None and not window.serve_action.isChecked()

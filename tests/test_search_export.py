@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from app.chat import schema
 from app.chat import store as st
 from app.chat.store import ChatStore, StoreError
 
@@ -38,7 +39,7 @@ def test_search_finds_words_in_any_language_and_titles(tmp_path: Path) -> None:
 def test_an_old_history_is_indexed_when_it_is_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
-    st.MIGRATIONS[0](db)  # a history written by the first version of Hearth
+    schema.MIGRATIONS[0](db)  # a history written by the first version of Hearth
     db.execute("PRAGMA user_version = 1")
     db.execute(
         "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (1, 'Old', 0, 0)"
@@ -51,7 +52,7 @@ def test_an_old_history_is_indexed_when_it_is_upgraded(tmp_path: Path) -> None:
         )
     db.close()
     store = ChatStore(path)
-    assert store.schema_version == st.SCHEMA_VERSION == 3
+    assert store.schema_version == schema.SCHEMA_VERSION == 3
     assert [h.snippet for h in store.search("palimpsest")] == ["an ancient word: palimpsest"]
     # The old linear history became one branch, shown whole and in order.
     assert [m.content for m in store.messages(1)] == [

@@ -5,13 +5,14 @@ from pathlib import Path
 
 import pytest
 
+from app.chat import schema
 from app.chat import store as st
 from app.chat.store import ChatStore, StoreError, make_title
 
 
 def test_a_fresh_database_is_at_the_latest_schema_with_wal(tmp_path: Path) -> None:
     store = ChatStore(tmp_path / "c.sqlite3")
-    assert store.schema_version == st.SCHEMA_VERSION
+    assert store.schema_version == schema.SCHEMA_VERSION
     mode = sqlite3.connect(tmp_path / "c.sqlite3").execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
     assert store.integrity_ok()
@@ -71,13 +72,13 @@ def test_migration_from_an_unversioned_database(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     sqlite3.connect(path).close()  # an empty file at user_version 0
     store = ChatStore(path)
-    assert store.schema_version == st.SCHEMA_VERSION
+    assert store.schema_version == schema.SCHEMA_VERSION
 
 
 def test_a_history_from_a_newer_hearth_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     db = sqlite3.connect(path)
-    db.execute(f"PRAGMA user_version = {st.SCHEMA_VERSION + 5}")
+    db.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 5}")
     db.close()
     with pytest.raises(StoreError, match="newer version"):
         ChatStore(path)

@@ -43,7 +43,7 @@ def test_system_check_tab_and_copy_report(qtbot: QtBot, core: Core) -> None:
 def test_verdicts_in_the_library_and_live_usage_while_generating(qtbot: QtBot, core: Core) -> None:
     window = open_window(qtbot, core)
     wait_for_facts(qtbot, window)
-    library = window.models_screen.library_table
+    library = window.models_screen.library_panel.table
     wait_until(qtbot, lambda: cell(library, 0, 8).startswith("CPU and RAM"))
     tip = library.item(0, 8).toolTip()  # type: ignore[union-attr]
     assert "KV cache" in tip and "Expected speed" in tip

@@ -17,9 +17,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
-    QInputDialog,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -60,7 +58,6 @@ class MainWindow(QMainWindow):
         self.core = core
         self.client = client or EngineClient(log_dir=core.paths.logs_dir)
         self.store = store or core.open_store()
-        self.api_server: Any = None
         self.closed = False  # set when the window closes: late background results are dropped
         self._painted = False  # the first paint happened (start-up work waits for it)
         self._after_paint: list[Callable[[], None]] = []
@@ -142,6 +139,9 @@ class MainWindow(QMainWindow):
         self.stats_label.setObjectName("statsLabel")
         self.statusBar().addPermanentWidget(self.stats_label)
         self.chat.stats_shown.connect(self.stats_label.setText)
+        from ui.api_switch import ApiSwitch
+
+        self.api = ApiSwitch(self.core, self.client, bar, self.statusBar(), self.report)
         self._build_menus()
         self.chat.composer.setFocus()
 
@@ -225,27 +225,10 @@ class MainWindow(QMainWindow):
 
     # -- dialogs -----------------------------------------------------------------------
     def ask_token(self, source: str) -> bool:
-        """Ask for a hub access token and keep it in the keyring; True when one was saved."""
-        from app.secrets import set_token
+        """Ask for a hub access token (kept in the keyring); True when one was saved."""
+        from ui.models.token_dialog import ask_token
 
-        name = "Hugging Face" if source == "hf" else "ModelScope"
-        token, ok = QInputDialog.getText(
-            self,
-            self.tr("{0} access token").format(name),
-            self.tr(
-                "This needs a {0} access token. Paste it here; it is kept in the system keyring. "
-                "Leave it empty to remove a saved token."
-            ).format(name),
-            QLineEdit.EchoMode.Password,
-        )
-        if not ok:
-            return False
-        try:
-            set_token(source, token.strip())
-        except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.report(exc, self.tr("saving the token"))
-            return False
-        return bool(token.strip())
+        return ask_token(self, source, self.report)
 
     def open_settings(self) -> None:
         from ui.settings_dialog import SettingsDialog
@@ -391,43 +374,9 @@ class MainWindow(QMainWindow):
 
     # -- the local API -----------------------------------------------------------------
     def set_api_server(self, on: bool, port: int = API_PORT) -> None:
-        """Start or stop the local OpenAI-compatible API for the model chosen here.
-
-        It shares this window's engine client and worker, whose queue keeps a request from
-        an editor and a chat here from ever mixing."""
-        from app.serve.api_server import ApiServer, ServerConfig, build_app
-
-        if not on:
-            if self.api_server is not None:
-                self.api_server.stop()
-                self.api_server = None
-            self.statusBar().showMessage(self.tr("API stopped"), 3000)
-            return
-        model = self.chat.model_bar.model
-        if model is None:
-            self.show_error(self.tr("Choose a model first, then start the API."))
-            self.serve_action.setChecked(False)
-            return
-        config = ServerConfig(port=port, model_name=model.name)
-        bar = self.chat.model_bar
-        app = build_app(
-            self.client,
-            lambda: self.core.model_spec(bar.model or model),
-            config,
-            self.core.sampling,
-        )
-        server = ApiServer(app, config)
-        try:
-            server.start()
-        except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.report(exc, self.tr("starting the API"))
-            self.serve_action.setChecked(False)
-            return
-        self.api_server = server
-        self.serve_action.setChecked(True)
-        self.statusBar().showMessage(
-            self.tr("API serving {0} at http://127.0.0.1:{1}/v1").format(model.name, port)
-        )
+        """Start or stop the local OpenAI-compatible API for the model chosen here."""
+        self.api.set(on, port)
+        self.serve_action.setChecked(self.api.running)
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -437,8 +386,7 @@ class MainWindow(QMainWindow):
             self.chat.close_sessions()
         except Exception:
             log.exception("could not save the reply while closing")
-        if self.api_server is not None:
-            self.api_server.stop()
+        self.api.set(False)
         self.client.close(timeout=3.0)
         self.downloads.close()
         self.store.close()

@@ -21,11 +21,11 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.chat.schema import MIGRATIONS, SCHEMA_VERSION, Transaction
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -93,142 +93,6 @@ class Message:
     created_at: float = 0.0
     parent_id: int | None = None
     reasoning: str = ""  # the model's thinking, kept apart from the answer
-
-
-def _run_script(db: sqlite3.Connection, script: str) -> None:
-    """Run DDL statement by statement: ``executescript`` would commit our transaction.
-
-    Statements end with a semicolon at the end of a line (trigger bodies keep theirs)."""
-    statement: list[str] = []
-    depth = 0
-    for line in script.splitlines():
-        statement.append(line)
-        stripped = line.strip().upper()
-        if stripped.endswith("BEGIN"):
-            depth += 1
-        if stripped.startswith("END;"):
-            depth -= 1
-        if stripped.endswith(";") and depth == 0:
-            text = "\n".join(statement).strip().rstrip(";")
-            if text:
-                db.execute(text)
-            statement = []
-    rest = "\n".join(statement).strip().rstrip(";")
-    if rest:
-        db.execute(rest)
-
-
-def _v1(db: sqlite3.Connection) -> None:
-    _run_script(
-        db,
-        """
-        CREATE TABLE conversations (
-            id INTEGER PRIMARY KEY,
-            title TEXT NOT NULL DEFAULT '',
-            title_is_auto INTEGER NOT NULL DEFAULT 1,
-            model TEXT NOT NULL DEFAULT '',
-            system_prompt TEXT NOT NULL DEFAULT '',
-            created_at REAL NOT NULL,
-            updated_at REAL NOT NULL
-        );
-        CREATE TABLE messages (
-            id INTEGER PRIMARY KEY,
-            conversation_id INTEGER NOT NULL
-                REFERENCES conversations(id) ON DELETE CASCADE,
-            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
-            content TEXT NOT NULL DEFAULT '',
-            status TEXT NOT NULL DEFAULT 'complete',
-            model TEXT NOT NULL DEFAULT '',
-            stats TEXT NOT NULL DEFAULT '{}',
-            error TEXT NOT NULL DEFAULT '',
-            created_at REAL NOT NULL,
-            updated_at REAL NOT NULL
-        );
-        CREATE INDEX messages_by_conversation ON messages (conversation_id, id);
-        """,
-    )
-
-
-def _v2(db: sqlite3.Connection) -> None:
-    """Full-text search over every message (trigram: substrings in any language, CJK too)."""
-    _run_script(
-        db,
-        """
-        CREATE VIRTUAL TABLE message_search USING fts5(
-            content, content='messages', content_rowid='id', tokenize='trigram'
-        );
-        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN
-            INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
-        END;
-        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
-            INSERT INTO message_search(message_search, rowid, content)
-            VALUES ('delete', old.id, old.content);
-        END;
-        CREATE TRIGGER messages_search_update AFTER UPDATE OF content ON messages BEGIN
-            INSERT INTO message_search(message_search, rowid, content)
-            VALUES ('delete', old.id, old.content);
-            INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
-        END;
-        INSERT INTO message_search(message_search) VALUES ('rebuild')
-        """,
-    )
-
-
-def _v3(db: sqlite3.Connection) -> None:
-    """Branches (each message knows its parent; a conversation its current branch),
-    reasoning kept apart from the answer, pinning, deletion with undo, and per-conversation
-    sampling settings.  Existing conversations become a single branch.
-
-    A reply is indexed for search once it stops streaming: re-indexing the whole text on
-    every save while it streams would make each save cost more as the reply grows."""
-    _run_script(
-        db,
-        """
-        ALTER TABLE messages ADD COLUMN parent_id INTEGER;
-        ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
-        ALTER TABLE conversations ADD COLUMN current_leaf INTEGER;
-        ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE conversations ADD COLUMN deleted_at REAL;
-        ALTER TABLE conversations ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
-        UPDATE messages SET parent_id = (
-            SELECT MAX(p.id) FROM messages p
-            WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id
-        );
-        UPDATE conversations SET current_leaf = (
-            SELECT MAX(id) FROM messages WHERE conversation_id = conversations.id
-        );
-        CREATE INDEX messages_by_parent ON messages (parent_id);
-        DROP TRIGGER messages_search_insert;
-        DROP TRIGGER messages_search_delete;
-        DROP TRIGGER messages_search_update;
-        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages
-        WHEN new.status != 'streaming' BEGIN
-            INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
-        END;
-        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages
-        WHEN old.status != 'streaming' BEGIN
-            INSERT INTO message_search(message_search, rowid, content)
-            VALUES ('delete', old.id, old.content);
-        END;
-        CREATE TRIGGER messages_search_unindex AFTER UPDATE OF content, status ON messages
-        WHEN old.status != 'streaming' BEGIN
-            INSERT INTO message_search(message_search, rowid, content)
-            VALUES ('delete', old.id, old.content);
-        END;
-        CREATE TRIGGER messages_search_index AFTER UPDATE OF content, status ON messages
-        WHEN new.status != 'streaming' BEGIN
-            INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
-        END;
-        INSERT INTO message_search(message_search) VALUES ('delete-all');
-        INSERT INTO message_search(rowid, content)
-            SELECT id, content FROM messages WHERE status != 'streaming'
-        """,
-    )
-
-
-# MIGRATIONS[n] brings a database from version n to n + 1.  Append only; never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
-SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def make_title(text: str) -> str:
@@ -304,10 +168,10 @@ class ChatStore:
                 )
             )
         for number in range(version, SCHEMA_VERSION):
-            with _Transaction(db):
+            with Transaction(db):
                 MIGRATIONS[number](db)
                 db.execute(f"PRAGMA user_version = {number + 1}")
-        with _Transaction(db):
+        with Transaction(db):
             cursor = db.execute(
                 "UPDATE messages SET status = ? WHERE status = ?", (INTERRUPTED, STREAMING)
             )
@@ -407,7 +271,7 @@ class ChatStore:
         make it the end of the current branch.  A parent that already has a reply starts
         a new branch beside it (an edit or a regeneration)."""
         now = time.time()
-        with _Transaction(self._db):
+        with Transaction(self._db):
             if parent_id == _LEAF:
                 parent_id = self.conversation(conversation_id).current_leaf
             cursor = self._db.execute(
@@ -522,7 +386,7 @@ class ChatStore:
     def delete_message(self, message_id: int) -> None:
         """Remove one message; what followed it now follows the message before it."""
         message = self.message(message_id)
-        with _Transaction(self._db):
+        with Transaction(self._db):
             self._db.execute(
                 "UPDATE messages SET parent_id = ? WHERE parent_id = ?",
                 (message.parent_id, message_id),
@@ -567,191 +431,29 @@ class ChatStore:
         return hits[:limit]
 
     def export_conversation(self, conversation_id: int) -> dict[str, Any]:
-        """A conversation as a self-describing JSON document (Hearth's export format).
+        """A conversation as Hearth's JSON export (every branch); see ``app.chat.transfer``."""
+        from app.chat.transfer import export_document
 
-        Every branch is kept: each message names its parent by its place in the list."""
-        conversation = self.conversation(conversation_id)
-        messages = self.all_messages(conversation_id)
-        index = {m.id: i for i, m in enumerate(messages)}
-        return {
-            "format": EXPORT_FORMAT,
-            "version": EXPORT_VERSION,
-            "title": conversation.title,
-            "model": conversation.model,
-            "system_prompt": conversation.system_prompt,
-            "settings": conversation.settings,
-            "pinned": conversation.pinned,
-            "created_at": conversation.created_at,
-            "current": index.get(conversation.current_leaf or -1),
-            "messages": [
-                {
-                    "role": m.role,
-                    "content": m.content,
-                    "reasoning": m.reasoning,
-                    "status": m.status,
-                    "model": m.model,
-                    "stats": m.stats,
-                    "created_at": m.created_at,
-                    "parent": index.get(m.parent_id) if m.parent_id is not None else None,
-                }
-                for m in messages
-            ],
-        }
+        return export_document(self, conversation_id)
 
     def export_markdown(self, conversation_id: int) -> str:
         """The conversation as shown (the current branch), readable anywhere."""
-        conversation = self.conversation(conversation_id)
-        parts = [f"# {conversation.title}", ""]
-        if conversation.system_prompt:
-            parts += [f"> System: {conversation.system_prompt}", ""]
-        for message in self.messages(conversation_id):
-            who = "You" if message.role == "user" else (message.model or message.role.title())
-            parts += [f"## {who}", ""]
-            if message.reasoning:
-                quoted = "\n".join("> " + line for line in message.reasoning.strip().splitlines())
-                parts += ["> **Thinking**", ">", quoted, ""]
-            parts += [message.content, ""]
-        return "\n".join(parts)
+        from app.chat.transfer import export_markdown
+
+        return export_markdown(self, conversation_id)
 
     def import_conversation(self, document: Any) -> int:
-        """Import a conversation: Hearth's own export, or a plain chat in the OpenAI
-        messages format (a list of ``{"role", "content"}``, or ``{"messages": [...]}``)
-        that many tools write.  StoreError says what is wrong with the file; nothing is
-        half imported."""
-        document = _as_hearth_export(document)
-        try:
-            version = int(document.get("version", 0))
-        except (TypeError, ValueError):
-            version = 0
-        if version > EXPORT_VERSION:
-            raise StoreError(Phrase("This conversation was exported by a newer Hearth."))
-        messages = document.get("messages")
-        if not isinstance(messages, list) or not all(
-            isinstance(m, dict)
-            and m.get("role") in ("system", "user", "assistant")
-            and isinstance(m.get("content"), str)
-            for m in messages
-        ):
-            raise StoreError(
-                Phrase("The conversation file is damaged (its messages are unreadable).")
-            )
-        parents: list[int | None] = []
-        for position, m in enumerate(messages):
-            parent = (
-                m.get("parent", position - 1 if position else None)
-                if version >= 2
-                else (position - 1 if position else None)
-            )
-            if parent is not None and (not isinstance(parent, int) or not 0 <= parent < position):
-                raise StoreError(
-                    Phrase("The conversation file is damaged (a message has no parent).")
-                )
-            parents.append(parent)
-        settings = document.get("settings")
-        current = document.get("current")
-        if not isinstance(current, int) or not 0 <= current < len(messages):
-            current = len(messages) - 1 if messages else None
-        with _Transaction(self._db):
-            now = time.time()
-            created = float(document.get("created_at") or now)
-            cursor = self._db.execute(
-                "INSERT INTO conversations (title, title_is_auto, model, system_prompt, settings,"
-                " pinned, created_at, updated_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
-                (
-                    str(document.get("title") or "Imported chat"),
-                    str(document.get("model") or ""),
-                    str(document.get("system_prompt") or ""),
-                    json.dumps(settings if isinstance(settings, dict) else {}, sort_keys=True),
-                    int(bool(document.get("pinned"))),
-                    created,
-                    now,
-                ),
-            )
-            conversation_id = int(cursor.lastrowid or 0)
-            ids: list[int] = []
-            for m, parent in zip(messages, parents, strict=True):
-                status = m.get("status") if m.get("status") in STATUSES else COMPLETE
-                if status == STREAMING:
-                    status = INTERRUPTED
-                row = self._db.execute(
-                    "INSERT INTO messages (conversation_id, parent_id, role, content, reasoning,"
-                    " status, model, stats, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        conversation_id,
-                        ids[parent] if parent is not None else None,
-                        m["role"],
-                        m["content"],
-                        str(m.get("reasoning") or ""),
-                        status,
-                        str(m.get("model") or ""),
-                        json.dumps(m.get("stats") or {}),
-                        float(m.get("created_at") or now),
-                        now,
-                    ),
-                )
-                ids.append(int(row.lastrowid or 0))
-            self._db.execute(
-                "UPDATE conversations SET current_leaf = ? WHERE id = ?",
-                (ids[current] if current is not None else None, conversation_id),
-            )
-        return conversation_id
+        """Add a conversation from an export (see ``app.chat.transfer``); StoreError says
+        what is wrong with it, and nothing is half imported."""
+        from app.chat.transfer import import_document
+
+        return import_document(self, self._db, document)
 
     def message(self, message_id: int) -> Message:
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
         if row is None:
             raise KeyError(message_id)
         return _message(row)
-
-
-def _as_hearth_export(document: Any) -> dict[str, Any]:
-    """Hearth's export as it is; a plain list of chat messages wrapped as one."""
-    if isinstance(document, dict) and document.get("format") == EXPORT_FORMAT:
-        return document
-    messages = document.get("messages") if isinstance(document, dict) else document
-    if not isinstance(messages, list) or not messages:
-        raise StoreError(
-            Phrase("This file is neither a Hearth conversation export nor a list of chat messages.")
-        )
-    plain = []
-    for message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):  # OpenAI "content parts": keep the text parts
-            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
-        if not isinstance(content, str) or message.get("role") not in (
-            "system",
-            "user",
-            "assistant",
-        ):
-            raise StoreError(
-                Phrase("The conversation file is damaged (its messages are unreadable).")
-            )
-        plain.append({"role": message["role"], "content": content})
-    title = document.get("title") if isinstance(document, dict) else None
-    first_user = next((m["content"] for m in plain if m["role"] == "user"), "")
-    return {
-        "format": EXPORT_FORMAT,
-        "version": 1,
-        "title": str(title or make_title(first_user) or "Imported chat"),
-        "messages": [m for m in plain if m["role"] != "system"],
-        "system_prompt": next((m["content"] for m in plain if m["role"] == "system"), ""),
-    }
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT, rolled back on error (autocommit connection)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        if exc_type is None:
-            self.db.execute("COMMIT")
-        elif self.db.in_transaction:  # SQLite may already have rolled back (e.g. disk full)
-            self.db.execute("ROLLBACK")
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:

@@ -2,6 +2,25 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>ApiSwitch</name>
+    <message>
+        <source>API stopped</source>
+        <translation>API 已停止</translation>
+    </message>
+    <message>
+        <source>Choose a model first, then start the API.</source>
+        <translation>请先选择模型，再启动 API。</translation>
+    </message>
+    <message>
+        <source>starting the API</source>
+        <translation>启动 API</translation>
+    </message>
+    <message>
+        <source>API serving {0} at http://127.0.0.1:{1}/v1</source>
+        <translation>API 正在 http://127.0.0.1:{1}/v1 提供 {0}</translation>
+    </message>
+</context>
+<context>
     <name>ChatScreen</name>
     <message>
         <source>New chat</source>
@@ -272,6 +291,33 @@
     </message>
 </context>
 <context>
+    <name>DownloadsPanel</name>
+    <message>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Clear finished</source>
+        <translation>清除已完成</translation>
+    </message>
+    <message>
+        <source>Choose a download in the list first.</source>
+        <translation>请先在列表中选择一个下载。</translation>
+    </message>
+</context>
+<context>
     <name>EndpointDialog</name>
     <message>
         <source>Add a server endpoint</source>
@@ -390,6 +436,57 @@
     <message>
         <source>Dismiss error</source>
         <translation>关闭错误提示</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryPanel</name>
+    <message>
+        <source>Library</source>
+        <translation>模型库</translation>
+    </message>
+    <message>
+        <source>Chat with this model</source>
+        <translation>与此模型聊天</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Add file or folder…</source>
+        <translation>添加文件或文件夹…</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>estimating memory</source>
+        <translation>估算内存</translation>
+    </message>
+    <message>
+        <source>listing models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <source>Choose a model in the library first.</source>
+        <translation>请先在模型库中选择一个模型。</translation>
+    </message>
+    <message>
+        <source>Delete model</source>
+        <translation>删除模型</translation>
+    </message>
+    <message>
+        <source>Delete {0} ({1}) from disk?</source>
+        <translation>从磁盘删除 {0}（{1}）？</translation>
+    </message>
+    <message>
+        <source>deleting the model</source>
+        <translation>删除模型</translation>
+    </message>
+    <message>
+        <source>Add a GGUF model</source>
+        <translation>添加 GGUF 模型</translation>
     </message>
 </context>
 <context>
@@ -527,22 +624,6 @@
         <translation>
             <numerusform>Hearth 在写入 %n 条回复时被关闭；已写入的内容已保留并标记为已中断。</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>API stopped</source>
-        <translation>API 已停止</translation>
-    </message>
-    <message>
-        <source>Choose a model first, then start the API.</source>
-        <translation>请先选择模型，再启动 API。</translation>
-    </message>
-    <message>
-        <source>starting the API</source>
-        <translation>启动 API</translation>
-    </message>
-    <message>
-        <source>API serving {0} at http://127.0.0.1:{1}/v1</source>
-        <translation>API 正在 http://127.0.0.1:{1}/v1 提供 {0}</translation>
     </message>
 </context>
 <context>
@@ -829,26 +910,6 @@
         <translation>下载</translation>
     </message>
     <message>
-        <source>Pause</source>
-        <translation>暂停</translation>
-    </message>
-    <message>
-        <source>Resume</source>
-        <translation>继续</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Clear finished</source>
-        <translation>清除已完成</translation>
-    </message>
-    <message>
-        <source>Library</source>
-        <translation>模型库</translation>
-    </message>
-    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -877,22 +938,6 @@
         <translation>来自</translation>
     </message>
     <message>
-        <source>Chat with this model</source>
-        <translation>与此模型聊天</translation>
-    </message>
-    <message>
-        <source>Delete…</source>
-        <translation>删除…</translation>
-    </message>
-    <message>
-        <source>Add file or folder…</source>
-        <translation>添加文件或文件夹…</translation>
-    </message>
-    <message>
-        <source>Refresh</source>
-        <translation>刷新</translation>
-    </message>
-    <message>
         <source>searching models</source>
         <translation>搜索模型</translation>
     </message>
@@ -917,44 +962,12 @@
         <translation>打开仓库</translation>
     </message>
     <message>
-        <source>estimating memory</source>
-        <translation>估算内存</translation>
-    </message>
-    <message>
         <source>Choose what to download first.</source>
         <translation>请先选择要下载的内容。</translation>
     </message>
     <message>
         <source>starting the download</source>
         <translation>开始下载</translation>
-    </message>
-    <message>
-        <source>Choose a download in the list first.</source>
-        <translation>请先在列表中选择一个下载。</translation>
-    </message>
-    <message>
-        <source>listing models</source>
-        <translation>列出模型</translation>
-    </message>
-    <message>
-        <source>Choose a model in the library first.</source>
-        <translation>请先在模型库中选择一个模型。</translation>
-    </message>
-    <message>
-        <source>Delete model</source>
-        <translation>删除模型</translation>
-    </message>
-    <message>
-        <source>Delete {0} ({1}) from disk?</source>
-        <translation>从磁盘删除 {0}（{1}）？</translation>
-    </message>
-    <message>
-        <source>deleting the model</source>
-        <translation>删除模型</translation>
-    </message>
-    <message>
-        <source>Add a GGUF model</source>
-        <translation>添加 GGUF 模型</translation>
     </message>
 </context>
 <context>

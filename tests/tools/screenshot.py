@@ -63,9 +63,9 @@ def shoot_models_screen(window: MainWindow, output: Path) -> None:
     loop_until = QEventLoop()
     QTimer.singleShot(2500, loop_until.quit)
     loop_until.exec()
-    screen.refresh_library()
+    screen.library_panel.refresh()
     wait(screen.library_changed)
-    screen.downloads_model.refresh()
+    screen.downloads_panel.model.refresh()
     window.grab().save(str(output))
     hub.stop()
 

@@ -1,0 +1,80 @@
+"""Pieces the Models screen's panels share: tables, verdict cells, their words.
+
+Their strings keep the "ModelsScreen" translation context they always had."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from app.machine.fit import Estimate
+
+SOURCE_NAMES = {
+    "starter": QT_TRANSLATE_NOOP("ModelsScreen", "Bundled"),
+    "models_dir": "Hearth",
+    "added": QT_TRANSLATE_NOOP("ModelsScreen", "Added by you"),
+    "file": QT_TRANSLATE_NOOP("ModelsScreen", "Opened file"),
+}
+
+
+def tr_models(text: object) -> str:
+    return QCoreApplication.translate("ModelsScreen", str(text))
+
+
+def make_table(headers: tuple[object, ...], name: str) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setObjectName(name)
+    table.setHorizontalHeaderLabels([tr_models(h) for h in headers])
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().hide()
+    table.setWordWrap(False)
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    return table
+
+
+RECOMMENDED_HERE = QT_TRANSLATE_NOOP("ModelsScreen", "Recommended for this machine")
+RECOMMENDED = QT_TRANSLATE_NOOP("ModelsScreen", "Recommended")
+VERDICT_COLOURS = {"gpu": "#15803d", "partial": "#1d4ed8", "cpu": "#b45309", "no": "#b91c1c"}
+
+
+def verdict_cell(result: Estimate) -> QTableWidgetItem:
+    text = result.verdict_text
+    if result.verdict != "no":
+        text += f" · {result.total_bytes / 1e9:.1f} GB"
+    cell = QTableWidgetItem(text)
+    cell.setForeground(QColor(VERDICT_COLOURS.get(result.verdict, "#000000")))
+    lines = [
+        tr_models(
+            "Weights {0:.2f} GB, KV cache {1:.2f} GB, overhead {2:.2f} GB at {3} tokens of context."
+        ).format(
+            result.weights_bytes / 1e9,
+            result.kv_cache_bytes / 1e9,
+            result.overhead_bytes / 1e9,
+            result.n_ctx,
+        )
+    ]
+    if result.speed_hint:
+        lines.append(
+            QCoreApplication.translate("ModelsScreen", "Expected speed: {0}.").format(
+                result.speed_hint
+            )
+        )
+    lines.extend(result.notes)
+    cell.setToolTip("\n".join(lines))
+    return cell
+
+
+def parameter_count(count: int | None) -> str:
+    if not count:
+        return ""
+    if count >= 1e9:
+        return f"{count / 1e9:.1f}B"
+    if count >= 1e6:
+        return f"{count / 1e6:.0f}M"
+    return f"{count / 1e3:.1f}K"
