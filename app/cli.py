@@ -441,7 +441,7 @@ def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -
 
 def cmd_models_rm(core: Core, args: argparse.Namespace) -> int:
     from app.errors import HearthError
-    from app.models.library_actions import delete_model
+    from app.hub.library_actions import delete_model
 
     models = core.models()
     try:

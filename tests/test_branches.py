@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.chat import store as st
+from app.chat import transfer
 from app.chat.recorder import ReplyRecorder, engine_messages
 from app.chat.store import ChatStore
 
@@ -104,15 +105,15 @@ def test_branches_reasoning_and_settings_survive_export_and_import(tmp_path: Pat
     recorder.finish(st.COMPLETE, {"tokens_per_s": 9.5})
     store.add_message(cid, "assistant", "Four", parent_id=question)
     store.switch_branch(answer)
-    document = json.loads(json.dumps(store.export_conversation(cid)))
-    copy = store.import_conversation(document)
-    assert store.export_conversation(copy) == store.export_conversation(cid)
+    document = json.loads(json.dumps(transfer.export_document(store, cid)))
+    copy = transfer.import_document(store, document)
+    assert transfer.export_document(store, copy) == transfer.export_document(store, cid)
     assert sorted(store.branches(copy).values()) == [(1, 2), (2, 2)]
     shown = store.messages(copy)
     assert [m.content for m in shown] == ["2+2?", "4"]
     assert shown[1].reasoning == "Two and two…"
     assert store.conversation(copy).settings == {"sampling.temperature": 0.2}
-    assert "> **Thinking**" in store.export_markdown(copy)
+    assert "> **Thinking**" in transfer.export_markdown(store, copy)
 
 
 def test_a_version_1_export_imports_as_one_branch(tmp_path: Path) -> None:
@@ -126,7 +127,7 @@ def test_a_version_1_export_imports_as_one_branch(tmp_path: Path) -> None:
             {"role": "assistant", "content": "Hello!"},
         ],
     }
-    cid = store.import_conversation(document)
+    cid = transfer.import_document(store, document)
     assert contents(store, cid) == ["Hi", "Hello!"]
 
 
@@ -144,17 +145,18 @@ def test_reasoning_is_not_sent_back_unless_asked(tmp_path: Path) -> None:
 
 def test_a_plain_chat_in_the_openai_format_can_be_imported(tmp_path: Path) -> None:
     store = ChatStore(tmp_path / "c.sqlite3")
-    cid = store.import_conversation(
+    cid = transfer.import_document(
+        store,
         [
             {"role": "system", "content": "Be brief."},
             {"role": "user", "content": [{"type": "text", "text": "What is 2+2?"}]},
             {"role": "assistant", "content": "4"},
-        ]
+        ],
     )
     assert contents(store, cid) == ["What is 2+2?", "4"]
     conversation = store.conversation(cid)
     assert conversation.title == "What is 2+2?" and conversation.system_prompt == "Be brief."
     with pytest.raises(st.StoreError, match="neither"):
-        store.import_conversation({"something": "else"})
+        transfer.import_document(store, {"something": "else"})
     with pytest.raises(st.StoreError, match="damaged"):
-        store.import_conversation([{"role": "robot", "content": "beep"}])
+        transfer.import_document(store, [{"role": "robot", "content": "beep"}])

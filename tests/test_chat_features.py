@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication, QTextBlock, QTextDocument
 from pytestqt.qtbot import QtBot
 
 from app.chat import store as st
+from app.chat import transfer
 from app.core import Core
 from tests.gui_helpers import MARK, click_link, scripted_window, send_and_wait, shows
 from ui.main_window import MainWindow
@@ -206,8 +207,8 @@ def test_export_and_import_through_the_window(qtbot: QtBot, core: Core, tmp_path
     assert "## You" in as_markdown.read_text(encoding="utf-8")
     copy = window.chat.import_conversation(str(as_json))
     assert copy is not None and copy != original
-    exported = window.store.export_conversation(original)
-    assert window.store.export_conversation(copy) == exported
+    exported = transfer.export_document(window.store, original)
+    assert transfer.export_document(window.store, copy) == exported
     assert window.chat.conversation_id == copy and shows(window, "Ada")
     damaged = tmp_path / "damaged.json"
     damaged.write_text("{not json", encoding="utf-8")

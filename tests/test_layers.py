@@ -81,6 +81,21 @@ def test_import_contracts_hold() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_no_module_imports_itself_through_others() -> None:
+    """No import cycle anywhere, counting the imports made inside functions too."""
+    import grimp
+
+    rooms = ("app", "ui", "backends", "wire", "hearth")
+    graph = grimp.build_graph(*rooms, cache_dir=None)
+    cycles = []
+    for module in sorted(m for room in rooms for m in graph.find_descendants(room)):
+        for imported in graph.find_modules_directly_imported_by(module):
+            chain = graph.find_shortest_chain(importer=imported, imported=module)
+            if chain:
+                cycles.append(" -> ".join((module, *chain)))
+    assert cycles == []
+
+
 def test_the_ui_process_never_imports_an_engine_library(tmp_path) -> None:
     result = subprocess.run(
         [sys.executable, "-c", UI_PROCESS, str(tmp_path)],

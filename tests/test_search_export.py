@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.chat import schema
+from app.chat import schema, transfer
 from app.chat import store as st
 from app.chat.store import ChatStore, StoreError
 
@@ -64,11 +64,11 @@ def test_an_old_history_is_indexed_when_it_is_upgraded(tmp_path: Path) -> None:
 def test_export_then_import_gives_the_same_conversation(tmp_path: Path) -> None:
     store = ChatStore(tmp_path / "c.sqlite3")
     original = filled(store)
-    document = json.loads(json.dumps(store.export_conversation(original)))  # through a file
-    copy = store.import_conversation(document)
+    document = json.loads(json.dumps(transfer.export_document(store, original)))  # through a file
+    copy = transfer.import_document(store, document)
     assert copy != original
-    assert store.export_conversation(copy) == store.export_conversation(original)
-    markdown = store.export_markdown(original)
+    assert transfer.export_document(store, copy) == transfer.export_document(store, original)
+    markdown = transfer.export_markdown(store, original)
     assert markdown.startswith("# Tell me about the lighthouse keeper")
     assert "## You" in markdown and "他住在灯塔里" in markdown and "> System: Be brief." in markdown
 
@@ -87,5 +87,5 @@ def test_a_bad_file_is_refused_and_nothing_is_half_imported(
 ) -> None:
     store = ChatStore(tmp_path / "c.sqlite3")
     with pytest.raises(StoreError):
-        store.import_conversation(document)
+        transfer.import_document(store, document)
     assert store.conversations() == []

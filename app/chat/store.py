@@ -430,24 +430,53 @@ class ChatStore:
         hits += [SearchHit(r[0], r[1], None, r[1]) for r in titles if r[0] not in seen]
         return hits[:limit]
 
-    def export_conversation(self, conversation_id: int) -> dict[str, Any]:
-        """A conversation as Hearth's JSON export (every branch); see ``app.chat.transfer``."""
-        from app.chat.transfer import export_document
-
-        return export_document(self, conversation_id)
-
-    def export_markdown(self, conversation_id: int) -> str:
-        """The conversation as shown (the current branch), readable anywhere."""
-        from app.chat.transfer import export_markdown
-
-        return export_markdown(self, conversation_id)
-
-    def import_conversation(self, document: Any) -> int:
-        """Add a conversation from an export (see ``app.chat.transfer``); StoreError says
-        what is wrong with it, and nothing is half imported."""
-        from app.chat.transfer import import_document
-
-        return import_document(self, self._db, document)
+    def add_conversation_tree(
+        self, header: dict[str, Any], messages: list[dict[str, Any]], current: int | None
+    ) -> int:
+        """Add a whole conversation at once (an import): ``messages`` name their parent by
+        their place in the list, ``current`` the end of the branch shown.  All or nothing."""
+        now = time.time()
+        with Transaction(self._db):
+            cursor = self._db.execute(
+                "INSERT INTO conversations (title, title_is_auto, model, system_prompt, settings,"
+                " pinned, created_at, updated_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
+                (
+                    header["title"],
+                    header["model"],
+                    header["system_prompt"],
+                    json.dumps(header["settings"], sort_keys=True),
+                    int(header["pinned"]),
+                    header["created_at"],
+                    now,
+                ),
+            )
+            conversation_id = int(cursor.lastrowid or 0)
+            ids: list[int] = []
+            for m in messages:
+                parent = m["parent"]
+                row = self._db.execute(
+                    "INSERT INTO messages (conversation_id, parent_id, role, content, reasoning,"
+                    " status, model, stats, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        conversation_id,
+                        ids[parent] if parent is not None else None,
+                        m["role"],
+                        m["content"],
+                        m["reasoning"],
+                        m["status"],
+                        m["model"],
+                        json.dumps(m["stats"]),
+                        m["created_at"] or now,
+                        now,
+                    ),
+                )
+                ids.append(int(row.lastrowid or 0))
+            self._db.execute(
+                "UPDATE conversations SET current_leaf = ? WHERE id = ?",
+                (ids[current] if current is not None else None, conversation_id),
+            )
+        return conversation_id
 
     def message(self, message_id: int) -> Message:
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()

@@ -6,12 +6,9 @@ half imported.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import time
 from typing import Any
 
-from app.chat.schema import Transaction
 from app.chat.store import (
     COMPLETE,
     EXPORT_FORMAT,
@@ -75,7 +72,7 @@ def export_markdown(store: ChatStore, conversation_id: int) -> str:
     return "\n".join(parts)
 
 
-def import_document(store: ChatStore, db: sqlite3.Connection, document: Any) -> int:
+def import_document(store: ChatStore, document: Any) -> int:
     """Import a conversation: Hearth's own export, or a plain chat in the OpenAI
     messages format (a list of ``{"role", "content"}``, or ``{"messages": [...]}``)
     that many tools write.  StoreError says what is wrong with the file; nothing is
@@ -109,51 +106,37 @@ def import_document(store: ChatStore, db: sqlite3.Connection, document: Any) -> 
     current = document.get("current")
     if not isinstance(current, int) or not 0 <= current < len(messages):
         current = len(messages) - 1 if messages else None
-    with Transaction(db):
-        now = time.time()
-        created = float(document.get("created_at") or now)
-        cursor = db.execute(
-            "INSERT INTO conversations (title, title_is_auto, model, system_prompt, settings,"
-            " pinned, created_at, updated_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
-            (
-                str(document.get("title") or "Imported chat"),
-                str(document.get("model") or ""),
-                str(document.get("system_prompt") or ""),
-                json.dumps(settings if isinstance(settings, dict) else {}, sort_keys=True),
-                int(bool(document.get("pinned"))),
-                created,
-                now,
-            ),
-        )
-        conversation_id = int(cursor.lastrowid or 0)
-        ids: list[int] = []
-        for m, parent in zip(messages, parents, strict=True):
-            status = m.get("status") if m.get("status") in STATUSES else COMPLETE
-            if status == STREAMING:
-                status = INTERRUPTED
-            row = db.execute(
-                "INSERT INTO messages (conversation_id, parent_id, role, content, reasoning,"
-                " status, model, stats, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id,
-                    ids[parent] if parent is not None else None,
-                    m["role"],
-                    m["content"],
-                    str(m.get("reasoning") or ""),
-                    status,
-                    str(m.get("model") or ""),
-                    json.dumps(m.get("stats") or {}),
-                    float(m.get("created_at") or now),
-                    now,
-                ),
-            )
-            ids.append(int(row.lastrowid or 0))
-        db.execute(
-            "UPDATE conversations SET current_leaf = ? WHERE id = ?",
-            (ids[current] if current is not None else None, conversation_id),
-        )
-    return conversation_id
+    return store.add_conversation_tree(
+        {
+            "title": str(document.get("title") or "Imported chat"),
+            "model": str(document.get("model") or ""),
+            "system_prompt": str(document.get("system_prompt") or ""),
+            "settings": settings if isinstance(settings, dict) else {},
+            "pinned": bool(document.get("pinned")),
+            "created_at": float(document.get("created_at") or time.time()),
+        },
+        [
+            {
+                "role": m["role"],
+                "content": m["content"],
+                "reasoning": str(m.get("reasoning") or ""),
+                "status": _status(m.get("status")),
+                "model": str(m.get("model") or ""),
+                "stats": m.get("stats") if isinstance(m.get("stats"), dict) else {},
+                "created_at": float(m.get("created_at") or 0) or None,
+                "parent": parent,
+            }
+            for m, parent in zip(messages, parents, strict=True)
+        ],
+        current,
+    )
+
+
+def _status(status: object) -> str:
+    """A stored status; a reply exported while it streamed was interrupted."""
+    if status not in STATUSES:
+        return COMPLETE
+    return INTERRUPTED if status == STREAMING else str(status)
 
 
 def _as_hearth_export(document: Any) -> dict[str, Any]:

@@ -88,7 +88,7 @@ def _painted_after(action: Any) -> float:
 def measure_chat(scratch: Path, tokens: int = 20_000) -> ChatFigures:
     from app.core import open_core
     from app.models.library import ModelEntry
-    from hearth.bench.run import StallMonitor
+    from hearth.bench.stalls import StallMonitor
     from ui.gui import dispose_window, make_application
     from ui.main_window import MainWindow
 

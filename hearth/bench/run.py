@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from typing import IO, Any
 
 from app.core import Core
+from hearth.bench.stalls import StallMonitor
 from wire import protocol
 
 PROMPT = "Write a short story about a lighthouse keeper and a storm."
@@ -50,32 +51,6 @@ class Figure:
 class Side:
     tokens_per_s: list[float]
     ttft_ms: list[float]
-
-
-class StallMonitor:
-    """The longest time the Qt main thread went without running a 5 ms timer."""
-
-    def __init__(self) -> None:
-        from PySide6.QtCore import Qt, QTimer
-
-        self.longest_ms = 0.0
-        self._last = time.perf_counter()
-        self._timer = QTimer()
-        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self._timer.setInterval(5)
-        self._timer.timeout.connect(self._tick)
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        self.longest_ms = max(self.longest_ms, (now - self._last) * 1000 - 5)
-        self._last = now
-
-    def start(self) -> None:
-        self._last = time.perf_counter()
-        self._timer.start()
-
-    def stop(self) -> None:
-        self._timer.stop()
 
 
 class Baseline:

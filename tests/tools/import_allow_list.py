@@ -37,12 +37,15 @@ def _within(module: str, packages: set[str]) -> bool:
 
 class AllowedImportsContract(Contract):
     """``source_modules`` (and everything in them) import only ``allowed_modules`` (packages,
-    internal or external), themselves and the standard library."""
+    internal or external), ``allowed_exactly`` (single modules), themselves and the standard
+    library."""
 
     type_name = "allowed"
 
     source_modules = fields.ListField(subfield=fields.StringField())
     allowed_modules = fields.ListField(subfield=fields.StringField(), required=False)
+    # Modules allowed on their own, without what is inside them (``app`` for its version).
+    allowed_exactly = fields.ListField(subfield=fields.StringField(), required=False)
 
     @staticmethod
     def _names(field: object) -> list[str]:
@@ -52,13 +55,14 @@ class AllowedImportsContract(Contract):
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
         sources = set(self._names(self.source_modules))
         allowed = sources | set(self._names(self.allowed_modules))
+        exactly = set(self._names(self.allowed_exactly))
         illegal: list[_Illegal] = []
         for source in sorted(sources):
             for importer in sorted(graph.find_descendants(source) | {source}):
                 for imported in sorted(graph.find_modules_directly_imported_by(importer)):
                     if imported.split(".")[0] in sys.stdlib_module_names:
                         continue
-                    if _within(imported, allowed):
+                    if _within(imported, allowed) or imported in exactly:
                         continue
                     details = graph.get_import_details(importer=importer, imported=imported)
                     lines = tuple(sorted(d["line_number"] for d in details))

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat import store as st
+from app.chat import transfer
 from app.chat.session import ChatSession, Reply, SessionListener
 from app.core import Core, transformers_available
 from app.engine_client import EngineClient
@@ -256,10 +257,10 @@ class ChatScreen(QWidget, SessionListener):
             return False
         try:
             if path.lower().endswith(".json"):
-                document = self.store.export_conversation(conversation_id)
+                document = transfer.export_document(self.store, conversation_id)
                 text = json.dumps(document, ensure_ascii=False, indent=2)
             else:
-                text = self.store.export_markdown(conversation_id)
+                text = transfer.export_markdown(self.store, conversation_id)
             write_text_atomically(Path(path), text)
         except Exception as exc:  # noqa: BLE001 - disk full, no permission: say so
             self.report(exc, self.tr("exporting the conversation"))
@@ -280,7 +281,7 @@ class ChatScreen(QWidget, SessionListener):
             return None
         try:
             document = json.loads(Path(path).read_text(encoding="utf-8"))
-            conversation_id = self.store.import_conversation(document)
+            conversation_id = transfer.import_document(self.store, document)
         except (OSError, UnicodeDecodeError, ValueError, st.StoreError) as exc:
             self.show_error(self.tr("{0} could not be imported: {1}").format(Path(path).name, exc))
             return None
