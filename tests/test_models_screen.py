@@ -72,10 +72,10 @@ def test_search_open_download_and_chat(qtbot: QtBot, core: Core, hub: FakeHub) -
     assert cell(screen.offers_table, 0, 4) == "Recommended"
     screen.download_button.click()
     target = core.models_dir / REPO / "tiny-Q4_K_M.gguf"
-    wait_until(qtbot, target.exists, 30_000)
+    wait_until(qtbot, target.exists, 60_000)
     # The finished download shows up in the library and in the chat model picker.
-    wait_until(qtbot, lambda: any(m.path == target for m in screen.library_panel.models), 10_000)
-    wait_until(qtbot, lambda: any(m.path == target for m in window.chat.model_bar.models), 10_000)
+    wait_until(qtbot, lambda: any(m.path == target for m in screen.library_panel.models), 60_000)
+    wait_until(qtbot, lambda: any(m.path == target for m in window.chat.model_bar.models), 60_000)
     row = next(i for i, m in enumerate(screen.library_panel.models) if m.path == target)
     assert cell(screen.library_panel.table, row, 4) == "Q4_K_M"
     assert cell(screen.library_panel.table, row, 7) == "Hearth"
@@ -86,7 +86,8 @@ def test_search_open_download_and_chat(qtbot: QtBot, core: Core, hub: FakeHub) -
 
 
 def test_pause_resume_and_cancel_from_the_screen(qtbot: QtBot, core: Core, hub: FakeHub) -> None:
-    hub.fault(REPO, "tiny-Q8_0.gguf", bytes_per_s=2_000_000)
+    # Slow enough that Pause and Cancel always find the download running, on any machine.
+    hub.fault(REPO, "tiny-Q8_0.gguf", bytes_per_s=400_000)
     window = open_window(qtbot, core)
     screen = window.models_screen
     search(qtbot, window, "tiny")
@@ -94,24 +95,24 @@ def test_pause_resume_and_cancel_from_the_screen(qtbot: QtBot, core: Core, hub: 
     screen.offers_table.selectRow(1)  # Q8_0
     screen.download_button.click()
     model = screen.downloads_panel.model
-    wait_until(qtbot, lambda: model.rowCount() == 1 and model.items[0].received > 1_000_000)
-    assert "MB/s" in model.data(model.index(0, 3))
+    # Progress with the speed (it is measured over half a second of data).
+    wait_until(qtbot, lambda: model.rowCount() == 1 and "B/s" in model.data(model.index(0, 3)))
     screen.downloads_panel.view.selectRow(0)
     screen.downloads_panel.pause_button.click()
-    wait_until(qtbot, lambda: model.items[0].state == dl.PAUSED, 10_000)
+    wait_until(qtbot, lambda: model.items[0].state == dl.PAUSED, 60_000)
     assert model.data(model.index(0, 2)) == "Paused"
     hub.faults.clear()
     screen.downloads_panel.resume_button.click()
-    wait_until(qtbot, lambda: model.items[0].state == dl.DONE, 30_000)
+    wait_until(qtbot, lambda: model.items[0].state == dl.DONE, 60_000)
     assert (core.models_dir / REPO / "tiny-Q8_0.gguf").exists()
 
-    hub.fault(REPO, "tiny-Q4_K_M.gguf", bytes_per_s=1_000_000)
+    hub.fault(REPO, "tiny-Q4_K_M.gguf", bytes_per_s=200_000)
     screen.offers_table.selectRow(0)
     screen.download_button.click()
     wait_until(qtbot, lambda: model.rowCount() == 2 and model.items[1].received > 0)
     screen.downloads_panel.view.selectRow(1)
     screen.downloads_panel.cancel_button.click()
-    wait_until(qtbot, lambda: model.items[1].state == dl.CANCELLED, 10_000)
+    wait_until(qtbot, lambda: model.items[1].state == dl.CANCELLED, 60_000)
     assert not list((core.models_dir / REPO).glob("tiny-Q4_K_M.gguf*"))
 
 
@@ -136,7 +137,7 @@ def test_a_download_interrupted_by_quitting_resumes_at_the_next_start(
     assert (core.models_dir / REPO / "tiny-Q8_0.gguf.part").exists()
     hub.faults.clear()
     again = open_window(qtbot, core)
-    wait_until(qtbot, (core.models_dir / REPO / "tiny-Q8_0.gguf").exists, 30_000)
+    wait_until(qtbot, (core.models_dir / REPO / "tiny-Q8_0.gguf").exists, 60_000)
     assert again.models_screen.downloads_panel.model.rowCount() == 1
 
 
@@ -196,7 +197,7 @@ def test_a_gated_repository_asks_for_a_token_and_keeps_it_in_the_keyring(
     assert [o.label for o in screen.offers] == ["Q4_K_M"]  # listing is public, as on the hub
     screen.download(screen.offers[0])
     # The file itself is refused without a token: Hearth asks, stores it, and resumes.
-    wait_until(qtbot, (core.models_dir / "acme/gated-GGUF/g-Q4_K_M.gguf").exists, 30_000)
+    wait_until(qtbot, (core.models_dir / "acme/gated-GGUF/g-Q4_K_M.gguf").exists, 60_000)
     assert asked == ["Hugging Face access token"]
     from app.secrets import get_token
 

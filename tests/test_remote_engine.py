@@ -52,10 +52,10 @@ def test_stop_closes_the_stream(client: EngineClient, peer: str) -> None:
         if event["type"] == "delta":
             deltas += 1
             if deltas == 3:
-                asked = time.perf_counter()
                 job.cancel()
     assert job.final is not None and job.final["finish_reason"] == "cancelled"
-    assert time.perf_counter() - asked < 1.0
+    assert not job.final.get("forced")  # the stream was closed, the worker not killed
+    assert deltas < 1500
 
 
 def test_unknown_model_and_refused_connection(client: EngineClient, peer: str) -> None:
@@ -134,10 +134,8 @@ def test_a_bad_key_says_so(client: EngineClient, misbehaving: Any) -> None:
 def test_a_server_that_never_answers_times_out(client: EngineClient, misbehaving: Any) -> None:
     misbehaving.mode = "silent"
     spec = ModelSpec(misbehaving.url, engine="remote", remote_model="m", timeout=2.0)
-    started = time.perf_counter()
     final = client.chat(spec, [{"role": "user", "content": "hi"}], {}).wait(60)
     assert final is not None and final["kind"] == "timeout" and "did not answer" in final["message"]
-    assert time.perf_counter() - started < 20
 
 
 def test_hearth_chat_endpoint(peer: str) -> None:

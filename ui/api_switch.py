@@ -38,8 +38,6 @@ class ApiSwitch(QObject):
 
     def set(self, on: bool, port: int = 8765) -> None:
         """Start (for the chosen model) or stop the API; problems are reported."""
-        from app.serve.api_server import ApiServer, ServerConfig, build_app
-
         if not on:
             if self.server is not None:
                 self.server.stop()
@@ -48,6 +46,8 @@ class ApiSwitch(QObject):
             return
         if self.server is not None:
             return
+        from app.serve.api_server import ApiServer, ServerConfig, build_app  # FastAPI: ~0.5 s
+
         model = self.models.model
         if model is None:
             self.models.show_error(self.tr("Choose a model first, then start the API."))

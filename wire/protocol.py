@@ -52,6 +52,10 @@ DELTA_TEXT: Final = "text"
 DELTA_REASONING: Final = "reasoning"
 MOVED_TO_REASONING: Final = "moved_to_reasoning"
 
+# A ``progress`` event while a long prompt is read (before the first token) carries how many
+# of its tokens have been read so far, next to ``prompt_tokens``.
+PROMPT_TOKENS_READ: Final = "prompt_tokens_read"
+
 # Events that end a request: after one of them no further event carries that id.
 TERMINAL_EVENTS: Final = frozenset({READY, LOADED, DONE, ERROR, RESULT})
 

@@ -128,6 +128,43 @@ def measure_window(window: Any, tokens: int) -> tuple[float, float, float]:
     )
 
 
+def measure_stop(window: Any) -> float:
+    """Milliseconds from Stop during a long reply until the reply has ended (the engine
+    stopped between two tokens and said so)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    done: dict[str, Any] = {}
+    loop = QEventLoop()
+
+    def on_finished(final: dict[str, Any]) -> None:
+        done.update(final)
+        loop.quit()
+
+    def stop_when_streaming() -> None:
+        if len(window.chat.transcript.streamed_text) < 40:
+            QTimer.singleShot(5, stop_when_streaming)
+            return
+        done["asked"] = time.perf_counter()
+        window.chat.stop()
+
+    overrides = dict(window.chat.sampling_overrides)
+    window.chat.sampling_overrides = {**overrides, "max_tokens": 4096}
+    window.chat.new_chat()
+    window.reply_finished.connect(on_finished)
+    try:
+        if not window.chat.send(PROMPT):
+            raise RuntimeError(window.error_banner.message or "could not send")
+        stop_when_streaming()
+        QTimer.singleShot(300_000, loop.quit)
+        loop.exec()
+    finally:
+        window.reply_finished.disconnect(on_finished)
+        window.chat.sampling_overrides = overrides
+    if done.get("status") != "stopped" or "asked" not in done:
+        raise RuntimeError(f"the reply was not stopped: {done}")
+    return (time.perf_counter() - float(done["asked"])) * 1000
+
+
 def measure_startup(runs: int) -> list[float]:
     """Seconds from launching ``hearth`` to its window's first paint.
 
@@ -227,6 +264,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
                     f"  round {index + 1}: window {speed:.1f} tok/s, {ttft:.1f} ms first token; "
                     f"library {library.tokens_per_s[-1]:.1f} tok/s, {result['ttft_ms']:.1f} ms"
                 )
+            stops = [measure_stop(window) for _ in range(3)]
         finally:
             baseline.close()
             dispose_window(window)
@@ -277,6 +315,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
             stalls.longest_ms <= 50,
         ),
         Figure("ui_cpu_ms_per_1k_tokens", round(statistics.median(ui_cpu), 1), "ms", None, None),
+        Figure("stop_until_ended_ms", round(statistics.median(stops), 1), "ms", None, None),
         Figure("ui_peak_rss_mb", round(peak_rss / 2**20, 1), "MB", None, None),
         Figure("ui_imports_engine_libraries", len(leaked), "count", "== 0", not leaked),
     ]

@@ -644,6 +644,38 @@
 <context>
     <name>ModelBar</name>
     <message>
+        <source>Starting the engine</source>
+        <translation>正在启动引擎</translation>
+    </message>
+    <message>
+        <source>Reading the model file</source>
+        <translation>正在读取模型文件</translation>
+    </message>
+    <message>
+        <source>Preparing the chat template</source>
+        <translation>正在准备对话模板</translation>
+    </message>
+    <message>
+        <source>Reading the tokenizer</source>
+        <translation>正在读取分词器</translation>
+    </message>
+    <message>
+        <source>Loading the weights</source>
+        <translation>正在加载权重</translation>
+    </message>
+    <message>
+        <source>Connecting to the server</source>
+        <translation>正在连接服务器</translation>
+    </message>
+    <message>
+        <source>Reading the prompt</source>
+        <translation>正在读取提示</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>

@@ -559,6 +559,7 @@ class ChatScreen(QWidget, SessionListener):
             if reply.message_id in session.branches():
                 self.show_conversation()  # a new version: its ‹ n/m › appears at once
             self.update_context_meter(stats=reply.stats)
+        self.model_bar.progress_done()
         if reply.error:
             self.show_error(reply.error)
             if reply.final.get("kind") == protocol.ERR_WORKER_DIED:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
@@ -37,6 +37,18 @@ from wire import protocol
 from wire.phrases import from_wire
 
 log = logging.getLogger(__name__)
+
+# What the engines say while they load a model or read a long prompt, for translation.
+STAGES = (
+    QT_TRANSLATE_NOOP("ModelBar", "Starting the engine"),
+    QT_TRANSLATE_NOOP("ModelBar", "Reading the model file"),
+    QT_TRANSLATE_NOOP("ModelBar", "Preparing the chat template"),
+    QT_TRANSLATE_NOOP("ModelBar", "Reading the tokenizer"),
+    QT_TRANSLATE_NOOP("ModelBar", "Loading the weights"),
+    QT_TRANSLATE_NOOP("ModelBar", "Connecting to the server"),
+    QT_TRANSLATE_NOOP("ModelBar", "Reading the prompt"),
+    QT_TRANSLATE_NOOP("ModelBar", "Ready"),
+)
 
 Report = Callable[[BaseException, str], None]
 ShowError = Callable[[str], None]
@@ -70,6 +82,7 @@ class ModelBar(QWidget):
         self.closed = False  # late background results are dropped after the window closed
         self._advice: dict[str, dict[str, Any]] = {}  # model path -> its recommended sampling
         self._loader: EventRelay | None = None
+        self._ready_text = ""  # the status line once the model is loaded
         self._load_on_start = load_on_start
         self._build()
 
@@ -218,6 +231,7 @@ class ModelBar(QWidget):
             self.core.remember_model(entry)
         except (OSError, ValueError) as exc:
             self.report(exc, self.tr("saving the model choice"))
+        self._ready_text = entry.name
         self.status.setText(entry.name)
         self.model_chosen.emit(entry)
         if load:
@@ -242,7 +256,8 @@ class ModelBar(QWidget):
         elif kind == protocol.ERROR:
             self._loader = None
             self.progress.hide()
-            self.status.setText(self.tr("Not loaded"))
+            self._ready_text = self.tr("Not loaded")
+            self.status.setText(self._ready_text)
             name = self.model.name if self.model else self.tr("The model")
             self.show_error(
                 self.tr("{0} could not be loaded. {1}").format(name, translated(from_wire(event)))
@@ -252,9 +267,16 @@ class ModelBar(QWidget):
             self.loaded(event)
 
     def show_progress(self, fraction: float, stage: str) -> None:
+        """Loading the model, or reading a long prompt before the first word."""
         self.progress.show()
         self.progress.setValue(int(fraction * 100))
-        self.status.setText(stage)
+        self.status.setText(self.tr(stage) if stage in STAGES else stage)
+
+    def progress_done(self) -> None:
+        """A reply ended: whatever progress it showed is over."""
+        if self._loader is None:
+            self.progress.hide()
+            self.status.setText(self._ready_text or self.status.full_text())
 
     def loaded(self, event: dict[str, Any]) -> None:
         """The worker loaded the model (on its own, or on the way to a reply)."""
@@ -266,14 +288,16 @@ class ModelBar(QWidget):
         context = event.get("n_ctx")
         if isinstance(context, int):
             self.loaded_context = context
-        self.status.setText(
+        self._ready_text = (
             self.tr("{0} · {1} tokens context").format(name, context) if context else name
         )
+        self.status.setText(self._ready_text)
         self.model_loaded.emit(event)
 
     def engine_stopped(self) -> None:
         """The worker died: nothing is loaded any more."""
-        self.status.setText(self.tr("Not loaded"))
+        self._ready_text = self.tr("Not loaded")
+        self.status.setText(self._ready_text)
 
     def advice(self) -> dict[str, Any]:
         """The chosen model's recommended sampling: read once per model on a background

@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
 
 from app.core import Core
 from app.errors import HearthError
+from app.hub.library_actions import APP_NAMES, delete_model
 from app.hub.repo_files import human_size
 from app.machine.fit import Estimate
 from app.machine.fit_service import estimate_entry
 from app.machine.hardware import SystemFacts
 from app.models.library import ModelEntry
-from app.hub.library_actions import APP_NAMES, delete_model
 from ui.background import run_in_background
 from ui.i18n import translated
 from ui.models.tables import SOURCE_NAMES, make_table, parameter_count, tr_models, verdict_cell
