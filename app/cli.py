@@ -269,10 +269,7 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
                 Phrase("There is no conversation {0} in Hearth's history.", args.continue_id)
             ) from None
         session.model = entry
-        if entry.format != "remote":
-            from app.chat.presets import recommended_sampling
-
-            session.advice = recommended_sampling(entry)
+        session.advice = _advice(entry)
         session.overrides = _flag_values(args)
         if args.system is not None:
             session.set_instructions(args.system, session.own_settings)
@@ -302,6 +299,13 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     if entry.format != "remote":
         core.remember_model(entry)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _advice(entry: Any) -> dict[str, Any]:
+    """What the model's authors recommend for sampling (as the window applies it)."""
+    from app.chat.presets import recommended_sampling
+
+    return recommended_sampling(entry) if entry.format != "remote" else {}
 
 
 def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
@@ -353,7 +357,7 @@ class _Terminal(SessionListener):
         public = _public_event(event)
         if self.hide_reasoning and event["type"] == protocol.DELTA:
             public.pop(protocol.DELTA_REASONING, None)
-            if not public.get(protocol.DELTA_TEXT):
+            if not public.get(protocol.DELTA_TEXT) and not public.get(protocol.MOVED_TO_REASONING):
                 return
         self._print(json.dumps(public, ensure_ascii=False) + "\n")
 
@@ -527,7 +531,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
         print(f"Serving {entry.name} at {url} (Ctrl+C to stop)", file=sys.stderr, flush=True)
 
     try:
-        serve_forever(client, spec, config, core.sampling(), ready)
+        serve_forever(client, spec, config, core.sampling(_advice(entry)), ready)
     finally:
         client.close()
     return EXIT_OK

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ class Core:
     facts: SystemFacts | None = None  # filled in by the first system check
     _gpu_layer_cache: dict[tuple[str, int, int, int], int] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def overrides(self) -> ModelOverrides:
         return ModelOverrides(self.paths.data_dir / "model_settings.json")
 
@@ -49,9 +50,21 @@ class Core:
     def downloads_file(self) -> Path:
         return self.paths.data_dir / "downloads.json"
 
-    @property
+    @cached_property
     def endpoints(self) -> Endpoints:
         return Endpoints(self.paths.data_dir / "endpoints.json")
+
+    def state_problems(self) -> list[str]:
+        """Sentences about state files that were damaged and set aside (with the settings'
+        own in ``settings.problems``): the window says them at start."""
+        from app.chat.presets import PresetStore
+
+        presets = PresetStore(self.paths.data_dir / "presets.json")
+        presets.presets()
+        self.endpoints.all()
+        self.overrides.load()
+        documents = (self.endpoints.document, self.overrides.document)
+        return [p for p in (presets.problem, *(d.problem for d in documents)) if p]
 
     def remote_models(self) -> list[ModelEntry]:
         """The models of every server endpoint the user added (one request each)."""
@@ -197,11 +210,12 @@ class Core:
             self._gpu_layer_cache[key] = -1 if result.verdict == "gpu" else (result.gpu_layers or 0)
         return self._gpu_layer_cache[key]
 
-    def sampling(self, **overrides: Any) -> dict[str, Any]:
-        """Sampling parameters for a request: settings, then explicit overrides."""
+    def sampling(self, advice: dict[str, Any] | None = None, **overrides: Any) -> dict[str, Any]:
+        """Sampling parameters for a request: settings, then what the model's authors
+        recommend (``advice``, see ``app.chat.presets``), then explicit overrides."""
         from app.chat.presets import effective_values, engine_params
 
-        params = engine_params(effective_values(self.settings, {}, {}))
+        params = engine_params(effective_values(self.settings, advice or {}, {}))
         params.update({k: v for k, v in overrides.items() if v is not None})
         return params
 

@@ -62,12 +62,11 @@ class JsonDocument:
         self.version = version
         self.migrations = dict(migrations or {})
         self.unversioned = unversioned
-        self.problem = ""  # a sentence about what the last load repaired
+        self.problem = ""  # a sentence about what a load repaired (kept until shown)
 
     def load(self, check: Callable[[dict[str, Any]], T]) -> T | None:
         """The document turned into the owner's data by ``check``, migrated to the current
         version; None when there is none or it was damaged (see ``problem``)."""
-        self.problem = ""
         try:
             if self.path.stat().st_size > MAX_BYTES:
                 raise Damaged("the file is far too large")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -299,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s worker[%(process)d] %(levelname)s %(name)s: %(message)s",
     )
     log.info("worker started (protocol %s)", protocol.PROTOCOL_VERSION)
+    # Ctrl+C in a terminal reaches the whole process group: the client decides when the
+    # worker stops (cancel, shutdown, or the pipe closing), never the keyboard.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _limit_memory()
     worker = Worker(_Channel(out))
     reader = threading.Thread(

@@ -101,7 +101,9 @@ def spec(starter: Path) -> ModelSpec:
 
 @pytest.fixture
 def client(data_dir: Path) -> Iterator[EngineClient]:
-    engine = EngineClient(log_dir=data_dir / "logs", cancel_grace_s=3.0)
+    # A long grace: a test that checks "stopped cooperatively (not killed)" must not turn
+    # into a speed limit on a busy machine.
+    engine = EngineClient(log_dir=data_dir / "logs", cancel_grace_s=60.0)
     yield engine
     engine.close()
 
@@ -184,7 +186,7 @@ def collect(job: Any, timeout: float = 300) -> tuple[str, list[dict[str, Any]]]:
 
 
 def run_hearth(
-    *args: str, stdin: str | None = None, env: dict[str, str] | None = None, timeout: float = 180
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None, timeout: float = 600
 ) -> subprocess.CompletedProcess[str]:
     """``hearth ARGS`` as a user runs it, in its own process."""
     return subprocess.run(

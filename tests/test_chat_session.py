@@ -82,6 +82,17 @@ def session_for(
     return session
 
 
+def talking(session: ChatSession) -> Reply:
+    """A long reply, slowed down, once it has begun to arrive."""
+    session.extra_params = {"delay_s": 0.01}
+    reply = session.send("Talk.")
+    assert reply is not None
+    deadline = time.monotonic() + WAIT_S
+    while len(reply.text) < 20 and time.monotonic() < deadline:
+        session.wait(0.05)
+    return reply
+
+
 def finished(session: ChatSession, reply: Reply | None) -> Reply:
     assert reply is not None
     session.wait(WAIT_S)
@@ -160,12 +171,7 @@ def test_stop_keeps_what_was_written(
     core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
 ) -> None:
     session = session_for(core, store, client, heard, "word " * 2000)
-    session.extra_params = {"delay_s": 0.01}
-    reply = session.send("Talk.")
-    assert reply is not None
-    deadline = time.monotonic() + WAIT_S
-    while len(reply.text) < 20 and time.monotonic() < deadline:
-        session.wait(0.05)
+    reply = talking(session)
     session.stop()
     finished(session, reply)
     assert reply.status == st.STOPPED
@@ -179,12 +185,7 @@ def test_a_dying_engine_keeps_the_partial_reply_and_the_next_message_works(
     core: Core, store: st.ChatStore, client: EngineClient, heard: Heard, expect_error_logs: None
 ) -> None:
     session = session_for(core, store, client, heard, "word " * 2000)
-    session.extra_params = {"delay_s": 0.01}
-    reply = session.send("Talk.")
-    assert reply is not None
-    deadline = time.monotonic() + WAIT_S
-    while len(reply.text) < 20 and time.monotonic() < deadline:
-        session.wait(0.05)
+    reply = talking(session)
     pid = client.worker_pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
@@ -230,3 +231,31 @@ def test_instructions_wait_for_the_conversation_then_apply(
     assert session.values()["sampling.temperature"] == 0.9
     used, window, exact = session.context_usage(None)
     assert window == 4096 and not exact and used > 0
+
+
+def test_an_engine_that_cannot_start_fails_the_reply_and_frees_the_session(
+    core: Core, store: st.ChatStore, heard: Heard, expect_error_logs: None
+) -> None:
+    closed = EngineClient(log_dir=core.paths.logs_dir)
+    closed.close()  # refuses every request, as a client whose process cannot start
+    session = session_for(core, store, closed, heard, "Hi")
+    reply = session.send("Hello")
+    assert reply is not None and reply.status == st.FAILED
+    assert "could not be started" in reply.error and not session.busy
+    assert store.message(reply.message_id).status == st.FAILED
+    assert ("ended", st.FAILED) in heard.calls
+
+
+def test_a_model_that_cannot_be_prepared_writes_nothing(
+    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+) -> None:
+    from wire.phrases import Phrase
+
+    def gone(_entry: ModelEntry, _n_ctx: int | None) -> Any:
+        raise HearthError(Phrase("The server endpoint {0!r} is no longer configured.", "lab"))
+
+    session = ChatSession(core.settings, store, client, gone, heard)
+    session.model = scripted(core, "Hi")
+    with pytest.raises(HearthError, match="no longer configured"):
+        session.send("Hello")
+    assert store.conversations() == [] and not session.busy

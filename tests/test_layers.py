@@ -47,18 +47,22 @@ SERVE_PROCESS = (
 import os, sys, threading, time, httpx
 from hearth.launcher import main
 port = sys.argv[1]
-threading.Thread(target=main, args=(["serve", "--port", port],), daemon=True).start()
-for _ in range(600):
+server = threading.Thread(target=main, args=(["serve", "--port", port],), daemon=True)
+server.start()
+status = "the server ended before it answered"
+while server.is_alive():  # until it answers (loading the model first), however long it takes
     try:
         reply = httpx.post(
             f"http://127.0.0.1:{port}/v1/chat/completions",
             json={"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4},
-            timeout=60,
+            timeout=600,
         )
-        break
     except httpx.TransportError:
         time.sleep(0.1)
-print(f"STATUS={reply.status_code}")
+        continue
+    status = str(reply.status_code)
+    break
+print(f"STATUS={status}")
 """
     + REPORT_HEAVY
     + "os._exit(0)\n"
@@ -120,8 +124,7 @@ def test_hearth_chat_and_serve_never_import_an_engine_library(data_dir: Path) ->
             text=True,
             cwd=REPO,
             check=False,
-            timeout=180,
         )
         assert result.returncode == 0, result.stderr
         assert "HEAVY=\n" in result.stdout, result.stdout
-        assert "STATUS=" not in result.stdout or "STATUS=200" in result.stdout
+        assert script is CHAT_PROCESS or "STATUS=200\n" in result.stdout, result.stdout

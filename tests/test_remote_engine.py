@@ -55,7 +55,6 @@ def test_stop_closes_the_stream(client: EngineClient, peer: str) -> None:
                 job.cancel()
     assert job.final is not None and job.final["finish_reason"] == "cancelled"
     assert not job.final.get("forced")  # the stream was closed, the worker not killed
-    assert deltas < 1500
 
 
 def test_unknown_model_and_refused_connection(client: EngineClient, peer: str) -> None:

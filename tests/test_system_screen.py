@@ -110,7 +110,10 @@ def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) 
     assert core.overrides.get(str(window.chat.model_bar.model.path)).threads is None
 
 
-@pytest.mark.parametrize(("name", "expected"), [("rtx3060", "Q8_0"), ("laptop", "Q4_K_M")])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("rtx3060", "Q8_0"), ("laptop", "Q4_K_M"), ("nothing-fits", "Q4_K_M")],
+)
 def test_the_models_screen_and_hearth_pull_recommend_the_same_file(
     qtbot: QtBot, core: Core, hub: FakeHub, name: str, expected: str
 ) -> None:
@@ -122,18 +125,22 @@ def test_the_models_screen_and_hearth_pull_recommend_the_same_file(
     from app.machine.hardware import SystemFacts
     from tests.conftest import REPO
 
-    facts = SystemFacts.from_json(
-        json.loads((REPO / "tests" / "machines" / f"{name}.json").read_text())
-    )
+    machine = "laptop" if name == "nothing-fits" else name
+    described = json.loads((REPO / "tests" / "machines" / f"{machine}.json").read_text())
+    if name == "nothing-fits":
+        described["memory"]["total_bytes"] = 1_000_000  # then the usual choice, and a warning
+    facts = SystemFacts.from_json(described)
     window = open_window(qtbot, core)
     wait_for_facts(qtbot, window)
     screen = window.models_screen
     screen.set_facts(facts)
     screen.query.setText("acme/tiny-GGUF")
-    screen.open_button.click()
-    here = "Recommended for this machine"
     rows = range(2)
-    wait_until(qtbot, lambda: any(cell(screen.offers_table, r, 4) == here for r in rows), 60_000)
-    marked = next(screen.offers[r].label for r in rows if cell(screen.offers_table, r, 4) == here)
+    screen.open_button.click()
+    table = screen.offers_table
+    wait_until(qtbot, lambda: all(cell(table, r, 3) not in ("", "…") for r in rows), 60_000)
+    marks = ("Recommended for this machine", "Recommended")
+    marked = next(screen.offers[r].label for r in rows if cell(screen.offers_table, r, 4) in marks)
     planned = plan(core, "acme/tiny-GGUF", None, "hf", facts)
     assert marked == planned.label and expected in marked
+    assert ("may not run here" in planned.warning) == (name == "nothing-fits")

@@ -55,7 +55,10 @@ class ApiSwitch(QObject):
         config = ServerConfig(port=port, model_name=model.name)
         core, models = self.core, self.models
         app = build_app(
-            self.client, lambda: core.model_spec(models.model or model), config, core.sampling
+            self.client,
+            lambda: core.model_spec(models.model or model),
+            config,
+            lambda: core.sampling(models.advice()),
         )
         server = ApiServer(app, config)
         try:

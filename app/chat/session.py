@@ -15,6 +15,7 @@ the window coalesces them on the Qt main thread, the command line queues them an
 
 from __future__ import annotations
 
+import logging
 import queue
 import time
 from collections.abc import Callable
@@ -30,7 +31,9 @@ from app.models.library import ModelEntry
 from app.settings import Settings
 from wire import protocol
 from wire.model_spec import ModelSpec
-from wire.phrases import Phrase, from_wire
+from wire.phrases import Phrase, from_wire, to_wire
+
+log = logging.getLogger(__name__)
 
 CHARACTERS_PER_TOKEN = 3.5  # the context estimate until the engine has counted
 TICK_S = 0.25  # how often a waiting front end lets the recorder save a pause in the stream
@@ -53,8 +56,10 @@ class Reply:
     message_id: int
     model_name: str
     recorder: ReplyRecorder
-    continuing: bool = False
     user_message_id: int | None = None  # the message it answers (None when continuing)
+    # The user's message and this reply were added at the end of the branch shown (a plain
+    # send): a viewer can append them instead of showing the conversation again.
+    appended: bool = False
     job: Job | None = None
     stopping: bool = False
     save_failed: bool = False
@@ -205,13 +210,22 @@ class ChatSession:
     ) -> tuple[int, int, bool]:
         """(tokens used, context size, exact?): counted by the engine after a reply, else
         estimated from the text's length (of ``messages`` when the caller has them)."""
-        size = int(window or self.values()["engine.context_length"])
+        size = int(window or self._planned_context())
         if stats and isinstance(stats.get("prompt_tokens"), int):
             used = int(stats["prompt_tokens"]) + int(stats.get("generated_tokens") or 0)
             return used, size, True
         shown = self.messages() if messages is None else messages
         characters = len(self.system_prompt) + sum(len(m.content) for m in shown)
         return round(characters / CHARACTERS_PER_TOKEN), size, False
+
+    def _planned_context(self) -> int:
+        """The context the next reply would load with (the per-model choice included)."""
+        if self.model is not None:
+            try:
+                return self._spec(self.model).n_ctx or int(self.values()["engine.context_length"])
+            except HearthError:
+                pass  # a server endpoint that is no longer configured: the setting then
+        return int(self.values()["engine.context_length"])
 
     def delete_message(self, message_id: int) -> None:
         self._require_idle()
@@ -237,6 +251,10 @@ class ChatSession:
             return None
         self._require_idle()
         model = self._require_model()
+        spec = self._spec(model)  # before anything is written: it may refuse
+        edited = self.store.message(edit_of) if edit_of is not None else None
+        if edited is not None and edited.conversation_id != self.conversation_id:
+            raise HearthError(Phrase("That message belongs to another conversation."))
         if self.conversation_id is None:
             conversation = self.store.create_conversation(
                 model=model.name, system_prompt=self._pending_prompt
@@ -246,16 +264,13 @@ class ChatSession:
                     conversation.id, self._pending_prompt, self._pending_settings
                 )
             self.conversation_id = conversation.id
-        if edit_of is not None:
-            edited = self.store.message(edit_of)
-            if edited.conversation_id != self.conversation_id:
-                raise HearthError(Phrase("That message belongs to another conversation."))
+        if edited is not None:
             user_id = self.store.add_message(
                 self.conversation_id, "user", text, parent_id=edited.parent_id
             )
         else:
             user_id = self.store.add_message(self.conversation_id, "user", text)
-        return self._start(user_id)
+        return self._start(spec, user_id, appended=edited is None)
 
     def regenerate(self, message_id: int | None = None) -> Reply | None:
         """A new reply to the message before ``message_id`` (default: the last reply); the
@@ -270,8 +285,7 @@ class ChatSession:
         target = self.store.message(message_id)
         if target.parent_id is None or target.conversation_id != self.conversation_id:
             return None
-        self._require_model()
-        return self._start(target.parent_id)
+        return self._start(self._spec(self._require_model()), target.parent_id)
 
     def continue_reply(self, message_id: int | None = None) -> Reply | None:
         """Let the model go on with the last reply (cut at the token limit or stopped)."""
@@ -281,8 +295,7 @@ class ChatSession:
             return None
         if message_id is not None and messages[-1].id != message_id:
             return None
-        self._require_model()
-        return self._start(None, continuing=messages[-1])
+        return self._start(self._spec(self._require_model()), None, continuing=messages[-1])
 
     def stop(self) -> None:
         """Stop the reply now: no more text is shown or saved; the engine is told at once."""
@@ -345,7 +358,18 @@ class ChatSession:
         events = self._queue
         return lambda event: events.put((handler, event))
 
-    def _start(self, user_id: int | None, continuing: st.Message | None = None) -> Reply:
+    def _spec(self, model: ModelEntry) -> ModelSpec:
+        """How to load ``model`` for this conversation (its own context length, if set)."""
+        explicit_context = {**self.own_settings, **self.overrides}.get("engine.context_length")
+        return self.spec_for(model, int(explicit_context) if explicit_context else None)
+
+    def _start(
+        self,
+        spec: ModelSpec,
+        user_id: int | None,
+        continuing: st.Message | None = None,
+        appended: bool = False,
+    ) -> Reply:
         """Create (or reopen) the reply's row and send the request."""
         model = self._require_model()
         assert self.conversation_id is not None
@@ -367,25 +391,31 @@ class ChatSession:
         recorder = ReplyRecorder(self.store, message_id)
         if continuing is not None:
             recorder.text, recorder.reasoning = continuing.content, continuing.reasoning
-        reply = Reply(
-            conversation_id, message_id, model.name, recorder, continuing is not None, user_id
-        )
+        reply = Reply(conversation_id, message_id, model.name, recorder, user_id, appended)
         messages = engine_messages(
             path,
             self.system_prompt,
             include_reasoning=bool(self.settings.get("chat.send_reasoning")),
         )
-        values = self.values()
-        explicit_context = {**self.own_settings, **self.overrides}.get("engine.context_length")
-        spec = self.spec_for(model, int(explicit_context) if explicit_context else None)
-        params = {**engine_params(values), **self.extra_params}
+        params = {**engine_params(self.values()), **self.extra_params}
         self.reply = reply
         self.listener.conversation_changed(self)
         self.listener.reply_started(self, reply)
         callback = self._deliver(lambda event: self._handle(reply, event))
-        reply.job = self.client.chat(
-            spec, messages, params, callback, continue_reply=continuing is not None
-        )
+        try:
+            reply.job = self.client.chat(
+                spec, messages, params, callback, continue_reply=continuing is not None
+            )
+        except Exception as exc:
+            log.error("could not start the engine", exc_info=exc)
+            self._finish(
+                reply,
+                {
+                    "type": protocol.ERROR,
+                    "kind": protocol.ERR_ENGINE,
+                    **to_wire(Phrase("The model engine could not be started: {0}", exc)),
+                },
+            )
         return reply
 
     def _handle(self, reply: Reply, event: dict[str, Any]) -> None:
@@ -438,6 +468,8 @@ class ChatSession:
                 self.listener.problem(exc, SAVING_REPLY)
 
     def _finish(self, reply: Reply, final: dict[str, Any]) -> None:
+        if reply.finished:
+            return  # ended already (abandoned, then the engine's own end arrived)
         self.reply = None
         done = final.get("type") == protocol.DONE
         reply.final = final

@@ -67,7 +67,13 @@ def plan(
                 Phrase("No file in {0} matches {1!r}. It has: {2}.", repo_id, pattern, listing)
             )
         return PullPlan(repo_id, pattern, chosen)
-    best = recommend(offers, _estimates(core, repo_id, offers, source, facts))
+    estimates = _estimates(core, repo_id, offers, source, facts)
+    best = recommend(offers, estimates)
+    warning = ""
+    if best is None and estimates:
+        # Nothing fits this machine: the usual choice, as the Models screen then marks it.
+        best = recommend(offers)
+        warning = Phrase("No file of {0} fits this machine's memory; it may not run here.", repo_id)
     if best is None:
         raise HearthError(
             Phrase(
@@ -76,7 +82,7 @@ def plan(
                 repo_id,
             )
         )
-    return PullPlan(repo_id, best.label, best.files, best.warning)
+    return PullPlan(repo_id, best.label, best.files, best.warning or warning)
 
 
 def _estimates(

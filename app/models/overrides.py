@@ -49,6 +49,10 @@ class ModelOverrides:
         self.path = path
         self.document = JsonDocument(path, Phrase("model settings"), 1, MIGRATIONS, 0)
 
+    def load(self) -> dict[str, dict[str, Any]]:
+        """Every model's choices, by path (a damaged file is set aside: ``document.problem``)."""
+        return self._read()
+
     def _read(self) -> dict[str, dict[str, Any]]:
         def models_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
             models = document["models"]

@@ -1297,6 +1297,10 @@
         <translation>Hearth 无法打开聊天记录（{0}）。它没有被改动；请检查数据文件夹是否可写、磁盘是否已满。</translation>
     </message>
     <message>
+        <source>The model engine could not be started: {0}</source>
+        <translation>无法启动模型引擎：{0}</translation>
+    </message>
+    <message>
         <source>There is no conversation {0} in Hearth&apos;s history.</source>
         <translation>Hearth 的历史记录中没有对话 {0}。</translation>
     </message>
@@ -1323,6 +1327,10 @@
     <message>
         <source>download list</source>
         <translation>下载列表</translation>
+    </message>
+    <message>
+        <source>No file of {0} fits this machine&apos;s memory; it may not run here.</source>
+        <translation>{0} 中没有适合本机内存的文件；它可能无法在这里运行。</translation>
     </message>
     <message>
         <source>Your {0} could not be read (the file was damaged), so Hearth uses the defaults. The damaged file was kept as {1}.</source>

@@ -28,9 +28,10 @@ from PySide6.QtWidgets import (
 
 from app.chat import store as st
 from app.chat import transfer
-from app.chat.session import ChatSession, Reply, SessionListener
-from app.core import Core, transformers_available
+from app.chat.session import TICK_S, ChatSession, Reply, SessionListener
+from app.core import Core
 from app.engine_client import EngineClient
+from app.engines import can_run
 from app.errors import HearthError
 from app.files import safe_file_name, write_text_atomically
 from app.models.library import ModelEntry
@@ -48,8 +49,6 @@ from ui.i18n import translated
 from wire import protocol
 
 log = logging.getLogger(__name__)
-
-FLUSH_INTERVAL_MS = 250  # a reply that pauses is still saved within half a second
 
 
 class ChatScreen(QWidget, SessionListener):
@@ -83,7 +82,7 @@ class ChatScreen(QWidget, SessionListener):
         self.running: ChatSession | None = None  # the session whose reply is streaming
         self.session = self._session(None)  # the session shown
         self._flush_timer = QTimer(self)
-        self._flush_timer.setInterval(FLUSH_INTERVAL_MS)
+        self._flush_timer.setInterval(int(TICK_S * 1000))  # a pause in the stream is saved too
         self._flush_timer.timeout.connect(self._tick)
         self._build()
 
@@ -341,7 +340,7 @@ class ChatScreen(QWidget, SessionListener):
 
     def chat_with(self, entry: ModelEntry) -> bool:
         """Start a new chat with ``entry`` (from the library)."""
-        if entry.format != "gguf" and not transformers_available():
+        if not can_run(entry.format):
             self.show_error(
                 self.tr(
                     "{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this "
@@ -428,45 +427,36 @@ class ChatScreen(QWidget, SessionListener):
         self.editing = None
         self.edit_label.hide()
         self.composer.clear()
-        if editing is None and reply.user_message_id is not None:
-            self.transcript.append_message(self.store.message(reply.user_message_id))
-            self.transcript.begin_reply(reply.model_name)
-        else:
-            self.show_conversation()
         return True
 
     def regenerate(self, message_id: int | None = None) -> bool:
         """A new reply to the message before ``message_id`` (default: the last reply)."""
-        return self._start(lambda s: s.regenerate(message_id))
+        if self.conversation_id is None:
+            return False
+        return (
+            self._run(lambda s: s.regenerate(message_id), self.tr("saving the reply")) is not None
+        )
 
     def continue_reply(self, message_id: int | None = None) -> bool:
         """Let the model go on with a reply cut at the token limit or stopped."""
-        return self._start(lambda s: s.continue_reply(message_id))
-
-    def _start(self, action: Callable[[ChatSession], Reply | None]) -> bool:
-        if self.busy or self.conversation_id is None:
+        if self.conversation_id is None:
             return False
-        if self._run(action, self.tr("saving the reply")) is None:
-            return False
-        self.show_conversation()
-        return True
+        reply = self._run(lambda s: s.continue_reply(message_id), self.tr("saving the reply"))
+        return reply is not None
 
     def _run(self, action: Callable[[ChatSession], Reply | None], doing: str) -> Reply | None:
-        """Start a reply in the shown session; problems are said, and nothing runs."""
+        """Start a reply in the shown session (``reply_started`` shows it); problems are
+        said, and nothing runs."""
+        if self.busy:
+            return None
         session = self._ready(self.session)
         try:
-            reply = action(session)
+            return action(session)
         except HearthError as exc:
             self.show_error(exc.message)
-            return None
         except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so, keep the text
             self.report(exc, doing)
-            return None
-        if reply is not None:
-            self.running = session
-            self._set_busy(True)
-            self._flush_timer.start()
-        return reply
+        return None
 
     def escape(self) -> None:
         """Esc: stop the reply, else leave editing a message."""
@@ -516,6 +506,20 @@ class ChatScreen(QWidget, SessionListener):
 
     def _shown(self, session: ChatSession) -> bool:
         return session is self.session and not self.closed
+
+    def reply_started(self, session: ChatSession, reply: Reply) -> None:
+        """Before the request leaves: busy, and the reply's place in the transcript (so
+        that even an engine that fails at once finds it there)."""
+        self.running = session
+        self._set_busy(True)
+        self._flush_timer.start()
+        if not self._shown(session):
+            return
+        if reply.appended and reply.user_message_id is not None:
+            self.transcript.append_message(self.store.message(reply.user_message_id))
+            self.transcript.begin_reply(reply.model_name)
+        else:
+            self.show_conversation()
 
     def reply_text(self, session: ChatSession, reply: Reply, text: str) -> None:
         if self._shown(session):
