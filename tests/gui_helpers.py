@@ -10,7 +10,7 @@ from app.core import Core
 from ui.gui import make_application
 from ui.main_window import MainWindow
 
-LOAD_TIMEOUT_MS = 60_000
+LOAD_TIMEOUT_MS = 300_000
 
 
 def open_window(qtbot: QtBot, core: Core) -> MainWindow:
@@ -23,7 +23,7 @@ def open_window(qtbot: QtBot, core: Core) -> MainWindow:
     return window
 
 
-def wait_until(qtbot: QtBot, condition: Callable[[], bool], timeout_ms: int = 60_000) -> None:
+def wait_until(qtbot: QtBot, condition: Callable[[], bool], timeout_ms: int = 300_000) -> None:
     qtbot.waitUntil(condition, timeout=timeout_ms)
 
 

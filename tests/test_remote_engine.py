@@ -1,6 +1,9 @@
 """The remote engine against a real OpenAI-compatible peer (llama-cpp-python's server) and
 against small servers that misbehave on purpose (drop mid-stream, 401, never answer)."""
 
+import itertools
+import os
+import signal
 import socket
 import subprocess
 import threading
@@ -95,10 +98,16 @@ class _Misbehaving(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for word in ("Hello", " there", " friend"):
+        words = itertools.cycle(("Hello", " there")) if self.mode == "endless" else None
+        for word in words or ("Hello", " there", " friend"):
             data = f'data: {{"choices": [{{"delta": {{"content": "{word}"}}}}]}}\n\n'.encode()
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-            self.wfile.flush()
+            try:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            except OSError:
+                return  # the client closed the stream (Stop)
+            if words is not None:
+                time.sleep(0.05)
         self.connection.shutdown(socket.SHUT_RDWR)  # dropped mid-stream
 
 
@@ -158,3 +167,23 @@ def test_hearth_chat_endpoint(peer: str) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() and "tok/s" in result.stderr
+
+
+def test_ctrl_c_in_hearth_chat_stops_the_reply_and_says_interrupted(misbehaving: Any) -> None:
+    """Ctrl+C reaches every process of the terminal's group: the reply stops, the engine
+    is not killed by it, and the exit code says "interrupted" (a server that never ends)."""
+    misbehaving.mode = "endless"
+    chat = subprocess.Popen(
+        [*HEARTH, "chat", "--endpoint", misbehaving.url, "--model", "m", "Talk forever."],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a group of its own, like a terminal's: the test is not hit
+    )
+    assert chat.stdout is not None
+    assert chat.stdout.read(20), "no reply arrived"
+    os.killpg(chat.pid, signal.SIGINT)
+    _out, err = chat.communicate()
+    assert chat.returncode == 130, err
+    assert "stopped unexpectedly" not in err and "Traceback" not in err

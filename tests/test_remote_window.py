@@ -27,14 +27,13 @@ def test_chat_with_a_model_on_a_server(qtbot: QtBot, core: Core, peer: str) -> N
     dialog.url.setText(peer)
     dialog.accept()
     window.chat.model_bar.refresh()
-    wait_until(
-        qtbot, lambda: any(m.name == "smollm2 @ peer" for m in window.chat.model_bar.models), 30_000
-    )
-    entry = next(m for m in window.chat.model_bar.models if m.name == "smollm2 @ peer")
-    with qtbot.waitSignal(window.model_loaded, timeout=60_000):
+    bar = window.chat.model_bar
+    wait_until(qtbot, lambda: any(m.name == "smollm2 @ peer" for m in bar.models), 300_000)
+    entry = next(m for m in bar.models if m.name == "smollm2 @ peer")
+    with qtbot.waitSignal(window.model_loaded, timeout=300_000):
         window.chat.model_bar.select(entry)
     core.settings.set("sampling.temperature", 0.0)
-    with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
         window.chat.send("What is 2+2?")
     assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
     assert "4" in window.chat.transcript.streamed_text
@@ -88,13 +87,12 @@ def thinker() -> Iterator[str]:
 def test_reasoning_is_shown_apart_from_the_answer(qtbot: QtBot, core: Core, thinker: str) -> None:
     core.endpoints.add("thinker", thinker)
     window = open_window(qtbot, core)
-    wait_until(
-        qtbot, lambda: any(m.name == "r1 @ thinker" for m in window.chat.model_bar.models), 30_000
-    )
+    bar = window.chat.model_bar
+    wait_until(qtbot, lambda: any(m.name == "r1 @ thinker" for m in bar.models), 300_000)
     window.chat.model_bar.select(
         next(m for m in window.chat.model_bar.models if m.name == "r1 @ thinker"), load=False
     )
-    with qtbot.waitSignal(window.reply_finished, timeout=60_000) as finished:
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
         window.chat.send("What is 2+2?")
     assert finished.args[0]["status"] == st.COMPLETE
     assert window.chat.transcript.reasoning_text == "Two plus two...hm"
@@ -121,10 +119,10 @@ def test_the_api_switch_serves_the_window_model(qtbot: QtBot, core: Core) -> Non
         )
     )
     thread.start()
-    with qtbot.waitSignal(window.reply_finished, timeout=60_000):  # a chat here at the same time
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000):  # a chat here at the same time
         window.chat.sampling_overrides = {"max_tokens": 8}
         window.chat.send("Hello")
-    wait_until(qtbot, lambda: not thread.is_alive(), 60_000)
+    wait_until(qtbot, lambda: not thread.is_alive(), 300_000)
     assert answers and answers[0].strip()
     assert window.chat.transcript.streamed_text.strip()
     window.set_api_server(False)

@@ -23,7 +23,7 @@ def cell(table: QTableWidget, row: int, column: int) -> str:
 
 
 def wait_for_facts(qtbot: QtBot, window: MainWindow) -> None:
-    wait_until(qtbot, lambda: window.core.facts is not None, 60_000)
+    wait_until(qtbot, lambda: window.core.facts is not None, 300_000)
 
 
 def test_system_check_tab_and_copy_report(qtbot: QtBot, core: Core) -> None:
@@ -49,9 +49,9 @@ def test_verdicts_in_the_library_and_live_usage_while_generating(qtbot: QtBot, c
     assert "KV cache" in tip and "Expected speed" in tip
     window.chat.sampling_overrides = {"max_tokens": 2000, "ignore_eos": True}
     window.chat.send("Count to one hundred.")
-    wait_until(qtbot, lambda: "model process" in window.usage_label.text(), 60_000)
+    wait_until(qtbot, lambda: "model process" in window.usage_label.text(), 300_000)
     assert "RAM" in window.usage_label.text()
-    with qtbot.waitSignal(window.reply_finished, timeout=60_000):
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000):
         window.chat.stop()
 
 
@@ -73,7 +73,7 @@ def test_offers_show_a_verdict_from_the_remote_header(
     screen = window.models_screen
     screen.query.setText("acme/tiny-GGUF")
     screen.open_button.click()
-    wait_until(qtbot, lambda: cell(screen.offers_table, 0, 3).startswith("CPU and RAM"), 60_000)
+    wait_until(qtbot, lambda: cell(screen.offers_table, 0, 3).startswith("CPU and RAM"), 300_000)
     ranged = [r for r in hub.requests if "resolve" in r and "bytes=0-" in r]
     assert ranged and not (core.models_dir / "acme").exists()  # nothing downloaded
 
@@ -138,7 +138,7 @@ def test_the_models_screen_and_hearth_pull_recommend_the_same_file(
     rows = range(2)
     screen.open_button.click()
     table = screen.offers_table
-    wait_until(qtbot, lambda: all(cell(table, r, 3) not in ("", "…") for r in rows), 60_000)
+    wait_until(qtbot, lambda: all(cell(table, r, 3) not in ("", "…") for r in rows), 300_000)
     marks = ("Recommended for this machine", "Recommended")
     marked = next(screen.offers[r].label for r in rows if cell(screen.offers_table, r, 4) in marks)
     planned = plan(core, "acme/tiny-GGUF", None, "hf", facts)

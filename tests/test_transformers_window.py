@@ -32,8 +32,8 @@ def test_chat_with_a_checkpoint_in_the_window(
     assert "tok/s" in window.chat.transcript.toPlainText()
     window.chat.sampling_overrides = {"ignore_eos": True, "max_tokens": 300}
     window.chat.send("Tell me a long story.")
-    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 20, 120_000)
-    with qtbot.waitSignal(window.reply_finished, timeout=60_000) as stopped:
+    wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 20, 300_000)
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000) as stopped:
         window.chat.stop()
     assert stopped.args[0]["status"] == st.STOPPED
 

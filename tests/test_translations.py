@@ -175,7 +175,7 @@ def test_the_chinese_window_shows_no_untranslated_string(
 ) -> None:
     window = scripted_window(qtbot, core, "**好的**，这是回答。\n\n```python\nprint(1)\n```\n")
     send_and_wait(qtbot, window, "你好")
-    qtbot.waitUntil(lambda: window.system_screen.tree.topLevelItemCount() > 0, timeout=60_000)
+    qtbot.waitUntil(lambda: window.system_screen.tree.topLevelItemCount() > 0, timeout=300_000)
     from ui.settings_dialog import SettingsDialog
 
     dialogs: list[QDialog] = [SettingsDialog(core.settings, window)]
@@ -241,6 +241,6 @@ def test_errors_from_the_core_and_the_engine_are_shown_in_chinese(
     missing = ModelEntry("gone", tmp_path / "gone.gguf", "gguf", 1, "file")
     window.chat.model_bar.select(missing, load=False)
     window.chat.model_bar.load()
-    qtbot.waitUntil(lambda: "gone.gguf" in window.error_banner.message, timeout=30_000)
+    qtbot.waitUntil(lambda: "gone.gguf" in window.error_banner.message, timeout=300_000)
     message = window.error_banner.message
     assert "无法加载" in message and "不存在" in message, message  # both parts translated
