@@ -40,7 +40,7 @@ def test_sigkill_mid_reply_keeps_the_conversation(data_dir: Path) -> None:
         assert line.startswith("SENT"), line
         worker_pid = int(line.split("worker=")[1])
         db_path = data_dir / "chats.sqlite3"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300
         while len(reply_text(db_path)) < 50 and time.monotonic() < deadline:
             time.sleep(0.1)
         first = reply_text(db_path)
@@ -58,7 +58,7 @@ def test_sigkill_mid_reply_keeps_the_conversation(data_dir: Path) -> None:
             child.stdout.close()
 
     # The orphaned worker notices that Hearth is gone and exits by itself.
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
             os.kill(worker_pid, 0)
@@ -67,7 +67,7 @@ def test_sigkill_mid_reply_keeps_the_conversation(data_dir: Path) -> None:
         time.sleep(0.1)
     else:
         os.kill(worker_pid, signal.SIGKILL)
-        pytest.fail("the worker outlived the app by more than 10 s")
+        pytest.fail("the worker outlived the app by more than two minutes")
 
     store = ChatStore(data_dir / "chats.sqlite3")
     assert store.integrity_ok()
