@@ -48,6 +48,33 @@ def _finite(text: str) -> float:
     return value
 
 
+def parse_json(raw: bytes) -> Any:
+    """JSON from a file Hearth did not write itself or cannot trust (a model's config, a
+    header, a state file): any problem (not UTF-8, ``NaN``/``Infinity``/``1e999``, nested
+    too deep for the parser) is a ``Damaged`` error, never another exception."""
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_no_constants, parse_float=_finite)
+    except Damaged:
+        raise
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise Damaged(
+            str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
+        ) from exc
+
+
+def read_json_object(path: Path, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
+    """A JSON object from ``path``; OSError when it cannot be read, ``Damaged`` when it is
+    not a JSON object of at most ``max_bytes``."""
+    with path.open("rb") as handle:
+        raw = handle.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise Damaged(f"{path.name} is far too large")
+    value = parse_json(raw)
+    if not isinstance(value, dict):
+        raise Damaged(f"{path.name} does not hold a JSON object")
+    return value
+
+
 class JsonDocument:
     def __init__(
         self,
@@ -85,9 +112,7 @@ class JsonDocument:
             )
             return None
         try:
-            document = json.loads(
-                raw.decode("utf-8"), parse_constant=_no_constants, parse_float=_finite
-            )
+            document = parse_json(raw)
             if not isinstance(document, dict):
                 raise Damaged("not a JSON object")
             version = document.get("version", self.unversioned)

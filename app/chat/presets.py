@@ -13,14 +13,13 @@ aside and the built-in ones are used).
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app import settings as settings_module
-from app.json_document import JsonDocument
+from app.json_document import JsonDocument, read_json_object
 from app.models.library import ModelEntry
 from wire.phrases import Phrase
 
@@ -160,7 +159,7 @@ def recommended_sampling(entry: ModelEntry) -> dict[str, Any]:
         elif entry.path.is_dir():
             config_path = entry.path / "generation_config.json"
             if config_path.is_file():
-                config = json.loads(config_path.read_text(encoding="utf-8"))
+                config = read_json_object(config_path)
                 if isinstance(config, dict) and config.get("do_sample", True):
                     raw = {
                         ours: config[key]

@@ -24,12 +24,12 @@ what the verdict uses, so "fits" stays true for long prompts too.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.engines import BY_NAME, GPU_LLAMA_OFFLOAD, GPU_TORCH_CUDA, engine_for
+from app.json_document import read_json_object
 from app.machine.hardware import GpuFacts, SystemFacts
 from app.models.gguf_header import GGUFInfo
 
@@ -148,7 +148,7 @@ def shape_from_config(
     folder: Path, dtype: str = "bfloat16", parameters: int | None = None
 ) -> ModelShape:
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        config = read_json_object(folder / "config.json")
     except (OSError, ValueError) as exc:
         raise ShapeError(f"config.json cannot be read ({exc})") from exc
     config = config.get("text_config", config) if isinstance(config, dict) else {}

@@ -10,11 +10,13 @@ tensor.  Large arrays (the tokenizer vocabulary) are skipped, not kept.
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from wire.phrases import Phrase
 
@@ -77,6 +79,13 @@ _SCALARS = {
     _INT64: "<q",
     _FLOAT64: "<d",
 }
+# the fewest bytes one item of each kind takes in a file (a string: its 8-byte length;
+# an array: its item kind and count)
+_SMALLEST = {kind: struct.calcsize(fmt) for kind, fmt in _SCALARS.items()}
+_SMALLEST[_STRING] = 8
+_SMALLEST[_ARRAY] = 12
+_SMALLEST_KEY_VALUE = 8 + 4 + 1  # key length, value kind, a one-byte value
+_SMALLEST_TENSOR = 8 + 4 + 4 + 8  # name length, dimensions, type, offset
 
 
 class GGUFError(ValueError):
@@ -123,38 +132,79 @@ class GGUFInfo:
         return bool(self.metadata.get("tokenizer.chat_template"))
 
 
+class Limits(NamedTuple):
+    """How much of a header Hearth is willing to read.  Real files stay far below each
+    (a 256k-token vocabulary plus its merges is under a million strings, and no writer
+    nests arrays); a crafted file meets one of them long before it costs a user time."""
+
+    depth: int = 4  # arrays inside arrays
+    strings: int = 3_000_000  # strings read one by one (keys, values, array items)
+    nested_arrays: int = 100_000  # arrays that are items of other arrays
+    tensors: int = 1_000_000
+    header_bytes: int = 1024 * 1024 * 1024
+    seconds: float = 20.0
+
+
+LIMITS = Limits()
+
+
 class _Reader:
-    def __init__(self, stream: IO[bytes], size: int) -> None:
-        self.stream, self.size = stream, size
+    """Reads values iteratively (never by recursion) and counts what it reads against
+    ``Limits``: a header can be hostile, and the library must never hang or crash on one."""
+
+    def __init__(self, stream: IO[bytes], size: int, limits: Limits) -> None:
+        self.stream, self.size, self.limits = stream, size, limits
+        self.strings = 0
+        self.nested_arrays = 0
+        self.deadline = time.monotonic() + limits.seconds
+        self._ticks = 0
 
     def take(self, count: int) -> bytes:
         data = self.stream.read(count)
         if len(data) != count:
-            raise GGUFError(
-                Phrase("the file ends in the middle of its header (an incomplete download?)")
-            )
+            raise _truncated()
         return data
 
     def scalar(self, fmt: str) -> Any:
         return struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
 
-    def count(self) -> int:
+    def remaining(self) -> int:
+        return self.size - self.stream.tell()
+
+    def count(self, smallest_item: int) -> int:
+        """A count of items that each take at least ``smallest_item`` bytes: a count the
+        rest of the file cannot hold is refused before anything is read."""
         value = int(self.scalar("<Q"))
         if value > MAX_COUNT:
             raise GGUFError(Phrase("the header claims an impossible number of entries"))
+        if value * smallest_item > self.remaining():
+            raise _truncated()
         return value
 
-    def string(self) -> str:
+    def _string_length(self) -> int:
+        self.strings += 1
+        if self.strings > self.limits.strings:
+            raise GGUFError(Phrase("the header holds more strings than any model has"))
+        self.tick()
         length = int(self.scalar("<Q"))
-        if length > MAX_STRING or length > self.size:
+        if length > MAX_STRING or length > self.remaining():
             raise GGUFError(Phrase("the header holds an impossibly long string"))
-        return self.take(length).decode("utf-8", errors="replace")
+        return length
+
+    def string(self) -> str:
+        return self.take(self._string_length()).decode("utf-8", errors="replace")
 
     def skip_string(self) -> None:
-        length = int(self.scalar("<Q"))
-        if length > MAX_STRING or length > self.size:
-            raise GGUFError(Phrase("the header holds an impossibly long string"))
-        self.stream.seek(length, os.SEEK_CUR)
+        self.stream.seek(self._string_length(), os.SEEK_CUR)
+
+    def tick(self) -> None:
+        """Checked every few thousand items: a header that takes too long is refused."""
+        self._ticks += 1
+        if self._ticks & 0xFFF == 0:
+            if time.monotonic() > self.deadline:
+                raise GGUFError(Phrase("its header takes too long to read"))
+            if self.stream.tell() > self.limits.header_bytes:
+                raise GGUFError(Phrase("its header is larger than any model's"))
 
     def value(self, kind: int) -> tuple[Any, int | None]:
         """One value; for arrays also their length (long arrays come back as None)."""
@@ -163,66 +213,122 @@ class _Reader:
         if kind == _STRING:
             return self.string(), None
         if kind == _ARRAY:
-            item_kind = int(self.scalar("<I"))
-            length = self.count()
-            if length > KEEP_ARRAY_ITEMS:
-                self.skip_array(item_kind, length)
-                return None, length
-            return [self.value(item_kind)[0] for _ in range(length)], length
-        raise GGUFError(Phrase("the header uses an unknown value type ({0})", kind))
+            item_kind, length = self.array_head()
+            return self.array(item_kind, length, keep=length <= KEEP_ARRAY_ITEMS), length
+        raise _unknown(kind)
 
-    def skip_array(self, item_kind: int, length: int) -> None:
-        if item_kind in _SCALARS:
-            self.stream.seek(struct.calcsize(_SCALARS[item_kind]) * length, os.SEEK_CUR)
-        elif item_kind == _STRING:
-            for _ in range(length):
-                self.skip_string()
-        else:
-            for _ in range(length):
-                self.value(item_kind)
-        if self.stream.tell() > self.size:
-            raise GGUFError(
-                Phrase("the file ends in the middle of its header (an incomplete download?)")
-            )
+    def array_head(self) -> tuple[int, int]:
+        item_kind = int(self.scalar("<I"))
+        smallest = _SMALLEST.get(item_kind)
+        if smallest is None:
+            raise _unknown(item_kind)
+        return item_kind, self.count(smallest)
+
+    def array(self, item_kind: int, length: int, keep: bool) -> list[Any] | None:
+        """The items of one array, read with an explicit stack.  Kept arrays (short ones)
+        come back as lists; long ones are skipped (scalars in one seek) and give None."""
+        root: list[Any] | None = [] if keep else None
+        # each frame: [items kept or None, item kind, items left]
+        stack: list[list[Any]] = [[root, item_kind, length]]
+        while stack:
+            frame = stack[-1]
+            items, kind, left = frame
+            if left == 0:
+                stack.pop()
+                continue
+            if kind in _SCALARS and items is None:
+                self.stream.seek(struct.calcsize(_SCALARS[kind]) * left, os.SEEK_CUR)
+                if self.stream.tell() > self.size:
+                    raise _truncated()
+                frame[2] = 0
+                continue
+            frame[2] = left - 1
+            if kind in _SCALARS:
+                items.append(self.scalar(_SCALARS[kind]))
+            elif kind == _STRING:
+                if items is None:
+                    self.skip_string()
+                else:
+                    items.append(self.string())
+            else:  # an array inside this array
+                self.nested_arrays += 1
+                if self.nested_arrays > self.limits.nested_arrays:
+                    raise GGUFError(Phrase("the header holds more nested lists than any model"))
+                if len(stack) >= self.limits.depth:
+                    raise GGUFError(Phrase("the header nests lists too deeply"))
+                self.tick()
+                inner_kind, inner_length = self.array_head()
+                inner: list[Any] | None = None
+                if items is not None and inner_length <= KEEP_ARRAY_ITEMS:
+                    inner = []
+                if items is not None:
+                    items.append(inner)
+                stack.append([inner, inner_kind, inner_length])
+        return root
 
 
-_CACHE: dict[tuple[str, int, int, bool], GGUFInfo] = {}
+def _truncated() -> GGUFError:
+    return GGUFError(Phrase("the file ends in the middle of its header (an incomplete download?)"))
+
+
+def _unknown(kind: int) -> GGUFError:
+    return GGUFError(Phrase("the header uses an unknown value type ({0})", kind))
+
+
+_CACHE: dict[tuple[str, int, int, bool, Limits], GGUFInfo | GGUFError] = {}
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 64
 
 
-def read_gguf(path: str | os.PathLike[str], check_data: bool = True) -> GGUFInfo:
+def read_gguf(
+    path: str | os.PathLike[str], check_data: bool = True, limits: Limits = LIMITS
+) -> GGUFInfo:
     """Read and check a GGUF header; raise GGUFError saying what is wrong.
 
     ``check_data=False`` accepts a file that holds only the header (the first megabytes of
     a remote file, fetched to estimate memory before downloading it).
 
-    Headers are remembered by path, size and modification time: the library, the memory
-    estimate and the sampling advice all read the same files, and parsing a header with a
-    large vocabulary takes tens of milliseconds of Python (which also holds up the window's
-    thread).  Callers must not change the returned ``GGUFInfo``.
+    Headers (and what was wrong with them) are remembered by path, size and modification
+    time: the library, the memory estimate and the sampling advice all read the same files,
+    and parsing a header with a large vocabulary takes tens of milliseconds of Python (which
+    also holds up the window's thread).  Callers must not change the returned ``GGUFInfo``.
     """
     path = Path(path)
     try:
-        stat = path.stat()
+        facts = path.stat()
     except FileNotFoundError as exc:
         raise GGUFError(Phrase("{0} does not exist", path.name)) from exc
     except OSError as exc:
         raise GGUFError(Phrase("{0} cannot be read ({1})", path.name, exc.strerror)) from exc
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, check_data)
+    if not stat.S_ISREG(facts.st_mode):
+        # a FIFO, a device or a socket would block or never end: only files are models
+        raise GGUFError(Phrase("{0} is not a regular file", path.name))
+    key = (str(path.resolve()), facts.st_size, facts.st_mtime_ns, check_data, limits)
     with _CACHE_LOCK:
         cached = _CACHE.get(key)
+    if isinstance(cached, GGUFError):
+        raise GGUFError(*cached.args)
     if cached is not None:
         return cached
-    info = _read_gguf(path, check_data)
+    info: GGUFInfo | GGUFError
+    try:
+        info = _read_gguf(path, check_data, limits)
+    except GGUFError as exc:
+        info = exc  # a bad file is not read again until it changes
+    except (struct.error, OverflowError, MemoryError, RecursionError) as exc:
+        # the reader bounds what it reads; this is the last line should a case slip past
+        info = GGUFError(Phrase("{0} has a damaged header", path.name))
+        info.__cause__ = exc
     with _CACHE_LOCK:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = info
+    if isinstance(info, GGUFError):
+        raise GGUFError(*info.args) from info.__cause__
     return info
 
 
-def _read_gguf(path: Path, check_data: bool) -> GGUFInfo:
+def _read_gguf(path: Path, check_data: bool, limits: Limits) -> GGUFInfo:
     try:
         size = path.stat().st_size
         stream = path.open("rb")
@@ -233,7 +339,7 @@ def _read_gguf(path: Path, check_data: bool) -> GGUFInfo:
     with stream:
         if size == 0:
             raise GGUFError(Phrase("{0} is empty", path.name))
-        reader = _Reader(stream, size)
+        reader = _Reader(stream, size, limits)
         magic = stream.read(4)
         if magic != MAGIC:
             raise GGUFError(Phrase("{0} is not a GGUF model file", path.name))
@@ -242,7 +348,10 @@ def _read_gguf(path: Path, check_data: bool) -> GGUFInfo:
             raise GGUFError(
                 Phrase("{0} uses GGUF version {1}, which is not supported", path.name, version)
             )
-        tensor_count, kv_count = reader.count(), reader.count()
+        tensor_count = reader.count(_SMALLEST_TENSOR)
+        kv_count = reader.count(_SMALLEST_KEY_VALUE)
+        if tensor_count > limits.tensors:
+            raise GGUFError(Phrase("{0} claims more tensors than any model has", path.name))
         metadata: dict[str, Any] = {}
         lengths: dict[str, int] = {}
         for _ in range(kv_count):
@@ -257,6 +366,7 @@ def _read_gguf(path: Path, check_data: bool) -> GGUFInfo:
         layer_bytes: dict[int, int] = {}
         other_bytes = 0
         for _ in range(tensor_count):
+            reader.tick()
             tensor_name = reader.string()
             n_dims = int(reader.scalar("<I"))
             if n_dims > 8:

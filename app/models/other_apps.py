@@ -16,12 +16,13 @@ Nothing here reads weights; missing folders are the normal case.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from app.json_document import read_json_object
 
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
 
@@ -122,9 +123,10 @@ def ollama(home: Path | None = None) -> Iterator[Found]:
         return
     for manifest in sorted(p for p in manifests.rglob("*") if p.is_file()):
         try:
-            document = json.loads(manifest.read_text(encoding="utf-8"))
-            layers = document.get("layers", [])
-        except (OSError, ValueError, AttributeError):
+            layers = read_json_object(manifest, max_bytes=1024 * 1024).get("layers", [])
+            if not isinstance(layers, list):
+                continue
+        except (OSError, ValueError):
             continue
         digest = next(
             (
