@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -19,7 +20,8 @@ import psutil
 from app.chat.store import ChatStore, StoreError
 from app.engines import BY_NAME, can_run, engine_for
 from app.errors import HearthError
-from app.hub.downloads import owned_files
+from app.hub.downloads import downloads_document, owned_files
+from app.json_document import JsonDocument
 from app.machine.hardware import SystemFacts
 from app.models.endpoints import Endpoints, list_remote_models
 from app.models.library import ModelEntry, ModelNotFound, list_models, resolve_model
@@ -51,20 +53,27 @@ class Core:
         return self.paths.data_dir / "downloads.json"
 
     @cached_property
+    def downloads_state(self) -> JsonDocument:
+        """The download list as far as the library needs it (which files Hearth owns)."""
+        return downloads_document(self.downloads_file)
+
+    @cached_property
     def endpoints(self) -> Endpoints:
         return Endpoints(self.paths.data_dir / "endpoints.json")
 
     def state_problems(self) -> list[str]:
-        """Sentences about state files that were damaged and set aside (with the settings'
-        own in ``settings.problems``): the window says them at start."""
+        """Sentences about every state file that was damaged and set aside at load, the
+        settings included: the window shows them at start, each command prints them."""
         from app.chat.presets import PresetStore
 
         presets = PresetStore(self.paths.data_dir / "presets.json")
         presets.presets()
         self.endpoints.all()
         self.overrides.load()
-        documents = (self.endpoints.document, self.overrides.document)
-        return [p for p in (presets.problem, *(d.problem for d in documents)) if p]
+        owned_files(self.downloads_state)
+        documents = (self.endpoints.document, self.overrides.document, self.downloads_state)
+        found = [*self.settings.problems, presets.problem, *(d.problem for d in documents)]
+        return [p for p in found if p]
 
     def remote_models(self) -> list[ModelEntry]:
         """The models of every server endpoint the user added (one request each)."""
@@ -81,7 +90,7 @@ class Core:
         ]
         return list_models(
             self.models_dir,
-            owned=owned_files(self.downloads_file),
+            owned=owned_files(self.downloads_state),
             added=added,
             other_apps=bool(self.settings.get("models.scan_other_apps")),
         )
@@ -246,7 +255,12 @@ def physical_cores() -> int:
     return psutil.cpu_count(logical=False) or os.cpu_count() or 1
 
 
-def open_core(data_dir: str | os.PathLike[str] | None = None) -> Core:
+def open_core(
+    data_dir: str | os.PathLike[str] | None = None,
+    before_settings: Callable[[Paths], object] | None = None,
+) -> Core:
+    """The core for ``data_dir``; ``before_settings`` runs once the folders exist (the
+    launcher opens its log there, so that a damaged settings file is logged)."""
     paths = Paths(resolve_data_dir(data_dir))
     try:
         paths.ensure()
@@ -259,4 +273,6 @@ def open_core(data_dir: str | os.PathLike[str] | None = None) -> Core:
                 exc.strerror,
             )
         ) from exc
+    if before_settings is not None:
+        before_settings(paths)
     return Core(paths, Settings(paths.settings_file))

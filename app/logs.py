@@ -39,3 +39,11 @@ def configure_logging(logs_dir: Path | None, *, also_stderr: bool = False) -> Pa
         stream.setFormatter(formatter)
         root.addHandler(stream)
     return path
+
+
+def logging_path() -> Path | None:
+    """The file Hearth's log goes to (None before ``configure_logging`` or when it failed)."""
+    for handler in logging.getLogger().handlers:
+        if handler.get_name() == "hearth-file" and isinstance(handler, logging.FileHandler):
+            return Path(handler.baseFilename)
+    return None

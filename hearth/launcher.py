@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app import cli
     from app.core import open_core
     from app.errors import HearthError, describe_error
-    from app.logs import configure_logging
+    from app.logs import configure_logging, logging_path
     from app.paths import DATA_DIR_ENV, resolve_data_dir
 
     args = cli.parse(argv)
@@ -43,8 +43,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.self_test and data_dir is None and not os.environ.get(DATA_DIR_ENV):
             # Never touch the user's real history: use a throw-away folder.
             data_dir = tempfile.mkdtemp(prefix="hearth-self-test-")
-        core = open_core(data_dir)
-        log_path = configure_logging(core.paths.logs_dir)
+        # The log opens before the settings load: what a damaged file was is logged too.
+        core = open_core(data_dir, before_settings=lambda paths: configure_logging(paths.logs_dir))
+        log_path = logging_path()
+        if args.command is not None or args.self_test:
+            # the window shows these itself; a command says what it set aside, then goes on
+            for note in core.state_problems():
+                print(f"hearth: {note}", file=sys.stderr)
         if args.self_test:
             from hearth.selftest import run_self_test
 

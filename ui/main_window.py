@@ -325,8 +325,8 @@ class MainWindow(QMainWindow):
         self.show_error(describe_error(exc, doing, str(self.core.paths.logs_dir)))
 
     def _report_startup_problems(self) -> None:
-        notes = [*self.core.settings.problems, *self.core.state_problems()]
-        if self.downloads.document.problem:
+        notes = self.core.state_problems()
+        if self.downloads.document.problem not in ("", *notes):
             notes.append(self.downloads.document.problem)
         if self.store.recovery_note:
             notes.append(self.store.recovery_note)

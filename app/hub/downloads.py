@@ -223,7 +223,7 @@ class DownloadManager:
 
     def __init__(self, state_file: Path, fetchers: dict[str, Fetcher], parallel: int = 2) -> None:
         self.state_file = state_file
-        self.document = JsonDocument(state_file, Phrase("download list"))
+        self.document = downloads_document(state_file)
         self.fetchers = fetchers
         self.parallel = max(1, parallel)
         self._lock = threading.RLock()
@@ -580,11 +580,15 @@ def _is_disk_full(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1))
 
 
-def owned_files(state_file: Path) -> list[str]:
-    """The files Hearth downloaded, as recorded in the queue file (no manager needed)."""
-    owned = JsonDocument(state_file, Phrase("download list")).load(
-        lambda document: [str(p) for p in document.get("owned", [])]
-    )
+def downloads_document(state_file: Path) -> JsonDocument:
+    return JsonDocument(state_file, Phrase("download list"))
+
+
+def owned_files(state: Path | JsonDocument) -> list[str]:
+    """The files Hearth downloaded, as recorded in the queue file (no manager needed).
+    Given the core's document, what a damaged file was is kept in its ``problem``."""
+    document = state if isinstance(state, JsonDocument) else downloads_document(state)
+    owned = document.load(lambda content: [str(p) for p in content.get("owned", [])])
     return owned or []
 
 
