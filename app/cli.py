@@ -250,7 +250,8 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     from app.errors import HearthError
 
     _check_ranges(args)
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    # stdin as bytes: the session's input policy (wire.text) decides about what is not UTF-8
+    prompt = _stdin_text() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         raise HearthError(Phrase("The prompt is empty. Pass it as an argument or on stdin."))
     entry, spec_for = _chat_model(core, args)
@@ -306,6 +307,10 @@ def _advice(entry: Any) -> dict[str, Any]:
     from app.chat.presets import recommended_sampling
 
     return recommended_sampling(entry) if entry.format != "remote" else {}
+
+
+def _stdin_text() -> str:
+    return sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
 
 
 def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:

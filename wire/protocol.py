@@ -11,13 +11,16 @@ Every request carries an ``id``; every event carries the ``id`` of the request i
 answers.  The first exchange is ``hello``: the worker answers with its ``protocol``
 version, and the client refuses a worker that speaks another version.
 
-This module is shared by both sides (the ``wire`` room), so it imports the standard library only.
+This module is shared by both sides (the ``wire`` room), so it imports the standard library
+(and ``wire.text``) only.
 """
 
 from __future__ import annotations
 
 import json
 from typing import IO, Any, Final
+
+from wire.text import repaired
 
 PROTOCOL_VERSION: Final = 2  # 2: deltas carry reasoning apart from the answer
 
@@ -113,8 +116,14 @@ class ProtocolError(ValueError):
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One message as one line of UTF-8 JSON (no embedded newlines: JSON escapes them)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """One message as one line of UTF-8 JSON (no embedded newlines: JSON escapes them).
+    A lone surrogate that slipped past the input policy becomes U+FFFD rather than an
+    error that would look like a crash of the other process."""
+    line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return line.encode() + b"\n"
+    except UnicodeEncodeError:
+        return repaired(line).text.encode() + b"\n"
 
 
 def decode(line: bytes) -> dict[str, Any]:

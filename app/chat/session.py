@@ -32,6 +32,7 @@ from app.settings import Settings
 from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase, from_wire, to_wire
+from wire.text import repaired
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +190,7 @@ class ChatSession:
 
     def set_instructions(self, system_prompt: str, own_settings: dict[str, Any]) -> None:
         """The conversation's system prompt and reply settings (kept until it is created)."""
+        system_prompt = self._readable(system_prompt, Phrase("the system prompt"))
         if self.conversation_id is None:
             self._pending_prompt, self._pending_settings = system_prompt, dict(own_settings)
         else:
@@ -250,6 +252,7 @@ class ChatSession:
         if not text.strip():
             return None
         self._require_idle()
+        text = self._readable(text, Phrase("your message"))
         model = self._require_model()
         spec = self._spec(model)  # before anything is written: it may refuse
         edited = self.store.message(edit_of) if edit_of is not None else None
@@ -271,6 +274,21 @@ class ChatSession:
         else:
             user_id = self.store.add_message(self.conversation_id, "user", text)
         return self._start(spec, user_id, appended=edited is None)
+
+    def _readable(self, text: str, what: str) -> str:
+        """The input policy (``wire.text``): bytes that were not UTF-8 become U+FFFD, and
+        the user is told, instead of the database or the engine failing on them."""
+        text, replaced = repaired(text)
+        if replaced:
+            self.listener.notice(
+                Phrase(
+                    "Part of {0} was not UTF-8 text: {1} character(s) that could not be read "
+                    "were replaced with \ufffd.",
+                    what,
+                    replaced,
+                )
+            )
+        return text
 
     def regenerate(self, message_id: int | None = None) -> Reply | None:
         """A new reply to the message before ``message_id`` (default: the last reply); the
