@@ -258,6 +258,9 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     saving = args.save or args.continue_id is not None
     # Without --save the exchange lives in memory only: the same session, nothing kept.
     store = core.open_store() if saving else ChatStore(":memory:")
+    store.on_note = _say_note
+    if store.recovery_note:
+        _say_note(store.recovery_note)
     client = EngineClient(log_dir=core.paths.logs_dir)
     terminal = _Terminal(out, sys.stderr, args.json, args.hide_reasoning)
     try:
@@ -307,6 +310,11 @@ def _advice(entry: Any) -> dict[str, Any]:
     from app.chat.presets import recommended_sampling
 
     return recommended_sampling(entry) if entry.format != "remote" else {}
+
+
+def _say_note(note: str) -> None:
+    """What Hearth repaired on its own: said on stderr, the command goes on."""
+    print(f"hearth: {note}", file=sys.stderr, flush=True)
 
 
 def _stdin_text() -> str:

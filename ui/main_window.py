@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         self.core = core
         self.client = client or EngineClient(log_dir=core.paths.logs_dir)
         self.store = store or core.open_store()
+        self.store.on_note = self.show_error  # a repair made while Hearth runs is said at once
         self.closed = False  # set when the window closes: late background results are dropped
         self._painted = False  # the first paint happened (start-up work waits for it)
         self._after_paint: list[Callable[[], None]] = []

@@ -10,21 +10,38 @@ Why it looks like this:
 * Replies are saved while they stream: the assistant row is created with status
   ``streaming`` and its text is rewritten as it grows.  On the next start, any row still
   ``streaming`` belonged to a Hearth that died, and becomes ``interrupted``.
-* A file that is not a database is moved aside (kept, never deleted) and a fresh one is
-  started; ``recovery_note`` tells the user where the old one is.
+* Damage is found and repaired (``app.chat.repair``): at start after a session that did
+  not close the database, and whenever SQLite reports corruption in any call, which is then
+  tried once more on the repaired database.  Indexes are rebuilt; damaged tables are
+  salvaged into a new file, the old one kept; ``recovery_note`` tells the user what
+  happened.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from app.chat.repair import (
+    Marker,
+    Salvage,
+    is_damage,
+    move_aside,
+    problems,
+    rebuild_derived,
+    rebuilt_note,
+    salvage,
+    salvaged_note,
+)
 from app.chat.schema import MIGRATIONS, SCHEMA_VERSION, Transaction
 from wire.phrases import Phrase
 
@@ -40,7 +57,6 @@ FAILED = "error"
 STATUSES = (COMPLETE, STREAMING, STOPPED, INTERRUPTED, LENGTH, FAILED)
 
 TITLE_LENGTH = 60
-_DAMAGED_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 EXPORT_FORMAT = "hearth.conversation"
@@ -107,19 +123,30 @@ def make_title(text: str) -> str:
 class ChatStore:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
-        self.recovery_note = ""
+        self.recovery_note = ""  # what a repair did, for the user (kept until shown)
         self.recovered_replies = 0
+        # Told at once of a repair made while the store is open (the window shows it).
+        self.on_note: Callable[[str], None] | None = None
+        self._marker = Marker(self.path) if self.path is not None else None
+        unclean = self._marker is not None and self._marker.was_left()
         self._db = self._open(str(path))
+        if unclean:
+            log.warning("the chat history was not closed last time; checking it")
+            self._repair()
+        if self._marker is not None:
+            self._marker.set()
 
-    # -- opening -------------------------------------------------------------------
+    # -- opening and repair ------------------------------------------------------------
     def _open(self, target: str) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = None
         try:
             db = self._connect(target)
             self._migrate(db)
+            if self.path is not None:
+                db.execute("SELECT count(*) FROM conversations").fetchone()
             return db
         except sqlite3.DatabaseError as exc:
-            damaged = getattr(exc, "sqlite_errorcode", None) in _DAMAGED_CODES
-            if self.path is None or not self.path.exists() or not damaged:
+            if self.path is None or not self.path.exists() or not is_damage(exc):
                 raise StoreError(
                     Phrase(
                         "Hearth cannot open its chat history ({0}). It has not been changed; "
@@ -128,15 +155,60 @@ class ChatStore:
                         exc,
                     )
                 ) from exc
-            aside = self._move_aside(self.path)
-            log.error("chat history %s unreadable; moved to %s", self.path, aside, exc_info=True)
-            self.recovery_note = (
-                f"Your chat history could not be opened ({exc}). Hearth kept the old file "
-                f"as {aside.name} in its data folder and started a new history."
+            log.error("chat history %s cannot be opened", self.path, exc_info=True)
+            if db is not None:
+                if rebuild_derived(db):
+                    self._note(rebuilt_note())
+                    self._migrate(db)
+                    return db
+                with contextlib.suppress(sqlite3.Error):
+                    db.close()
+            return self._salvaged()
+
+    def _repair(self) -> None:
+        """Check the open database; rebuild its indexes, or salvage it into a new one."""
+        assert self.path is not None
+        found = problems(self._db)
+        if not found:
+            return
+        log.error("chat history %s is damaged: %s", self.path, "; ".join(found[:5]))
+        if rebuild_derived(self._db):
+            self._note(rebuilt_note())
+            return
+        self._db.close()
+        self._db = self._salvaged()
+
+    def _salvaged(self) -> sqlite3.Connection:
+        """Every readable row in a new database in place of the damaged one (kept aside)."""
+        assert self.path is not None
+        fresh = self.path.with_name(f"{self.path.name}.salvage")
+        _remove_database(fresh)
+        try:
+            saved: Salvage | None = salvage(self.path, fresh, self._create_schema)
+        except sqlite3.DatabaseError:
+            log.warning("nothing could be read from %s", self.path, exc_info=True)
+            saved = None
+        aside = move_aside(self.path)
+        if saved is not None:
+            os.replace(fresh, self.path)
+            self._note(salvaged_note(saved, aside))
+        else:
+            _remove_database(fresh)
+            self._note(
+                Phrase(
+                    "Your chat history could not be opened (the file is damaged). Hearth kept "
+                    "the old file as {0} in its data folder and started a new history.",
+                    aside.name,
+                )
             )
-            db = self._connect(target)
-            self._migrate(db)
-            return db
+        db = self._connect(str(self.path))
+        self._migrate(db)
+        return db
+
+    def _note(self, note: str) -> None:
+        self.recovery_note = note
+        if self.on_note is not None:
+            self.on_note(note)
 
     @staticmethod
     def _connect(target: str) -> sqlite3.Connection:
@@ -149,14 +221,11 @@ class ChatStore:
         return db
 
     @staticmethod
-    def _move_aside(path: Path) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        aside = path.with_name(f"{path.name}.damaged-{stamp}")
-        for suffix in ("", "-wal", "-shm"):
-            source = Path(str(path) + suffix)
-            if source.exists():
-                os.replace(source, Path(str(aside) + suffix))
-        return aside
+    def _create_schema(db: sqlite3.Connection) -> None:
+        for number in range(int(db.execute("PRAGMA user_version").fetchone()[0]), SCHEMA_VERSION):
+            with Transaction(db):
+                MIGRATIONS[number](db)
+                db.execute(f"PRAGMA user_version = {number + 1}")
 
     def _migrate(self, db: sqlite3.Connection) -> None:
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
@@ -167,10 +236,7 @@ class ChatStore:
                     "Hearth to open it; it has not been changed.",
                 )
             )
-        for number in range(version, SCHEMA_VERSION):
-            with Transaction(db):
-                MIGRATIONS[number](db)
-                db.execute(f"PRAGMA user_version = {number + 1}")
+        self._create_schema(db)
         with Transaction(db):
             cursor = db.execute(
                 "UPDATE messages SET status = ? WHERE status = ?", (INTERRUPTED, STREAMING)
@@ -181,9 +247,11 @@ class ChatStore:
 
     def close(self) -> None:
         self._db.close()
+        if self._marker is not None:
+            self._marker.clear()
 
     def integrity_ok(self) -> bool:
-        return bool(self._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
+        return not problems(self._db)
 
     @property
     def schema_version(self) -> int:
@@ -483,6 +551,38 @@ class ChatStore:
         if row is None:
             raise KeyError(message_id)
         return _message(row)
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _repairing(method: _Method) -> _Method:
+    """Run ``method``; when SQLite reports damage, repair the database and run it once more
+    (each public method is one statement or one transaction, so a failed try left nothing)."""
+
+    @functools.wraps(method)
+    def run(store: ChatStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(store, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if store.path is None or not is_damage(exc):
+                raise
+            log.error("the chat history reported damage in %s", method.__name__, exc_info=True)
+            store._repair()
+            return method(store, *args, **kwargs)
+
+    return run  # type: ignore[return-value]
+
+
+for _name, _method in list(vars(ChatStore).items()):
+    if callable(_method) and not _name.startswith("_") and _name not in ("close",):
+        setattr(ChatStore, _name, _repairing(_method))
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(str(path) + suffix).unlink()
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
