@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from app import __version__
@@ -138,12 +139,21 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="an OpenAI-compatible API for a model, for editors and scripts",
         description="Serve /v1/models and /v1/chat/completions for one model. Binds 127.0.0.1 "
-        "unless --host says otherwise (then --api-key is required).",
+        "unless --host says otherwise (then an API key is required).",
     )
     serve.add_argument("--model", "-m", help="model name or path (default: the last one used)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--api-key", metavar="KEY", help="require this key (Authorization: Bearer)")
+    serve.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="require this key (Authorization: Bearer). Visible to other users in the "
+        "process list: prefer --api-key-file, $HEARTH_SERVE_API_KEY or the system keyring "
+        "(service Hearth, name serve)",
+    )
+    serve.add_argument(
+        "--api-key-file", metavar="PATH", help="require the key written in this file"
+    )
     serve.add_argument(
         "--allow-origin",
         action="append",
@@ -524,6 +534,27 @@ def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> i
     return EXIT_OK
 
 
+def _server_key(args: argparse.Namespace) -> str:
+    """The key ``hearth serve`` requires: --api-key, --api-key-file, then
+    $HEARTH_SERVE_API_KEY, then the keyring; empty when none is set."""
+    from app.errors import HearthError
+    from app.secrets import get_token
+
+    if args.api_key:
+        return str(args.api_key)
+    if args.api_key_file:
+        try:
+            key = Path(args.api_key_file).expanduser().read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise HearthError(
+                Phrase("The API key file {0} cannot be read ({1}).", args.api_key_file, exc)
+            ) from exc
+        if not key:
+            raise HearthError(Phrase("The API key file {0} is empty.", args.api_key_file))
+        return key
+    return get_token("serve") or ""
+
+
 def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     from app.serve.api_server import ServerConfig, serve_forever
 
@@ -533,7 +564,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     config = ServerConfig(
         host=args.host,
         port=args.port,
-        api_key=args.api_key or "",
+        api_key=_server_key(args),
         allowed_origins=tuple(args.allow_origin),
         model_name=entry.name,
     )

@@ -165,17 +165,28 @@ class _Worker:
         log.info("started worker pid %s for %s", self.process.pid, spec.path if spec else "-")
 
     def send(self, job: Job, message: dict[str, Any]) -> None:
+        line = protocol.encode(message)
+        if len(line) > protocol.MAX_LINE_BYTES:
+            # Refused here, where it would enter the pipe: the worker could not read it.
+            job.deliver(_too_long_event(job, len(line)))
+            return
         with self.lock:
             if self.dead:
                 pass
             else:
                 self.jobs[job.id] = job
                 try:
-                    protocol.write_message(self.stdin, message)
+                    self.stdin.write(line)
+                    self.stdin.flush()
                     return
                 except (BrokenPipeError, OSError, ValueError):
                     self.jobs.pop(job.id, None)
         job.deliver(_worker_died_event(job, self.process.poll()))
+
+    def _only_job(self) -> Job | None:
+        with self.lock:
+            pending = [job for job in self.jobs.values() if not job.finished]
+        return pending[0] if len(pending) == 1 else None
 
     def send_control(self, message: dict[str, Any]) -> None:
         with self.lock:
@@ -197,9 +208,12 @@ class _Worker:
                 break
             with self.lock:
                 job = self.jobs.get(event.get("id"))  # type: ignore[arg-type]
+            if job is None and event.get("type") == protocol.ERROR:
+                job = self._only_job()
+                log.warning("worker error without a request: %s", event.get("message"))
+                if job is not None:  # the worker could not read which: it can only be this one
+                    event = {**event, "id": job.id}
             if job is None:
-                if event.get("type") == protocol.ERROR:
-                    log.warning("worker error without a request: %s", event.get("message"))
                 continue
             if (
                 event["type"] == protocol.READY
@@ -277,6 +291,22 @@ def _worker_died_event(job: Job, code: int | None) -> dict[str, Any]:
                 "The model engine stopped unexpectedly ({0}). What was written so far was kept; "
                 "send a message to start the engine again.",
                 how,
+            )
+        ),
+    }
+
+
+def _too_long_event(job: Job, size: int) -> dict[str, Any]:
+    return {
+        "type": protocol.ERROR,
+        "id": job.id,
+        "kind": protocol.ERR_BAD_REQUEST,
+        **to_wire(
+            Phrase(
+                "This conversation is too long to send to the model ({0} MB; at most {1} MB "
+                "can be sent). Start a new conversation, or send a shorter message.",
+                size // (1024 * 1024),
+                protocol.MAX_LINE_BYTES // (1024 * 1024),
             )
         ),
     }

@@ -14,7 +14,8 @@ from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 SERVICE = "Hearth"
-ENV = {"hf": "HF_TOKEN", "modelscope": "MODELSCOPE_API_TOKEN"}
+# "serve": the key ``hearth serve`` requires (kept out of ``ps``: not on the command line)
+ENV = {"hf": "HF_TOKEN", "modelscope": "MODELSCOPE_API_TOKEN", "serve": "HEARTH_SERVE_API_KEY"}
 
 
 def get_token(source: str) -> str | None:

@@ -218,6 +218,7 @@ class Worker:
         split = ReasoningSplit(emit)  # <think>…</think> apart from the answer, for every engine
         finish = engine.chat(message, self.cancel_flag, split)
         split.flush()
+        log.info("request %s ended (%s)", request_id, finish)
         self.channel.send({"type": protocol.DONE, "id": request_id, "finish_reason": finish})
 
     def ensure_loaded(self, request_id: object, spec: Any) -> dict[str, Any]:

@@ -150,4 +150,9 @@ def read_message(stream: IO[bytes]) -> dict[str, Any] | None:
     line = stream.readline(MAX_LINE_BYTES + 1)
     if not line:
         return None
+    if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+        # Skip the rest of the runaway line, so that the next message is read whole.
+        while (rest := stream.readline(1024 * 1024)) and not rest.endswith(b"\n"):
+            pass
+        raise ProtocolError(f"a message longer than {MAX_LINE_BYTES} bytes was skipped")
     return decode(line)

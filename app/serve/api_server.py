@@ -7,12 +7,15 @@ a request from the API and a chat in the window never mix.
 
 Secure by default:
 * binds 127.0.0.1; any other address requires an API key;
-* the ``Host`` header must name this server (loopback names or the bound address), which
-  defeats DNS rebinding; an empty or foreign Host is refused;
+* without an API key, the ``Host`` header must name this server (loopback names or the
+  bound address), which defeats DNS rebinding; an empty or foreign Host is refused.  With
+  a key the key is the defence, so a LAN client may address the machine by any name;
 * no CORS headers unless origins are configured, and a request carrying an ``Origin``
   that is not allowed (``Origin: null`` included) is refused;
 * every parameter is validated (types and ranges) before anything reaches the engine;
-* request bodies are limited in size.
+* request bodies are limited in size as they arrive (a chunked body has no length to
+  check in advance);
+* a client that goes away stops its reply (streaming or not): the engine is not kept busy.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.engine_client import EngineClient
 from app.settings import highest, lowest
@@ -38,6 +43,7 @@ from wire.model_spec import ModelSpec
 from wire.phrases import Phrase
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
+TOO_LARGE = "The request is too large (at most 4 MB)."
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
@@ -57,12 +63,40 @@ class ServerConfig:
             raise HearthError(
                 Phrase(
                     "Serving on {0} makes the model reachable from other computers; Hearth "
-                    "requires an API key for that (--api-key).",
+                    "requires an API key for that (--api-key-file, $HEARTH_SERVE_API_KEY or "
+                    "--api-key).",
                     self.host,
                 )
             )
         if not 1 <= self.port <= 65535:
             raise HearthError(Phrase("The port must be between 1 and 65535, not {0}.", self.port))
+
+    def check_port(self) -> None:
+        """Refuse a port that is taken before the model loads, in words."""
+        import errno
+        import socket
+
+        from app.errors import HearthError
+
+        family = socket.AF_INET6 if ":" in self.host.strip("[]") else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            if hasattr(socket, "SO_REUSEADDR"):  # as uvicorn binds: TIME_WAIT is no conflict
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((self.host.strip("[]"), self.port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise HearthError(
+                        Phrase(
+                            "Port {0} is already in use on {1} (another Hearth or another "
+                            "server?). Choose another with --port.",
+                            self.port,
+                            self.host,
+                        )
+                    ) from exc
+                raise HearthError(
+                    Phrase("Hearth cannot listen on {0}:{1} ({2}).", self.host, self.port, exc)
+                ) from exc
 
     def allowed_hosts(self) -> set[str]:
         names = {*LOOPBACK_NAMES, self.host, *self.extra_hosts}
@@ -113,7 +147,7 @@ def build_app(
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Any]) -> Any:
         host = request.headers.get("host", "")
-        if not host or host not in allowed_hosts:
+        if not config.api_key and (not host or host not in allowed_hosts):
             return refuse(
                 400, "This server only answers requests addressed to it (Host).", "invalid_host"
             )
@@ -122,17 +156,27 @@ def build_app(
             return refuse(
                 403, "Requests from web pages are not allowed (Origin).", "forbidden_origin"
             )
+        if origin is not None and request.method == "OPTIONS":
+            return _preflight(request, origin)  # browsers send no key with a preflight
         if config.api_key and request.headers.get("authorization") != f"Bearer {config.api_key}":
             return refuse(
                 401, "A valid API key is required (Authorization: Bearer …).", "invalid_api_key"
             )
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return refuse(413, "The request is too large.", "request_too_large")
+            return refuse(413, TOO_LARGE, "request_too_large")
         response = await call_next(request)
         if origin is not None:
             response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Vary"] = "Origin"
         return response
+
+    app.add_middleware(_BodyLimit, limit=MAX_BODY_BYTES)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        kind = {413: "request_too_large", 404: "not_found", 405: "method_not_allowed"}
+        return refuse(exc.status_code, str(exc.detail), kind.get(exc.status_code, "error"))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -157,7 +201,7 @@ def build_app(
         }
 
     @app.post("/v1/chat/completions")
-    async def chat(body: ChatRequest) -> Any:
+    async def chat(body: ChatRequest, request: Request) -> Any:
         state["requests"] += 1
         params = dict(defaults() if defaults else {})
         for key in ("temperature", "top_p", "seed"):
@@ -236,6 +280,7 @@ def build_app(
         reasoning: list[str] = []
         usage: dict[str, Any] = {}
         final: dict[str, Any] = {}
+        watcher = asyncio.create_task(_cancel_when_gone(request, job))
         try:
             async for event in stream.events():
                 if event["type"] == protocol.DELTA:
@@ -248,6 +293,7 @@ def build_app(
                 elif event["type"] in (protocol.DONE, protocol.ERROR):
                     final = event
         finally:
+            watcher.cancel()
             if not job.finished:
                 job.cancel()
         if final.get("type") == protocol.ERROR:
@@ -273,6 +319,82 @@ def build_app(
 
     app.state.hearth = state
     return app
+
+
+class _BodyLimit:
+    """Counts a request's body as it arrives and answers 413 past ``limit``: a chunked body
+    has no Content-Length to check first, and must not fill the memory.
+
+    Past the limit the app is told that the client went away (so that it stops reading
+    whatever layer it is in) and its own answer to that is dropped for the 413."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        received = 0
+        too_large = started = False
+
+        async def counted() -> Message:
+            nonlocal received, too_large
+            if too_large:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    too_large = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def answered(message: Message) -> None:
+            nonlocal started
+            if too_large and not started:
+                return
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, answered)
+        except Exception:
+            if not too_large:
+                raise
+        if too_large and not started:
+            refusal = JSONResponse(
+                {"error": {"message": TOO_LARGE, "type": "request_too_large"}},
+                status_code=413,
+                headers={"Connection": "close"},
+            )
+            await refusal(scope, counted, send)
+
+
+def _preflight(request: Request, origin: str) -> Response:
+    """The answer to a browser's CORS preflight from an allowed origin."""
+    asked = request.headers.get("access-control-request-headers", "")
+    return Response(
+        status_code=204,
+        headers={
+            "Access-Control-Allow-Origin": origin,
+            "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+            "Access-Control-Allow-Headers": asked or "Authorization, Content-Type",
+            "Access-Control-Max-Age": "600",
+            "Vary": "Origin",
+        },
+    )
+
+
+async def _cancel_when_gone(request: Request, job: Any) -> None:
+    """Stop a non-streaming reply whose client has disconnected.  The body has been read,
+    so the next thing the server can receive is the disconnect; the task is cancelled
+    once the reply is ready."""
+    while not job.finished:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            job.cancel()
+            return
 
 
 def _message(text: str, reasoning: str) -> dict[str, Any]:
@@ -371,6 +493,7 @@ def serve_forever(
 ) -> None:
     """``hearth serve``: load the model, then serve until interrupted."""
     config.check()
+    config.check_port()
     loaded = client.load(spec).wait(600)
     if loaded is None or loaded.get("type") == protocol.ERROR:
         from app.errors import HearthError
