@@ -39,6 +39,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
+from backends.template_segments import segments
 from wire import protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
@@ -273,23 +274,36 @@ class TransformersEngine:
 
     # -- generation ------------------------------------------------------------------
     def _render(self, messages: list[dict[str, Any]], continuing: bool = False) -> list[int]:
-        try:
-            if continuing:
-                ids = self.tokenizer.apply_chat_template(
-                    messages, continue_final_message=True, tokenize=True
-                )
-            else:
-                ids = self.tokenizer.apply_chat_template(
-                    messages, add_generation_prompt=True, tokenize=True
-                )
-        except Exception as exc:
-            raise EngineError(
-                protocol.ERR_BAD_REQUEST,
-                Phrase("The model's chat template rejected the conversation: {0}", exc),
-            ) from exc
-        if isinstance(ids, dict) or hasattr(ids, "keys"):
-            ids = ids["input_ids"]
-        return list(ids)
+        """The prompt's tokens; special tokens are parsed in the template's text only, never
+        in a message's (``backends.template_segments``)."""
+
+        def text(candidate: list[dict[str, Any]]) -> str:
+            try:
+                if continuing:
+                    rendered = self.tokenizer.apply_chat_template(
+                        candidate, continue_final_message=True, tokenize=False
+                    )
+                else:
+                    rendered = self.tokenizer.apply_chat_template(
+                        candidate, add_generation_prompt=True, tokenize=False
+                    )
+            except Exception as exc:
+                raise EngineError(
+                    protocol.ERR_BAD_REQUEST,
+                    Phrase("The model's chat template rejected the conversation: {0}", exc),
+                ) from exc
+            return str(rendered)
+
+        ids: list[int] = []
+        for part, special in segments(text, messages, self._control_texts):
+            encoded = self.tokenizer(
+                part, add_special_tokens=False, split_special_tokens=not special
+            )
+            ids += list(encoded["input_ids"])
+        return ids
+
+    def _control_texts(self) -> list[str]:
+        return [*self.tokenizer.all_special_tokens, *self.tokenizer.get_added_vocab()]
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
