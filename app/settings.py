@@ -10,6 +10,7 @@ moved aside (never deleted) and the defaults are used, with a warning in the log
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,8 @@ class Setting:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ValueError(f"{self.key} must be a number")
             value = float(value)
+            if not math.isfinite(value):  # NaN passes every range check: refuse it by name
+                raise ValueError(f"{self.key} must be a number")
         elif self.kind is str and not isinstance(value, str):
             raise ValueError(f"{self.key} must be text")
         if self.minimum is not None and value < self.minimum:

@@ -38,3 +38,13 @@ def test_a_prompt_too_long_for_the_engine_is_one_sentence_not_a_hang(data_dir: P
     assert result.returncode == 1
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert events[-1]["type"] == "error" and "too long to send" in events[-1]["message"]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_temperature_that_is_not_a_number_is_refused(tmp_path: Path, value: float) -> None:
+    from app.settings import Settings
+
+    settings = Settings(tmp_path / "settings.json")
+    with pytest.raises(ValueError, match="must be a number"):
+        settings.set("sampling.temperature", value)
+    assert settings.get("sampling.temperature") == 0.7
