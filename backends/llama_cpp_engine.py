@@ -18,6 +18,7 @@ import threading
 import time
 from typing import Any
 
+from backends.bounded import Exceeded
 from backends.context_budget import (
     THINK_OPEN,
     ContextOverflow,
@@ -28,7 +29,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
-from backends.template_segments import Segment, segments
+from backends.template_segments import Segment, bounded_render, segments
 from backends.text_stream import TextAssembler
 from wire import protocol
 from wire.phrases import Phrase, message_of
@@ -134,8 +135,13 @@ class LlamaCppEngine:
 
     # -- prompt ------------------------------------------------------------------------
     def _prompt_text(self, messages: list[dict[str, Any]]) -> str:
+        return bounded_render(self._unbounded_prompt_text)(messages)
+
+    def _unbounded_prompt_text(self, messages: list[dict[str, Any]]) -> str:
         try:
             return str(self._formatter(messages=messages).prompt)
+        except Exceeded:
+            raise
         except Exception as exc:  # jinja errors, raise_exception() in templates
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,

@@ -18,7 +18,14 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from backends.bounded import Exceeded, bounded
+from backends.engine import EngineError
+from wire import protocol
+from wire.phrases import Phrase
+
 Render = Callable[[list[dict[str, Any]]], str]
+TEMPLATE_SECONDS = 10.0  # real templates take milliseconds
+TEMPLATE_EXTRA_BYTES = 1024 * 1024 * 1024
 Segment = tuple[str, bool]  # (text, written by the template: parse special tokens)
 
 _MARK = "\ue000hearth-message-{0}\ue001"
@@ -64,3 +71,24 @@ def defused(text: str, special_texts: Sequence[str]) -> str:
         if len(token) > 1 and token in text:
             text = text.replace(token, token[0] + ZERO_WIDTH + token[1:])
     return text
+
+
+def bounded_render(render: Render) -> Render:
+    """``render`` with a bound on its time and memory (``backends.bounded``): a template
+    that runs away is stopped and reported, never left to hang or fill the memory."""
+
+    def run(messages: list[dict[str, Any]]) -> str:
+        try:
+            with bounded(TEMPLATE_SECONDS, TEMPLATE_EXTRA_BYTES):
+                return render(messages)
+        except Exceeded as exc:
+            raise EngineError(
+                protocol.ERR_MODEL_INVALID,
+                Phrase(
+                    "The model's chat template ran away ({0} limit reached) and was stopped. "
+                    "This model file cannot be used as it is; choose another model.",
+                    Phrase("time") if exc.what == "time" else Phrase("memory"),
+                ),
+            ) from exc
+
+    return run

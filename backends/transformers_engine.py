@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from backends.bounded import Exceeded
 from backends.context_budget import (
     THINK_OPEN,
     ContextOverflow,
@@ -39,7 +40,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
-from backends.template_segments import segments
+from backends.template_segments import bounded_render, segments
 from wire import protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
@@ -193,13 +194,8 @@ class TransformersEngine:
         if not self.tokenizer.chat_template:
             self.tokenizer.chat_template = FALLBACK_TEMPLATE
             self.template_source = "fallback"
-        self.opens_thinking = opens_thinking(
-            str(
-                self.tokenizer.apply_chat_template(
-                    [{"role": "user", "content": "Hi"}], add_generation_prompt=True, tokenize=False
-                )
-            )
-        )
+        first_turn = bounded_render(self._prompt_text)
+        self.opens_thinking = opens_thinking(first_turn([{"role": "user", "content": "Hi"}]))
         progress(1.0, "Ready")
         notes = [] if cuda else ["No usable GPU: running on the CPU in float32, which is slow."]
         return {
@@ -273,29 +269,34 @@ class TransformersEngine:
             )
 
     # -- generation ------------------------------------------------------------------
+    def _prompt_text(self, messages: list[dict[str, Any]], continuing: bool = False) -> str:
+        try:
+            if continuing:
+                rendered = self.tokenizer.apply_chat_template(
+                    messages, continue_final_message=True, tokenize=False
+                )
+            else:
+                rendered = self.tokenizer.apply_chat_template(
+                    messages, add_generation_prompt=True, tokenize=False
+                )
+        except Exceeded:
+            raise
+        except Exception as exc:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST,
+                Phrase("The model's chat template rejected the conversation: {0}", exc),
+            ) from exc
+        return str(rendered)
+
     def _render(self, messages: list[dict[str, Any]], continuing: bool = False) -> list[int]:
         """The prompt's tokens; special tokens are parsed in the template's text only, never
         in a message's (``backends.template_segments``)."""
 
         def text(candidate: list[dict[str, Any]]) -> str:
-            try:
-                if continuing:
-                    rendered = self.tokenizer.apply_chat_template(
-                        candidate, continue_final_message=True, tokenize=False
-                    )
-                else:
-                    rendered = self.tokenizer.apply_chat_template(
-                        candidate, add_generation_prompt=True, tokenize=False
-                    )
-            except Exception as exc:
-                raise EngineError(
-                    protocol.ERR_BAD_REQUEST,
-                    Phrase("The model's chat template rejected the conversation: {0}", exc),
-                ) from exc
-            return str(rendered)
+            return self._prompt_text(candidate, continuing)
 
         ids: list[int] = []
-        for part, special in segments(text, messages, self._control_texts):
+        for part, special in segments(bounded_render(text), messages, self._control_texts):
             encoded = self.tokenizer(
                 part, add_special_tokens=False, split_special_tokens=not special
             )

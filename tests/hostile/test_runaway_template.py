@@ -1,0 +1,71 @@
+"""Class 5: a chat template that runs away is stopped, in time and in memory.
+
+The template is a program shipped inside the model file; Jinja's sandbox keeps it from
+doing harm, not from looping forever.  ``backends.bounded`` stops it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backends.bounded import Exceeded, bounded
+from backends.engine import EngineError
+from backends.llama_cpp_engine import LlamaCppEngine
+
+SPINS = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+GROWS = (
+    "{% for i in range(100000) %}{% for j in range(100000) %}"
+    "{{ 'xxxxxxxxxxxxxxxx' * 64 }}{% endfor %}{% endfor %}"
+)
+
+
+def test_a_loop_that_never_ends_is_stopped_in_time() -> None:
+    with pytest.raises(Exceeded) as caught, bounded(0.3, 1 << 40):
+        while True:
+            pass
+    assert caught.value.what == "time"
+
+
+def test_a_block_that_grows_the_process_is_stopped() -> None:
+    kept = []
+    with pytest.raises(Exceeded) as caught, bounded(600, 200 * 1024 * 1024):
+        while True:
+            kept.append(bytearray(8 * 1024 * 1024))
+    kept.clear()
+    assert caught.value.what == "memory"
+
+
+def test_a_block_that_ends_in_time_is_untouched() -> None:
+    with bounded(600, 1 << 40):
+        total = sum(range(1000))
+    assert total == 499500
+
+
+@pytest.fixture(scope="module")
+def engine(starter: Path) -> Any:
+    loaded = LlamaCppEngine()
+    loaded.load({"path": str(starter), "n_ctx": 512, "threads": 2}, lambda *_: None)
+    yield loaded
+    loaded.close()
+
+
+@pytest.mark.parametrize("template", [SPINS, GROWS], ids=["spins", "grows"])
+def test_the_engine_reports_a_runaway_template(
+    engine: Any, template: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import backends.template_segments as segments
+
+    monkeypatch.setattr(segments, "TEMPLATE_SECONDS", 2.0)
+    monkeypatch.setattr(segments, "TEMPLATE_EXTRA_BYTES", 300 * 1024 * 1024)
+    original = engine._formatter
+    engine._formatter = engine._chat_format.Jinja2ChatFormatter(
+        template=template, eos_token="", bos_token=""
+    )
+    try:
+        with pytest.raises(EngineError, match="ran away"):
+            engine._render([{"role": "user", "content": "Hi"}])
+    finally:
+        engine._formatter = original
+    assert engine._render([{"role": "user", "content": "Hi"}])  # the model works again
