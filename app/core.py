@@ -163,6 +163,7 @@ class Core:
         if gpu_layers is None:
             gpu_layers = self.auto_gpu_layers(entry, context)
         engine = chosen.engine or default.name
+        self._refuse_unfit(entry, context)
         return ModelSpec(
             path=str(entry.path),
             n_ctx=context,
@@ -178,6 +179,24 @@ class Core:
             trust_remote_code=bool(chosen.trusted_code)
             and chosen.trusted_code == code_fingerprint(entry.path),
         )
+
+    def _refuse_unfit(self, entry: ModelEntry, n_ctx: int) -> None:
+        """Before anything loads: a model that cannot load here is refused in words, with
+        the numbers (``app.machine.fit_service.load_refusal``)."""
+        from app.machine.fit_service import load_refusal
+
+        check_memory = bool(self.settings.get("engine.refuse_unfit"))
+        refusal = load_refusal(entry, self.facts or self._memory_facts, n_ctx, check_memory)
+        if refusal:
+            raise HearthError(refusal)
+
+    @cached_property
+    def _memory_facts(self) -> SystemFacts:
+        """What the fit check needs when the full system check has not run (a command):
+        memory and GPUs, without the slower engine probe."""
+        from app.machine.hardware import probe_system
+
+        return probe_system(self.models_dir, engines=False)
 
     def remote_spec(self, entry: ModelEntry, n_ctx: int | None = None) -> ModelSpec:
         name = entry.source.removeprefix("endpoint:")

@@ -111,6 +111,16 @@ DECLARATIONS: tuple[Setting, ...] = (
         maximum=1_048_576,
     ),
     Setting(
+        "engine.refuse_unfit",
+        bool,
+        True,
+        "Refuse models that will not fit",
+        "Before loading, Hearth estimates the memory a model needs with the chosen context "
+        "length and refuses one that cannot fit in this computer's memory, instead of "
+        "letting the system run out of memory. Turn this off to try anyway.",
+        advanced=True,
+    ),
+    Setting(
         "engine.threads",
         int,
         0,

@@ -89,9 +89,11 @@ class LlamaCppEngine:
             raise EngineError(
                 protocol.ERR_LOAD_FAILED,
                 Phrase(
-                    "llama.cpp could not load {0}: it is not a model file this engine can "
-                    "read, or it is damaged ({1}).",
+                    "llama.cpp could not load {0} with a context of {1} tokens ({2}). There "
+                    "may not be enough memory for that context (try a shorter one), or the "
+                    "file is not one this engine can read, or it is damaged.",
                     os.path.basename(path),
+                    n_ctx,
                     exc,
                 ),
             ) from exc

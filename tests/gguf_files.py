@@ -14,10 +14,11 @@ def build_gguf(
     template: str | None = None,
     file_type: int | None = None,
     floats: dict[str, float] | None = None,
+    block_count: int = 2,
 ) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     writer = gguf.GGUFWriter(str(path), arch)
-    writer.add_block_count(2)
+    writer.add_block_count(block_count)
     writer.add_context_length(1024)
     writer.add_head_count(4)
     writer.add_head_count_kv(2)

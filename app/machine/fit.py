@@ -108,12 +108,20 @@ class Estimate:
 
 
 class ShapeError(ValueError):
-    """The metadata is missing or absurd; the message says which part."""
+    """The metadata is missing or absurd; the message says which part.  ``impossible``:
+    a value is there but no engine could load it (a crafted or damaged file), as opposed
+    to facts an unusual architecture simply does not give."""
+
+    def __init__(self, message: str, impossible: bool = False) -> None:
+        super().__init__(message)
+        self.impossible = impossible
 
 
 def _positive(value: int | None, what: str, limit: int) -> int:
-    if value is None or value <= 0 or value > limit:
-        raise ShapeError(f"the model's {what} is missing or impossible ({value})")
+    if value is None:
+        raise ShapeError(f"the model's {what} is missing")
+    if value <= 0 or value > limit:
+        raise ShapeError(f"the model's {what} is impossible ({value})", impossible=True)
     return int(value)
 
 
@@ -221,7 +229,7 @@ def estimate(
 ) -> Estimate:
     """Memory needed and where to put it on the machine ``facts`` describes."""
     if n_ctx <= 0 or n_ctx > 10_000_000:
-        raise ShapeError(f"a context of {n_ctx} tokens is impossible")
+        raise ShapeError(f"a context of {n_ctx} tokens is impossible", impossible=True)
     chosen = BY_NAME[engine] if engine in BY_NAME else engine_for(shape.format)
     engine = chosen.name
     notes: list[str] = []

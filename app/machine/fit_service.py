@@ -3,23 +3,66 @@
 from __future__ import annotations
 
 from app.errors import HearthError
-from app.machine.fit import Estimate, ShapeError, estimate, shape_from_config, shape_from_gguf
+from app.machine.fit import (
+    NO_FIT,
+    RAM_SHARE,
+    Estimate,
+    ModelShape,
+    ShapeError,
+    estimate,
+    shape_from_config,
+    shape_from_gguf,
+)
 from app.machine.hardware import SystemFacts
 from app.models.gguf_header import GGUFError, read_gguf
 from app.models.library import ModelEntry
-from wire.phrases import Phrase
+from wire.phrases import Phrase, message_of
 
 
 def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int) -> Estimate:
     """The estimate for a model Hearth lists; HearthError when its metadata is unusable."""
     try:
-        if entry.format == "gguf":
-            shape = shape_from_gguf(read_gguf(entry.path))
-        else:
-            dtype = (
-                entry.quantization if entry.quantization in ("float32", "float16") else "bfloat16"
-            )
-            shape = shape_from_config(entry.path, dtype, entry.parameters)
-        return estimate(shape, facts, n_ctx)
+        return estimate(_shape(entry), facts, n_ctx)
     except (GGUFError, ShapeError) as exc:
         raise HearthError(Phrase("Hearth cannot estimate {0}: {1}.", entry.name, exc)) from exc
+
+
+def _shape(entry: ModelEntry) -> ModelShape:
+    if entry.format == "gguf":
+        return shape_from_gguf(read_gguf(entry.path))
+    dtype = entry.quantization if entry.quantization in ("float32", "float16") else "bfloat16"
+    return shape_from_config(entry.path, dtype, entry.parameters)
+
+
+def load_refusal(entry: ModelEntry, facts: SystemFacts, n_ctx: int, check_memory: bool) -> str:
+    """Why ``entry`` must not be loaded with a context of ``n_ctx`` here ("" when it may).
+
+    A header no engine could load (a layer count of four billion) is always refused: the
+    engine would crash on it, again at every try.  A model that needs more memory than
+    this computer has is refused when ``check_memory`` (the setting), with the numbers.
+    A model whose facts are merely missing (an unusual architecture) is let through."""
+    try:
+        result = estimate(_shape(entry), facts, n_ctx)
+    except GGUFError as exc:
+        return Phrase("{0} cannot be loaded: {1}.", entry.name, message_of(exc))
+    except ShapeError as exc:
+        if not exc.impossible:
+            return ""
+        return Phrase(
+            "{0} cannot be loaded: {1}. The file is damaged, or was made to crash the "
+            "programs that read it.",
+            entry.name,
+            exc,
+        )
+    if not check_memory or result.verdict != NO_FIT:
+        return ""
+    usable = facts.memory.total_bytes * RAM_SHARE
+    return Phrase(
+        "{0} with a context of {1} tokens needs about {2} GB of memory, but about {3} GB "
+        "can be used on this computer. Choose a shorter context or a smaller model, or turn "
+        "off “Refuse models that will not fit” in the settings to try anyway.",
+        entry.name,
+        n_ctx,
+        f"{result.peak_bytes / 1e9:.1f}",
+        f"{usable / 1e9:.1f}",
+    )

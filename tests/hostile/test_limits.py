@@ -48,3 +48,34 @@ def test_a_temperature_that_is_not_a_number_is_refused(tmp_path: Path, value: fl
     with pytest.raises(ValueError, match="must be a number"):
         settings.set("sampling.temperature", value)
     assert settings.get("sampling.temperature") == 0.7
+
+
+@pytest.mark.slow
+def test_an_impossible_layer_count_is_refused_before_the_engine_sees_it(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """llama.cpp aborts the whole worker on a block count of 2^32-1, at every try."""
+    from tests.conftest import run_hearth
+    from tests.gguf_files import build_gguf
+
+    crafted = build_gguf(tmp_path / "four-billion-layers.gguf", block_count=2**32 - 1)
+    result = run_hearth("chat", "--model", str(crafted), "Hi")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "layer count is impossible (4294967295)" in result.stderr
+    assert "request load" not in _worker_log(data_dir)
+
+
+@pytest.mark.slow
+def test_a_context_that_cannot_fit_is_refused_with_the_numbers(data_dir: Path) -> None:
+    from tests.conftest import run_hearth
+
+    result = run_hearth("chat", "--ctx", "1048576", "Hi")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "with a context of 1048576 tokens needs about" in result.stderr
+    assert "GB can be used on this computer" in result.stderr
+    assert "request load" not in _worker_log(data_dir)
+
+
+def _worker_log(data_dir: Path) -> str:
+    path = data_dir / "logs" / "worker.log"
+    return path.read_text() if path.exists() else ""
