@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import signal
 import sys
@@ -22,6 +23,8 @@ from app.core import Core
 from app.engine_client import EngineClient
 from wire import protocol
 from wire.phrases import Phrase, message_of
+
+log = logging.getLogger(__name__)
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -311,7 +314,17 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     if saving:
         terminal.saved(reply.conversation_id, reply.message_id)
     if entry.format != "remote":
-        core.remember_model(entry)
+        try:
+            core.remember_model(entry)
+        except OSError as exc:  # the reply was given: a setting that cannot be saved is a note
+            log.warning("could not remember the model", exc_info=True)
+            _say_note(
+                Phrase(
+                    "Hearth could not save {0} as the model to use next time ({1}).",
+                    entry.name,
+                    exc.strerror or exc,
+                )
+            )
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 

@@ -16,6 +16,9 @@ LOG_FILE = "hearth.log"
 
 def configure_logging(logs_dir: Path | None, *, also_stderr: bool = False) -> Path | None:
     """Send Hearth's log to ``logs_dir/hearth.log``; return that path (None: not possible)."""
+    # A log that cannot be written (a full disk) must not print tracebacks on the user's
+    # terminal: the log is for later, the sentence on screen is what counts.
+    logging.raiseExceptions = False
     level = os.environ.get("HEARTH_LOG_LEVEL", "INFO").upper()
     root = logging.getLogger()
     root.setLevel(level)

@@ -295,6 +295,7 @@ def _limit_memory() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the worker until the client says shutdown or goes away."""
     out = _private_protocol_stream()
+    logging.raiseExceptions = False  # a log write that fails (full disk) is not a crash
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.INFO,

@@ -451,6 +451,8 @@ class DownloadManager:
             if _is_disk_full(exc):
                 item.error_kind = "disk"
                 _remove(item.part)  # a full disk: do not leave a useless partial file behind
+            elif item.part.exists() and item.part.stat().st_size == 0:
+                _remove(item.part)  # nothing arrived: nothing to resume from
         finally:
             item.speed = 0.0
             item.finished_at = time.time()
@@ -475,11 +477,13 @@ class DownloadManager:
         if needed + DISK_MARGIN > free:
             raise HearthError(
                 Phrase(
-                    "Not enough disk space for {0}: it needs {1:.2f} GB more and {2:.2f} GB "
-                    "are free in {3}.",
+                    "Not enough disk space for {0}: it needs {1} more (the rest of the file "
+                    "and {2} that Hearth keeps free so the disk never fills up), and {3} "
+                    "are free in {4}.",
                     item.path,
-                    needed / 1e9,
-                    free / 1e9,
+                    _amount(needed + DISK_MARGIN),
+                    _amount(DISK_MARGIN),
+                    _amount(free),
                     target.parent,
                 )
             )
@@ -574,6 +578,11 @@ def _matches(path: Path, item: Download) -> bool:
 def _remove(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
+
+
+def _amount(size: int) -> str:
+    """A size in the unit a person reads best (MB below a gigabyte)."""
+    return f"{size / 1e9:.2f} GB" if size >= 1e9 else f"{max(size, 0) / 1e6:.0f} MB"
 
 
 def _is_disk_full(exc: BaseException) -> bool:

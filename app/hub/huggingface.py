@@ -149,6 +149,16 @@ def fetch(
             raise
         if type(exc).__module__.startswith(("huggingface_hub", "httpx")):
             raise translate_error(exc, f"{repo_id}/{path}") from exc
+        if isinstance(exc, OSError) and "Consistency check failed" in str(exc):
+            # the client's words ask for force_download=True, which means nothing to a user
+            raise HearthError(
+                Phrase(
+                    "{0} arrived incomplete: the hub sent fewer bytes than the file has, "
+                    "usually because the connection dropped. What arrived is kept; resume the "
+                    "download to fetch the rest.",
+                    path,
+                )
+            ) from exc
         raise  # disk errors and the like keep their type (disk full is recognised later)
 
 

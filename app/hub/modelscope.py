@@ -134,11 +134,18 @@ def fetch(
                 shutil.rmtree(staging, ignore_errors=True)
                 raise DownloadCancelled from exc
             raise DownloadPaused from exc
+        _remove_if_empty(staging)  # a failure that left nothing to resume from
         if isinstance(exc, OSError) and not type(exc).__module__.startswith("modelscope"):
             raise
         raise translate_error(exc, f"{repo_id}/{path}") from exc
     sink.adopt(staged)
     shutil.rmtree(staging, ignore_errors=True)
+
+
+def _remove_if_empty(staging: Path) -> None:
+    files = [p for p in staging.rglob("*") if p.is_file()] if staging.is_dir() else []
+    if not any(p.stat().st_size for p in files):
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def translate_error(exc: BaseException, what: str) -> HearthError:
