@@ -281,18 +281,27 @@ def _worker_died_event(job: Job, code: int | None) -> dict[str, Any]:
         if code is not None and code >= 0
         else (Phrase("signal {0}", -code) if code is not None else Phrase("no exit code"))
     )
+    if job.kind == protocol.LOAD or job.first_delta_at is None:
+        # Before any answer: sending again may well crash it again, so say what may be
+        # wrong rather than invite a retry.
+        message = Phrase(
+            "The model engine stopped unexpectedly ({0}) before the model answered. If this "
+            "happens again, the model file may be damaged or too large for this computer: "
+            "choose another model or a shorter context.",
+            how,
+        )
+    else:
+        message = Phrase(
+            "The model engine stopped unexpectedly ({0}). What was written so far was kept; "
+            "send a message to start the engine again.",
+            how,
+        )
     return {
         "type": protocol.ERROR,
         "id": job.id,
         "kind": protocol.ERR_WORKER_DIED,
         "exit_code": code,
-        **to_wire(
-            Phrase(
-                "The model engine stopped unexpectedly ({0}). What was written so far was kept; "
-                "send a message to start the engine again.",
-                how,
-            )
-        ),
+        **to_wire(message),
     }
 
 

@@ -1009,10 +1009,6 @@
         <translation>模型无法加载：{0}</translation>
     </message>
     <message>
-        <source>Serving on {0} makes the model reachable from other computers; Hearth requires an API key for that (--api-key).</source>
-        <translation>在 {0} 上提供服务会让其他电脑也能访问该模型；为此 Hearth 要求设置 API 密钥（--api-key）。</translation>
-    </message>
-    <message>
         <source>The port must be between 1 and 65535, not {0}.</source>
         <translation>端口必须在 1 到 65535 之间，而不是 {0}。</translation>
     </message>
@@ -1055,10 +1051,6 @@
     <message>
         <source>Hearth cannot use its data folder {0}: {1}. Choose another with --data-dir or HEARTH_DATA_DIR.</source>
         <translation>Hearth 无法使用数据文件夹 {0}：{1}。请用 --data-dir 或 HEARTH_DATA_DIR 另选一个。</translation>
-    </message>
-    <message>
-        <source>Not enough disk space for {0}: it needs {1:.2f} GB more and {2:.2f} GB are free in {3}.</source>
-        <translation>{0} 的磁盘空间不足：还需要 {1:.2f} GB，而 {3} 只剩 {2:.2f} GB。</translation>
     </message>
     <message>
         <source>{0} is already being downloaded by another Hearth; wait for it to finish.</source>
@@ -1297,12 +1289,60 @@
         <translation>Hearth 无法打开聊天记录（{0}）。它没有被改动；请检查数据文件夹是否可写、磁盘是否已满。</translation>
     </message>
     <message>
+        <source>Hearth found damage in the indexes of your chat history and rebuilt them; nothing was lost.</source>
+        <translation>Hearth 发现聊天记录的索引已损坏，并已重建；没有丢失任何内容。</translation>
+    </message>
+    <message>
+        <source>Your chat history was damaged. Hearth saved everything that could still be read ({0} conversation(s), {1} message(s)) into a new history and kept the damaged file as {2} in its data folder.</source>
+        <translation>聊天记录已损坏。Hearth 已将仍可读取的全部内容（{0} 个对话、{1} 条消息）保存到新的记录中，并将损坏的文件保留为数据文件夹中的 {2}。</translation>
+    </message>
+    <message>
+        <source>Part of your chat history was damaged, but all of it could still be read: Hearth copied its {0} conversation(s) and {1} message(s) into a new history and kept the damaged file as {2} in its data folder.</source>
+        <translation>聊天记录有部分损坏，但全部内容仍可读取：Hearth 已将其中 {0} 个对话和 {1} 条消息复制到新的记录中，并将损坏的文件保留为数据文件夹中的 {2}。</translation>
+    </message>
+    <message>
+        <source>the system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>your message</source>
+        <translation>您的消息</translation>
+    </message>
+    <message>
+        <source>Part of {0} was not UTF-8 text: {1} character(s) that could not be read were replaced with �.</source>
+        <translation>{0}中有部分内容不是 UTF-8 文本：{1} 个无法读取的字符已替换为 �。</translation>
+    </message>
+    <message>
         <source>The model engine could not be started: {0}</source>
         <translation>无法启动模型引擎：{0}</translation>
     </message>
     <message>
+        <source>Your chat history could not be opened (the file is damaged). Hearth kept the old file as {0} in its data folder and started a new history.</source>
+        <translation>无法打开聊天记录（文件已损坏）。Hearth 已将旧文件保留为数据文件夹中的 {0}，并开始了新的记录。</translation>
+    </message>
+    <message>
+        <source>The API key file {0} is empty.</source>
+        <translation>API 密钥文件 {0} 是空的。</translation>
+    </message>
+    <message>
         <source>There is no conversation {0} in Hearth&apos;s history.</source>
         <translation>Hearth 的历史记录中没有对话 {0}。</translation>
+    </message>
+    <message>
+        <source>Hearth could not save {0} as the model to use next time ({1}).</source>
+        <translation>Hearth 无法将 {0} 保存为下次使用的模型（{1}）。</translation>
+    </message>
+    <message>
+        <source>The API key file {0} cannot be read ({1}).</source>
+        <translation>无法读取 API 密钥文件 {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>The model engine stopped unexpectedly ({0}) before the model answered. If this happens again, the model file may be damaged or too large for this computer: choose another model or a shorter context.</source>
+        <translation>模型引擎在模型回答之前意外停止（{0}）。如果再次发生，模型文件可能已损坏，或对这台电脑来说太大：请选择其他模型或更短的上下文。</translation>
+    </message>
+    <message>
+        <source>This conversation is too long to send to the model ({0} MB; at most {1} MB can be sent). Start a new conversation, or send a shorter message.</source>
+        <translation>此对话太长，无法发送给模型（{0} MB；最多可发送 {1} MB）。请开始新的对话，或发送更短的消息。</translation>
     </message>
     <message>
         <source>No engine runs models of the format {0!r}.</source>
@@ -1329,6 +1369,14 @@
         <translation>下载列表</translation>
     </message>
     <message>
+        <source>Not enough disk space for {0}: it needs {1} more (the rest of the file and {2} that Hearth keeps free so the disk never fills up), and {3} are free in {4}.</source>
+        <translation>{0} 所需的磁盘空间不足：还需要 {1}（文件的剩余部分，以及 Hearth 为避免磁盘被占满而保留的 {2}），而 {4} 中只有 {3} 可用。</translation>
+    </message>
+    <message>
+        <source>{0} arrived incomplete: the hub sent fewer bytes than the file has, usually because the connection dropped. What arrived is kept; resume the download to fetch the rest.</source>
+        <translation>{0} 下载不完整：模型仓库发送的字节数少于文件大小，通常是因为连接中断。已收到的部分会保留；继续下载即可获取其余部分。</translation>
+    </message>
+    <message>
         <source>No file of {0} fits this machine&apos;s memory; it may not run here.</source>
         <translation>{0} 中没有适合本机内存的文件；它可能无法在这里运行。</translation>
     </message>
@@ -1339,6 +1387,18 @@
     <message>
         <source>Hearth could not read its {0} ({1}); it uses the defaults for now.</source>
         <translation>Hearth 无法读取其{0}（{1}）；暂时使用默认值。</translation>
+    </message>
+    <message>
+        <source>{0} with a context of {1} tokens needs about {2} GB of memory, but about {3} GB can be used on this computer. Choose a shorter context or a smaller model, or turn off “Refuse models that will not fit” in the settings to try anyway.</source>
+        <translation>{0} 在 {1} 个 token 的上下文下需要约 {2} GB 内存，但这台电脑上可用的约为 {3} GB。请选择更短的上下文或更小的模型，或在设置中关闭“拒绝装不下的模型”后仍然尝试。</translation>
+    </message>
+    <message>
+        <source>{0} cannot be loaded: {1}.</source>
+        <translation>无法加载 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>{0} cannot be loaded: {1}. The file is damaged, or was made to crash the programs that read it.</source>
+        <translation>无法加载 {0}：{1}。该文件已损坏，或是被故意制作成让读取它的程序崩溃。</translation>
     </message>
     <message>
         <source>CPU: {0}</source>
@@ -1529,12 +1589,60 @@
         <translation>服务器端点</translation>
     </message>
     <message>
+        <source>{0} is not a regular file</source>
+        <translation>{0} 不是普通文件</translation>
+    </message>
+    <message>
+        <source>the header holds more strings than any model has</source>
+        <translation>文件头包含的字符串比任何模型都多</translation>
+    </message>
+    <message>
+        <source>{0} has a damaged header</source>
+        <translation>{0} 的文件头已损坏</translation>
+    </message>
+    <message>
+        <source>{0} claims more tensors than any model has</source>
+        <translation>{0} 声称的张量数量比任何模型都多</translation>
+    </message>
+    <message>
+        <source>its header takes too long to read</source>
+        <translation>读取其文件头耗时过长</translation>
+    </message>
+    <message>
+        <source>its header is larger than any model&apos;s</source>
+        <translation>其文件头比任何模型的都大</translation>
+    </message>
+    <message>
+        <source>the header holds more nested lists than any model</source>
+        <translation>文件头包含的嵌套列表比任何模型都多</translation>
+    </message>
+    <message>
+        <source>the header nests lists too deeply</source>
+        <translation>文件头中的列表嵌套过深</translation>
+    </message>
+    <message>
+        <source>Hearth could not read this model ({0}).</source>
+        <translation>Hearth 无法读取此模型（{0}）。</translation>
+    </message>
+    <message>
         <source>model settings</source>
         <translation>模型设置</translation>
     </message>
     <message>
         <source>unknown engine {0!r}</source>
         <translation>未知引擎 {0!r}</translation>
+    </message>
+    <message>
+        <source>Serving on {0} makes the model reachable from other computers; Hearth requires an API key for that (--api-key-file, $HEARTH_SERVE_API_KEY or --api-key).</source>
+        <translation>在 {0} 上提供服务会让其他电脑也能访问该模型；为此 Hearth 要求设置 API 密钥（--api-key-file、$HEARTH_SERVE_API_KEY 或 --api-key）。</translation>
+    </message>
+    <message>
+        <source>Hearth cannot listen on {0}:{1} ({2}).</source>
+        <translation>Hearth 无法在 {0}:{1} 上监听（{2}）。</translation>
+    </message>
+    <message>
+        <source>Port {0} is already in use on {1} (another Hearth or another server?). Choose another with --port.</source>
+        <translation>{1} 上的端口 {0} 已被占用（另一个 Hearth 或其他服务器？）。请用 --port 选择其他端口。</translation>
     </message>
     <message>
         <source>settings</source>
@@ -1569,8 +1677,8 @@
         <translation>聊天请求至少需要一条消息。</translation>
     </message>
     <message>
-        <source>llama.cpp could not load {0}: it is not a model file this engine can read, or it is damaged ({1}).</source>
-        <translation>llama.cpp 无法加载 {0}：它不是此引擎能读取的模型文件，或已损坏（{1}）。</translation>
+        <source>llama.cpp could not load {0} with a context of {1} tokens ({2}). There may not be enough memory for that context (try a shorter one), or the file is not one this engine can read, or it is damaged.</source>
+        <translation>llama.cpp 无法以 {1} 个 token 的上下文加载 {0}（{2}）。可能是内存不足以容纳该上下文（请尝试更短的上下文），或该文件不是此引擎能读取的格式，或文件已损坏。</translation>
     </message>
     <message>
         <source>The model&apos;s chat template rejected the conversation: {0}</source>
@@ -1615,6 +1723,18 @@
     <message>
         <source>The server reported an error: {0}</source>
         <translation>服务器报告了错误：{0}</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template ran away ({0} limit reached) and was stopped. This model file cannot be used as it is; choose another model.</source>
+        <translation>模型的聊天模板失控（达到{0}上限），已被停止。此模型文件无法按原样使用；请选择其他模型。</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
     </message>
     <message>
         <source>FlashAttention-2 needs an NVIDIA GPU and the flash-attn package.</source>
@@ -1783,6 +1903,14 @@
     <message>
         <source>How much conversation the model sees at once. Longer needs more memory. When a conversation is longer, the oldest messages are left out (the system prompt is always kept).</source>
         <translation>模型一次能看到多少对话内容。越长需要的内存越多。对话更长时，最早的消息会被略去（系统提示词始终保留）。</translation>
+    </message>
+    <message>
+        <source>Refuse models that will not fit</source>
+        <translation>拒绝装不下的模型</translation>
+    </message>
+    <message>
+        <source>Before loading, Hearth estimates the memory a model needs with the chosen context length and refuses one that cannot fit in this computer&apos;s memory, instead of letting the system run out of memory. Turn this off to try anyway.</source>
+        <translation>加载前，Hearth 会按所选的上下文长度估算模型所需的内存，并拒绝这台电脑内存装不下的模型，以免系统内存耗尽。关闭此项则仍会尝试加载。</translation>
     </message>
     <message>
         <source>CPU threads</source>

@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -104,6 +105,8 @@ def test_a_chunked_body_is_counted_as_it_arrives(local: Served) -> None:
     assert b"request_too_large" in answer
     status, _headers, body = local.request("POST", "/v1/chat/completions", chat_body(), JSON)
     assert status == 200, body
+    local.process.send_signal(signal.SIGINT)  # and the first Ctrl+C still stops it
+    assert local.process.wait(WAIT_S) is not None
 
 
 def test_a_browser_preflight_from_an_allowed_origin_is_answered(local: Served) -> None:

@@ -56,9 +56,7 @@ def ms_hub(core: Core, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     server.stop()
 
 
-def test_a_failed_modelscope_download_leaves_no_staging_folder(
-    core: Core, ms_hub: FakeHub
-) -> None:
+def test_a_failed_modelscope_download_leaves_no_staging_folder(core: Core, ms_hub: FakeHub) -> None:
     ms_hub.fault(MS_REPO, "qwen-tiny-q4_k_m.gguf", corrupt=True)
     downloads = download_manager(core)
     try:

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,3 +80,25 @@ def test_a_context_that_cannot_fit_is_refused_with_the_numbers(data_dir: Path) -
 def _worker_log(data_dir: Path) -> str:
     path = data_dir / "logs" / "worker.log"
     return path.read_text() if path.exists() else ""
+
+
+@pytest.mark.slow
+def test_an_engine_that_dies_before_answering_does_not_invite_a_retry(
+    client: Any, spec: Any, expect_error_logs: None
+) -> None:
+    """A model that crashes the engine while loading would crash it again: the message
+    says what may be wrong instead of "send a message to start the engine again"."""
+    import os
+    import signal
+    import time
+
+    job = client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 4})
+    deadline = time.monotonic() + 300
+    while client.worker_pid is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    os.kill(client.worker_pid, signal.SIGKILL)
+    assert job.wait(300)
+    assert job.final is not None and job.final["kind"] == protocol.ERR_WORKER_DIED
+    assert "before the model answered" in job.final["message"]
+    assert "send a message to start" not in job.final["message"]

@@ -69,3 +69,38 @@ def test_the_engine_reports_a_runaway_template(
     finally:
         engine._formatter = original
     assert engine._render([{"role": "user", "content": "Hi"}])  # the model works again
+
+
+def _escapes(marker: Path) -> list[str]:
+    run = f"popen('touch {marker}').read()"
+    return [
+        "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+        "{{ cycler.__init__.__globals__.os." + run + " }}",
+        "{{ joiner.__init__.__globals__.os." + run + " }}",
+        "{{ namespace.__init__.__globals__.os." + run + " }}",
+        "{{ lipsum.__globals__['os']." + run + " }}",
+        "{{ self.__init__.__globals__.__builtins__.__import__('os')." + run + " }}",
+        "{{ messages.__class__.__base__.__subclasses__() }}",
+        "{% set x = messages.pop() %}{{ x }}",
+        "{{ raise_exception.__globals__ }}",
+        "{{ (messages|attr('__class__')).__mro__ }}",
+    ]
+
+
+def test_templates_that_try_to_escape_the_sandbox_run_nothing(engine: Any, tmp_path: Path) -> None:
+    marker = tmp_path / "escaped"
+    original = engine._formatter
+    try:
+        for template in _escapes(marker):
+            engine._formatter = engine._chat_format.Jinja2ChatFormatter(
+                template=template, eos_token="", bos_token=""
+            )
+            try:
+                rendered = engine._prompt_text([{"role": "user", "content": "Hi"}])
+            except EngineError as exc:
+                assert "rejected the conversation" in str(exc), template
+            else:
+                assert "subclass" not in rendered.lower() and "<module" not in rendered, template
+    finally:
+        engine._formatter = original
+    assert not marker.exists()
