@@ -1,6 +1,7 @@
 """System facts and checks: real probes on this GPU-less machine, recorded machines for the rest."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from app.machine.system_check import (
     run_checks,
     torch_install_command,
 )
+from tests.conftest import REPO
 
 MACHINES = Path(__file__).parent / "machines"
 
@@ -36,7 +38,21 @@ def test_real_probes_have_the_promised_shape(tmp_path: Path) -> None:
     assert data["gpus"] == [] and any("NVIDIA" in n for n in data["notes"])  # no GPU here
     assert data["engines"]["llama_cpp_version"] and data["engines"]["llama_gpu_offload"] is False
     assert SystemFacts.from_json(json.loads(json.dumps(data))) == facts
-    assert "llama_cpp" not in sys.modules and "torch" not in sys.modules  # asked in a subprocess
+    # The engines are asked in a subprocess: a process that probes never imports them.
+    # (Checked in a fresh process: other tests may have loaded an engine in this one.)
+    probe_only = (
+        "import sys; from pathlib import Path; from app.machine.hardware import probe_system; "
+        "probe_system(Path('.')); print(sorted({'llama_cpp', 'torch'} & set(sys.modules)))"
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", probe_only],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+        check=True,
+    )
+    assert imported.stdout.strip() == "[]", imported.stderr
 
 
 def test_nvml_failing_mid_probe_is_a_note_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:

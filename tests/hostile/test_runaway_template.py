@@ -12,7 +12,6 @@ import pytest
 
 from backends.bounded import Exceeded, bounded
 from backends.engine import EngineError
-from backends.llama_cpp_engine import LlamaCppEngine
 
 SPINS = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
 GROWS = (
@@ -41,14 +40,6 @@ def test_a_block_that_ends_in_time_is_untouched() -> None:
     with bounded(600, 1 << 40):
         total = sum(range(1000))
     assert total == 499500
-
-
-@pytest.fixture(scope="module")
-def engine(starter: Path) -> Any:
-    loaded = LlamaCppEngine()
-    loaded.load({"path": str(starter), "n_ctx": 512, "threads": 2}, lambda *_: None)
-    yield loaded
-    loaded.close()
 
 
 @pytest.mark.parametrize("template", [SPINS, GROWS], ids=["spins", "grows"])
