@@ -347,7 +347,7 @@ def _stdin_text() -> str:
 def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
     """The model ``hearth chat`` talks to, and how to build its spec."""
     if not args.endpoint:
-        return core.find_model(args.model), core.model_spec
+        return core.find_model(args.model), core.load_spec
     from pathlib import Path
 
     from app.models.library import ModelEntry
@@ -573,7 +573,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
 
     _check_ranges(args)
     entry = core.find_model(args.model)
-    spec = core.model_spec(entry, args.ctx)
+    spec = core.load_spec(entry, args.ctx)
     config = ServerConfig(
         host=args.host,
         port=args.port,

@@ -163,7 +163,6 @@ class Core:
         if gpu_layers is None:
             gpu_layers = self.auto_gpu_layers(entry, context)
         engine = chosen.engine or default.name
-        self._refuse_unfit(entry, context)
         return ModelSpec(
             path=str(entry.path),
             n_ctx=context,
@@ -180,15 +179,22 @@ class Core:
             and chosen.trusted_code == code_fingerprint(entry.path),
         )
 
-    def _refuse_unfit(self, entry: ModelEntry, n_ctx: int) -> None:
-        """Before anything loads: a model that cannot load here is refused in words, with
-        the numbers (``app.machine.fit_service.load_refusal``)."""
+    def load_spec(self, entry: ModelEntry, n_ctx: int | None = None) -> ModelSpec:
+        """``model_spec`` for a load that is about to start: a model that cannot load here
+        is refused in words, with the numbers (``app.machine.fit_service.load_refusal``),
+        before the engine sees it.  (``model_spec`` itself never refuses: the settings
+        dialog and the context meter must work for a model that does not fit.)"""
+        spec = self.model_spec(entry, n_ctx)
+        if spec.engine in (REMOTE, SYNTHETIC):
+            return spec
         from app.machine.fit_service import load_refusal
 
         check_memory = bool(self.settings.get("engine.refuse_unfit"))
-        refusal = load_refusal(entry, self.facts or self._memory_facts, n_ctx, check_memory)
+        facts = self.facts or self._memory_facts
+        refusal = load_refusal(entry, facts, spec.n_ctx or 4096, check_memory)
         if refusal:
             raise HearthError(refusal)
+        return spec
 
     @cached_property
     def _memory_facts(self) -> SystemFacts:

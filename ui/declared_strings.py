@@ -145,7 +145,6 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'Your {0} could not be read (the file was damaged), so Hearth uses the defaults. The damaged file was kept as {1}.'),
     QT_TRANSLATE_NOOP('Phrase', 'Hearth could not read its {0} ({1}); it uses the defaults for now.'),
     QT_TRANSLATE_NOOP('Phrase', '{0} with a context of {1} tokens needs about {2} GB of memory, but about {3} GB can be used on this computer. Choose a shorter context or a smaller model, or turn off “Refuse models that will not fit” in the settings to try anyway.'),
-    QT_TRANSLATE_NOOP('Phrase', '{0} cannot be loaded: {1}.'),
     QT_TRANSLATE_NOOP('Phrase', '{0} cannot be loaded: {1}. The file is damaged, or was made to crash the programs that read it.'),
     QT_TRANSLATE_NOOP('Phrase', 'Hearth cannot estimate {0}: {1}.'),
     QT_TRANSLATE_NOOP('Phrase', 'NVIDIA GPUs: nvidia-ml-py is not installed.'),

@@ -451,8 +451,6 @@ class DownloadManager:
             if _is_disk_full(exc):
                 item.error_kind = "disk"
                 _remove(item.part)  # a full disk: do not leave a useless partial file behind
-            elif item.part.exists() and item.part.stat().st_size == 0:
-                _remove(item.part)  # nothing arrived: nothing to resume from
         finally:
             item.speed = 0.0
             item.finished_at = time.time()
@@ -497,14 +495,20 @@ class DownloadManager:
             )
         try:
             sink = _Sink(item, self)
+            fetched = False
             try:
                 if item.received > item.size:
                     sink.truncate(0)
                 if item.received < item.size:
                     self.fetchers[item.source](item, sink, item.received)  # type: ignore[arg-type]
                 sink.flush()
+                fetched = True
             finally:
                 sink.close()
+                # Nothing arrived: nothing to resume from (removed while the lock is ours,
+                # never another process's file).
+                if not fetched and item.part.exists() and not item.part.stat().st_size:
+                    _remove(item.part)
             item.state = VERIFYING
             self.changed(item)
             self._verify(item, sink)

@@ -16,7 +16,7 @@ from app.machine.fit import (
 from app.machine.hardware import SystemFacts
 from app.models.gguf_header import GGUFError, read_gguf
 from app.models.library import ModelEntry
-from wire.phrases import Phrase, message_of
+from wire.phrases import Phrase
 
 
 def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int) -> Estimate:
@@ -43,8 +43,8 @@ def load_refusal(entry: ModelEntry, facts: SystemFacts, n_ctx: int, check_memory
     A model whose facts are merely missing (an unusual architecture) is let through."""
     try:
         result = estimate(_shape(entry), facts, n_ctx)
-    except GGUFError as exc:
-        return Phrase("{0} cannot be loaded: {1}.", entry.name, message_of(exc))
+    except GGUFError:
+        return ""  # unreadable since it was listed (gone, replaced): the engine says why
     except ShapeError as exc:
         if not exc.impossible:
             return ""

@@ -744,6 +744,10 @@
         <translation>未加载</translation>
     </message>
     <message>
+        <source>loading the model</source>
+        <translation>加载模型</translation>
+    </message>
+    <message>
         <source>The model</source>
         <translation>模型</translation>
     </message>
@@ -1391,10 +1395,6 @@
     <message>
         <source>{0} with a context of {1} tokens needs about {2} GB of memory, but about {3} GB can be used on this computer. Choose a shorter context or a smaller model, or turn off “Refuse models that will not fit” in the settings to try anyway.</source>
         <translation>{0} 在 {1} 个 token 的上下文下需要约 {2} GB 内存，但这台电脑上可用的约为 {3} GB。请选择更短的上下文或更小的模型，或在设置中关闭“拒绝装不下的模型”后仍然尝试。</translation>
-    </message>
-    <message>
-        <source>{0} cannot be loaded: {1}.</source>
-        <translation>无法加载 {0}：{1}。</translation>
     </message>
     <message>
         <source>{0} cannot be loaded: {1}. The file is damaged, or was made to crash the programs that read it.</source>

@@ -175,7 +175,7 @@ class ChatScreen(QWidget, SessionListener):
             self.core.settings,
             self.store,
             self.client,
-            self.core.model_spec,
+            self.core.load_spec,
             self,
             conversation_id,
             deliver=lambda handler: EventRelay(self, handler, CHAT_END).callback,

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from app.chat.presets import recommended_sampling
 from app.core import Core
 from app.engine_client import EngineClient
+from app.errors import HearthError
 from app.models.library import ModelEntry, describe
 from ui.background import run_in_background
 from ui.elided_label import ElidedLabel
@@ -241,11 +242,19 @@ class ModelBar(QWidget):
     def load(self) -> None:
         if self.model is None or self.closed:
             return
+        try:
+            spec = self.core.load_spec(self.model)  # may refuse: a model that cannot load here
+        except HearthError as exc:
+            self._loader = None
+            self._ready_text = self.tr("Not loaded")
+            self.status.setText(self._ready_text)
+            self.report(exc, self.tr("loading the model"))
+            return
         relay = EventRelay(self, lambda event: self._load_event(relay, event), LOAD_END)
         self._loader = relay
         self.progress.setValue(0)
         self.progress.show()
-        self.client.load(self.core.model_spec(self.model), relay.callback)
+        self.client.load(spec, relay.callback)
 
     def _load_event(self, relay: EventRelay, event: dict[str, Any]) -> None:
         if relay is not self._loader:
