@@ -23,8 +23,10 @@ import psutil
 POLL_S = 0.05
 
 
-class Exceeded(Exception):
-    """The bounded code ran past its time or memory (``what`` says which)."""
+class Exceeded(BaseException):
+    """The bounded code ran past its time or memory (``what`` says which).  A
+    ``BaseException``, so that the ``except Exception`` of the code it interrupts (Jinja,
+    a tokenizer) cannot swallow it: it fires once."""
 
     what = "time"
 

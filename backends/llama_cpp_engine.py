@@ -18,7 +18,6 @@ import threading
 import time
 from typing import Any
 
-from backends.bounded import Exceeded
 from backends.context_budget import (
     THINK_OPEN,
     ContextOverflow,
@@ -29,7 +28,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
-from backends.template_segments import Segment, bounded_render, segments
+from backends.template_segments import Defuser, bounded_render
 from backends.text_stream import TextAssembler
 from wire import protocol
 from wire.phrases import Phrase, message_of
@@ -61,7 +60,7 @@ class LlamaCppEngine:
         self._formatter: Any = None
         self._stops: tuple[str, ...] = ()
         self._eog: set[int] = set()
-        self._specials: list[str] | None = None
+        self._defuser = Defuser(())
         self.n_ctx = 0
 
     # -- loading -----------------------------------------------------------------------
@@ -109,7 +108,7 @@ class LlamaCppEngine:
         template = llm.metadata.get("tokenizer.chat_template")
         eos = self._token_text(llm.token_eos())
         bos = self._token_text(llm.token_bos())
-        self._specials = None
+        self._defuser = Defuser(self._special_texts())
         self._formatter = self._chat_format.Jinja2ChatFormatter(
             template=template or FALLBACK_TEMPLATE, eos_token=eos, bos_token=bos
         )
@@ -142,8 +141,6 @@ class LlamaCppEngine:
     def _unbounded_prompt_text(self, messages: list[dict[str, Any]]) -> str:
         try:
             return str(self._formatter(messages=messages).prompt)
-        except Exceeded:
-            raise
         except Exception as exc:  # jinja errors, raise_exception() in templates
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
@@ -151,38 +148,33 @@ class LlamaCppEngine:
             ) from exc
 
     def _render(self, messages: list[dict[str, Any]]) -> list[int]:
-        return self._tokenize_prompt(segments(self._prompt_text, messages, self._control_texts))
+        return self._tokenize_prompt(self._prompt_text(self._defuser.messages(messages)))
 
     def _render_continuation(self, messages: list[dict[str, Any]]) -> list[int]:
         """The prompt that makes the model go on with its last, unfinished reply."""
         *before, partial = messages
-        parts = segments(self._prompt_text, before, self._control_texts, str(partial["content"]))
-        return self._tokenize_prompt(parts)
+        prompt = self._prompt_text(self._defuser.messages(before))
+        return self._tokenize_prompt(prompt + self._defuser.text(str(partial["content"])))
 
-    def _tokenize_prompt(self, parts: list[Segment]) -> list[int]:
-        """Special tokens are parsed in the template's text only, never in a message's."""
-        tokens: list[int] = []
-        for index, (text, special) in enumerate(parts):
-            tokens += self._llm.tokenize(
-                text.encode("utf-8"),
-                add_bos=index == 0 and not self._adds_special,
-                special=special,
-            )
+    def _tokenize_prompt(self, prompt: str) -> list[int]:
+        """Special tokens are parsed: message texts were defused (``template_segments``)."""
+        tokens: list[int] = self._llm.tokenize(
+            prompt.encode("utf-8"), add_bos=not self._adds_special, special=True
+        )
         return tokens
 
-    def _control_texts(self) -> list[str]:
-        """The texts of the vocabulary's control and user-defined tokens."""
-        if self._specials is None:
-            vocab = self._llm._model.vocab
-            kinds = self._llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | (
-                self._llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
-            )
-            self._specials = [
-                self._token_text(token)
-                for token in range(self._llm.n_vocab())
-                if self._llama_cpp.llama_vocab_get_attr(vocab, token) & kinds
-            ]
-        return self._specials
+    def _special_texts(self) -> list[str]:
+        """The texts of the vocabulary's control and user-defined tokens (both are matched
+        when a prompt is tokenised with special tokens)."""
+        vocab = self._llm._model.vocab
+        kinds = self._llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | (
+            self._llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+        )
+        return [
+            self._token_text(token)
+            for token in range(self._llm.n_vocab())
+            if self._llama_cpp.llama_vocab_get_attr(vocab, token) & kinds
+        ]
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))

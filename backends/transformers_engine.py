@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from backends.bounded import Exceeded
 from backends.context_budget import (
     THINK_OPEN,
     ContextOverflow,
@@ -40,7 +39,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
-from backends.template_segments import bounded_render, segments
+from backends.template_segments import Defuser, bounded_render
 from wire import protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
@@ -140,6 +139,7 @@ class TransformersEngine:
         self.n_ctx = 4096
         self.template_source = "model"
         self.opens_thinking = False
+        self._defuser = Defuser(())
 
     # -- loading ---------------------------------------------------------------------
     def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -194,6 +194,9 @@ class TransformersEngine:
         if not self.tokenizer.chat_template:
             self.tokenizer.chat_template = FALLBACK_TEMPLATE
             self.template_source = "fallback"
+        self._defuser = Defuser(
+            [*self.tokenizer.all_special_tokens, *self.tokenizer.get_added_vocab()]
+        )
         first_turn = bounded_render(self._prompt_text)
         self.opens_thinking = opens_thinking(first_turn([{"role": "user", "content": "Hi"}]))
         progress(1.0, "Ready")
@@ -279,8 +282,6 @@ class TransformersEngine:
                 rendered = self.tokenizer.apply_chat_template(
                     messages, add_generation_prompt=True, tokenize=False
                 )
-        except Exceeded:
-            raise
         except Exception as exc:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
@@ -289,22 +290,14 @@ class TransformersEngine:
         return str(rendered)
 
     def _render(self, messages: list[dict[str, Any]], continuing: bool = False) -> list[int]:
-        """The prompt's tokens; special tokens are parsed in the template's text only, never
-        in a message's (``backends.template_segments``)."""
+        """The prompt's tokens; special-token texts in the messages are defused first
+        (``backends.template_segments``), so only the template's own become tokens."""
 
         def text(candidate: list[dict[str, Any]]) -> str:
             return self._prompt_text(candidate, continuing)
 
-        ids: list[int] = []
-        for part, special in segments(bounded_render(text), messages, self._control_texts):
-            encoded = self.tokenizer(
-                part, add_special_tokens=False, split_special_tokens=not special
-            )
-            ids += list(encoded["input_ids"])
-        return ids
-
-    def _control_texts(self) -> list[str]:
-        return [*self.tokenizer.all_special_tokens, *self.tokenizer.get_added_vocab()]
+        prompt = bounded_render(text)(self._defuser.messages(messages))
+        return list(self.tokenizer(prompt, add_special_tokens=False)["input_ids"])
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])

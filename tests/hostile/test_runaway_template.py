@@ -91,7 +91,8 @@ def test_templates_that_try_to_escape_the_sandbox_run_nothing(engine: Any, tmp_p
             except EngineError as exc:
                 assert "rejected the conversation" in str(exc), template
             else:
-                assert "subclass" not in rendered.lower() and "<module" not in rendered, template
+                leaked = ("<class", "<module", "<function", "<built-in", "__builtins__")
+                assert not any(word in rendered for word in leaked), (template, rendered)
     finally:
         engine._formatter = original
     assert not marker.exists()
