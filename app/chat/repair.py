@@ -104,16 +104,24 @@ class Salvage:
         return not self.unreadable_ranges and not self.unusable_rows
 
 
-def salvage(damaged: Path, fresh: Path, prepare: Callable[[sqlite3.Connection], None]) -> Salvage:
+def salvage(
+    damaged: Path, fresh: Path, prepare: Callable[[sqlite3.Connection], None]
+) -> Salvage | None:
     """Copy every readable row of ``damaged`` into a new database at ``fresh`` (made with
-    ``prepare``: the current schema).  Messages whose conversation was lost are gathered in
-    a conversation of their own, so that nothing readable is dropped."""
+    ``prepare``: the current schema); None when nothing at all can be read.  Messages whose
+    conversation was lost get a conversation again, so that nothing readable is dropped.
+    An error of the new database (a full disk) is raised: then nothing may be set aside."""
     result = Salvage()
     source = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True)
+    try:
+        source.execute("SELECT name FROM sqlite_master").fetchall()
+    except sqlite3.DatabaseError:
+        source.close()
+        log.warning("nothing can be read from %s", damaged, exc_info=True)
+        return None
     target = sqlite3.connect(fresh, isolation_level=None)
     try:
         source.row_factory = sqlite3.Row
-        source.execute("SELECT name FROM sqlite_master").fetchall()  # raises: nothing to read
         prepare(target)
         target.execute("PRAGMA foreign_keys=OFF")
         target.execute("BEGIN")
@@ -290,6 +298,14 @@ class Marker:
             if not pid.isdigit() or not psutil.pid_exists(int(pid)):
                 with contextlib.suppress(OSError):
                     marker.unlink()
+                return True
+        return False
+
+    def others_open(self) -> bool:
+        """Whether another running process has the database open now."""
+        for marker in self.database.parent.glob(f"{self.database.name}.open-*"):
+            pid = marker.name.rsplit("-", 1)[-1]
+            if pid.isdigit() and int(pid) != os.getpid() and psutil.pid_exists(int(pid)):
                 return True
         return False
 

@@ -33,7 +33,6 @@ from typing import Any, TypeVar
 
 from app.chat.repair import (
     Marker,
-    Salvage,
     is_damage,
     move_aside,
     problems,
@@ -128,6 +127,7 @@ class ChatStore:
         # Told at once of a repair made while the store is open (the window shows it).
         self.on_note: Callable[[str], None] | None = None
         self._marker = Marker(self.path) if self.path is not None else None
+        self._depth = 0  # public calls in progress (a repair happens in the outermost)
         unclean = self._marker is not None and self._marker.was_left()
         self._db = self._open(str(path))
         if unclean:
@@ -163,10 +163,12 @@ class ChatStore:
                     return db
                 with contextlib.suppress(sqlite3.Error):
                     db.close()
-            return self._salvaged()
+            return self._salvaged(at_start=True)
 
     def _repair(self) -> None:
-        """Check the open database; rebuild its indexes, or salvage it into a new one."""
+        """Check the open database; rebuild its indexes, or salvage it into a new one.
+        StoreError when it cannot be repaired now (the damaged file is then left as it is
+        and stays open, so that what can be read still can)."""
         assert self.path is not None
         found = problems(self._db)
         if not found:
@@ -176,19 +178,42 @@ class ChatStore:
             self._note(rebuilt_note())
             return
         self._db.close()
-        self._db = self._salvaged()
+        try:
+            self._db = self._salvaged(at_start=False)
+        except StoreError:
+            self._db = self._connect(str(self.path))
+            raise
 
-    def _salvaged(self) -> sqlite3.Connection:
-        """Every readable row in a new database in place of the damaged one (kept aside)."""
-        assert self.path is not None
+    def _salvaged(self, at_start: bool) -> sqlite3.Connection:
+        """Every readable row in a new database in place of the damaged one (kept aside).
+
+        Never while another process has the database open: renaming a database under an
+        open connection is one of the ways to corrupt it, and that process's writes would
+        go to the file set aside."""
+        assert self.path is not None and self._marker is not None
+        if self._marker.others_open():
+            raise StoreError(
+                Phrase(
+                    "Your chat history is damaged. Close the other Hearth windows and commands "
+                    "that use it, then start Hearth again: it will save what can be read."
+                )
+            )
         fresh = self.path.with_name(f"{self.path.name}.salvage")
         _remove_database(fresh)
         try:
-            saved: Salvage | None = salvage(self.path, fresh, self._create_schema)
-        except sqlite3.DatabaseError:
-            log.warning("nothing could be read from %s", self.path, exc_info=True)
-            saved = None
-        aside = move_aside(self.path)
+            saved = salvage(self.path, fresh, self._create_schema)
+            aside = move_aside(self.path)
+        except (sqlite3.Error, OSError) as exc:  # the new file could not be written
+            _remove_database(fresh)
+            log.error("could not salvage %s", self.path, exc_info=True)
+            raise StoreError(
+                Phrase(
+                    "Your chat history is damaged and Hearth could not repair it now ({0}). "
+                    "It has not been changed; check that the disk is not full, then start "
+                    "Hearth again.",
+                    exc,
+                )
+            ) from exc
         if saved is not None:
             os.replace(fresh, self.path)
             self._note(salvaged_note(saved, aside))
@@ -202,7 +227,10 @@ class ChatStore:
                 )
             )
         db = self._connect(str(self.path))
-        self._migrate(db)
+        if at_start:
+            self._migrate(db)
+        else:  # mid-session: a reply may be streaming and a deletion still undoable
+            self._create_schema(db)
         return db
 
     def _note(self, note: str) -> None:
@@ -262,12 +290,13 @@ class ChatStore:
         self, title: str = "", model: str = "", system_prompt: str = ""
     ) -> Conversation:
         now = time.time()
-        cursor = self._db.execute(
-            "INSERT INTO conversations (title, title_is_auto, model, system_prompt, created_at,"
-            " updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (title, 0 if title else 1, model, system_prompt, now, now),
-        )
-        return self.conversation(int(cursor.lastrowid or 0))
+        with Transaction(self._db):  # one unit: a retry after a repair cannot add it twice
+            cursor = self._db.execute(
+                "INSERT INTO conversations (title, title_is_auto, model, system_prompt, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (title, 0 if title else 1, model, system_prompt, now, now),
+            )
+            return self.conversation(int(cursor.lastrowid or 0))
 
     def conversation(self, conversation_id: int) -> Conversation:
         row = self._db.execute(
@@ -562,14 +591,18 @@ def _repairing(method: _Method) -> _Method:
 
     @functools.wraps(method)
     def run(store: ChatStore, *args: Any, **kwargs: Any) -> Any:
+        store._depth += 1
         try:
             return method(store, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
-            if store.path is None or not is_damage(exc):
+            # Only the outermost call repairs: an inner one may be inside its transaction.
+            if store._depth > 1 or store.path is None or not is_damage(exc):
                 raise
             log.error("the chat history reported damage in %s", method.__name__, exc_info=True)
             store._repair()
             return method(store, *args, **kwargs)
+        finally:
+            store._depth -= 1
 
     return run  # type: ignore[return-value]
 

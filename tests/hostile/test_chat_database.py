@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from app.chat.store import ChatStore
+from app.chat.store import ChatStore, StoreError
 from tests.conftest import run_hearth
 
 pytestmark = pytest.mark.usefixtures("expect_error_logs")  # damage is logged as an error
@@ -141,3 +143,45 @@ def test_chat_and_the_self_test_work_with_a_damaged_history(data_dir: Path) -> N
     assert "could still be read" in chat.stderr and "saved as conversation 4" in chat.stderr
     _scribble(database, _pages_of(database, "messages")[3:4])
     assert run_hearth("--self-test").returncode == 0
+
+
+def test_no_salvage_while_another_hearth_has_the_history_open(tmp_path: Path) -> None:
+    """Renaming a database under another process's connection would lose its writes."""
+    path = tmp_path / "chats.sqlite3"
+    ids = _history(path)
+    _scribble(path, _pages_of(path, "messages")[5:7])
+    damaged = path.read_bytes()
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        (tmp_path / f"chats.sqlite3.open-{other.pid}").touch()  # that process has it open
+        with pytest.raises(StoreError, match="Close the other Hearth"):
+            store = ChatStore(path)  # opening already meets the damage here
+            store.add_message(ids[2], "user", "Hello?")
+        assert path.read_bytes() == damaged  # untouched, nothing set aside
+        assert not list(tmp_path.glob("chats.sqlite3.damaged-*"))
+    finally:
+        other.kill()
+        other.wait()
+    store = ChatStore(path)  # the other one has gone: now it is salvaged
+    try:
+        store.add_message(ids[2], "user", "Hello again")
+        assert "saved everything that could still be read" in store.recovery_note
+    finally:
+        store.close()
+
+
+def test_a_conversation_created_during_a_repair_is_created_once(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    _history(path)
+    _scribble(path, _pages_of(path, "conversations"))
+    store = ChatStore(path)
+    try:
+        before = len(store.conversations())
+        store.create_conversation(title="After the damage")
+        titles = [c.title for c in store.conversations()]
+        assert titles.count("After the damage") == 1 and len(titles) == before + 1
+        assert "could still be read" in store.recovery_note or "could not be opened" in (
+            store.recovery_note
+        )
+    finally:
+        store.close()
