@@ -69,6 +69,7 @@ class Job:
     cancel_requested: bool = False
     sent_at: float = field(default_factory=time.perf_counter)
     first_delta_at: float | None = None
+    heard: bool = False  # the worker has answered something for this job
     stats: dict[str, Any] = field(default_factory=dict)
     _finished: threading.Event = field(default_factory=threading.Event)
     _client: EngineClient | None = None
@@ -80,6 +81,7 @@ class Job:
     def deliver(self, event: dict[str, Any]) -> None:
         if self._finished.is_set():
             return
+        self.heard = True
         if event["type"] == protocol.DELTA and self.first_delta_at is None:
             self.first_delta_at = time.perf_counter()
         if event["type"] == protocol.STATS:
@@ -184,9 +186,13 @@ class _Worker:
         job.deliver(_worker_died_event(job, self.process.poll()))
 
     def _only_job(self) -> Job | None:
+        """The request an unreadable-line error can only be about: the one job waiting
+        for its first answer (a job the worker already answered was read fine)."""
         with self.lock:
             pending = [job for job in self.jobs.values() if not job.finished]
-        return pending[0] if len(pending) == 1 else None
+        if len(pending) == 1 and not pending[0].heard:
+            return pending[0]
+        return None
 
     def send_control(self, message: dict[str, Any]) -> None:
         with self.lock:

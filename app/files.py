@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from pathlib import Path
+from typing import BinaryIO
 
 
 def write_text_atomically(path: Path, text: str) -> None:
@@ -24,3 +27,11 @@ def safe_file_name(title: str, fallback: str = "conversation") -> str:
     """A file name from a title: no path separators or characters Windows refuses."""
     name = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", title).strip(" .")
     return " ".join(name.split())[:80] or fallback
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading, refused (OSError) unless it is a regular file: a FIFO
+    or a device named like a model file would block or never end."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return path.open("rb")

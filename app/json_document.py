@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.files import write_text_atomically
+from app.files import open_regular, write_text_atomically
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ def parse_json(raw: bytes) -> Any:
 def read_json_object(path: Path, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
     """A JSON object from ``path``; OSError when it cannot be read, ``Damaged`` when it is
     not a JSON object of at most ``max_bytes``."""
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         raw = handle.read(max_bytes + 1)
     if len(raw) > max_bytes:
         raise Damaged(f"{path.name} is far too large")
@@ -95,7 +96,10 @@ class JsonDocument:
         """The document turned into the owner's data by ``check``, migrated to the current
         version; None when there is none or it was damaged (see ``problem``)."""
         try:
-            if self.path.stat().st_size > MAX_BYTES:
+            facts = self.path.stat()
+            if not stat.S_ISREG(facts.st_mode):  # a FIFO would block every command
+                raise Damaged("not a regular file")
+            if facts.st_size > MAX_BYTES:
                 raise Damaged("the file is far too large")
             raw = self.path.read_bytes()
         except FileNotFoundError:

@@ -9,6 +9,7 @@ tensor.  Large arrays (the tokenizer vocabulary) are skipped, not kept.
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import struct
@@ -108,8 +109,10 @@ class GGUFInfo:
     def number(self, key: str) -> int | None:
         """An integer fact of this architecture (``block_count``, ``attention.head_count``…)."""
         value = self.metadata.get(f"{self.architecture}.{key}")
-        if isinstance(value, list) and value and isinstance(value[0], int):
+        if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
             return int(max(value))  # per-layer lists (e.g. head_count_kv on some models)
+        if isinstance(value, float) and not math.isfinite(value):
+            return None  # NaN or infinity from a crafted file: no number at all
         return (
             int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
         )
@@ -142,6 +145,7 @@ class Limits(NamedTuple):
     nested_arrays: int = 100_000  # arrays that are items of other arrays
     tensors: int = 1_000_000
     header_bytes: int = 1024 * 1024 * 1024
+    kept_bytes: int = 64 * 1024 * 1024  # text kept in memory (keys, templates, short lists)
     seconds: float = 20.0
 
 
@@ -155,6 +159,7 @@ class _Reader:
     def __init__(self, stream: IO[bytes], size: int, limits: Limits) -> None:
         self.stream, self.size, self.limits = stream, size, limits
         self.strings = 0
+        self.kept = 0
         self.nested_arrays = 0
         self.deadline = time.monotonic() + limits.seconds
         self._ticks = 0
@@ -189,10 +194,16 @@ class _Reader:
         length = int(self.scalar("<Q"))
         if length > MAX_STRING or length > self.remaining():
             raise GGUFError(Phrase("the header holds an impossibly long string"))
+        if self.stream.tell() + length > self.limits.header_bytes:
+            raise GGUFError(Phrase("its header is larger than any model's"))
         return length
 
     def string(self) -> str:
-        return self.take(self._string_length()).decode("utf-8", errors="replace")
+        length = self._string_length()
+        self.kept += length
+        if self.kept > self.limits.kept_bytes:
+            raise GGUFError(Phrase("the header holds more text than any model's"))
+        return self.take(length).decode("utf-8", errors="replace")
 
     def skip_string(self) -> None:
         self.stream.seek(self._string_length(), os.SEEK_CUR)
@@ -200,7 +211,7 @@ class _Reader:
     def tick(self) -> None:
         """Checked every few thousand items: a header that takes too long is refused."""
         self._ticks += 1
-        if self._ticks & 0xFFF == 0:
+        if self._ticks & 0xFF == 0:
             if time.monotonic() > self.deadline:
                 raise GGUFError(Phrase("its header takes too long to read"))
             if self.stream.tell() > self.limits.header_bytes:
@@ -314,6 +325,8 @@ def read_gguf(
     try:
         info = _read_gguf(path, check_data, limits)
     except GGUFError as exc:
+        if isinstance(exc.__cause__, OSError):
+            raise  # cannot be read now (permissions, too many open files): ask again later
         info = exc  # a bad file is not read again until it changes
     except (struct.error, OverflowError, MemoryError, RecursionError) as exc:
         # the reader bounds what it reads; this is the last line should a case slip past

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from app.files import open_regular
 from app.json_document import parse_json, read_json_object
 from app.models.gguf_header import GGUFError, read_gguf
 from app.models.other_apps import find_all, is_checkpoint
@@ -253,7 +254,7 @@ def _safetensors_parameters(files: list[Path]) -> int | None:
     total = 0
     for file in files:
         try:
-            with file.open("rb") as handle:
+            with open_regular(file) as handle:
                 length = struct.unpack("<Q", handle.read(8))[0]
                 if length > 100_000_000:
                     return None

@@ -21,7 +21,9 @@ Secure by default:
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
+import os
 import threading
 import time
 import uuid
@@ -80,7 +82,8 @@ class ServerConfig:
 
         family = socket.AF_INET6 if ":" in self.host.strip("[]") else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
-            if hasattr(socket, "SO_REUSEADDR"):  # as uvicorn binds: TIME_WAIT is no conflict
+            if os.name != "nt":  # as uvicorn binds: TIME_WAIT is no conflict (on Windows
+                # the same option would allow binding a port in use)
                 probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind((self.host.strip("[]"), self.port))
@@ -158,7 +161,9 @@ def build_app(
             )
         if origin is not None and request.method == "OPTIONS":
             return _preflight(request, origin)  # browsers send no key with a preflight
-        if config.api_key and request.headers.get("authorization") != f"Bearer {config.api_key}":
+        if config.api_key and not hmac.compare_digest(
+            request.headers.get("authorization", "").encode(), f"Bearer {config.api_key}".encode()
+        ):
             return refuse(
                 401, "A valid API key is required (Authorization: Bearer …).", "invalid_api_key"
             )

@@ -135,3 +135,42 @@ def test_checkpoint_folders_with_hostile_json_are_rows_not_failures(tmp_path: Pa
     assert "config.json" in entries["deep-config"].problem
     assert "config.json" in entries["odd-header"].problem
     assert entries[next(iter(entries))].usable  # the starter is still there and usable
+
+
+def test_fifos_inside_a_checkpoint_folder_do_not_hang_the_library(tmp_path: Path) -> None:
+    folder = tmp_path / "models" / "org" / "fifo-model"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "config.json")
+    os.mkfifo(folder / "model.safetensors")
+    other = tmp_path / "models" / "org" / "fifo-weights"
+    other.mkdir(parents=True)
+    (other / "config.json").write_text('{"architectures": ["LlamaForCausalLM"]}')
+    os.mkfifo(other / "model.safetensors")
+    os.mkfifo(other / "tokenizer_config.json")
+    entries = {e.path.name: e for e in list_models(tmp_path / "models", home=tmp_path)}
+    assert "fifo-model" not in entries or entries["fifo-model"].problem  # and no hang
+    assert entries["fifo-weights"].usable and entries["fifo-weights"].parameters is None
+
+
+def test_a_layer_count_that_is_not_a_number_is_no_number(tmp_path: Path) -> None:
+    from app.machine.fit import ShapeError, shape_from_gguf
+
+    float32 = struct.pack("<I", 6)
+    path = write_gguf(
+        tmp_path / "inf.gguf",
+        key("general.architecture", struct.pack("<I", STRING) + gguf_string("llama")),
+        key("llama.block_count", float32 + struct.pack("<f", float("inf"))),
+    )
+    info = read_gguf(path, check_data=False)
+    assert info.number("block_count") is None
+    with pytest.raises(ShapeError, match="missing"):
+        shape_from_gguf(info)
+
+
+def test_a_state_file_that_is_a_fifo_is_set_aside(tmp_path: Path) -> None:
+    from app.settings import Settings
+
+    os.mkfifo(tmp_path / "settings.json")
+    settings = Settings(tmp_path / "settings.json")
+    assert settings.get("engine.context_length") == 4096
+    assert settings.problems and list(tmp_path.glob("settings.json.damaged-*"))
