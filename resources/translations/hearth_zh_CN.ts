@@ -1321,8 +1321,16 @@
         <translation>无法启动模型引擎：{0}</translation>
     </message>
     <message>
+        <source>Your chat history is damaged. Close the other Hearth windows and commands that use it, then start Hearth again: it will save what can be read.</source>
+        <translation>聊天记录已损坏。请关闭正在使用它的其他 Hearth 窗口和命令，然后重新启动 Hearth：它会保存仍可读取的内容。</translation>
+    </message>
+    <message>
         <source>Your chat history could not be opened (the file is damaged). Hearth kept the old file as {0} in its data folder and started a new history.</source>
         <translation>无法打开聊天记录（文件已损坏）。Hearth 已将旧文件保留为数据文件夹中的 {0}，并开始了新的记录。</translation>
+    </message>
+    <message>
+        <source>Your chat history is damaged and Hearth could not repair it now ({0}). It has not been changed; check that the disk is not full, then start Hearth again.</source>
+        <translation>聊天记录已损坏，Hearth 目前无法修复（{0}）。记录没有被改动；请检查磁盘是否已满，然后重新启动 Hearth。</translation>
     </message>
     <message>
         <source>The API key file {0} is empty.</source>
@@ -1595,6 +1603,10 @@
     <message>
         <source>the header holds more strings than any model has</source>
         <translation>文件头包含的字符串比任何模型都多</translation>
+    </message>
+    <message>
+        <source>the header holds more text than any model&apos;s</source>
+        <translation>文件头包含的文本比任何模型都多</translation>
     </message>
     <message>
         <source>{0} has a damaged header</source>
