@@ -18,3 +18,16 @@ def engine(starter: Path) -> Iterator[Any]:
     loaded.load({"path": str(starter), "n_ctx": 512, "threads": 2}, lambda *_: None)
     yield loaded
     loaded.close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """llama-cpp-python opens /dev/null twice at import and never closes it; in this test
+    process (the only one that imports it outside the worker) close them, so the run ends
+    without ResourceWarnings at exit."""
+    import sys
+
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        handle = getattr(utils, name, None)
+        if handle is not None:
+            handle.close()
