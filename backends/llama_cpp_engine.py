@@ -28,7 +28,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
-from backends.template_segments import Defuser, bounded_render
+from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler
 from wire import protocol
 from wire.phrases import Phrase, message_of
@@ -157,7 +157,7 @@ class LlamaCppEngine:
         return self._tokenize_prompt(prompt + self._defuser.text(str(partial["content"])))
 
     def _tokenize_prompt(self, prompt: str) -> list[int]:
-        """Special tokens are parsed: message texts were defused (``template_segments``)."""
+        """Special tokens are parsed: message texts were defused (``template_guard``)."""
         tokens: list[int] = self._llm.tokenize(
             prompt.encode("utf-8"), add_bos=not self._adds_special, special=True
         )

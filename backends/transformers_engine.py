@@ -39,7 +39,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
-from backends.template_segments import Defuser, bounded_render
+from backends.template_guard import Defuser, bounded_render
 from wire import protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
@@ -291,7 +291,7 @@ class TransformersEngine:
 
     def _render(self, messages: list[dict[str, Any]], continuing: bool = False) -> list[int]:
         """The prompt's tokens; special-token texts in the messages are defused first
-        (``backends.template_segments``), so only the template's own become tokens."""
+        (``backends.template_guard``), so only the template's own become tokens."""
 
         def text(candidate: list[dict[str, Any]]) -> str:
             return self._prompt_text(candidate, continuing)

@@ -46,10 +46,10 @@ def test_a_block_that_ends_in_time_is_untouched() -> None:
 def test_the_engine_reports_a_runaway_template(
     engine: Any, template: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import backends.template_segments as segments
+    import backends.template_guard as guard
 
-    monkeypatch.setattr(segments, "TEMPLATE_SECONDS", 2.0)
-    monkeypatch.setattr(segments, "TEMPLATE_EXTRA_BYTES", 300 * 1024 * 1024)
+    monkeypatch.setattr(guard, "TEMPLATE_SECONDS", 2.0)
+    monkeypatch.setattr(guard, "TEMPLATE_EXTRA_BYTES", 300 * 1024 * 1024)
     original = engine._formatter
     engine._formatter = engine._chat_format.Jinja2ChatFormatter(
         template=template, eos_token="", bos_token=""
