@@ -3,10 +3,12 @@
 Runs only inside the worker.  ``llama_cpp`` is imported when the engine is created, so
 nothing else pays for it.
 
-Why we drive generation token by token (``Llama.generate``) instead of calling
-``create_chat_completion(stream=True)``: we need the cancel flag checked between every
-two tokens, exact prompt/generated token counts and timings for the stats line, and our
-own UTF-8 assembly so that the streamed text always equals the final text.  The prompt is
+Why we drive generation ourselves (``backends.llama_loop``: llama.cpp's sampler chain and
+``llama_decode``) instead of ``create_chat_completion(stream=True)`` or ``Llama.generate``:
+those spend about 1 ms of Python per token (a copy of the logits into numpy and Python
+sampling), and we need the cancel flag checked between every two tokens, exact
+prompt/generated token counts and timings for the stats line, and our own UTF-8 assembly
+so that the streamed text always equals the final text.  The prompt is
 rendered with the GGUF's own chat template through llama-cpp-python's sandboxed Jinja2
 formatter.  When a GGUF has no template we use the documented fallback below.
 """
@@ -28,6 +30,16 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
+from backends.llama_loop import (
+    CONTINUE,
+    DecodeFailed,
+    KvSequence,
+    LoopStats,
+    NgramDrafter,
+    PieceDecoder,
+    SamplerChain,
+    run_token_loop,
+)
 from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler
 from wire import protocol
@@ -37,6 +49,8 @@ from wire.phrases import Phrase, message_of
 # for a small model); measured here, larger slices are no faster.
 PREFILL_SLICE = 128
 PROMPT_STAGE = "Reading the prompt"
+# Set by the engine client when it starts the worker on one of the llama.cpp runtimes.
+RUNTIME_ENV = "HEARTH_LLAMA_RUNTIME"
 
 DEFAULT_SAMPLING: dict[str, Any] = {
     "temperature": 0.7,
@@ -55,8 +69,14 @@ class LlamaCppEngine:
         from llama_cpp import llama_chat_format
 
         self._llama_cpp = llama_cpp
+        self._lib: Any = llama_cpp.llama_cpp  # the low-level C API
         self._chat_format = llama_chat_format
         self._llm: Any = None
+        self._kv: KvSequence | None = None
+        self._ctx: Any = None
+        self._piece: Any = None
+        self._prompt_lookup = True
+        self.runtime = os.environ.get(RUNTIME_ENV, "cpu")
         self._formatter: Any = None
         self._stops: tuple[str, ...] = ()
         self._eog: set[int] = set()
@@ -99,6 +119,10 @@ class LlamaCppEngine:
         progress(0.8, "Preparing the chat template")
         self._llm = llm
         self.n_ctx = llm.n_ctx()
+        self._ctx = llm._ctx.ctx
+        self._kv = KvSequence(self._lib, self._ctx, PREFILL_SLICE, self.n_ctx)
+        self._piece = PieceDecoder(self._lib, llm._model.vocab)
+        self._prompt_lookup = bool(spec.get("prompt_lookup", True))
         vocab = llm._model.vocab
         self._eog = (
             {t for t in range(llm.n_vocab()) if self._is_eog(vocab, t)}
@@ -200,61 +224,66 @@ class LlamaCppEngine:
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
-
-        seed = params.get("seed")
-        if seed is not None and int(seed) >= 0:
-            self._llm.set_seed(int(seed))
-        logits_processor = None
-        if params.get("ignore_eos"):
-            logits_processor = self._ban_tokens(self._eog)
-        assembler = TextAssembler(self._stops, strip_leading=not continuing)
+        ignore_eos = bool(params.get("ignore_eos"))
+        try:
+            sampler = SamplerChain(
+                self._lib,
+                self._llm._model.vocab,
+                self._llm.n_vocab(),
+                params,
+                banned=sorted(self._eog) if ignore_eos else (),
+            )
+        except ValueError as exc:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST, Phrase("The request's grammar was refused: {0}", exc)
+            ) from exc
+        stops = self._stops + _request_stops(params.get("stop"))
+        assembler = TextAssembler(stops, strip_leading=not continuing)
         if self._opens_thinking and not continuing:
             emit({"type": protocol.DELTA, "text": THINK_OPEN})  # the template's own <think>
-        generated = 0
         produced: list[int] = []
-        first_at: float | None = None
-        last_at = started
-        finish = protocol.FINISH_LENGTH
-        if not self._prefill(prompt, cancel, emit):
-            finish = protocol.FINISH_CANCELLED
-            cancel.set()
-        token_stream = self._llm.generate(
-            prompt,
-            temp=float(params["temperature"]),
-            top_p=float(params["top_p"]),
-            top_k=int(params["top_k"]),
-            min_p=float(params["min_p"]),
-            repeat_penalty=float(params["repeat_penalty"]),
-            logits_processor=logits_processor,
-        )
-        try:
+        marks: dict[str, float] = {"last": started}
+        eog = frozenset() if ignore_eos else self._eog
+        piece = self._piece
+
+        def on_token(token: int) -> str | None:
+            now = time.perf_counter()
+            marks.setdefault("first", now)
+            marks["last"] = now
+            if token in eog:
+                return protocol.FINISH_STOP
+            produced.append(token)
+            text = assembler.feed(piece(token))
+            if text:
+                emit({"type": protocol.DELTA, "text": text})
+            if assembler.stopped:
+                return protocol.FINISH_STOP
             if cancel.is_set():
+                return protocol.FINISH_CANCELLED
+            if len(produced) >= limit:
+                return protocol.FINISH_LENGTH
+            return CONTINUE
+
+        loop = LoopStats()
+        try:
+            if not self._prefill(prompt, cancel, emit):
                 finish = protocol.FINISH_CANCELLED
+                cancel.set()
             else:
-                for token in token_stream:
-                    now = time.perf_counter()
-                    if first_at is None:
-                        first_at = now
-                    last_at = now
-                    if token in self._eog and not params.get("ignore_eos"):
-                        finish = protocol.FINISH_STOP
-                        break
-                    generated += 1
-                    produced.append(token)
-                    text = assembler.feed(self._llm.detokenize([token]))
-                    if text:
-                        emit({"type": protocol.DELTA, "text": text})
-                    if assembler.stopped:
-                        finish = protocol.FINISH_STOP
-                        break
-                    if cancel.is_set():
-                        finish = protocol.FINISH_CANCELLED
-                        break
-                    if generated >= limit:
-                        finish = protocol.FINISH_LENGTH
-                        break
+                drafter = (
+                    NgramDrafter(prompt)
+                    if params.get("prompt_lookup", self._prompt_lookup)
+                    else None
+                )
+                finish = run_token_loop(
+                    self._lib, self._ctx, self._loaded_kv(), sampler, on_token, drafter, loop
+                )
+        except DecodeFailed as exc:
+            # Out of room in the context or a backend failure: the reply so far is kept.
+            finish = protocol.FINISH_LENGTH
+            emit({"type": protocol.NOTICE, "kind": "decode_failed", "text": str(exc)})
         finally:
-            token_stream.close()
+            sampler.close()
         tail = assembler.finish()
         if tail:
             emit({"type": protocol.DELTA, "text": tail})
@@ -266,70 +295,68 @@ class LlamaCppEngine:
                 {
                     "type": protocol.NOTICE,
                     "kind": "final_text",
-                    "text": whole.lstrip(" ") if not self._stops else assembler.text,
+                    "text": whole.lstrip(" ") if not stops else assembler.text,
                 }
             )
         emit(
             stats_event(
                 len(prompt),
-                generated,
+                len(produced),
                 started,
-                first_at,
-                last_at,
+                marks.get("first"),
+                marks["last"],
                 time.perf_counter(),
                 dropped_messages=fitted.dropped,
+                runtime=self.runtime,
+                drafted_tokens=loop.drafted,
+                accepted_draft_tokens=loop.accepted,
             )
         )
         return finish
 
     def _prefill(self, prompt: list[int], cancel: threading.Event, emit: Emit) -> bool:
-        """Evaluate a long prompt in slices, checking Stop between them.
-
-        ``Llama.generate`` evaluates the whole prompt in one call that cannot be
-        interrupted; on a CPU a long prompt takes seconds.  Evaluating all but the last
-        token here, slice by slice, lets Stop act within one slice; ``generate`` then finds
-        the prompt already in the KV cache (its prefix match) and only evaluates the rest.
-        A ``progress`` event after each slice says how far reading the prompt has come.
-        Returns False when cancelled.
-        """
-        llm = self._llm
-        end = len(prompt) - 1
-        cached = 0
-        limit = min(llm.n_tokens, end)
-        input_ids = llm._input_ids
-        while cached < limit and input_ids[cached] == prompt[cached]:
-            cached += 1
-        if end - cached <= PREFILL_SLICE:
-            return not cancel.is_set()
-        llm._ctx.kv_cache_seq_rm(-1, cached, -1)
-        llm.n_tokens = cached
-        for start in range(cached, end, PREFILL_SLICE):
+        """Evaluate the prompt after its cached prefix, in slices, checking Stop between
+        them, so that Stop acts within one slice of a long prompt.  A ``progress`` event
+        after each slice of a long prompt says how far reading it has come.  Returns False
+        when cancelled."""
+        kv = self._loaded_kv()
+        start = kv.reuse_prefix(prompt)
+        long = len(prompt) - start > PREFILL_SLICE
+        for begin in range(start, len(prompt), PREFILL_SLICE):
             if cancel.is_set():
                 return False
-            done = min(start + PREFILL_SLICE, end)
-            llm.eval(prompt[start:done])
-            emit(
-                {
-                    "type": protocol.PROGRESS,
-                    "stage": PROMPT_STAGE,
-                    "fraction": round(done / len(prompt), 3),
-                    protocol.PROMPT_TOKENS_READ: done,
-                    "prompt_tokens": len(prompt),
-                }
-            )
+            done = min(begin + PREFILL_SLICE, len(prompt))
+            kv.decode(prompt[begin:done])
+            if long:
+                emit(
+                    {
+                        "type": protocol.PROGRESS,
+                        "stage": PROMPT_STAGE,
+                        "fraction": round(done / len(prompt), 3),
+                        protocol.PROMPT_TOKENS_READ: done,
+                        "prompt_tokens": len(prompt),
+                    }
+                )
         return not cancel.is_set()
 
-    def _ban_tokens(self, tokens: set[int]) -> Any:
-        """A logits processor that makes ``tokens`` impossible (benchmarks run to length)."""
-        banned = sorted(tokens)
-
-        def ban(_input_ids: Any, scores: Any) -> Any:
-            scores[banned] = -float("inf")
-            return scores
-
-        return self._llama_cpp.LogitsProcessorList([ban])
+    def _loaded_kv(self) -> KvSequence:
+        if self._kv is None:
+            raise EngineError(protocol.ERR_NOT_LOADED, Phrase("No model is loaded."))
+        return self._kv
 
     def close(self) -> None:
+        if self._kv is not None:
+            self._kv.close()
+            self._kv = None
         if self._llm is not None:
             self._llm.close()
             self._llm = None
+
+
+def _request_stops(raw: Any) -> tuple[str, ...]:
+    """A request's ``stop``: one string or a list of them (empty ones mean nothing)."""
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list):
+        return ()
+    return tuple(str(s) for s in raw if isinstance(s, str) and s)

@@ -1,0 +1,291 @@
+"""The llama.cpp token loop at C speed: llama.cpp's own sampler chain and ``llama_decode``.
+
+Why not ``Llama.generate``: for every token it copies the logits row (the whole vocabulary)
+into numpy and runs its sampling bookkeeping in Python, about 1 ms per token, which is
+10-20 % of the speed on a GPU.  Here each token costs a handful of C calls: ``llama_decode``
+of one token, ``llama_sampler_sample`` (the chain: bias, repeat penalty, grammar, top-k,
+top-p, min-p, temperature, the seeded draw, all in C on the context's own logits) and
+``llama_token_to_piece``.  Nothing per token is copied into Python but the token's bytes.
+
+Prompt-lookup decoding (``NgramDrafter``) guesses the next tokens from an earlier place in
+the prompt or the reply where the last tokens occurred, and checks the guesses in one
+batch: tasks that repeat their input (editing code, quoting, translating names) get several
+tokens per decode.  Every token is still drawn by the sampler chain from its own
+position's logits, so the reply is the one the model would give without drafting.
+
+The sampler chain is built for each request, so nothing (seed, grammar, penalties, bias)
+carries over from one request to the next.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Sequence
+from typing import Any
+
+# llama-cpp-python's default for the repeat penalty's window (last_n_tokens_size).
+PENALTY_WINDOW = 64
+# Draft at most this many tokens per check; the batch holds that many plus the last token.
+DRAFT_MAX = 8
+# A draft is made only from a match of this many tokens (2 finds too many chance matches).
+NGRAM_SIZES = (4, 3)
+
+# Returned by the per-token callback to go on.
+CONTINUE = None
+
+
+class DecodeFailed(RuntimeError):
+    """``llama_decode`` refused a batch (no room left in the context, or a backend error)."""
+
+
+class KvSequence:
+    """The tokens whose keys and values are in the context (sequence 0), kept in step with
+    the context: decoding appends to it, ``truncate`` removes from the context too."""
+
+    def __init__(self, lib: Any, ctx: Any, capacity: int, n_ctx: int) -> None:
+        self._lib = lib
+        self._ctx = ctx
+        self._memory = lib.llama_get_memory(ctx)
+        self.capacity = capacity
+        self.n_ctx = n_ctx
+        self._batch = lib.llama_batch_init(capacity, 0, 1)
+        self.tokens: list[int] = []
+
+    def reuse_prefix(self, prompt: Sequence[int]) -> int:
+        """Keep the longest cached prefix of ``prompt`` (at least one prompt token is left
+        to decode, so there are logits to sample from); returns how many were kept."""
+        limit = min(len(self.tokens), len(prompt) - 1)
+        kept = 0
+        while kept < limit and self.tokens[kept] == prompt[kept]:
+            kept += 1
+        self.truncate(kept)
+        return kept
+
+    def truncate(self, length: int) -> None:
+        if length < len(self.tokens):
+            self._lib.llama_memory_seq_rm(self._memory, 0, length, -1)
+            del self.tokens[length:]
+
+    def decode(self, tokens: Sequence[int], all_logits: bool = False) -> None:
+        """Evaluate ``tokens`` after the cached ones; logits for the last token (or for
+        every one of them, to check a draft)."""
+        count = len(tokens)
+        batch = self._batch
+        start = len(self.tokens)
+        token, pos, n_seq, seq, logits = (
+            batch.token,
+            batch.pos,
+            batch.n_seq_id,
+            batch.seq_id,
+            batch.logits,
+        )
+        for index, value in enumerate(tokens):
+            token[index] = value
+            pos[index] = start + index
+            n_seq[index] = 1
+            seq[index][0] = 0
+            logits[index] = all_logits
+        logits[count - 1] = True
+        batch.n_tokens = count
+        code = self._lib.llama_decode(self._ctx, batch)
+        if code != 0:
+            # Whatever part was evaluated is dropped, so the cache matches ``tokens`` again.
+            self._lib.llama_memory_seq_rm(self._memory, 0, start, -1)
+            raise DecodeFailed(f"llama_decode returned {code}")
+        self.tokens.extend(tokens)
+
+    def close(self) -> None:
+        if self._batch is not None:
+            self._lib.llama_batch_free(self._batch)
+            self._batch = None
+
+
+class SamplerChain:
+    """llama.cpp's sampler chain for one request (freed with ``close``)."""
+
+    def __init__(
+        self,
+        lib: Any,
+        vocab: Any,
+        n_vocab: int,
+        params: dict[str, Any],
+        banned: Sequence[int] = (),
+    ) -> None:
+        self._lib = lib
+        self.chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        add = self._add
+        bias = dict(_token_bias(params.get("logit_bias"), n_vocab))
+        bias.update({token: float("-inf") for token in banned})
+        if bias:
+            entries = (lib.llama_logit_bias * len(bias))()
+            for index, (token, value) in enumerate(bias.items()):
+                entries[index].token = token
+                entries[index].bias = value
+            add(lib.llama_sampler_init_logit_bias(n_vocab, len(bias), entries))
+        repeat = float(params.get("repeat_penalty", 1.0))
+        if repeat != 1.0:
+            # Over the reply's tokens, as llama-cpp-python's own chain does.
+            add(lib.llama_sampler_init_penalties(n_vocab, PENALTY_WINDOW, repeat, 0.0, 0.0))
+        grammar = params.get("grammar")
+        if grammar:
+            sampler = lib.llama_sampler_init_grammar(vocab, str(grammar).encode(), b"root")
+            if not sampler:
+                self.close()
+                raise ValueError("the grammar could not be parsed")
+            add(sampler)
+        temperature = float(params.get("temperature", 0.0))
+        if temperature <= 0:
+            add(lib.llama_sampler_init_greedy())
+        else:
+            add(lib.llama_sampler_init_top_k(int(params.get("top_k", 40))))
+            add(lib.llama_sampler_init_top_p(float(params.get("top_p", 1.0)), 1))
+            add(lib.llama_sampler_init_min_p(float(params.get("min_p", 0.0)), 1))
+            add(lib.llama_sampler_init_temp(temperature))
+            seed = params.get("seed")
+            seed = int(seed) if seed is not None and int(seed) >= 0 else lib.LLAMA_DEFAULT_SEED
+            add(lib.llama_sampler_init_dist(seed & 0xFFFFFFFF))
+
+    def _add(self, sampler: Any) -> None:
+        self._lib.llama_sampler_chain_add(self.chain, sampler)
+
+    def close(self) -> None:
+        if self.chain is not None:
+            self._lib.llama_sampler_free(self.chain)
+            self.chain = None
+
+
+def _token_bias(raw: Any, n_vocab: int) -> list[tuple[int, float]]:
+    """OpenAI's ``logit_bias`` ({token id: -100..100}) with out-of-range ids left out."""
+    if not isinstance(raw, dict):
+        return []
+    bias = []
+    for key, value in raw.items():
+        try:
+            token, amount = int(key), float(value)
+        except (TypeError, ValueError):
+            continue
+        if 0 <= token < n_vocab and -100 <= amount <= 100:
+            bias.append((token, float("-inf") if amount <= -100 else amount))
+    return bias
+
+
+class NgramDrafter:
+    """Prompt-lookup drafts: the tokens that followed the last place where the current
+    last few tokens occurred (in the prompt or the reply so far)."""
+
+    def __init__(self, tokens: Sequence[int]) -> None:
+        self.history: list[int] = []
+        self._follower: dict[tuple[int, ...], int] = {}
+        self.extend(tokens)
+        self.length = DRAFT_MAX
+
+    def extend(self, tokens: Sequence[int]) -> None:
+        history, follower = self.history, self._follower
+        for token in tokens:
+            at = len(history)
+            for size in NGRAM_SIZES:
+                if at >= size:
+                    follower[tuple(history[at - size : at])] = at
+            history.append(token)
+
+    def draft(self, last: int) -> list[int]:
+        """Tokens guessed to follow ``last`` (which ends the history once extended)."""
+        history = self.history
+        for size in NGRAM_SIZES:
+            if len(history) + 1 < size:
+                continue
+            key = (*history[len(history) - size + 1 :], last)
+            at = self._follower.get(key)
+            if at is not None:
+                return history[at : at + self.length]
+        return []
+
+    def learn(self, drafted: int, accepted: int) -> None:
+        """Draft more after a full hit, fewer after a miss: a wrong guess costs a batch."""
+        if accepted == drafted:
+            self.length = min(DRAFT_MAX, self.length * 2)
+        elif accepted == 0:
+            self.length = max(1, self.length // 2)
+
+
+class PieceDecoder:
+    """A token's bytes (``llama_token_to_piece``), into one reused buffer."""
+
+    def __init__(self, lib: Any, vocab: Any) -> None:
+        self._lib = lib
+        self._vocab = vocab
+        self._size = 256
+        self._buffer = ctypes.create_string_buffer(self._size)
+
+    def __call__(self, token: int) -> bytes:
+        count = self._lib.llama_token_to_piece(
+            self._vocab, token, self._buffer, self._size, 0, False
+        )
+        if count < 0:
+            self._size = -count
+            self._buffer = ctypes.create_string_buffer(self._size)
+            count = self._lib.llama_token_to_piece(
+                self._vocab, token, self._buffer, self._size, 0, False
+            )
+        return self._buffer.raw[:count]
+
+
+class LoopStats:
+    """What the loop did, for the stats line."""
+
+    def __init__(self) -> None:
+        self.decodes = 0
+        self.drafted = 0
+        self.accepted = 0
+
+
+def run_token_loop(
+    lib: Any,
+    ctx: Any,
+    kv: KvSequence,
+    sampler: SamplerChain,
+    on_token: Callable[[int], str | None],
+    drafter: NgramDrafter | None,
+    stats: LoopStats,
+) -> str:
+    """Sample, hand each token to ``on_token``, decode it, until ``on_token`` returns a
+    finish reason.  The prompt's last token has been decoded (its logits are current).
+
+    With a drafter, the guessed tokens are decoded together with the sampled one and each
+    following token is sampled from its own position's logits: a guess is kept while the
+    sampled token equals it, and the cache is cut back after the first wrong guess.
+    """
+    sample = lib.llama_sampler_sample
+    chain = sampler.chain
+    token = sample(chain, ctx, -1)
+    while True:
+        finish = on_token(token)
+        if finish is not CONTINUE:
+            return finish
+        base = len(kv.tokens)
+        guesses = drafter.draft(token) if drafter is not None else []
+        room = min(kv.capacity, kv.n_ctx - base) - 1
+        if len(guesses) > room:
+            guesses = guesses[: max(0, room)]
+        kv.decode([token, *guesses], all_logits=bool(guesses))
+        stats.decodes += 1
+        if drafter is not None:
+            drafter.extend((token,))
+        if not guesses:
+            token = sample(chain, ctx, -1)
+            continue
+        stats.drafted += len(guesses)
+        accepted = 0
+        token = sample(chain, ctx, 0)
+        while accepted < len(guesses) and token == guesses[accepted]:
+            finish = on_token(token)
+            if finish is not CONTINUE:
+                kv.truncate(base + 1 + accepted)
+                stats.accepted += accepted
+                return finish
+            drafter.extend((token,))  # type: ignore[union-attr]
+            accepted += 1
+            token = sample(chain, ctx, accepted)
+        kv.truncate(base + 1 + accepted)
+        stats.accepted += accepted
+        drafter.learn(len(guesses), accepted)  # type: ignore[union-attr]

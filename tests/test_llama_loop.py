@@ -1,0 +1,92 @@
+"""The llama.cpp token loop (llama.cpp's sampler chain, prompt-lookup decoding) through
+the real worker and the starter model."""
+
+from typing import Any
+
+import pytest
+
+from app.engine_client import EngineClient
+from tests.conftest import collect
+from wire.model_spec import ModelSpec
+
+pytestmark = pytest.mark.slow
+
+# A task the starter model answers by quoting the prompt (measured: most of its reply).
+QUOTE = (
+    "Fix the typo in this sentence and write the whole sentence again: 'The quick brown fox "
+    "jumsp over the lazy dog near the river bank on a sunny afternoon in the month of May.'"
+)
+GREEDY = {"temperature": 0, "max_tokens": 64}
+
+
+def reply(client: EngineClient, spec: ModelSpec, prompt: str, **params: Any) -> Any:
+    text, events = collect(client.chat(spec, [{"role": "user", "content": prompt}], params))
+    assert events[-1]["type"] == "done", events[-1]
+    stats = next(e for e in events if e["type"] == "stats")
+    return text, stats
+
+
+def test_prompt_lookup_gives_the_same_reply_in_fewer_steps(
+    client: EngineClient, spec: ModelSpec
+) -> None:
+    plain, plain_stats = reply(client, spec, QUOTE, **GREEDY, prompt_lookup=False)
+    drafted, stats = reply(client, spec, QUOTE, **GREEDY, prompt_lookup=True)
+    assert drafted == plain, "guessed tokens must never change the reply"
+    assert plain_stats["drafted_tokens"] == 0
+    assert stats["accepted_draft_tokens"] > 5, stats
+    assert stats["generated_tokens"] == plain_stats["generated_tokens"]
+    assert stats["runtime"] == "cpu"
+
+
+def test_sampled_replies_are_the_same_with_and_without_drafts(
+    client: EngineClient, spec: ModelSpec
+) -> None:
+    params = {"temperature": 0.8, "seed": 11, "max_tokens": 48}
+    with_drafts, _ = reply(client, spec, QUOTE, **params, prompt_lookup=True)
+    without, _ = reply(client, spec, QUOTE, **params, prompt_lookup=False)
+    assert with_drafts == without
+
+
+def test_a_seed_does_not_carry_over_to_later_requests(
+    client: EngineClient, spec: ModelSpec
+) -> None:
+    prompt = "Tell me about the sea."
+    params = {"temperature": 1.0, "max_tokens": 40, "ignore_eos": True}
+    seeded, _ = reply(client, spec, prompt, **params, seed=7)
+    again, _ = reply(client, spec, prompt, **params, seed=7)
+    assert seeded == again, "one seed gives one reply"
+    unseeded = [reply(client, spec, prompt, **params)[0] for _ in range(2)]
+    assert seeded not in unseeded and unseeded[0] != unseeded[1]
+
+
+def test_a_stop_string_ends_the_reply_before_it(client: EngineClient, spec: ModelSpec) -> None:
+    whole, _ = reply(client, spec, QUOTE, **GREEDY)
+    words = whole.split()
+    assert len(words) > 6, whole
+    stop = f" {words[5]}"
+    cut, stats = reply(client, spec, QUOTE, **GREEDY, stop=[stop])
+    assert cut == whole[: whole.index(stop)]
+    assert stats["generated_tokens"] < len(whole) // 2
+
+
+def test_a_grammar_constrains_the_reply(client: EngineClient, spec: ModelSpec) -> None:
+    text, _ = reply(
+        client,
+        spec,
+        "Is the sky green? Answer yes or no.",
+        **GREEDY,
+        grammar='root ::= "yes" | "no"',
+    )
+    assert text in ("yes", "no")
+
+
+def test_a_broken_grammar_is_refused_with_a_reason(client: EngineClient, spec: ModelSpec) -> None:
+    job = client.chat(
+        spec, [{"role": "user", "content": "Hi"}], {**GREEDY, "grammar": "root ::= ("}
+    )
+    _text, events = collect(job)
+    assert events[-1]["type"] == "error"
+    assert "grammar" in events[-1]["message"]
+    # The engine is still there for the next request.
+    text, _ = reply(client, spec, "Hi", **GREEDY)
+    assert text
