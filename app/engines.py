@@ -88,6 +88,21 @@ CONTEXT = _from_setting(
     "How much conversation the model sees at once; automatic: the setting in Settings.",
     int(BY_KEY["engine.context_length"].minimum or 1),
 )
+RUNTIME = EngineOption(
+    "runtime",
+    "llama.cpp runtime",
+    "Which build of llama.cpp runs the model: CUDA (NVIDIA), Vulkan (NVIDIA, AMD, Intel), "
+    "Metal (Apple) or the CPU. Automatic: the fastest that works here (see System check).",
+    str,
+    choices=("", "cpu", "vulkan", "cuda", "metal"),
+)
+PROMPT_LOOKUP = EngineOption(
+    "prompt_lookup",
+    "Prompt-lookup decoding",
+    "Guess the next words from the conversation and check several at once: faster when "
+    "the reply repeats the prompt (editing code, quoting), the same reply either way.",
+    bool,
+)
 DTYPE = EngineOption(
     "dtype",
     "Data type (checkpoints)",
@@ -145,7 +160,7 @@ CATALOGUE: tuple[Engine, ...] = (
         LLAMA_CPP,
         "llama.cpp",
         ("gguf",),
-        (GPU_LAYERS, THREADS, CONTEXT),
+        (GPU_LAYERS, THREADS, CONTEXT, RUNTIME, PROMPT_LOOKUP),
         runtime_bytes=40 * 2**20,  # Python + llama.cpp in the worker, measured
         gpu=GPU_LLAMA_OFFLOAD,
         modules=("llama_cpp",),

@@ -14,14 +14,33 @@ from typing import Any
 
 
 def llama_cpp_facts() -> dict[str, Any]:
-    try:
-        import llama_cpp
-    except Exception as exc:  # noqa: BLE001 - reported as a fact
-        return {"llama_cpp_version": "", "llama_gpu_offload": None, "error": f"llama_cpp: {exc}"}
+    """The llama.cpp runtimes (each probed in a process of its own, never in this one)."""
+    from backends.runtimes import statuses_json, survey
+
+    statuses = survey()
+    built_in = statuses[-1]
+    if not built_in.usable:
+        return {
+            "llama_cpp_version": "",
+            "llama_gpu_offload": None,
+            "error": f"llama_cpp: {built_in.reason}",
+            "runtimes": statuses_json(statuses),
+        }
     return {
-        "llama_cpp_version": str(getattr(llama_cpp, "__version__", "")),
-        "llama_gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
+        "llama_cpp_version": _llama_version(),
+        "llama_gpu_offload": any(s.usable and s.kind != "cpu" for s in statuses)
+        or any(d.get("type") in ("gpu", "igpu") for d in built_in.devices),
+        "runtimes": statuses_json(statuses),
     }
+
+
+def _llama_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("llama_cpp_python")
+    except PackageNotFoundError:
+        return ""
 
 
 def torch_facts() -> dict[str, Any]:

@@ -40,6 +40,7 @@ from backends.llama_loop import (
     SamplerChain,
     run_token_loop,
 )
+from backends.runtimes import BUILT_IN, RUNTIME_ENV
 from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler
 from wire import protocol
@@ -49,8 +50,6 @@ from wire.phrases import Phrase, message_of
 # for a small model); measured here, larger slices are no faster.
 PREFILL_SLICE = 128
 PROMPT_STAGE = "Reading the prompt"
-# Set by the engine client when it starts the worker on one of the llama.cpp runtimes.
-RUNTIME_ENV = "HEARTH_LLAMA_RUNTIME"
 
 DEFAULT_SAMPLING: dict[str, Any] = {
     "temperature": 0.7,
@@ -76,7 +75,7 @@ class LlamaCppEngine:
         self._ctx: Any = None
         self._piece: Any = None
         self._prompt_lookup = True
-        self.runtime = os.environ.get(RUNTIME_ENV, "cpu")
+        self.runtime = os.environ.get(RUNTIME_ENV, BUILT_IN)
         self._formatter: Any = None
         self._stops: tuple[str, ...] = ()
         self._eog: set[int] = set()

@@ -27,6 +27,7 @@ import time
 import traceback
 from typing import IO, Any
 
+from backends import runtimes
 from backends.engine import Engine, EngineError, create_engine
 from backends.text_stream import ReasoningSplit
 from wire import protocol
@@ -64,6 +65,7 @@ class Worker:
         self.lock = threading.Lock()
         self.engine: Engine | None = None
         self.loaded_spec: dict[str, Any] | None = None
+        self.runtime: runtimes.Runtime | None = None
 
     # -- reader thread -------------------------------------------------------------
     def read_requests(self, stream: IO[bytes]) -> None:
@@ -241,7 +243,10 @@ class Worker:
             )
 
         started = time.perf_counter()
-        engine = create_engine(str(spec.get("engine", LLAMA_CPP)))
+        name = str(spec.get("engine", LLAMA_CPP))
+        if name == LLAMA_CPP:
+            self.activate_runtime(spec, request_id)
+        engine = create_engine(name)
         try:
             facts = engine.load(spec, progress)
         except BaseException:
@@ -254,6 +259,40 @@ class Worker:
             "load_seconds": round(time.perf_counter() - started, 3),
             **facts,
         }
+
+    def activate_runtime(self, spec: dict[str, Any], request_id: Any) -> None:
+        """Choose the llama.cpp runtime before llama_cpp is imported (once per process:
+        a process can load one build of llama.cpp)."""
+        requested = str(spec.get("runtime") or "")
+        if self.runtime is not None:
+            if requested and requested != self.runtime.name:
+                raise EngineError(
+                    protocol.ERR_LOAD_FAILED,
+                    Phrase(
+                        "This engine process runs the {0} runtime; start a new one for {1}.",
+                        self.runtime.name,
+                        requested,
+                    ),
+                )
+            return
+        try:
+            runtime, notes = runtimes.choose(requested, int(spec.get("gpu_layers") or 0) != 0)
+        except runtimes.RuntimeUnavailable as exc:
+            raise EngineError(
+                protocol.ERR_LOAD_FAILED,
+                Phrase("The llama.cpp runtime could not be used: {0}.", str(exc)),
+            ) from exc
+        runtimes.activate(runtime)
+        self.runtime = runtime
+        for skipped, reason in notes:
+            self.channel.send(
+                {
+                    "type": protocol.NOTICE,
+                    "id": request_id,
+                    "kind": "runtime",
+                    **to_wire(Phrase("The {0} runtime was skipped: {1}.", skipped, reason)),
+                }
+            )
 
     def require_engine(self) -> Engine:
         if self.engine is None:

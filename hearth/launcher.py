@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 WORKER_FLAG = "--worker"
 CAPABILITIES_FLAG = "--capabilities"
+PROBE_RUNTIME_FLAG = "--probe-runtime"  # the same as backends.runtimes.PROBE_FLAG
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,6 +24,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backends.worker import main as worker_main
 
         return worker_main(argv[1:])
+    if argv[:1] == [PROBE_RUNTIME_FLAG]:  # one llama.cpp runtime (backends.runtimes)
+        from backends.runtime_probe import main as probe_main
+
+        return probe_main()
     if argv[:1] == [CAPABILITIES_FLAG]:  # the frozen app's engine probe (app.machine.hardware)
         from backends.capabilities import main as capabilities_main
 

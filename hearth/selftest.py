@@ -76,8 +76,14 @@ def run_self_test(core: Core) -> int:
         if not window.store.integrity_ok():
             raise SelfTestFailure("the chat database failed its integrity check")
         speed = saved.stats.get("tokens_per_s")
+        runtime = saved.stats.get("runtime")
+        if not runtime:
+            raise SelfTestFailure("the reply's stats do not name the llama.cpp runtime")
         preview = shown.strip()[:80]
-        step(f"reply shown and saved ({len(shown)} characters, {speed} tok/s): {preview!r}")
+        step(
+            f"reply shown and saved ({len(shown)} characters, {speed} tok/s, llama.cpp "
+            f"runtime {runtime}): {preview!r}"
+        )
         leaked = sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules)
         if leaked:
             raise SelfTestFailure(f"the window process imported {', '.join(leaked)}")

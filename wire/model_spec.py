@@ -8,7 +8,7 @@ loaded differently), which the worker loads in place of the old one.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Final
 
 # The engines a spec can name.  The worker's registry (``backends.engine``) and the app's
@@ -30,6 +30,10 @@ class ModelSpec:
     gpu_layers: int = 0  # -1: all of them
     engine: str = LLAMA_CPP
     flash_attn: bool = False
+    # llama.cpp only: the runtime (build) to run on, "" for the best one here, and
+    # prompt-lookup decoding (guessed tokens checked in batches).
+    runtime: str = ""
+    prompt_lookup: bool = True
     # transformers engine only
     dtype: str = "auto"
     quantization: str = ""  # "", "4bit" or "8bit"
@@ -41,6 +45,17 @@ class ModelSpec:
     remote_model: str = ""
     secret_ref: str = ""  # where the API key is kept ("keyring:NAME"); never the key itself
     timeout: float = 120.0  # seconds without data before a remote server counts as gone
+
+    def with_gpu_layers(self, layers: int) -> ModelSpec:
+        return replace(self, gpu_layers=layers, flash_attn=layers != 0)
+
+    def on_runtime(self, name: str) -> ModelSpec:
+        """This spec forced onto one llama.cpp runtime; a GPU runtime with no GPU layers
+        chosen gets all of them (forcing the GPU means using it)."""
+        if not name or self.engine != LLAMA_CPP:
+            return self
+        layers = -1 if name != "cpu" and self.gpu_layers == 0 else self.gpu_layers
+        return replace(self, runtime=name, gpu_layers=layers, flash_attn=layers != 0)
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)

@@ -103,6 +103,13 @@ class EngineFacts:
     llama_gpu_offload: bool | None = None  # None: could not be asked
     torch: TorchFacts = field(default_factory=TorchFacts)
     error: str = ""
+    # The llama.cpp runtimes (backends.runtimes.RuntimeStatus as JSON): name, kind, usable,
+    # reason, selected, path, devices.
+    runtimes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def selected_runtime(self) -> dict[str, Any] | None:
+        return next((r for r in self.runtimes if r.get("selected")), None)
 
 
 @dataclass
@@ -126,12 +133,15 @@ class SystemFacts:
     notes: list[str] = field(default_factory=list)  # what could not be probed, and why
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["runtimes"] = data["engines"]["runtimes"]  # a contract of `hearth sysinfo --json`
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SystemFacts:
         linux = data.get("linux")
         engines = dict(data.get("engines") or {})
+        engines.setdefault("runtimes", list(data.get("runtimes") or []))
         engines["torch"] = TorchFacts(**(engines.get("torch") or {}))
         return cls(
             os=data.get("os", ""),

@@ -72,6 +72,27 @@ def _has_kernels(arch_list: list[str], capability: str) -> bool:
     return False
 
 
+def runtime_checks(facts: SystemFacts) -> list[Check]:
+    """One line per llama.cpp runtime: usable or not and why, and which one is in use."""
+    checks = []
+    for runtime in facts.engines.runtimes:
+        name, kind = str(runtime.get("name")), str(runtime.get("kind"))
+        reason = str(runtime.get("reason") or "")
+        if runtime.get("selected"):
+            checks.append(
+                Check(OK, Phrase("llama.cpp runtime {0} ({1}): in use", name, kind), reason)
+            )
+        elif runtime.get("usable"):
+            checks.append(
+                Check(INFO, Phrase("llama.cpp runtime {0} ({1}): usable", name, kind), reason)
+            )
+        else:
+            checks.append(
+                Check(INFO, Phrase("llama.cpp runtime {0} ({1}): not usable", name, kind), reason)
+            )
+    return checks
+
+
 def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> list[Check]:
     checks: list[Check] = []
     gpus = facts.usable_gpus
@@ -126,6 +147,7 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
         )
     elif gpus and engines.llama_gpu_offload:
         checks.append(Check(OK, Phrase("llama.cpp can offload to the GPU"), ""))
+    checks.extend(runtime_checks(facts))
     if gpus:
         driver_cuda = gpus[0].cuda_driver_version
         if not torch.installed:
@@ -312,6 +334,16 @@ def format_facts(facts: SystemFacts) -> str:
     engines = facts.engines
     offload = {True: "GPU offload", False: "CPU only", None: "unknown"}[engines.llama_gpu_offload]
     lines.append(f"llama.cpp: llama-cpp-python {engines.llama_cpp_version or '?'} ({offload})")
+    for runtime in engines.runtimes:
+        state = (
+            "in use"
+            if runtime.get("selected")
+            else ("usable" if runtime.get("usable") else "not usable")
+        )
+        lines.append(
+            f"  runtime {runtime.get('name')} ({runtime.get('kind')}): {state}; "
+            f"{runtime.get('reason', '')}"
+        )
     torch = engines.torch
     if torch.installed:
         build = f"CUDA {torch.cuda_version}" if torch.cuda_version else "CPU build"

@@ -24,6 +24,8 @@ class ModelChoice:
     gpu_layers: int | None = None  # -1 for all
     threads: int | None = None
     n_ctx: int | None = None
+    runtime: str | None = None  # a llama.cpp runtime by name ("cpu", "vulkan", …)
+    prompt_lookup: bool | None = None
     dtype: str | None = None
     quantization: str | None = None  # "4bit" or "8bit" (CUDA)
     attention: str | None = None  # "sdpa" or "flash_attention_2"

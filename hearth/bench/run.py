@@ -32,6 +32,7 @@ from typing import IO, Any
 from app.core import Core
 from hearth.bench.stalls import StallMonitor
 from wire import protocol
+from wire.model_spec import LLAMA_CPP
 
 PROMPT = "Write a short story about a lighthouse keeper and a storm."
 SEED = 1234
@@ -201,6 +202,44 @@ def measure_startup(runs: int) -> list[float]:
     return results
 
 
+def engine_figures(engine: Any) -> list[Figure]:
+    """The llama.cpp engine against llama-bench, and prompt-lookup decoding."""
+    ratio = engine.ratio
+    tg = ratio(engine.tokens_per_s_hearth, engine.tokens_per_s_llama_bench)
+    pp = ratio(engine.prompt_per_s_hearth, engine.prompt_per_s_llama_bench)
+    lookup = ratio(engine.lookup_with, engine.lookup_without)
+    unrelated = ratio(engine.unrelated_with, engine.unrelated_without)
+    median = statistics.median
+    return [
+        Figure(
+            "tokens_per_s_engine", round(median(engine.tokens_per_s_hearth), 2), "tok/s", None, None
+        ),
+        Figure(
+            "tokens_per_s_llama_bench",
+            round(median(engine.tokens_per_s_llama_bench), 2),
+            "tok/s",
+            None,
+            None,
+        ),
+        Figure("tokens_per_s_vs_llama_bench", round(tg, 3), "ratio", ">= 0.95", tg >= 0.95),
+        Figure(
+            "prompt_per_s_engine", round(median(engine.prompt_per_s_hearth), 1), "tok/s", None, None
+        ),
+        Figure(
+            "prompt_per_s_llama_bench",
+            round(median(engine.prompt_per_s_llama_bench), 1),
+            "tok/s",
+            None,
+            None,
+        ),
+        Figure("prompt_vs_llama_bench", round(pp, 3), "ratio", ">= 0.95", pp >= 0.95),
+        Figure("prompt_lookup_speedup", round(lookup, 3), "ratio", ">= 1.5", lookup >= 1.5),
+        Figure(
+            "prompt_lookup_unrelated", round(unrelated, 3), "ratio", ">= 0.95", unrelated >= 0.95
+        ),
+    ]
+
+
 def run_bench(core: Core, args: argparse.Namespace) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from ui.gui import dispose_window, make_application
@@ -278,6 +317,17 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         say(f"bench: a {chat_tokens}-token Markdown reply, a 2,000-message conversation")
         with tempfile.TemporaryDirectory(prefix="hearth-bench-chat-") as chat_scratch:
             chat = measure_chat(Path(chat_scratch), chat_tokens)
+    engine = None
+    if spec.engine == LLAMA_CPP:
+        from hearth.bench.engine_speed import find_llama_bench
+        from hearth.bench.engine_speed import measure as measure_engine
+
+        binary = find_llama_bench()
+        if binary is None:
+            say("bench: llama-bench not found ('make bench-tools' builds it): skipping the engine")
+        else:
+            say(f"bench: the llama.cpp engine against {binary.name}, prompt lookup, 3 rounds")
+            engine = measure_engine(spec, binary, 3)
     startup = measure_startup(STARTUP_RUNS)
     download_mb = int(getattr(args, "download_mb", 256))
     if download_mb > 0:
@@ -352,6 +402,8 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
                 chat.switch_ms <= 100,
             ),
         ]
+    if engine is not None:
+        figures += engine_figures(engine)
     if download_mb > 0:
         ratio_dl = hearth_mb_s / session_mb_s
         figures += [

@@ -1,0 +1,230 @@
+"""The llama.cpp runtimes a worker can run GGUF models on, and the choice among them.
+
+A runtime is one build of llama.cpp's libraries (CPU, Vulkan, CUDA, Metal) for the one
+llama-cpp-python that Hearth installs: a folder holding the build's shared libraries and a
+``runtime.json`` (``{"name", "kind", "llama_cpp_python"}``).  The worker points
+llama-cpp-python at the chosen folder (``LLAMA_CPP_LIB_PATH``) before it imports it, so
+one Python package drives every build; the built-in runtime is the build installed with
+the package itself (docs/RUNTIMES.md says why this design and what each build costs).
+
+Runtimes are found in ``HEARTH_RUNTIMES_DIR`` (folders separated like PATH), in the frozen
+app's ``runtimes/`` folder, in a source checkout's ``.cache/runtimes`` (``make
+runtimes``) and in the data folder's ``runtimes/`` (optional parts a user adds).  Each is
+asked what it can do in a subprocess of its own (``backends.runtime_probe``): a build that
+cannot load (no driver, no Vulkan loader, too old a driver) is reported with the reason and
+skipped, never loaded into the worker.  This module never imports llama_cpp.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+RUNTIME_FILE = "runtime.json"
+RUNTIMES_ENV = "HEARTH_RUNTIMES_DIR"
+DATA_DIR_ENV = "HEARTH_DATA_DIR"
+# Set for the worker's llama.cpp engine: which runtime it runs on (for the stats line).
+RUNTIME_ENV = "HEARTH_LLAMA_RUNTIME"
+LIB_PATH_ENV = "LLAMA_CPP_LIB_PATH"
+BUILT_IN = "cpu"
+# Preferred first, when the model is to use a GPU.
+KINDS = ("cuda", "metal", "vulkan", "cpu")
+GPU_KINDS = frozenset({"cuda", "metal", "vulkan"})
+PROBE_FLAG = "--probe-runtime"
+PROBE_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Runtime:
+    name: str
+    kind: str
+    path: str = ""  # the folder of its libraries; "" for the one installed with llama_cpp
+    version: str = ""  # the llama-cpp-python version it was built for
+
+
+@dataclass
+class RuntimeStatus:
+    """One runtime as ``hearth sysinfo --json`` and the System check show it."""
+
+    name: str
+    kind: str
+    usable: bool
+    reason: str
+    selected: bool = False
+    path: str = ""
+    devices: list[dict[str, Any]] = field(default_factory=list)
+
+
+class RuntimeUnavailable(Exception):
+    """The runtime a user forced cannot run here (the message says why)."""
+
+
+def roots() -> list[Path]:
+    """Where runtime folders are looked for, first found wins for a name."""
+    found: list[Path] = []
+    for entry in os.environ.get(RUNTIMES_ENV, "").split(os.pathsep):
+        if entry:
+            found.append(Path(entry))
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        found.append(Path(bundle) / "runtimes")
+    found.append(Path(__file__).resolve().parents[1] / ".cache" / "runtimes")
+    data_dir = os.environ.get(DATA_DIR_ENV)
+    if data_dir:
+        found.append(Path(data_dir) / "runtimes")
+    return found
+
+
+def _read_runtime(folder: Path) -> Runtime | None:
+    try:
+        data = json.loads((folder / RUNTIME_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    name, kind = str(data.get("name") or folder.name), str(data.get("kind") or "")
+    if kind not in KINDS or name == BUILT_IN:
+        return None
+    return Runtime(name, kind, str(folder), str(data.get("llama_cpp_python") or ""))
+
+
+def discover() -> list[Runtime]:
+    """Every runtime, preferred first (GPU kinds before CPU); the built-in one last."""
+    found: dict[str, Runtime] = {}
+    for root in roots():
+        try:
+            folders = sorted(p for p in root.iterdir() if p.is_dir())
+        except OSError:
+            continue
+        for folder in folders:
+            runtime = _read_runtime(folder)
+            if runtime is not None and runtime.name not in found:
+                found[runtime.name] = runtime
+    ordered = sorted(found.values(), key=lambda r: (KINDS.index(r.kind), r.name))
+    return [*ordered, Runtime(BUILT_IN, "cpu")]
+
+
+def probe_command() -> list[str]:
+    if getattr(sys, "frozen", False):
+        return [sys.executable, PROBE_FLAG]
+    return [sys.executable, "-m", "backends.runtime_probe"]
+
+
+def probe(runtime: Runtime, timeout: float = PROBE_TIMEOUT_S) -> dict[str, Any]:
+    """What ``runtime`` says about itself, from a subprocess; ``{"error": …}`` if it fails."""
+    env = dict(os.environ)
+    env.pop(LIB_PATH_ENV, None)
+    if runtime.path:
+        env[LIB_PATH_ENV] = runtime.path
+    try:
+        result = subprocess.run(
+            probe_command(), capture_output=True, text=True, env=env, timeout=timeout, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {"error": f"the probe did not finish ({exc})"}
+    lines = result.stdout.strip().splitlines()
+    try:
+        facts = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        facts = None
+    if not isinstance(facts, dict):
+        detail = result.stderr.strip().splitlines()[-1:] or [f"exit status {result.returncode}"]
+        return {"error": f"its libraries could not be loaded ({detail[0]})"}
+    return facts
+
+
+def judge(runtime: Runtime, facts: dict[str, Any], version: str) -> tuple[bool, str]:
+    """Can ``runtime`` run models here, and if not, why (a sentence)."""
+    if facts.get("error"):
+        return False, str(facts["error"])
+    if runtime.version and version and runtime.version != version:
+        return False, (f"built for llama-cpp-python {runtime.version}, but {version} is installed")
+    if runtime.kind in GPU_KINDS:
+        gpus = [d for d in facts.get("devices") or [] if d.get("type") in ("gpu", "igpu")]
+        if not gpus:
+            return False, f"no {runtime.kind} GPU was found (is the GPU's driver installed?)"
+        names = ", ".join(str(d.get("description") or d.get("name")) for d in gpus)
+        return True, f"GPU: {names}"
+    return True, "runs on the CPU"
+
+
+def survey(wants_gpu: bool = True) -> list[RuntimeStatus]:
+    """Every runtime probed, with the one a model would use now marked ``selected``."""
+    runtimes = discover()
+    built_in = probe(runtimes[-1])
+    version = str(built_in.get("version") or "")
+    statuses = []
+    for runtime in runtimes:
+        facts = built_in if runtime.name == BUILT_IN else probe(runtime)
+        usable, reason = judge(runtime, facts, version)
+        statuses.append(
+            RuntimeStatus(
+                runtime.name,
+                runtime.kind,
+                usable,
+                reason,
+                path=runtime.path,
+                devices=list(facts.get("devices") or []),
+            )
+        )
+    best = next((s for s in statuses if s.usable and (wants_gpu or s.kind == "cpu")), None)
+    if best is not None:
+        best.selected = True
+    return statuses
+
+
+def choose(requested: str, wants_gpu: bool) -> tuple[Runtime, list[tuple[str, str]]]:
+    """The runtime for a worker: ``requested`` by name (RuntimeUnavailable if it cannot
+    run here), or the best usable one.  Also returns notes for the user on runtimes that
+    were skipped.  Only runtimes that might be chosen are probed; the built-in one never is
+    (the worker imports it anyway).  The notes are (runtime, reason) pairs."""
+    runtimes = discover()
+    by_name = {r.name: r for r in runtimes}
+    if requested:
+        runtime = by_name.get(requested)
+        if runtime is None:
+            known = ", ".join(by_name)
+            raise RuntimeUnavailable(f"there is no runtime called {requested!r} (known: {known})")
+        if runtime.name != BUILT_IN:
+            usable, reason = judge(runtime, probe(runtime), _installed_version())
+            if not usable:
+                raise RuntimeUnavailable(f"the {runtime.name} runtime cannot run here: {reason}")
+        return runtime, []
+    notes: list[tuple[str, str]] = []
+    for runtime in runtimes:
+        if runtime.name == BUILT_IN:
+            return runtime, notes
+        if runtime.kind in GPU_KINDS and not wants_gpu:
+            continue
+        usable, reason = judge(runtime, probe(runtime), _installed_version())
+        if usable:
+            return runtime, notes
+        notes.append((runtime.name, reason))
+    return runtimes[-1], notes
+
+
+def _installed_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("llama_cpp_python")
+    except PackageNotFoundError:
+        return ""
+
+
+def activate(runtime: Runtime) -> None:
+    """Point llama-cpp-python at ``runtime`` (before it is imported in this process)."""
+    if runtime.path:
+        os.environ[LIB_PATH_ENV] = runtime.path
+    else:
+        os.environ.pop(LIB_PATH_ENV, None)
+    os.environ[RUNTIME_ENV] = runtime.name
+
+
+def statuses_json(statuses: list[RuntimeStatus]) -> list[dict[str, Any]]:
+    return [asdict(s) for s in statuses]

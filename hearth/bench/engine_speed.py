@@ -1,0 +1,146 @@
+"""Hearth's llama.cpp engine against llama.cpp's own ``llama-bench``, and prompt-lookup
+decoding with and without, alternating in one run.
+
+``llama-bench`` is built from the llama.cpp that llama-cpp-python vendors (``make
+bench-tools``), so both sides run the same code: the ratio is what Hearth's worker, token
+loop and protocol cost.  Hearth's side is measured in the worker (the engine's own stats:
+tokens/s from the first token on; prompt tokens per second until the first token).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.engine_client import EngineClient
+from wire.model_spec import ModelSpec
+
+LLAMA_BENCH_ENV = "HEARTH_LLAMA_BENCH"
+REPO = Path(__file__).resolve().parents[2]
+GENERATE = 128
+PROMPT_TOKENS = 512
+# A task that repeats its input with one change, and one that does not.
+PARAGRAPH = (
+    "The old lighthouse stood on the northern cliff for two hundred years. Every night its "
+    "keeper climbed the one hundred and twelve steps, trimmed the wick, polished the great "
+    "lens and wrote the weather in a leather book. Ships passing the point in winter storms "
+    "looked for its light before they turned east toward the harbour."
+)
+REPEAT_TASK = (
+    "Fix the spelling mistake in this paragraph and write the whole paragraph again: '"
+    + PARAGRAPH.replace("polished", "polsihed")
+    + "'"
+)
+UNRELATED_TASK = "Write a short story about a robot who learns to paint."
+
+
+@dataclass
+class EngineFigures:
+    tokens_per_s_hearth: list[float] = field(default_factory=list)
+    tokens_per_s_llama_bench: list[float] = field(default_factory=list)
+    prompt_per_s_hearth: list[float] = field(default_factory=list)
+    prompt_per_s_llama_bench: list[float] = field(default_factory=list)
+    lookup_with: list[float] = field(default_factory=list)
+    lookup_without: list[float] = field(default_factory=list)
+    unrelated_with: list[float] = field(default_factory=list)
+    unrelated_without: list[float] = field(default_factory=list)
+
+    @staticmethod
+    def ratio(top: list[float], bottom: list[float]) -> float:
+        return statistics.median(top) / statistics.median(bottom)
+
+
+def find_llama_bench() -> Path | None:
+    for candidate in (
+        os.environ.get(LLAMA_BENCH_ENV),
+        REPO / ".cache" / "llama-bench" / "bin" / "llama-bench",
+        *sorted(Path.home().glob(".cache/hearth-build/llama-bench-*/bin/llama-bench")),
+        shutil.which("llama-bench"),
+    ):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return Path(candidate)
+    return None
+
+
+def llama_bench(binary: Path, model: str, threads: int, prompt: int, generate: int) -> float:
+    """tokens/s of one llama-bench test (``-p N -n 0`` or ``-p 0 -n N``)."""
+    output = subprocess.run(
+        [
+            *(str(binary), "-m", model, "-t", str(threads)),
+            *("-p", str(prompt), "-n", str(generate), "-r", "1", "-o", "json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout
+    return float(json.loads(output)[0]["avg_ts"])
+
+
+def _stats(
+    client: EngineClient, spec: ModelSpec, messages: list[dict[str, Any]], **params: Any
+) -> dict[str, Any]:
+    stats: dict[str, Any] = {}
+    final: dict[str, Any] = {}
+    for event in client.chat(spec, messages, {"seed": 1, **params}).events(timeout=600):
+        if event["type"] == "stats":
+            stats = event
+        elif event["type"] in ("done", "error"):
+            final = event
+    if final.get("type") != "done":
+        raise RuntimeError(f"the reply failed: {final.get('message', final)}")
+    return stats
+
+
+def _long_prompt(round_number: int) -> list[dict[str, Any]]:
+    """About PROMPT_TOKENS tokens, new in each round (nothing reused from the cache)."""
+    words = (PARAGRAPH + " ") * 8
+    return [
+        {"role": "system", "content": f"Round {round_number}."},
+        {"role": "user", "content": f"{round_number} {words}\nSummarise this."},
+    ]
+
+
+def measure(spec: ModelSpec, binary: Path, rounds: int) -> EngineFigures:
+    figures = EngineFigures()
+    client = EngineClient()
+    threads = spec.threads or os.cpu_count() or 1
+    plain = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True, "prompt_lookup": False}
+    lookup = {"temperature": 0, "max_tokens": GENERATE}
+    task = [{"role": "user", "content": REPEAT_TASK}]
+    unrelated = [{"role": "user", "content": UNRELATED_TASK}]
+    try:
+        _stats(client, spec, task, **plain)  # load and warm up
+        for index in range(rounds):
+            figures.tokens_per_s_hearth.append(
+                float(_stats(client, spec, task, **plain)["tokens_per_s"])
+            )
+            figures.tokens_per_s_llama_bench.append(
+                llama_bench(binary, spec.path, threads, 0, GENERATE)
+            )
+            stats = _stats(client, spec, _long_prompt(index), **{**plain, "max_tokens": 1})
+            figures.prompt_per_s_hearth.append(stats["prompt_tokens"] / (stats["ttft_ms"] / 1000))
+            figures.prompt_per_s_llama_bench.append(
+                llama_bench(binary, spec.path, threads, PROMPT_TOKENS, 0)
+            )
+            for messages, on, off in (
+                (task, figures.lookup_with, figures.lookup_without),
+                (unrelated, figures.unrelated_with, figures.unrelated_without),
+            ):
+                on.append(float(_stats(client, spec, messages, **lookup)["tokens_per_s"]))
+                off.append(
+                    float(
+                        _stats(client, spec, messages, **lookup, prompt_lookup=False)[
+                            "tokens_per_s"
+                        ]
+                    )
+                )
+    finally:
+        client.close()
+    return figures

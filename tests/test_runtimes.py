@@ -1,0 +1,105 @@
+"""llama.cpp runtimes: found, probed in their own processes, chosen, and skipped with a
+reason when they cannot run here.  Runtimes that fail on purpose are made from the
+installed CPU build: its libraries with a wrong kind or version, or a library replaced by
+garbage."""
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_hearth
+
+# The installed (built-in) CPU build's libraries, found without importing llama_cpp.
+_SPEC = importlib.util.find_spec("llama_cpp")
+assert _SPEC is not None and _SPEC.origin is not None
+LIB_DIR = Path(_SPEC.origin).parent / "lib"
+
+pytestmark = pytest.mark.slow
+
+
+def make_runtime(root: Path, name: str, kind: str, version: str = "0.3.36") -> Path:
+    folder = root / name
+    shutil.copytree(LIB_DIR, folder)
+    (folder / "runtime.json").write_text(
+        json.dumps({"name": name, "kind": kind, "llama_cpp_python": version})
+    )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runtimes_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("runtimes")
+    broken = make_runtime(root, "cuda", "cuda")
+    for library in broken.glob("libllama.so*"):
+        library.write_bytes(b"not a shared library")
+    make_runtime(root, "vulkan", "vulkan")  # loads, but finds no GPU here
+    make_runtime(root, "cpu-old", "cpu", version="0.0.1")
+    make_runtime(root, "cpu-copy", "cpu")
+    return root
+
+
+def sysinfo(runtimes_dir: Path) -> dict[str, dict[str, object]]:
+    result = run_hearth("sysinfo", "--json", env={"HEARTH_RUNTIMES_DIR": str(runtimes_dir)})
+    assert result.returncode == 0, result.stderr
+    return {r["name"]: r for r in json.loads(result.stdout)["runtimes"]}
+
+
+def test_sysinfo_lists_every_runtime_with_why_it_can_or_cannot_run(runtimes_dir: Path) -> None:
+    found = sysinfo(runtimes_dir)
+    assert list(found) == ["cuda", "vulkan", "cpu-copy", "cpu-old", "cpu"], "preferred first"
+    assert not found["cuda"]["usable"]
+    assert "could not be loaded" in str(found["cuda"]["reason"])
+    assert not found["vulkan"]["usable"]
+    assert "no vulkan GPU" in str(found["vulkan"]["reason"])
+    assert not found["cpu-old"]["usable"]
+    assert "built for llama-cpp-python 0.0.1" in str(found["cpu-old"]["reason"])
+    assert found["cpu-copy"]["usable"] and found["cpu-copy"]["selected"]
+    assert found["cpu"]["usable"] and not found["cpu"]["selected"]
+    assert all(set(r) >= {"name", "kind", "usable", "reason", "selected"} for r in found.values())
+
+
+def chat(runtimes_dir: Path, *flags: str) -> tuple[list[dict[str, object]], str, int]:
+    result = run_hearth(
+        "chat",
+        "--json",
+        "--max-tokens",
+        "8",
+        "--temperature",
+        "0",
+        *flags,
+        "Hi",
+        env={"HEARTH_RUNTIMES_DIR": str(runtimes_dir)},
+    )
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    return events, result.stderr, result.returncode
+
+
+def test_a_forced_runtime_runs_the_reply_and_the_stats_name_it(runtimes_dir: Path) -> None:
+    events, stderr, code = chat(runtimes_dir, "--runtime", "cpu-copy")
+    assert code == 0, stderr
+    stats = next(e for e in events if e["type"] == "stats")
+    assert stats["runtime"] == "cpu-copy"
+
+
+def test_a_gpu_runtime_that_cannot_run_is_skipped_with_a_notice(runtimes_dir: Path) -> None:
+    """Forcing the GPU path: the broken CUDA and the GPU-less Vulkan runtime are skipped,
+    the reply still comes, and the user is told why."""
+    events, stderr, code = chat(runtimes_dir, "--runtime", "", "--gpu-layers", "-1")
+    assert code == 0, stderr
+    stats = next(e for e in events if e["type"] == "stats")
+    assert stats["runtime"] == "cpu-copy"
+    notices = " ".join(str(e.get("message")) for e in events if e["type"] == "notice")
+    assert "cuda runtime was skipped" in notices and "could not be loaded" in notices
+    assert "vulkan runtime was skipped" in notices
+
+
+def test_a_forced_runtime_that_cannot_run_is_refused_in_words(runtimes_dir: Path) -> None:
+    _events, stderr, code = chat(runtimes_dir, "--runtime", "vulkan")
+    assert code != 0
+    assert "The llama.cpp runtime could not be used" in stderr
+    assert "no vulkan GPU was found" in stderr
+    _events, stderr, code = chat(runtimes_dir, "--runtime", "nonesuch")
+    assert code != 0 and "no runtime called 'nonesuch'" in stderr
