@@ -383,6 +383,22 @@
         <translation>模型一次能看到的对话长度；自动：使用设置中的值。</translation>
     </message>
     <message>
+        <source>llama.cpp runtime</source>
+        <translation>llama.cpp 运行时</translation>
+    </message>
+    <message>
+        <source>Which build of llama.cpp runs the model: CUDA (NVIDIA), Vulkan (NVIDIA, AMD, Intel), Metal (Apple) or the CPU. Automatic: the fastest that works here (see System check).</source>
+        <translation>由哪个 llama.cpp 版本运行模型：CUDA（NVIDIA）、Vulkan（NVIDIA、AMD、Intel）、Metal（Apple）或 CPU。自动：选用本机可用的最快版本（见系统检查）。</translation>
+    </message>
+    <message>
+        <source>Prompt-lookup decoding</source>
+        <translation>提示查找解码</translation>
+    </message>
+    <message>
+        <source>Guess the next words from the conversation and check several at once: faster when the reply repeats the prompt (editing code, quoting), the same reply either way.</source>
+        <translation>根据对话猜测接下来的词并一次检查多个：当回复重复提示内容时（编辑代码、引用）更快，回复内容完全相同。</translation>
+    </message>
+    <message>
         <source>PyTorch / transformers</source>
         <translation>PyTorch / transformers</translation>
     </message>
@@ -1497,6 +1513,10 @@
         <translation>请释放一些空间，或在设置中选择其他模型文件夹。</translation>
     </message>
     <message>
+        <source>llama.cpp runtime {0} ({1}): in use</source>
+        <translation>llama.cpp 运行时 {0}（{1}）：正在使用</translation>
+    </message>
+    <message>
         <source>llama.cpp can offload to the GPU</source>
         <translation>llama.cpp 可以把计算卸载到 GPU</translation>
     </message>
@@ -1543,6 +1563,14 @@
     <message>
         <source>Start Hearth with: {0}</source>
         <translation>这样启动 Hearth：{0}</translation>
+    </message>
+    <message>
+        <source>llama.cpp runtime {0} ({1}): usable</source>
+        <translation>llama.cpp 运行时 {0}（{1}）：可用</translation>
+    </message>
+    <message>
+        <source>llama.cpp runtime {0} ({1}): not usable</source>
+        <translation>llama.cpp 运行时 {0}（{1}）：不可用</translation>
     </message>
     <message>
         <source> ({0})</source>
@@ -1697,6 +1725,10 @@
         <translation>模型的聊天模板拒绝了此对话：{0}</translation>
     </message>
     <message>
+        <source>The request&apos;s grammar was refused: {0}</source>
+        <translation>请求的语法被拒绝：{0}</translation>
+    </message>
+    <message>
         <source>{0} answered {1}: {2}</source>
         <translation>{0} 返回 {1}：{2}</translation>
     </message>
@@ -1807,6 +1839,18 @@
     <message>
         <source>No model is loaded.</source>
         <translation>没有加载模型。</translation>
+    </message>
+    <message>
+        <source>This engine process runs the {0} runtime; start a new one for {1}.</source>
+        <translation>此引擎进程运行的是 {0} 运行时；请为 {1} 启动新的进程。</translation>
+    </message>
+    <message>
+        <source>The llama.cpp runtime could not be used: {0}.</source>
+        <translation>无法使用该 llama.cpp 运行时：{0}。</translation>
+    </message>
+    <message>
+        <source>The {0} runtime was skipped: {1}.</source>
+        <translation>已跳过 {0} 运行时：{1}。</translation>
     </message>
     <message>
         <source>The model ran out of memory. Try a smaller model or a shorter context length.</source>
