@@ -172,7 +172,7 @@ class Core:
             gpu_layers=gpu_layers,
             flash_attn=gpu_layers != 0,
             runtime=chosen.runtime or "",
-            prompt_lookup=chosen.prompt_lookup is not False,
+            prompt_lookup=not chosen.no_prompt_lookup,
             engine=engine,
             dtype=chosen.dtype or "auto",
             quantization=chosen.quantization or "",

@@ -96,11 +96,12 @@ RUNTIME = EngineOption(
     str,
     choices=("", "cpu", "vulkan", "cuda", "metal"),
 )
-PROMPT_LOOKUP = EngineOption(
-    "prompt_lookup",
-    "Prompt-lookup decoding",
-    "Guess the next words from the conversation and check several at once: faster when "
-    "the reply repeats the prompt (editing code, quoting), the same reply either way.",
+NO_PROMPT_LOOKUP = EngineOption(
+    "no_prompt_lookup",
+    "Turn off prompt-lookup decoding",
+    "Prompt-lookup decoding guesses the next words from the conversation and checks several "
+    "at once: faster when the reply repeats the prompt (editing code, quoting), the same "
+    "reply either way. On unless turned off here.",
     bool,
 )
 DTYPE = EngineOption(
@@ -160,7 +161,7 @@ CATALOGUE: tuple[Engine, ...] = (
         LLAMA_CPP,
         "llama.cpp",
         ("gguf",),
-        (GPU_LAYERS, THREADS, CONTEXT, RUNTIME, PROMPT_LOOKUP),
+        (GPU_LAYERS, THREADS, CONTEXT, RUNTIME, NO_PROMPT_LOOKUP),
         runtime_bytes=40 * 2**20,  # Python + llama.cpp in the worker, measured
         gpu=GPU_LLAMA_OFFLOAD,
         modules=("llama_cpp",),

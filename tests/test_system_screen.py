@@ -79,7 +79,7 @@ def test_offers_show_a_verdict_from_the_remote_header(
 
 
 def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) -> None:
-    from PySide6.QtWidgets import QSpinBox
+    from PySide6.QtWidgets import QCheckBox, QComboBox, QSpinBox
 
     from ui.models.model_settings_dialog import ModelSettingsDialog
 
@@ -89,14 +89,19 @@ def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) 
     qtbot.addWidget(dialog)
     # A GGUF offers llama.cpp's options, in the catalogue's ranges.
     assert [dialog.engine.itemData(i) for i in range(dialog.engine.count())] == [None, "llama_cpp"]
-    assert set(dialog.editors) == {"gpu_layers", "threads", "n_ctx"}
+    assert set(dialog.editors) == {"gpu_layers", "threads", "n_ctx", "runtime", "no_prompt_lookup"}
     threads, context = dialog.editors["threads"], dialog.editors["n_ctx"]
     assert isinstance(threads, QSpinBox) and isinstance(context, QSpinBox)
+    runtime, lookup = dialog.editors["runtime"], dialog.editors["no_prompt_lookup"]
+    assert isinstance(runtime, QComboBox) and isinstance(lookup, QCheckBox)
     threads.setValue(1)
     context.setValue(2048)
+    runtime.setCurrentIndex(runtime.findData("cpu"))
+    lookup.setChecked(True)
     dialog.accept()
     spec = core.model_spec(window.chat.model_bar.model)
     assert (spec.threads, spec.n_ctx, spec.gpu_layers) == (1, 2048, 0)
+    assert (spec.runtime, spec.prompt_lookup) == ("cpu", False)
     dialog = ModelSettingsDialog(core, window.chat.model_bar.model, window)
     qtbot.addWidget(dialog)
     threads, context = dialog.editors["threads"], dialog.editors["n_ctx"]

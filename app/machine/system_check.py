@@ -77,19 +77,24 @@ def runtime_checks(facts: SystemFacts) -> list[Check]:
     checks = []
     for runtime in facts.engines.runtimes:
         name, kind = str(runtime.get("name")), str(runtime.get("kind"))
-        reason = str(runtime.get("reason") or "")
+        gpus = [
+            str(d.get("description") or d.get("name"))
+            for d in runtime.get("devices") or []
+            if d.get("type") in ("gpu", "igpu")
+        ]
+        if not runtime.get("usable"):
+            # The reason is the library's or the probe's own words.
+            detail = Phrase("{0}", str(runtime.get("reason") or ""))
+            title = Phrase("llama.cpp runtime {0} ({1}): not usable", name, kind)
+            checks.append(Check(INFO, title, detail))
+            continue
+        detail = Phrase("GPU: {0}", ", ".join(gpus)) if gpus else Phrase("Runs on the CPU.")
         if runtime.get("selected"):
-            checks.append(
-                Check(OK, Phrase("llama.cpp runtime {0} ({1}): in use", name, kind), reason)
-            )
-        elif runtime.get("usable"):
-            checks.append(
-                Check(INFO, Phrase("llama.cpp runtime {0} ({1}): usable", name, kind), reason)
-            )
+            title = Phrase("llama.cpp runtime {0} ({1}): in use", name, kind)
+            checks.append(Check(OK, title, detail))
         else:
-            checks.append(
-                Check(INFO, Phrase("llama.cpp runtime {0} ({1}): not usable", name, kind), reason)
-            )
+            title = Phrase("llama.cpp runtime {0} ({1}): usable", name, kind)
+            checks.append(Check(INFO, title, detail))
     return checks
 
 

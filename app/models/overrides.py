@@ -25,7 +25,7 @@ class ModelChoice:
     threads: int | None = None
     n_ctx: int | None = None
     runtime: str | None = None  # a llama.cpp runtime by name ("cpu", "vulkan", …)
-    prompt_lookup: bool | None = None
+    no_prompt_lookup: bool | None = None
     dtype: str | None = None
     quantization: str | None = None  # "4bit" or "8bit" (CUDA)
     attention: str | None = None  # "sdpa" or "flash_attention_2"

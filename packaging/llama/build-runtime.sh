@@ -18,8 +18,13 @@ OUT="$DEST/$NAME"
 WORK="$DEST/.work-$NAME"
 rm -rf "$WORK"
 mkdir -p "$WORK"
+"$PYTHON" -m pip download --quiet --no-deps --no-binary :all: -d "$WORK" \
+  "llama-cpp-python==$VERSION"
+tar -xzf "$WORK/llama_cpp_python-$VERSION.tar.gz" -C "$WORK"
+SRC="$WORK/llama_cpp_python-$VERSION"
+"$PYTHON" "$(dirname "$0")/compat.py" "$SRC"
 CMAKE_ARGS="$ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$PYTHON" -m pip wheel --quiet \
-  --no-deps --no-cache-dir -w "$WORK" "llama-cpp-python==$VERSION"
+  --no-deps --no-cache-dir -w "$WORK" "$SRC"
 "$PYTHON" - "$WORK" "$OUT.tmp" <<'PYEOF'
 import sys, zipfile, pathlib
 work, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])

@@ -391,12 +391,12 @@
         <translation>由哪个 llama.cpp 版本运行模型：CUDA（NVIDIA）、Vulkan（NVIDIA、AMD、Intel）、Metal（Apple）或 CPU。自动：选用本机可用的最快版本（见系统检查）。</translation>
     </message>
     <message>
-        <source>Prompt-lookup decoding</source>
-        <translation>提示查找解码</translation>
+        <source>Turn off prompt-lookup decoding</source>
+        <translation>关闭提示查找解码</translation>
     </message>
     <message>
-        <source>Guess the next words from the conversation and check several at once: faster when the reply repeats the prompt (editing code, quoting), the same reply either way.</source>
-        <translation>根据对话猜测接下来的词并一次检查多个：当回复重复提示内容时（编辑代码、引用）更快，回复内容完全相同。</translation>
+        <source>Prompt-lookup decoding guesses the next words from the conversation and checks several at once: faster when the reply repeats the prompt (editing code, quoting), the same reply either way. On unless turned off here.</source>
+        <translation>提示查找解码根据对话猜测接下来的词并一次检查多个：当回复重复提示内容时（编辑代码、引用）更快，回复内容完全相同。除非在此关闭，否则默认开启。</translation>
     </message>
     <message>
         <source>PyTorch / transformers</source>
@@ -1423,6 +1423,18 @@
     <message>
         <source>{0} cannot be loaded: {1}. The file is damaged, or was made to crash the programs that read it.</source>
         <translation>无法加载 {0}：{1}。该文件已损坏，或是被故意制作成让读取它的程序崩溃。</translation>
+    </message>
+    <message>
+        <source>{0}</source>
+        <translation>{0}</translation>
+    </message>
+    <message>
+        <source>GPU: {0}</source>
+        <translation>GPU：{0}</translation>
+    </message>
+    <message>
+        <source>Runs on the CPU.</source>
+        <translation>在 CPU 上运行。</translation>
     </message>
     <message>
         <source>CPU: {0}</source>
