@@ -29,12 +29,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from wire import protocol
-from wire.model_spec import ModelSpec
+from wire.model_spec import BUILT_IN_RUNTIME, ModelSpec
 from wire.phrases import Phrase, to_wire
 
 log = logging.getLogger(__name__)
@@ -136,6 +136,10 @@ class _Worker:
         self.lock = threading.Lock()
         self.dead = False
         self.killed_for_cancel = False
+        # The llama.cpp runtime the worker chose, and whether it was forced (for retries).
+        self.runtime: tuple[str, bool] | None = None
+        # What was sent for each load or chat, to send it again on another runtime.
+        self.sent: dict[int, dict[str, Any]] = {}
         self.log_file = client.open_worker_log()
         env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
@@ -177,6 +181,8 @@ class _Worker:
                 pass
             else:
                 self.jobs[job.id] = job
+                if job.kind in (protocol.LOAD, protocol.CHAT):
+                    self.sent[job.id] = message
                 try:
                     self.stdin.write(line)
                     self.stdin.flush()
@@ -221,6 +227,13 @@ class _Worker:
                     event = {**event, "id": job.id}
             if job is None:
                 continue
+            if event["type"] == protocol.NOTICE and event.get("kind") == "runtime_chosen":
+                # For this client only (see _retry_after_crash); the stats name the runtime.
+                self.runtime = (str(event.get("runtime")), bool(event.get("forced")))
+                continue
+            retry = event["type"] == protocol.ERROR and event.get("retry_without_runtime")
+            if retry and self.client.retry_elsewhere(self, job, str(event.get("runtime")), event):
+                continue
             if (
                 event["type"] == protocol.READY
                 and event.get("protocol") != protocol.PROTOCOL_VERSION
@@ -258,11 +271,21 @@ class _Worker:
                         "forced": True,
                     }
                 )
-            else:
+            elif not self._retry_after_crash(job, code):
                 job.deliver(_worker_died_event(job, code))
         self.client.worker_ended(self)
         with contextlib.suppress(OSError):
             self.log_file.close()
+
+    def _retry_after_crash(self, job: Job, code: int | None) -> bool:
+        """A worker that died while loading on a runtime it chose itself (a GPU driver's
+        crash): the request goes to a new worker without that runtime."""
+        if self.runtime is None or self.runtime[1] or self.runtime[0] == BUILT_IN_RUNTIME:
+            return False
+        if job.first_delta_at is not None or job.cancel_requested:
+            return False
+        event = {"type": protocol.ERROR, **to_wire(Phrase("the engine stopped ({0})", code))}
+        return self.client.retry_elsewhere(self, job, self.runtime[0], event)
 
     def stop(self, grace_s: float) -> None:
         """Ask the worker to shut down; kill it if it has not gone within ``grace_s``."""
@@ -341,6 +364,8 @@ class EngineClient:
         self._lock = threading.Lock()
         self._worker: _Worker | None = None
         self._closed = False
+        # A spec whose automatically chosen runtime failed -> the same without that runtime.
+        self._rerouted: dict[ModelSpec, ModelSpec] = {}
 
     # -- worker lifecycle -------------------------------------------------------------
     def open_worker_log(self) -> IO[bytes]:
@@ -402,6 +427,16 @@ class EngineClient:
     ) -> Job:
         job = Job(next(self._ids), kind, on_event)
         job._client = self
+        if spec is not None and spec in self._rerouted:
+            spec = self._rerouted[spec]
+            if "model" in payload:
+                payload = {**payload, "model": spec.to_wire()}
+        self._send_new(job, kind, spec, payload)
+        return job
+
+    def _send_new(
+        self, job: Job, kind: str, spec: ModelSpec | None, payload: dict[str, Any]
+    ) -> None:
         worker, started = self._worker_for(spec)
         if started:
             hello = Job(next(self._ids), protocol.HELLO, lambda e: _forward_hello_failure(e, job))
@@ -419,7 +454,47 @@ class EngineClient:
                     }
                 )
         worker.send(job, {"type": kind, "id": job.id, **payload})
-        return job
+
+    def retry_elsewhere(
+        self, worker: _Worker, job: Job, failed: str, event: dict[str, Any]
+    ) -> bool:
+        """Send ``job`` again to a new worker that skips the runtime ``failed`` (chosen
+        automatically, it could not load the model); the user gets a notice.  False when
+        there is nothing to send again."""
+        with worker.lock:
+            message = worker.sent.pop(job.id, None)
+            worker.jobs.pop(job.id, None)
+        if message is None or self._closed:
+            return False
+        original = ModelSpec.from_wire(message["model"])
+        spec = replace(original, skip_runtimes=(*original.skip_runtimes, failed))
+        for source, target in list(self._rerouted.items()):
+            if target == original:
+                self._rerouted[source] = spec
+        self._rerouted[original] = spec
+        log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
+        job.deliver(
+            {
+                "type": protocol.NOTICE,
+                "id": job.id,
+                "kind": "runtime_failed",
+                "runtime": failed,
+                **to_wire(
+                    Phrase(
+                        "The {0} runtime could not load the model ({1}); trying the next one.",
+                        failed,
+                        str(event.get("message", "")),
+                    )
+                ),
+            }
+        )
+        payload = {k: v for k, v in message.items() if k not in ("type", "id")}
+        payload["model"] = spec.to_wire()
+        try:
+            self._send_new(job, job.kind, spec, payload)
+        except RuntimeError:  # the client was closed meanwhile
+            return False
+        return True
 
     def load(self, spec: ModelSpec, on_event: EventCallback | None = None) -> Job:
         return self._submit(protocol.LOAD, spec, {"model": spec.to_wire()}, on_event)

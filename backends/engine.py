@@ -24,10 +24,11 @@ Progress = Callable[[float, str], None]
 class EngineError(Exception):
     """A failure with a kind from ``wire.protocol`` and a sentence for a person."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, **details: Any) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.details = details  # more fields for the error event
 
 
 class Engine(Protocol):

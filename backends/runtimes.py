@@ -25,18 +25,23 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wire.model_spec import BUILT_IN_RUNTIME
+
 RUNTIME_FILE = "runtime.json"
 RUNTIMES_ENV = "HEARTH_RUNTIMES_DIR"
 DATA_DIR_ENV = "HEARTH_DATA_DIR"
 # Set for the worker's llama.cpp engine: which runtime it runs on (for the stats line).
 RUNTIME_ENV = "HEARTH_LLAMA_RUNTIME"
 LIB_PATH_ENV = "LLAMA_CPP_LIB_PATH"
-BUILT_IN = "cpu"
+BUILT_IN = BUILT_IN_RUNTIME
 # Preferred first, when the model is to use a GPU.
 KINDS = ("cuda", "metal", "vulkan", "cpu")
 GPU_KINDS = frozenset({"cuda", "metal", "vulkan"})
 PROBE_FLAG = "--probe-runtime"
 PROBE_TIMEOUT_S = 60.0
+# Fault injection for tests (what a GPU out of memory or a driver crash looks like):
+# "NAME" makes loading a model on runtime NAME fail, "NAME:crash" ends the worker there.
+FAIL_LOAD_ENV = "HEARTH_FAIL_LOAD_ON_RUNTIME"
 
 
 @dataclass(frozen=True)
@@ -178,12 +183,15 @@ def survey(wants_gpu: bool = True) -> list[RuntimeStatus]:
     return statuses
 
 
-def choose(requested: str, wants_gpu: bool) -> tuple[Runtime, list[tuple[str, str]]]:
+def choose(
+    requested: str, wants_gpu: bool, skip: tuple[str, ...] = ()
+) -> tuple[Runtime, list[tuple[str, str]]]:
     """The runtime for a worker: ``requested`` by name (RuntimeUnavailable if it cannot
     run here), or the best usable one.  Also returns notes for the user on runtimes that
     were skipped.  Only runtimes that might be chosen are probed; the built-in one never is
-    (the worker imports it anyway).  The notes are (runtime, reason) pairs."""
-    runtimes = discover()
+    (the worker imports it anyway).  The notes are (runtime, reason) pairs.  ``skip``:
+    runtimes that already failed to load this model (the engine client retries without)."""
+    runtimes = [r for r in discover() if r.name not in skip or r.name == BUILT_IN]
     by_name = {r.name: r for r in runtimes}
     if requested:
         runtime = by_name.get(requested)

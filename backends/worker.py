@@ -135,6 +135,7 @@ class Worker:
                         "type": protocol.ERROR,
                         "id": request_id,
                         "kind": exc.kind,
+                        **exc.details,
                         **to_wire(exc.message),
                     }
                 )
@@ -248,7 +249,20 @@ class Worker:
             self.activate_runtime(spec, request_id)
         engine = create_engine(name)
         try:
+            self.fail_on_purpose()
             facts = engine.load(spec, progress)
+        except EngineError as exc:
+            engine.close()
+            runtime = self.runtime
+            if (
+                runtime is not None
+                and runtime.name != runtimes.BUILT_IN
+                and not spec.get("runtime")
+            ):
+                # Chosen automatically: the engine client tries the next runtime in a new
+                # worker (this one has loaded the failed build).
+                exc.details.update(runtime=runtime.name, retry_without_runtime=True)
+            raise
         except BaseException:
             engine.close()
             raise
@@ -275,8 +289,10 @@ class Worker:
                     ),
                 )
             return
+        skip = tuple(str(name) for name in spec.get("skip_runtimes") or ())
+        wants_gpu = int(spec.get("gpu_layers") or 0) != 0
         try:
-            runtime, notes = runtimes.choose(requested, int(spec.get("gpu_layers") or 0) != 0)
+            runtime, notes = runtimes.choose(requested, wants_gpu, skip)
         except runtimes.RuntimeUnavailable as exc:
             raise EngineError(
                 protocol.ERR_LOAD_FAILED,
@@ -284,6 +300,16 @@ class Worker:
             ) from exc
         runtimes.activate(runtime)
         self.runtime = runtime
+        # No message: for the engine client, which retries elsewhere if this one crashes.
+        self.channel.send(
+            {
+                "type": protocol.NOTICE,
+                "id": request_id,
+                "kind": "runtime_chosen",
+                "runtime": runtime.name,
+                "forced": bool(requested),
+            }
+        )
         for skipped, reason in notes:
             self.channel.send(
                 {
@@ -293,6 +319,19 @@ class Worker:
                     **to_wire(Phrase("The {0} runtime was skipped: {1}.", skipped, reason)),
                 }
             )
+
+    def fail_on_purpose(self) -> None:
+        """``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests): fail or crash on one runtime."""
+        target = os.environ.get(runtimes.FAIL_LOAD_ENV, "")
+        name, _, how = target.partition(":")
+        if not name or self.runtime is None or self.runtime.name != name:
+            return
+        if how == "crash":
+            os._exit(70)
+        raise EngineError(
+            protocol.ERR_LOAD_FAILED,
+            Phrase("The {0} runtime could not load the model (on purpose).", name),
+        )
 
     def require_engine(self) -> Engine:
         if self.engine is None:

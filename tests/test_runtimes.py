@@ -103,3 +103,48 @@ def test_a_forced_runtime_that_cannot_run_is_refused_in_words(runtimes_dir: Path
     assert "no vulkan GPU was found" in stderr
     _events, stderr, code = chat(runtimes_dir, "--runtime", "nonesuch")
     assert code != 0 and "no runtime called 'nonesuch'" in stderr
+
+
+@pytest.mark.parametrize("how", ["fail", "crash"])
+def test_a_runtime_that_fails_to_load_the_model_hands_over_to_the_next(
+    runtimes_dir: Path, how: str
+) -> None:
+    """What a GPU out of memory or a driver crash does: the reply still comes, from the
+    next runtime in a new worker, and the user is told which runtime failed."""
+    target = "cpu-copy" if how == "fail" else "cpu-copy:crash"
+    result = run_hearth(
+        "chat",
+        "--json",
+        "--max-tokens",
+        "8",
+        "--temperature",
+        "0",
+        "Hi",
+        env={"HEARTH_RUNTIMES_DIR": str(runtimes_dir), "HEARTH_FAIL_LOAD_ON_RUNTIME": target},
+    )
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    failed = [e for e in events if e.get("kind") == "runtime_failed"]
+    assert len(failed) == 1 and failed[0]["runtime"] == "cpu-copy"
+    assert "cpu-copy runtime could not load the model" in str(failed[0]["message"])
+    stats = next(e for e in events if e["type"] == "stats")
+    assert stats["runtime"] == "cpu"
+    assert events[-1]["type"] == "done"
+
+
+def test_a_forced_runtime_that_fails_to_load_is_not_replaced(runtimes_dir: Path) -> None:
+    """Forced means forced: the failure is the answer, nothing runs elsewhere."""
+    _events, stderr, code = chat(runtimes_dir, "--runtime", "cpu-copy")
+    assert code == 0, stderr  # it works when nothing fails
+    result = run_hearth(
+        "chat",
+        "--runtime",
+        "cpu-copy",
+        "Hi",
+        env={
+            "HEARTH_RUNTIMES_DIR": str(runtimes_dir),
+            "HEARTH_FAIL_LOAD_ON_RUNTIME": "cpu-copy",
+        },
+    )
+    assert result.returncode != 0
+    assert "cpu-copy runtime could not load the model" in result.stderr

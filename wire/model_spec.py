@@ -18,6 +18,8 @@ TRANSFORMERS: Final = "transformers"
 REMOTE: Final = "remote"
 SYNTHETIC: Final = "synthetic"  # a scripted reply, for tests and benchmarks only
 ENGINE_NAMES: Final = (LLAMA_CPP, TRANSFORMERS, REMOTE, SYNTHETIC)
+# The llama.cpp build installed with llama-cpp-python (backends.runtimes).
+BUILT_IN_RUNTIME: Final = "cpu"
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ class ModelSpec:
     # prompt-lookup decoding (guessed tokens checked in batches).
     runtime: str = ""
     prompt_lookup: bool = True
+    skip_runtimes: tuple[str, ...] = ()  # runtimes that failed to load this model
     # transformers engine only
     dtype: str = "auto"
     quantization: str = ""  # "", "4bit" or "8bit"
@@ -64,4 +67,7 @@ class ModelSpec:
     def from_wire(cls, data: dict[str, Any]) -> ModelSpec:
         """The spec in a request (fields a newer app added are ignored)."""
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        values = {k: v for k, v in data.items() if k in known}
+        if "skip_runtimes" in values:
+            values["skip_runtimes"] = tuple(values["skip_runtimes"] or ())
+        return cls(**values)

@@ -1373,6 +1373,14 @@
         <translation>此对话太长，无法发送给模型（{0} MB；最多可发送 {1} MB）。请开始新的对话，或发送更短的消息。</translation>
     </message>
     <message>
+        <source>the engine stopped ({0})</source>
+        <translation>引擎已停止（{0}）</translation>
+    </message>
+    <message>
+        <source>The {0} runtime could not load the model ({1}); trying the next one.</source>
+        <translation>{0} 运行时无法加载该模型（{1}）；正在尝试下一个。</translation>
+    </message>
+    <message>
         <source>No engine runs models of the format {0!r}.</source>
         <translation>没有引擎能运行格式为 {0!r} 的模型。</translation>
     </message>
@@ -1843,6 +1851,10 @@
     <message>
         <source>{0} cannot be loaded by transformers {1}: {2}</source>
         <translation>transformers {1} 无法加载 {0}：{2}</translation>
+    </message>
+    <message>
+        <source>The {0} runtime could not load the model (on purpose).</source>
+        <translation>{0} 运行时无法加载该模型（测试用的故意失败）。</translation>
     </message>
     <message>
         <source>A load request needs a model path.</source>
