@@ -7,9 +7,10 @@ llama-cpp-python at the chosen folder (``LLAMA_CPP_LIB_PATH``) before it imports
 one Python package drives every build; the built-in runtime is the build installed with
 the package itself (docs/RUNTIMES.md says why this design and what each build costs).
 
-Runtimes are found in ``HEARTH_RUNTIMES_DIR`` (folders separated like PATH), in the frozen
-app's ``runtimes/`` folder, in a source checkout's ``.cache/runtimes`` (``make
-runtimes``) and in the data folder's ``runtimes/`` (optional parts a user adds).  Each is
+Runtimes are found in ``HEARTH_RUNTIMES_DIR`` (folders separated like PATH; when set,
+only there), else in the frozen app's ``runtimes/`` folder, in a source checkout's
+``.cache/runtimes`` (``make runtimes``) and in the data folder's ``runtimes/`` (optional
+parts a user adds).  Each is
 asked what it can do in a subprocess of its own (``backends.runtime_probe``): a build that
 cannot load (no driver, no Vulkan loader, too old a driver) is reported with the reason and
 skipped, never loaded into the worker.  This module never imports llama_cpp.
@@ -70,11 +71,12 @@ class RuntimeUnavailable(Exception):
 
 
 def roots() -> list[Path]:
-    """Where runtime folders are looked for, first found wins for a name."""
+    """Where runtime folders are looked for, first found wins for a name.
+    ``HEARTH_RUNTIMES_DIR``, when set, is the only place looked at."""
+    chosen = [Path(entry) for entry in os.environ.get(RUNTIMES_ENV, "").split(os.pathsep) if entry]
+    if chosen:
+        return chosen
     found: list[Path] = []
-    for entry in os.environ.get(RUNTIMES_ENV, "").split(os.pathsep):
-        if entry:
-            found.append(Path(entry))
     bundle = getattr(sys, "_MEIPASS", None)
     if bundle:
         found.append(Path(bundle) / "runtimes")
