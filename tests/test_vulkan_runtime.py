@@ -40,7 +40,9 @@ def greedy(*flags: str) -> tuple[str, dict[str, object]]:
         "--max-tokens",
         "24",
         *flags,
-        "What is the capital of France?",
+        # A prompt without near ties: the backends' rounding differs (the CPU quantises
+        # activations to 8 bits, Vulkan does not), which may flip a close greedy choice.
+        "Name the largest planet in the solar system.",
         env=LAVAPIPE,
     )
     assert result.returncode == 0, result.stderr

@@ -309,4 +309,27 @@ def probe_system(models_dir: Path, engines: bool = True) -> SystemFacts:
     )
     if engines:
         facts.engines = probe_engines()
+        if not facts.gpus:
+            facts.gpus = runtime_gpus(facts.engines)
     return facts
+
+
+def runtime_gpus(engines: EngineFacts) -> list[GpuFacts]:
+    """GPUs that NVML cannot see (AMD, Intel) as a usable llama.cpp GPU runtime saw them
+    (Vulkan): their own memory, so that fit can place layers on them.  Integrated GPUs,
+    which share the computer's memory, are left to the CPU figures."""
+    for runtime in engines.runtimes:
+        if not runtime.get("usable") or runtime.get("kind") == "cpu":
+            continue
+        devices = [d for d in runtime.get("devices") or [] if d.get("type") == "gpu"]
+        return [
+            GpuFacts(
+                index=index,
+                name=str(device.get("description") or device.get("name") or ""),
+                vram_total_bytes=int(device.get("memory_total") or 0),
+                vram_free_bytes=int(device.get("memory_free") or 0),
+                driver_version=str(runtime.get("kind")),
+            )
+            for index, device in enumerate(devices)
+        ]
+    return []

@@ -329,10 +329,14 @@ def format_facts(facts: SystemFacts) -> str:
         f"Disk: {_gb(facts.disk.free_bytes)} free at {facts.disk.path}",
     ]
     for gpu in facts.gpus:
+        cuda = (
+            f", CUDA {gpu.cuda_driver_version}, compute {gpu.compute_capability}"
+            if gpu.cuda_driver_version
+            else ""
+        )
         lines.append(
             f"GPU {gpu.index}: {gpu.name}, {_gb(gpu.vram_total_bytes)} VRAM "
-            f"({_gb(gpu.vram_free_bytes)} free), driver {gpu.driver_version}, "
-            f"CUDA {gpu.cuda_driver_version}, compute {gpu.compute_capability}"
+            f"({_gb(gpu.vram_free_bytes)} free), driver {gpu.driver_version}{cuda}"
         )
     if not facts.gpus:
         lines.append("GPU: none found" + (" (Apple Silicon, Metal)" if facts.metal else ""))

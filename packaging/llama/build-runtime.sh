@@ -25,16 +25,20 @@ SRC="$WORK/llama_cpp_python-$VERSION"
 "$PYTHON" "$(dirname "$0")/compat.py" "$SRC"
 CMAKE_ARGS="$ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$PYTHON" -m pip wheel --quiet \
   --no-deps --no-cache-dir -w "$WORK" "$SRC"
+# Only what is loaded: libllama.so (by name) and the ggml libraries by their sonames
+# (wheels carry three copies of each; the multimodal libmtmd is not used).
 "$PYTHON" - "$WORK" "$OUT.tmp" <<'PYEOF'
-import sys, zipfile, pathlib
+import pathlib, re, sys, zipfile
 work, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 wheel = next(work.glob("llama_cpp_python-*.whl"))
 out.mkdir(parents=True, exist_ok=True)
 with zipfile.ZipFile(wheel) as archive:
     for info in archive.infolist():
-        name = info.filename
-        if name.startswith("llama_cpp/lib/") and not name.endswith("/"):
-            target = out / pathlib.PurePosixPath(name).name
+        name = pathlib.PurePosixPath(info.filename).name
+        if not info.filename.startswith("llama_cpp/lib/"):
+            continue
+        if name == "libllama.so" or re.fullmatch(r"libggml[\w-]*\.so\.\d+", name):
+            target = out / name
             target.write_bytes(archive.read(info))
             target.chmod(0o755)
 PYEOF
