@@ -76,8 +76,16 @@ $(LLAMA_BENCH): | $(STAMP)
 
 bench-tools: $(LLAMA_BENCH)
 
-bench: $(STAMP) $(LLAMA_BENCH)
-	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) $(BIN)/hearth bench
+# The installer's CPU build (the portable wheel) as a runtime, compared with the dev build.
+PORTABLE_RUNTIME = $(BUILD_CACHE)/runtimes-$(LLAMA_VERSION)/cpu-portable
+
+$(PORTABLE_RUNTIME)/runtime.json: $(PORTABLE)/.built | $(STAMP)
+	$(PY) packaging/llama/unpack_runtime.py $(PORTABLE)/llama_cpp_python-*.whl \
+		$(PORTABLE_RUNTIME) cpu-portable cpu
+
+bench: $(STAMP) $(LLAMA_BENCH) $(PORTABLE_RUNTIME)/runtime.json
+	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) \
+		HEARTH_BENCH_PORTABLE=$(PORTABLE_RUNTIME) $(BIN)/hearth bench
 
 # What packaging/gpu-check.sh needs on a GPU machine that has no network (see its header).
 gpu-kit: $(STAMP)
@@ -115,14 +123,17 @@ $(PORTABLE)/.built:
 		-w $(PORTABLE) llama-cpp-python==0.3.36
 	touch $@
 
-dist: $(PORTABLE)/.built $(QM) | check-python
+# The installer carries the Vulkan runtime where it can be built (docs/RUNTIMES.md).
+DIST_RUNTIMES := $(if $(HAVE_VULKAN_TOOLS),$(RUNTIMES_CACHE)/vulkan/runtime.json,)
+
+dist: $(PORTABLE)/.built $(QM) $(DIST_RUNTIMES) | check-python
 	test -x $(DIST_VENV)/bin/python || $(PYTHON) -m venv $(DIST_VENV)
 	$(DIST_VENV)/bin/pip install --quiet --upgrade pip
 	$(DIST_VENV)/bin/pip install --quiet $(PORTABLE)/llama_cpp_python-*.whl
 	$(DIST_VENV)/bin/pip install --quiet . "pyinstaller>=6,<7"
 	$(DIST_VENV)/bin/pip install --quiet --no-deps $(STARTER)
-	$(DIST_VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath dist \
-		--workpath build/pyinstaller packaging/hearth.spec
+	HEARTH_DIST_RUNTIMES=$(RUNTIMES_CACHE) $(DIST_VENV)/bin/pyinstaller --noconfirm --clean \
+		--log-level WARN --distpath dist --workpath build/pyinstaller packaging/hearth.spec
 	bash packaging/linux/build-deb.sh
 
 dist-test: dist

@@ -170,7 +170,6 @@ class Core:
             n_ctx=context,
             threads=threads,
             gpu_layers=gpu_layers,
-            flash_attn=gpu_layers != 0,
             runtime=chosen.runtime or "",
             prompt_lookup=not chosen.no_prompt_lookup,
             engine=engine,

@@ -99,7 +99,7 @@ class LlamaCppEngine:
                 n_threads=threads,
                 n_threads_batch=threads,
                 n_gpu_layers=int(spec.get("gpu_layers") or 0),
-                flash_attn=bool(spec.get("flash_attn", False)),
+                flash_attn=bool(spec.get("flash_attn", True)),
                 use_mmap=True,
                 verbose=bool(spec.get("verbose", False)),
             )
@@ -317,14 +317,20 @@ class LlamaCppEngine:
         """Evaluate the prompt after its cached prefix, in slices, checking Stop between
         them, so that Stop acts within one slice of a long prompt.  A ``progress`` event
         after each slice of a long prompt says how far reading it has come.  Returns False
-        when cancelled."""
+        when cancelled.
+
+        The last token is always evaluated on its own, whether the rest came from the
+        cache or not: a batch rounds differently from a single token, and the first
+        token of the reply is drawn from these logits, so the same request (and seed) gives
+        the same reply the second time too."""
         kv = self._loaded_kv()
         start = kv.reuse_prefix(prompt)
-        long = len(prompt) - start > PREFILL_SLICE
-        for begin in range(start, len(prompt), PREFILL_SLICE):
+        end = len(prompt) - 1
+        long = end - start > PREFILL_SLICE
+        for begin in range(start, end, PREFILL_SLICE):
             if cancel.is_set():
                 return False
-            done = min(begin + PREFILL_SLICE, len(prompt))
+            done = min(begin + PREFILL_SLICE, end)
             kv.decode(prompt[begin:done])
             if long:
                 emit(
@@ -336,7 +342,10 @@ class LlamaCppEngine:
                         "prompt_tokens": len(prompt),
                     }
                 )
-        return not cancel.is_set()
+        if cancel.is_set():
+            return False
+        kv.decode(prompt[end:])
+        return True
 
     def _loaded_kv(self) -> KvSequence:
         if self._kv is None:

@@ -11,7 +11,8 @@ Prompt-lookup decoding (``NgramDrafter``) guesses the next tokens from an earlie
 the prompt or the reply where the last tokens occurred, and checks the guesses in one
 batch: tasks that repeat their input (editing code, quoting, translating names) get several
 tokens per decode.  Every token is still drawn by the sampler chain from its own
-position's logits, so the reply is the one the model would give without drafting.
+position's logits, so the reply is the one the model would give without drafting (up to
+the rounding of a batch against single tokens, which may flip a near tie).
 
 The sampler chain is built for each request, so nothing (seed, grammar, penalties, bias)
 carries over from one request to the next.

@@ -28,6 +28,7 @@ import traceback
 from typing import IO, Any
 
 from backends import runtimes
+from backends.delta_batch import DeltaBatcher
 from backends.engine import Engine, EngineError, create_engine
 from backends.text_stream import ReasoningSplit
 from wire import protocol
@@ -214,13 +215,18 @@ class Worker:
                 )
         engine = self.require_engine()
 
+        batch = DeltaBatcher(self.channel.send)
+
         def emit(event: dict[str, Any]) -> None:
             event.setdefault("id", request_id)
-            self.channel.send(event)
+            batch(event)
 
         split = ReasoningSplit(emit)  # <think>…</think> apart from the answer, for every engine
-        finish = engine.chat(message, self.cancel_flag, split)
-        split.flush()
+        try:
+            finish = engine.chat(message, self.cancel_flag, split)
+            split.flush()
+        finally:
+            batch.flush()
         log.info("request %s ended (%s)", request_id, finish)
         self.channel.send({"type": protocol.DONE, "id": request_id, "finish_reason": finish})
 

@@ -31,7 +31,9 @@ class ModelSpec:
     threads: int = 0
     gpu_layers: int = 0  # -1: all of them
     engine: str = LLAMA_CPP
-    flash_attn: bool = False
+    # llama.cpp's own default (auto) turns it on wherever it is supported: the CPU too,
+    # where it was measured 5-15 % faster here.
+    flash_attn: bool = True
     # llama.cpp only: the runtime (build) to run on, "" for the best one here, and
     # prompt-lookup decoding (guessed tokens checked in batches).
     runtime: str = ""
@@ -50,7 +52,7 @@ class ModelSpec:
     timeout: float = 120.0  # seconds without data before a remote server counts as gone
 
     def with_gpu_layers(self, layers: int) -> ModelSpec:
-        return replace(self, gpu_layers=layers, flash_attn=layers != 0)
+        return replace(self, gpu_layers=layers)
 
     def on_runtime(self, name: str) -> ModelSpec:
         """This spec forced onto one llama.cpp runtime; a GPU runtime with no GPU layers
@@ -58,7 +60,7 @@ class ModelSpec:
         if not name or self.engine != LLAMA_CPP:
             return self
         layers = -1 if name != "cpu" and self.gpu_layers == 0 else self.gpu_layers
-        return replace(self, runtime=name, gpu_layers=layers, flash_attn=layers != 0)
+        return replace(self, runtime=name, gpu_layers=layers)
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,8 +20,14 @@ def main(argv: list[str]) -> int:
     import llama_cpp
 
     path, n_ctx, threads = argv[0], int(argv[1]), int(argv[2])
+    flash_attn = argv[3:4] != ["0"]  # as Hearth's spec says
     llm = llama_cpp.Llama(
-        model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
+        model_path=path,
+        n_ctx=n_ctx,
+        n_threads=threads,
+        n_threads_batch=threads,
+        flash_attn=flash_attn,
+        verbose=False,
     )
     vocab = llm._model.vocab
     eog = [t for t in range(llm.n_vocab()) if llama_cpp.llama_vocab_is_eog(vocab, t)]

@@ -14,14 +14,20 @@ import os
 import shutil
 import statistics
 import subprocess
-from dataclasses import dataclass, field
+import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from app.engine_client import EngineClient
-from wire.model_spec import ModelSpec
+from wire.model_spec import BUILT_IN_RUNTIME, ModelSpec
+
+RUNTIMES_ENV = "HEARTH_RUNTIMES_DIR"  # backends.runtimes reads it in the worker
 
 LLAMA_BENCH_ENV = "HEARTH_LLAMA_BENCH"
+# A runtime folder with the installer's CPU build (make bench unpacks the portable wheel).
+PORTABLE_ENV = "HEARTH_BENCH_PORTABLE"
+PORTABLE = "cpu-portable"
 REPO = Path(__file__).resolve().parents[2]
 GENERATE = 128
 PROMPT_TOKENS = 512
@@ -50,6 +56,8 @@ class EngineFigures:
     lookup_without: list[float] = field(default_factory=list)
     unrelated_with: list[float] = field(default_factory=list)
     unrelated_without: list[float] = field(default_factory=list)
+    portable: list[float] = field(default_factory=list)
+    dev: list[float] = field(default_factory=list)
 
     @staticmethod
     def ratio(top: list[float], bottom: list[float]) -> float:
@@ -108,6 +116,24 @@ def _long_prompt(round_number: int) -> list[dict[str, Any]]:
 
 
 def measure(spec: ModelSpec, binary: Path, rounds: int) -> EngineFigures:
+    """Everything on the dev build (the built-in runtime, what llama-bench was built like);
+    the installer's CPU build too when ``HEARTH_BENCH_PORTABLE`` names its runtime."""
+    portable = os.environ.get(PORTABLE_ENV)
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-runtimes-") as runtimes:
+        previous = os.environ.get(RUNTIMES_ENV)
+        os.environ[RUNTIMES_ENV] = runtimes  # only what this benchmark puts there
+        if portable:
+            os.symlink(portable, Path(runtimes) / PORTABLE)
+        try:
+            return _measure(spec.on_runtime(BUILT_IN_RUNTIME), binary, rounds, bool(portable))
+        finally:
+            if previous is None:
+                os.environ.pop(RUNTIMES_ENV, None)
+            else:
+                os.environ[RUNTIMES_ENV] = previous
+
+
+def _measure(spec: ModelSpec, binary: Path, rounds: int, portable: bool) -> EngineFigures:
     figures = EngineFigures()
     client = EngineClient()
     threads = spec.threads or os.cpu_count() or 1
@@ -141,6 +167,12 @@ def measure(spec: ModelSpec, binary: Path, rounds: int) -> EngineFigures:
                         ]
                     )
                 )
+        if portable:
+            other = replace(spec, runtime=PORTABLE)
+            _stats(client, other, task, **plain)  # its own worker: load and warm up
+            for _ in range(rounds):
+                figures.portable.append(float(_stats(client, other, task, **plain)["tokens_per_s"]))
+                figures.dev.append(float(_stats(client, spec, task, **plain)["tokens_per_s"]))
     finally:
         client.close()
     return figures

@@ -57,9 +57,12 @@ class Side:
 class Baseline:
     """llama-cpp-python alone, in its own process (see hearth.bench.baseline)."""
 
-    def __init__(self, model_path: str, n_ctx: int, threads: int) -> None:
+    def __init__(self, model_path: str, n_ctx: int, threads: int, flash_attn: bool) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "hearth.bench.baseline", model_path, str(n_ctx), str(threads)],
+            [
+                *(sys.executable, "-m", "hearth.bench.baseline", model_path),
+                *(str(n_ctx), str(threads), "1" if flash_attn else "0"),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -277,7 +280,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         QTimer.singleShot(60_000, settle.quit)
         if window.core.facts is None:
             settle.exec()
-        baseline = Baseline(spec.path, spec.n_ctx, spec.threads)
+        baseline = Baseline(spec.path, spec.n_ctx, spec.threads, spec.flash_attn)
         hearth = Side([], [])
         library = Side([], [])
         ui_cpu: list[float] = []

@@ -25,10 +25,23 @@ echo "AVX-512 instructions: $AVX512, AVX2 instructions: $AVX2"
 if [ "$AVX512" != "0" ] || [ "$AVX2" = "0" ]; then
   echo "FAILED: the bundled llama.cpp is not a portable AVX2 build"; exit 1
 fi
+echo "== llama.cpp runtimes in the bundle"
+APP_DIR="$ROOT/opt/hearth"
+if [ -n "${HEARTH_REQUIRE_VULKAN:-}" ] && ! [ -f "$(find "$APP_DIR" -path '*runtimes/vulkan/runtime.json' | head -1)" ]; then
+  echo "FAILED: the Vulkan runtime is not in the bundle"; exit 1
+fi
+find "$APP_DIR" -name runtime.json -path '*runtimes/*' -exec dirname {} \; | while read -r runtime; do
+  du -sh "$runtime" | sed "s|$APP_DIR/||;s/^/runtime: /"
+done
+"$APP" sysinfo --json | python3 -c 'import json,sys; [print("runtime", r["name"], "usable" if r["usable"] else "not usable", "-", r["reason"]) for r in json.load(sys.stdin)["runtimes"]]'
 echo "== --version"
 "$APP" --version
 echo "== sizes"
 du -sh "$ROOT/opt/hearth" | sed 's/^/installed: /'
+INSTALLED_MB="$(du -s --block-size=1000000 "$ROOT/opt/hearth" | cut -f1)"
+if [ "$INSTALLED_MB" -gt 450 ]; then
+  echo "FAILED: the installed size ($INSTALLED_MB MB) is over its budget of 450 MB"; exit 1
+fi
 ls -l "$DEB" | awk '{printf "deb: %.0f MB\n", $5/1e6}'
 echo "== files in the .deb (top level)"
 dpkg-deb -c "$DEB" | awk '{print $6}' | cut -d/ -f2-4 | sort -u | head -20

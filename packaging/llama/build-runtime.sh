@@ -25,25 +25,7 @@ SRC="$WORK/llama_cpp_python-$VERSION"
 "$PYTHON" "$(dirname "$0")/compat.py" "$SRC"
 CMAKE_ARGS="$ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$PYTHON" -m pip wheel --quiet \
   --no-deps --no-cache-dir -w "$WORK" "$SRC"
-# Only what is loaded: libllama.so (by name) and the ggml libraries by their sonames
-# (wheels carry three copies of each; the multimodal libmtmd is not used).
-"$PYTHON" - "$WORK" "$OUT.tmp" <<'PYEOF'
-import pathlib, re, sys, zipfile
-work, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-wheel = next(work.glob("llama_cpp_python-*.whl"))
-out.mkdir(parents=True, exist_ok=True)
-with zipfile.ZipFile(wheel) as archive:
-    for info in archive.infolist():
-        name = pathlib.PurePosixPath(info.filename).name
-        if not info.filename.startswith("llama_cpp/lib/"):
-            continue
-        if name == "libllama.so" or re.fullmatch(r"libggml[\w-]*\.so\.\d+", name):
-            target = out / name
-            target.write_bytes(archive.read(info))
-            target.chmod(0o755)
-PYEOF
-printf '{"name": "%s", "kind": "%s", "llama_cpp_python": "%s", "cmake_args": "%s"}\n' \
-  "$NAME" "$KIND" "$VERSION" "$ARGS" >"$OUT.tmp/runtime.json"
-rm -rf "$OUT" "$WORK"
-mv "$OUT.tmp" "$OUT"
+"$PYTHON" "$(dirname "$0")/unpack_runtime.py" "$(ls "$WORK"/llama_cpp_python-*.whl)" "$OUT" \
+  "$NAME" "$KIND"
+rm -rf "$WORK"
 du -sh "$OUT"
