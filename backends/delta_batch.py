@@ -54,6 +54,4 @@ def _mergeable(held: dict[str, Any], event: dict[str, Any]) -> bool:
     """Deltas of the same request with the same text fields (answer and reasoning apart)."""
     if held.keys() != event.keys() or held.get("id") != event.get("id"):
         return False
-    return all(
-        isinstance(value, str) for key, value in event.items() if key not in ("type", "id")
-    )
+    return all(isinstance(value, str) for key, value in event.items() if key not in ("type", "id"))

@@ -273,7 +273,7 @@ def _build(
 
 
 def runtime_name(kind: str) -> str:
-    """"cpu" is the built-in runtime's name: the kit's CPU build needs another."""
+    """ "cpu" is the built-in runtime's name: the kit's CPU build needs another."""
     return "cpu-kit" if kind == "cpu" else kind
 
 
