@@ -63,6 +63,11 @@ test: lint $(TEST_RUNTIMES)
 test-under-load: lint $(TEST_RUNTIMES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.tools.under_load $(PY) -m pytest
 
+# The installers' build of llama.cpp: for any x86-64 CPU with AVX2 (see dist below).
+DIST_VENV := .venv-dist
+PORTABLE  := $(HOME)/.cache/hearth-build/wheels/portable
+LLAMA_PORTABLE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+
 # llama.cpp's own llama-bench, from the llama.cpp that llama-cpp-python vendors, so that
 # `hearth bench` compares the engine with the C++ figure of the same code.  Built once per
 # machine, outside the tree (like pip's wheel cache).
@@ -76,8 +81,9 @@ $(LLAMA_BENCH): | $(STAMP)
 
 bench-tools: $(LLAMA_BENCH)
 
-# The installer's CPU build (the portable wheel) as a runtime, compared with the dev build.
-PORTABLE_RUNTIME = $(BUILD_CACHE)/runtimes-$(LLAMA_VERSION)/cpu-portable
+# The installer's CPU build (the portable wheel) as a runtime, compared with the dev build
+# (kept apart from the runtimes that installers carry).
+PORTABLE_RUNTIME = $(BUILD_CACHE)/bench-$(LLAMA_VERSION)/cpu-portable
 
 $(PORTABLE_RUNTIME)/runtime.json: $(PORTABLE)/.built | $(STAMP)
 	$(PY) packaging/llama/unpack_runtime.py $(PORTABLE)/llama_cpp_python-*.whl \
@@ -113,9 +119,6 @@ screenshot: $(STAMP)
 # A separate venv without torch, and llama.cpp built for any x86-64 CPU with AVX2 instead
 # of this machine's CPU.  The portable wheel is kept outside the tree (like pip's own wheel
 # cache) so that a fresh clone on the same machine does not build it again.
-DIST_VENV := .venv-dist
-PORTABLE  := $(HOME)/.cache/hearth-build/wheels/portable
-LLAMA_PORTABLE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 $(PORTABLE)/.built:
 	mkdir -p $(PORTABLE)
@@ -132,8 +135,9 @@ dist: $(PORTABLE)/.built $(QM) $(DIST_RUNTIMES) | check-python
 	$(DIST_VENV)/bin/pip install --quiet $(PORTABLE)/llama_cpp_python-*.whl
 	$(DIST_VENV)/bin/pip install --quiet . "pyinstaller>=6,<7"
 	$(DIST_VENV)/bin/pip install --quiet --no-deps $(STARTER)
-	HEARTH_DIST_RUNTIMES=$(RUNTIMES_CACHE) $(DIST_VENV)/bin/pyinstaller --noconfirm --clean \
-		--log-level WARN --distpath dist --workpath build/pyinstaller packaging/hearth.spec
+	$(DIST_VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath dist \
+		--workpath build/pyinstaller packaging/hearth.spec
+	bash packaging/add-runtimes.sh dist/hearth $(RUNTIMES_CACHE)
 	bash packaging/linux/build-deb.sh
 
 dist-test: dist

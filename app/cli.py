@@ -363,10 +363,8 @@ def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
         layers = getattr(args, "gpu_layers", None)
 
         def spec_for(entry: Any, n_ctx: int | None) -> Any:
-            spec = core.load_spec(entry, n_ctx)
-            if layers is not None:
-                spec = spec.with_gpu_layers(int(layers))
-            return spec.on_runtime(runtime)
+            spec = core.load_spec(entry, n_ctx).on_runtime(runtime)
+            return spec.with_gpu_layers(int(layers)) if layers is not None else spec
 
         return core.find_model(args.model), spec_for
     from pathlib import Path

@@ -138,8 +138,11 @@ class _Worker:
         self.killed_for_cancel = False
         # The llama.cpp runtime the worker chose, and whether it was forced (for retries).
         self.runtime: tuple[str, bool] | None = None
-        # What was sent for each load or chat, to send it again on another runtime.
+        # What was sent for each load or chat until its model is loaded, to send it again
+        # on another runtime.
         self.sent: dict[int, dict[str, Any]] = {}
+        self.retiring = False  # ended on purpose (another model, unload, close, Stop)
+        self.model_loaded = False
         self.log_file = client.open_worker_log()
         env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
@@ -247,10 +250,14 @@ class _Worker:
                     ),
                 }
                 self.process.kill()
+            if event["type"] == protocol.LOADED:
+                self.model_loaded = True
             job.deliver(event)
-            if job.finished:
+            if job.finished or event["type"] == protocol.LOADED:
                 with self.lock:
-                    self.jobs.pop(job.id, None)
+                    self.sent.pop(job.id, None)  # loaded: no runtime to fall back from
+                    if job.finished:
+                        self.jobs.pop(job.id, None)
         code = self.process.wait()
         stream.close()
         with self.lock:
@@ -282,13 +289,18 @@ class _Worker:
         crash): the request goes to a new worker without that runtime."""
         if self.runtime is None or self.runtime[1] or self.runtime[0] == BUILT_IN_RUNTIME:
             return False
-        if job.first_delta_at is not None or job.cancel_requested:
-            return False
-        event = {"type": protocol.ERROR, **to_wire(Phrase("the engine stopped ({0})", code))}
+        if self.retiring or self.killed_for_cancel or self.model_loaded or job.id not in self.sent:
+            return False  # ended on purpose, or the model had loaded: not the runtime's fault
+        event = {
+            "type": protocol.ERROR,
+            "kind": protocol.ERR_WORKER_DIED,
+            **to_wire(Phrase("the engine stopped ({0})", code)),
+        }
         return self.client.retry_elsewhere(self, job, self.runtime[0], event)
 
     def stop(self, grace_s: float) -> None:
         """Ask the worker to shut down; kill it if it has not gone within ``grace_s``."""
+        self.retiring = True
         self.send_control({"type": protocol.SHUTDOWN, "id": None})
         with self.lock, contextlib.suppress(OSError):
             self.stdin.close()
@@ -427,8 +439,10 @@ class EngineClient:
     ) -> Job:
         job = Job(next(self._ids), kind, on_event)
         job._client = self
-        if spec is not None and spec in self._rerouted:
-            spec = self._rerouted[spec]
+        with self._lock:
+            rerouted = self._rerouted.get(spec) if spec is not None else None
+        if rerouted is not None:
+            spec = rerouted
             if "model" in payload:
                 payload = {**payload, "model": spec.to_wire()}
         self._send_new(job, kind, spec, payload)
@@ -460,40 +474,48 @@ class EngineClient:
     ) -> bool:
         """Send ``job`` again to a new worker that skips the runtime ``failed`` (chosen
         automatically, it could not load the model); the user gets a notice.  False when
-        there is nothing to send again."""
+        there is nothing to send again.  Runs on the failed worker's reader thread."""
         with worker.lock:
             message = worker.sent.pop(job.id, None)
-            worker.jobs.pop(job.id, None)
-        if message is None or self._closed:
+            if message is not None:
+                worker.jobs.pop(job.id, None)
+        if message is None:
             return False
-        original = ModelSpec.from_wire(message["model"])
-        spec = replace(original, skip_runtimes=(*original.skip_runtimes, failed))
-        for source, target in list(self._rerouted.items()):
-            if target == original:
-                self._rerouted[source] = spec
-        self._rerouted[original] = spec
-        log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
-        job.deliver(
-            {
-                "type": protocol.NOTICE,
-                "id": job.id,
-                "kind": "runtime_failed",
-                "runtime": failed,
-                **to_wire(
-                    Phrase(
-                        "The {0} runtime could not load the model ({1}); trying the next one.",
-                        failed,
-                        str(event.get("message", "")),
-                    )
-                ),
-            }
-        )
-        payload = {k: v for k, v in message.items() if k not in ("type", "id")}
-        payload["model"] = spec.to_wire()
+        if job.cancel_requested:
+            job.deliver(
+                {"type": protocol.DONE, "id": job.id, "finish_reason": protocol.FINISH_CANCELLED}
+            )
+            return True
         try:
+            original = ModelSpec.from_wire(message["model"])
+            spec = replace(original, skip_runtimes=(*original.skip_runtimes, failed))
+            with self._lock:
+                for source, target in list(self._rerouted.items()):
+                    if target == original:
+                        self._rerouted[source] = spec
+                self._rerouted[original] = spec
+            log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
+            job.deliver(
+                {
+                    "type": protocol.NOTICE,
+                    "id": job.id,
+                    "kind": "runtime_failed",
+                    "runtime": failed,
+                    **to_wire(
+                        Phrase(
+                            "The {0} runtime could not load the model ({1}); trying the next one.",
+                            failed,
+                            str(event.get("message", "")),
+                        )
+                    ),
+                }
+            )
+            payload = {k: v for k, v in message.items() if k not in ("type", "id")}
+            payload["model"] = spec.to_wire()
             self._send_new(job, job.kind, spec, payload)
-        except RuntimeError:  # the client was closed meanwhile
-            return False
+        except Exception:  # the reader thread must go on: the job ends with the error
+            log.exception("could not retry on another runtime")
+            job.deliver({**event, "id": job.id, "retry_without_runtime": False})
         return True
 
     def load(self, spec: ModelSpec, on_event: EventCallback | None = None) -> Job:

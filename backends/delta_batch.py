@@ -22,8 +22,9 @@ INTERVAL = 0.02  # seconds
 
 
 class DeltaBatcher:
-    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, send: Callable[[dict[str, Any]], None], interval: float = INTERVAL) -> None:
         self._send = send
+        self._interval = interval
         self._held: dict[str, Any] | None = None
         self._sent_at = float("-inf")
 
@@ -40,7 +41,7 @@ class DeltaBatcher:
         else:
             self.flush()
             self._held = dict(event)
-        if time.monotonic() - self._sent_at >= INTERVAL:
+        if time.monotonic() - self._sent_at >= self._interval:
             self.flush()
 
     def flush(self) -> None:

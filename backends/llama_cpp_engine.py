@@ -33,6 +33,7 @@ from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.llama_loop import (
     CONTINUE,
     DecodeFailed,
+    GrammarRefused,
     KvSequence,
     LoopStats,
     NgramDrafter,
@@ -75,6 +76,7 @@ class LlamaCppEngine:
         self._ctx: Any = None
         self._piece: Any = None
         self._prompt_lookup = True
+        self._can_draft = True
         self.runtime = os.environ.get(RUNTIME_ENV, BUILT_IN)
         self._formatter: Any = None
         self._stops: tuple[str, ...] = ()
@@ -121,7 +123,12 @@ class LlamaCppEngine:
         self._ctx = llm._ctx.ctx
         self._kv = KvSequence(self._lib, self._ctx, PREFILL_SLICE, self.n_ctx)
         self._piece = PieceDecoder(self._lib, llm._model.vocab)
-        self._prompt_lookup = bool(spec.get("prompt_lookup", True))
+        model = llm._model.model
+        # A recurrent state cannot be cut back after a wrong guess: no drafting there.
+        self._can_draft = not (
+            self._lib.llama_model_is_recurrent(model) or self._lib.llama_model_is_hybrid(model)
+        )
+        self._prompt_lookup = bool(spec.get("prompt_lookup", True)) and self._can_draft
         vocab = llm._model.vocab
         self._eog = (
             {t for t in range(llm.n_vocab()) if self._is_eog(vocab, t)}
@@ -232,9 +239,13 @@ class LlamaCppEngine:
                 params,
                 banned=sorted(self._eog) if ignore_eos else (),
             )
-        except ValueError as exc:
+        except GrammarRefused as exc:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST, Phrase("The request's grammar was refused: {0}", exc)
+            ) from exc
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST, Phrase("A sampling setting is not valid: {0}", exc)
             ) from exc
         stops = self._stops + _request_stops(params.get("stop"))
         assembler = TextAssembler(stops, strip_leading=not continuing)
@@ -269,11 +280,8 @@ class LlamaCppEngine:
                 finish = protocol.FINISH_CANCELLED
                 cancel.set()
             else:
-                drafter = (
-                    NgramDrafter(prompt)
-                    if params.get("prompt_lookup", self._prompt_lookup)
-                    else None
-                )
+                wanted = params.get("prompt_lookup", self._prompt_lookup)
+                drafter = NgramDrafter(prompt) if wanted and self._can_draft else None
                 finish = run_token_loop(
                     self._lib, self._ctx, self._loaded_kv(), sampler, on_token, drafter, loop
                 )

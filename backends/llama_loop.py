@@ -39,6 +39,10 @@ class DecodeFailed(RuntimeError):
     """``llama_decode`` refused a batch (no room left in the context, or a backend error)."""
 
 
+class GrammarRefused(ValueError):
+    """llama.cpp could not parse a request's GBNF grammar."""
+
+
 class KvSequence:
     """The tokens whose keys and values are in the context (sequence 0), kept in step with
     the context: decoding appends to it, ``truncate`` removes from the context too."""
@@ -60,12 +64,19 @@ class KvSequence:
         while kept < limit and self.tokens[kept] == prompt[kept]:
             kept += 1
         self.truncate(kept)
-        return kept
+        return len(self.tokens)  # 0 when the memory could not keep a part (recurrent)
 
     def truncate(self, length: int) -> None:
         if length < len(self.tokens):
-            self._lib.llama_memory_seq_rm(self._memory, 0, length, -1)
+            self._cut(length)
             del self.tokens[length:]
+
+    def _cut(self, length: int) -> None:
+        """Drop positions from ``length`` on; a memory that cannot (a recurrent model's
+        state) is cleared whole, and the next prompt is evaluated from its start."""
+        if not self._lib.llama_memory_seq_rm(self._memory, 0, length, -1):
+            self._lib.llama_memory_clear(self._memory, True)
+            self.tokens.clear()
 
     def decode(self, tokens: Sequence[int], all_logits: bool = False) -> None:
         """Evaluate ``tokens`` after the cached ones; logits for the last token (or for
@@ -91,7 +102,7 @@ class KvSequence:
         code = self._lib.llama_decode(self._ctx, batch)
         if code != 0:
             # Whatever part was evaluated is dropped, so the cache matches ``tokens`` again.
-            self._lib.llama_memory_seq_rm(self._memory, 0, start, -1)
+            self._cut(start)
             raise DecodeFailed(f"llama_decode returned {code}")
         self.tokens.extend(tokens)
 
@@ -114,6 +125,15 @@ class SamplerChain:
     ) -> None:
         self._lib = lib
         self.chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        try:
+            self._build(lib, vocab, n_vocab, params, banned)
+        except BaseException:
+            self.close()
+            raise
+
+    def _build(
+        self, lib: Any, vocab: Any, n_vocab: int, params: dict[str, Any], banned: Sequence[int]
+    ) -> None:
         add = self._add
         bias = dict(_token_bias(params.get("logit_bias"), n_vocab))
         bias.update({token: float("-inf") for token in banned})
@@ -131,8 +151,7 @@ class SamplerChain:
         if grammar:
             sampler = lib.llama_sampler_init_grammar(vocab, str(grammar).encode(), b"root")
             if not sampler:
-                self.close()
-                raise ValueError("the grammar could not be parsed")
+                raise GrammarRefused("the grammar could not be parsed")
             add(sampler)
         temperature = float(params.get("temperature", 0.0))
         if temperature <= 0:

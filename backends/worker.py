@@ -28,11 +28,11 @@ import traceback
 from typing import IO, Any
 
 from backends import runtimes
-from backends.delta_batch import DeltaBatcher
+from backends.delta_batch import INTERVAL, DeltaBatcher
 from backends.engine import Engine, EngineError, create_engine
 from backends.text_stream import ReasoningSplit
 from wire import protocol
-from wire.model_spec import LLAMA_CPP
+from wire.model_spec import LLAMA_CPP, REMOTE
 from wire.phrases import Phrase, to_wire
 
 log = logging.getLogger("hearth.worker")
@@ -215,7 +215,10 @@ class Worker:
                 )
         engine = self.require_engine()
 
-        batch = DeltaBatcher(self.channel.send)
+        # Local engines' deltas are merged; a server's arrive as it sends them (its stalls
+        # must not hold back text already there).
+        remote = (self.loaded_spec or {}).get("engine") == REMOTE
+        batch = DeltaBatcher(self.channel.send, interval=0.0 if remote else INTERVAL)
 
         def emit(event: dict[str, Any]) -> None:
             event.setdefault("id", request_id)

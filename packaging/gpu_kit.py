@@ -161,7 +161,11 @@ def run_check(kit: Path, cpu: bool, budget_s: float) -> dict[str, Any]:
     first = builds[kinds[0]] if kinds[0] in builds else next(iter(builds.values()))
     shape = CPU_SHAPE if cpu else GPU_SHAPE
     started = time.monotonic()
-    model = _gguf_model(kit, source, first, work, shape)
+    try:
+        model = _gguf_model(kit, source, first, work, shape)
+    except Exception as exc:  # noqa: BLE001 - reported
+        report.step("model", "failed", reason=f"{type(exc).__name__}: {exc}")
+        return report.data
     report.step("model", "ok", path=model.name, seconds=round(time.monotonic() - started, 1))
     results = {}
     for kind, build in builds.items():
@@ -404,7 +408,7 @@ def _measure_llama(kit: Path, build: Path, kind: str, model: Path, cpu: bool) ->
     figures: dict[str, list[float]] = {
         k: [] for k in ("hearth_tg", "bench_tg", "hearth_pp", "bench_pp", "ttft_ms")
     }
-    used = _GpuMemory()
+    used = _GpuMemory(lambda: client.worker_pid)
     try:
         plain = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True}
         stats = _reply(client, spec, prompt, {**plain, "prompt_lookup": False})
@@ -464,9 +468,11 @@ def _median(values: list[float]) -> float:
 
 
 class _GpuMemory:
-    """The most GPU memory ``nvidia-smi`` saw in use while the engine ran (MiB)."""
+    """The most GPU memory ``nvidia-smi`` saw the engine's worker use (MiB): its own
+    process only, not llama-bench's, which runs in between."""
 
-    def __init__(self) -> None:
+    def __init__(self, pid: Any) -> None:
+        self._pid = pid  # a callable giving the worker's pid
         self.peak_mib: int | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
@@ -481,15 +487,19 @@ class _GpuMemory:
             self._thread.join(5)
 
     def _watch(self) -> None:
+        query = "--query-compute-apps=pid,used_memory"
         while not self._stop.wait(0.5):
             out = subprocess.run(
-                ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                ["nvidia-smi", query, "--format=csv,noheader,nounits"],
                 capture_output=True,
                 text=True,
                 check=False,
-            ).stdout.split()
-            if out:
-                self.peak_mib = max(self.peak_mib or 0, int(out[0]))
+            ).stdout
+            pid = self._pid()
+            for line in out.splitlines():
+                parts = [p.strip() for p in line.split(",")]
+                if len(parts) == 2 and parts[0] == str(pid) and parts[1].isdigit():
+                    self.peak_mib = max(self.peak_mib or 0, int(parts[1]))
 
 
 def _fit_estimate_mib(model: Path, n_ctx: int) -> int | None:

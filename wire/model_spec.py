@@ -31,8 +31,9 @@ class ModelSpec:
     threads: int = 0
     gpu_layers: int = 0  # -1: all of them
     engine: str = LLAMA_CPP
-    # llama.cpp's own default (auto) turns it on wherever it is supported: the CPU too,
-    # where it was measured 5-15 % faster here.
+    # On, as llama.cpp's own default (auto) has it wherever the device supports it: on the
+    # CPU it was measured 5-15 % faster here.  (llama-cpp-python offers on or off only; a
+    # device without it for some head size runs that step on the CPU.)
     flash_attn: bool = True
     # llama.cpp only: the runtime (build) to run on, "" for the best one here, and
     # prompt-lookup decoding (guessed tokens checked in batches).

@@ -1749,6 +1749,10 @@
         <translation>请求的语法被拒绝：{0}</translation>
     </message>
     <message>
+        <source>A sampling setting is not valid: {0}</source>
+        <translation>采样设置无效：{0}</translation>
+    </message>
+    <message>
         <source>{0} answered {1}: {2}</source>
         <translation>{0} 返回 {1}：{2}</translation>
     </message>
