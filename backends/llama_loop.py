@@ -27,7 +27,7 @@ from typing import Any
 # llama-cpp-python's default for the repeat penalty's window (last_n_tokens_size).
 PENALTY_WINDOW = 64
 # Draft at most this many tokens per check; the batch holds that many plus the last token.
-DRAFT_MAX = 8
+DRAFT_MAX = 16
 # A draft is made only from a match of this many tokens (2 finds too many chance matches).
 NGRAM_SIZES = (4, 3)
 

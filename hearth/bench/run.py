@@ -213,7 +213,7 @@ def engine_figures(engine: Any) -> list[Figure]:
     lookup = ratio(engine.lookup_with, engine.lookup_without)
     unrelated = ratio(engine.unrelated_with, engine.unrelated_without)
     median = statistics.median
-    return [
+    figures = [
         Figure(
             "tokens_per_s_engine", round(median(engine.tokens_per_s_hearth), 2), "tok/s", None, None
         ),
@@ -241,6 +241,14 @@ def engine_figures(engine: Any) -> list[Figure]:
             "prompt_lookup_unrelated", round(unrelated, 3), "ratio", ">= 0.95", unrelated >= 0.95
         ),
     ]
+    if engine.portable:  # the installer's CPU build against the dev build, same worker path
+        installer = ratio(engine.portable, engine.dev)
+        figures.append(
+            Figure(
+                "installer_cpu_vs_dev", round(installer, 3), "ratio", ">= 0.97", installer >= 0.97
+            )
+        )
+    return figures
 
 
 def run_bench(core: Core, args: argparse.Namespace) -> int:
