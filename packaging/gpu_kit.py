@@ -392,6 +392,7 @@ def _hearth_env(kit: Path, runtimes: Path) -> None:
 def _measure_llama(kit: Path, build: Path, kind: str, model: Path, cpu: bool) -> dict[str, Any]:
     _hearth_env(kit, build.parent / "runtimes")
     from app.engine_client import EngineClient
+    from hearth.bench.engine_speed import reply_stats
     from wire.model_spec import ModelSpec
 
     layers = 0 if cpu else 99
@@ -411,16 +412,16 @@ def _measure_llama(kit: Path, build: Path, kind: str, model: Path, cpu: bool) ->
     used = _GpuMemory(lambda: client.worker_pid)
     try:
         plain = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True}
-        stats = _reply(client, spec, prompt, {**plain, "prompt_lookup": False})
+        stats = reply_stats(client, spec, prompt, **plain, prompt_lookup=False)
         runtime = stats.get("runtime")
         used.start()
         for index in range(ROUNDS):
-            stats = _reply(client, spec, prompt, {**plain, "prompt_lookup": False})
+            stats = reply_stats(client, spec, prompt, **plain, prompt_lookup=False)
             figures["hearth_tg"].append(float(stats["tokens_per_s"]))
             figures["ttft_ms"].append(float(stats["ttft_ms"]))
             figures["bench_tg"].append(_llama_bench(build, model, layers, 0, GENERATE))
             varied = [{"role": "user", "content": f"{index} " + long_prompt[0]["content"]}]
-            stats = _reply(client, spec, varied, {**plain, "max_tokens": 1})
+            stats = reply_stats(client, spec, varied, **{**plain, "max_tokens": 1})
             figures["hearth_pp"].append(stats["prompt_tokens"] / (stats["ttft_ms"] / 1000))
             figures["bench_pp"].append(_llama_bench(build, model, layers, 512, 0))
         used.stop()
@@ -446,19 +447,6 @@ def _measure_llama(kit: Path, build: Path, kind: str, model: Path, cpu: bool) ->
         result["gpu_memory_used_mib"] = used.peak_mib
         result["fit_estimate_mib"] = _fit_estimate_mib(model, spec.n_ctx)
     return result
-
-
-def _reply(client: Any, spec: Any, messages: list[dict[str, Any]], params: dict[str, Any]) -> Any:
-    stats: dict[str, Any] = {}
-    final: dict[str, Any] = {}
-    for event in client.chat(spec, messages, {"seed": 1, **params}).events(timeout=600):
-        if event["type"] == "stats":
-            stats = event
-        elif event["type"] in ("done", "error"):
-            final = event
-    if final.get("type") != "done":
-        raise RuntimeError(str(final.get("message", final)))
-    return stats
 
 
 def _median(values: list[float]) -> float:
@@ -537,6 +525,7 @@ def _measure_transformers(kit: Path, work: Path, shape: dict[str, int]) -> dict[
         tokenizer.save_pretrained(str(folder))
     _hearth_env(kit, work / "runtimes")
     from app.engine_client import EngineClient
+    from hearth.bench.engine_speed import reply_stats
     from wire.model_spec import ModelSpec
 
     results: dict[str, Any] = {}
@@ -546,8 +535,8 @@ def _measure_transformers(kit: Path, work: Path, shape: dict[str, int]) -> dict[
         try:
             prompt = [{"role": "user", "content": "Write a long story."}]
             params = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True}
-            _reply(client, spec, prompt, params)
-            stats = _reply(client, spec, prompt, params)
+            reply_stats(client, spec, prompt, **params)
+            stats = reply_stats(client, spec, prompt, **params)
         finally:
             client.close()
         results["static_cache" if static else "dynamic_cache"] = {

@@ -61,7 +61,12 @@ def test_sysinfo_lists_every_runtime_with_why_it_can_or_cannot_run(runtimes_dir:
     assert all(set(r) >= {"name", "kind", "usable", "reason", "selected"} for r in found.values())
 
 
-def chat(runtimes_dir: Path, *flags: str) -> tuple[list[dict[str, object]], str, int]:
+def chat(
+    runtimes_dir: Path, *flags: str, fail_on: str = ""
+) -> tuple[list[dict[str, object]], str, int]:
+    env = {"HEARTH_RUNTIMES_DIR": str(runtimes_dir)}
+    if fail_on:
+        env["HEARTH_FAIL_LOAD_ON_RUNTIME"] = fail_on
     result = run_hearth(
         "chat",
         "--json",
@@ -71,7 +76,7 @@ def chat(runtimes_dir: Path, *flags: str) -> tuple[list[dict[str, object]], str,
         "0",
         *flags,
         "Hi",
-        env={"HEARTH_RUNTIMES_DIR": str(runtimes_dir)},
+        env=env,
     )
     events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     return events, result.stderr, result.returncode
@@ -112,18 +117,8 @@ def test_a_runtime_that_fails_to_load_the_model_hands_over_to_the_next(
     """What a GPU out of memory or a driver crash does: the reply still comes, from the
     next runtime in a new worker, and the user is told which runtime failed."""
     target = "cpu-copy" if how == "fail" else "cpu-copy:crash"
-    result = run_hearth(
-        "chat",
-        "--json",
-        "--max-tokens",
-        "8",
-        "--temperature",
-        "0",
-        "Hi",
-        env={"HEARTH_RUNTIMES_DIR": str(runtimes_dir), "HEARTH_FAIL_LOAD_ON_RUNTIME": target},
-    )
-    assert result.returncode == 0, result.stderr
-    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    events, stderr, code = chat(runtimes_dir, fail_on=target)
+    assert code == 0, stderr
     failed = [e for e in events if e.get("kind") == "runtime_failed"]
     assert len(failed) == 1 and failed[0]["runtime"] == "cpu-copy"
     assert "cpu-copy runtime could not load the model" in str(failed[0]["message"])
@@ -136,15 +131,6 @@ def test_a_forced_runtime_that_fails_to_load_is_not_replaced(runtimes_dir: Path)
     """Forced means forced: the failure is the answer, nothing runs elsewhere."""
     _events, stderr, code = chat(runtimes_dir, "--runtime", "cpu-copy")
     assert code == 0, stderr  # it works when nothing fails
-    result = run_hearth(
-        "chat",
-        "--runtime",
-        "cpu-copy",
-        "Hi",
-        env={
-            "HEARTH_RUNTIMES_DIR": str(runtimes_dir),
-            "HEARTH_FAIL_LOAD_ON_RUNTIME": "cpu-copy",
-        },
-    )
-    assert result.returncode != 0
-    assert "cpu-copy runtime could not load the model" in result.stderr
+    _events, stderr, code = chat(runtimes_dir, "--runtime", "cpu-copy", fail_on="cpu-copy")
+    assert code != 0
+    assert "cpu-copy runtime could not load the model" in stderr

@@ -91,9 +91,10 @@ def llama_bench(binary: Path, model: str, threads: int, prompt: int, generate: i
     return float(json.loads(output)[0]["avg_ts"])
 
 
-def _stats(
+def reply_stats(
     client: EngineClient, spec: ModelSpec, messages: list[dict[str, Any]], **params: Any
 ) -> dict[str, Any]:
+    """The stats event of one reply through the worker (RuntimeError if it failed)."""
     stats: dict[str, Any] = {}
     final: dict[str, Any] = {}
     for event in client.chat(spec, messages, {"seed": 1, **params}).events(timeout=600):
@@ -142,15 +143,15 @@ def _measure(spec: ModelSpec, binary: Path, rounds: int, portable: bool) -> Engi
     task = [{"role": "user", "content": REPEAT_TASK}]
     unrelated = [{"role": "user", "content": UNRELATED_TASK}]
     try:
-        _stats(client, spec, task, **plain)  # load and warm up
+        reply_stats(client, spec, task, **plain)  # load and warm up
         for index in range(rounds):
             figures.tokens_per_s_hearth.append(
-                float(_stats(client, spec, task, **plain)["tokens_per_s"])
+                float(reply_stats(client, spec, task, **plain)["tokens_per_s"])
             )
             figures.tokens_per_s_llama_bench.append(
                 llama_bench(binary, spec.path, threads, 0, GENERATE)
             )
-            stats = _stats(client, spec, _long_prompt(index), **{**plain, "max_tokens": 1})
+            stats = reply_stats(client, spec, _long_prompt(index), **{**plain, "max_tokens": 1})
             figures.prompt_per_s_hearth.append(stats["prompt_tokens"] / (stats["ttft_ms"] / 1000))
             figures.prompt_per_s_llama_bench.append(
                 llama_bench(binary, spec.path, threads, PROMPT_TOKENS, 0)
@@ -159,20 +160,22 @@ def _measure(spec: ModelSpec, binary: Path, rounds: int, portable: bool) -> Engi
                 (task, figures.lookup_with, figures.lookup_without),
                 (unrelated, figures.unrelated_with, figures.unrelated_without),
             ):
-                on.append(float(_stats(client, spec, messages, **lookup)["tokens_per_s"]))
+                on.append(float(reply_stats(client, spec, messages, **lookup)["tokens_per_s"]))
                 off.append(
                     float(
-                        _stats(client, spec, messages, **lookup, prompt_lookup=False)[
+                        reply_stats(client, spec, messages, **lookup, prompt_lookup=False)[
                             "tokens_per_s"
                         ]
                     )
                 )
         if portable:
             other = replace(spec, runtime=PORTABLE)
-            _stats(client, other, task, **plain)  # its own worker: load and warm up
+            reply_stats(client, other, task, **plain)  # its own worker: load and warm up
             for _ in range(rounds):
-                figures.portable.append(float(_stats(client, other, task, **plain)["tokens_per_s"]))
-                figures.dev.append(float(_stats(client, spec, task, **plain)["tokens_per_s"]))
+                figures.portable.append(
+                    float(reply_stats(client, other, task, **plain)["tokens_per_s"])
+                )
+                figures.dev.append(float(reply_stats(client, spec, task, **plain)["tokens_per_s"]))
     finally:
         client.close()
     return figures
