@@ -143,3 +143,39 @@ def test_missing_proc_and_sys_files_still_give_an_answer(
     assert facts.linux is not None and facts.linux.swappiness is None
     checks = run_checks(facts)
     assert any(c.title == "This CPU has no AVX2" for c in checks)  # said plainly, not a crash
+
+
+def test_a_gpu_seen_through_vulkan_gets_no_nvidia_advice() -> None:
+    """An AMD or Intel GPU comes from a usable Vulkan runtime: it is listed as a GPU, and
+    nothing tells its owner to update an NVIDIA driver or install CUDA PyTorch."""
+    from app.machine.hardware import EngineFacts, SystemFacts, TorchFacts, runtime_gpus
+    from app.machine.system_check import run_checks
+
+    engines = EngineFacts(
+        llama_cpp_version="0.3.36",
+        llama_gpu_offload=True,
+        torch=TorchFacts(installed=True, version="2.13.0+cpu"),
+        runtimes=[
+            {
+                "name": "vulkan",
+                "kind": "vulkan",
+                "usable": True,
+                "reason": "GPU: AMD Radeon RX 7800 XT",
+                "selected": True,
+                "devices": [
+                    {
+                        "name": "Vulkan0",
+                        "description": "AMD Radeon RX 7800 XT",
+                        "type": "gpu",
+                        "memory_total": 16 * 2**30,
+                        "memory_free": 15 * 2**30,
+                    }
+                ],
+            }
+        ],
+    )
+    facts = SystemFacts(engines=engines, gpus=runtime_gpus(engines))
+    text = " ".join(f"{c.title} {c.detail} {c.action}" for c in run_checks(facts))
+    assert "GPU 0: AMD Radeon RX 7800 XT" in text
+    assert "llama.cpp's vulkan runtime" in text
+    assert "NVIDIA" not in text and "CUDA" not in text

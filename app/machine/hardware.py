@@ -160,6 +160,12 @@ class SystemFacts:
     def usable_gpus(self) -> list[GpuFacts]:
         return [g for g in self.gpus if g.vram_total_bytes > 0]
 
+    @property
+    def nvidia_gpus(self) -> list[GpuFacts]:
+        """The GPUs NVML saw (CUDA and PyTorch advice applies to these only; AMD and Intel
+        GPUs come from a Vulkan runtime, see ``runtime_gpus``)."""
+        return [g for g in self.usable_gpus if g.cuda_driver_version]
+
 
 # -- probes ----------------------------------------------------------------------------
 def probe_cpu() -> CpuFacts:

@@ -103,21 +103,26 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
     gpus = facts.usable_gpus
     engines = facts.engines
     torch = engines.torch
+    nvidia = facts.nvidia_gpus
     for gpu in gpus:
-        checks.append(
-            Check(
-                OK,
-                Phrase("GPU {0}: {1}", gpu.index, gpu.name),
-                Phrase(
-                    "{0} VRAM ({1} free), driver {2}, supports CUDA {3}, compute capability {4}.",
-                    _gb(gpu.vram_total_bytes),
-                    _gb(gpu.vram_free_bytes),
-                    gpu.driver_version,
-                    gpu.cuda_driver_version,
-                    gpu.compute_capability,
-                ),
+        detail = (
+            Phrase(
+                "{0} VRAM ({1} free), driver {2}, supports CUDA {3}, compute capability {4}.",
+                _gb(gpu.vram_total_bytes),
+                _gb(gpu.vram_free_bytes),
+                gpu.driver_version,
+                gpu.cuda_driver_version,
+                gpu.compute_capability,
+            )
+            if gpu in nvidia
+            else Phrase(
+                "{0} VRAM ({1} free), seen through llama.cpp's {2} runtime.",
+                _gb(gpu.vram_total_bytes),
+                _gb(gpu.vram_free_bytes),
+                gpu.driver_version,
             )
         )
+        checks.append(Check(OK, Phrase("GPU {0}: {1}", gpu.index, gpu.name), detail))
     if facts.apple_silicon:
         checks.append(
             Check(
@@ -153,7 +158,8 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
     elif gpus and engines.llama_gpu_offload:
         checks.append(Check(OK, Phrase("llama.cpp can offload to the GPU"), ""))
     checks.extend(runtime_checks(facts))
-    if gpus:
+    if nvidia:  # the PyTorch engine's GPU path is CUDA's
+        gpus = nvidia
         driver_cuda = gpus[0].cuda_driver_version
         if not torch.installed:
             checks.append(

@@ -1673,6 +1673,10 @@
         <translation>其文件头比任何模型的都大</translation>
     </message>
     <message>
+        <source>{0} VRAM ({1} free), seen through llama.cpp&apos;s {2} runtime.</source>
+        <translation>显存 {0}（可用 {1}），由 llama.cpp 的 {2} 运行时发现。</translation>
+    </message>
+    <message>
         <source>the header holds more nested lists than any model</source>
         <translation>文件头包含的嵌套列表比任何模型都多</translation>
     </message>
