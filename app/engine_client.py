@@ -316,13 +316,27 @@ class _Worker:
             self.process.kill()
 
 
+# How a process that hit an illegal instruction ends: SIGILL, or Windows' exception code.
+ILLEGAL_INSTRUCTION = frozenset({-4, 0xC000001D})
+
+
 def _worker_died_event(job: Job, code: int | None) -> dict[str, Any]:
     how = (
         Phrase("exit code {0}", code)
         if code is not None and code >= 0
         else (Phrase("signal {0}", -code) if code is not None else Phrase("no exit code"))
     )
-    if job.kind == protocol.LOAD or job.first_delta_at is None:
+    if code in ILLEGAL_INSTRUCTION:
+        # Retrying gives the same crash: the build uses instructions this processor (or
+        # the virtual machine it runs in) does not allow.
+        message = Phrase(
+            "The model engine stopped ({0}, an illegal instruction): this build of llama.cpp "
+            "uses processor instructions that this computer, or the virtual machine it runs "
+            "in, does not allow. Choose another llama.cpp runtime in Model settings; a build "
+            "from source needs rebuilding for this processor.",
+            how,
+        )
+    elif job.kind == protocol.LOAD or job.first_delta_at is None:
         # Before any answer: sending again may well crash it again, so say what may be
         # wrong rather than invite a retry.
         message = Phrase(

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from backends import cpu_features
 from wire.model_spec import BUILT_IN_RUNTIME
 
 RUNTIME_FILE = "runtime.json"
@@ -41,7 +42,8 @@ GPU_KINDS = frozenset({"cuda", "metal", "vulkan"})
 PROBE_FLAG = "--probe-runtime"
 PROBE_TIMEOUT_S = 60.0
 # Fault injection for tests (what a GPU out of memory or a driver crash looks like):
-# "NAME" makes loading a model on runtime NAME fail, "NAME:crash" ends the worker there.
+# "NAME" makes loading a model on runtime NAME fail, "NAME:crash" ends the worker there,
+# "NAME:sigill" ends it as a build for another processor does (an illegal instruction).
 FAIL_LOAD_ENV = "HEARTH_FAIL_LOAD_ON_RUNTIME"
 
 
@@ -51,6 +53,9 @@ class Runtime:
     kind: str
     path: str = ""  # the folder of its libraries; "" for the one installed with llama_cpp
     version: str = ""  # the llama-cpp-python version it was built for
+    # The CPU instruction sets the build needs (runtime.json's "cpu_features"): an AVX-512
+    # build is never loaded on a CPU without AVX-512.
+    cpu_features: tuple[str, ...] = ()
 
 
 @dataclass
@@ -97,11 +102,16 @@ def _read_runtime(folder: Path) -> Runtime | None:
     name, kind = str(data.get("name") or folder.name), str(data.get("kind") or "")
     if kind not in KINDS or name == BUILT_IN:
         return None
-    return Runtime(name, kind, str(folder), str(data.get("llama_cpp_python") or ""))
+    features = data.get("cpu_features") or []
+    if not isinstance(features, list):
+        return None
+    version = str(data.get("llama_cpp_python") or "")
+    return Runtime(name, kind, str(folder), version, tuple(str(f) for f in features))
 
 
 def discover() -> list[Runtime]:
-    """Every runtime, preferred first (GPU kinds before CPU); the built-in one last."""
+    """Every runtime, preferred first: GPU kinds before CPU, among CPU builds the one that
+    needs the most instruction sets (AVX-512 before AVX2); the built-in one last."""
     found: dict[str, Runtime] = {}
     for root in roots():
         try:
@@ -112,7 +122,9 @@ def discover() -> list[Runtime]:
             runtime = _read_runtime(folder)
             if runtime is not None and runtime.name not in found:
                 found[runtime.name] = runtime
-    ordered = sorted(found.values(), key=lambda r: (KINDS.index(r.kind), r.name))
+    ordered = sorted(
+        found.values(), key=lambda r: (KINDS.index(r.kind), -len(r.cpu_features), r.name)
+    )
     return [*ordered, Runtime(BUILT_IN, "cpu")]
 
 
@@ -160,6 +172,17 @@ def judge(runtime: Runtime, facts: dict[str, Any], version: str) -> tuple[bool, 
     return True, "runs on the CPU"
 
 
+def assess(runtime: Runtime, version: str) -> tuple[bool, str, dict[str, Any]]:
+    """Whether ``runtime`` can run here, why, and what its probe said.  A build that needs
+    instructions this CPU lacks is not even probed (it could stop its probe with SIGILL)."""
+    lacking = cpu_features.missing(runtime.cpu_features)
+    if lacking:
+        return False, lacking, {}
+    facts = probe(runtime)
+    usable, reason = judge(runtime, facts, version)
+    return usable, reason, facts
+
+
 def survey(wants_gpu: bool = True) -> list[RuntimeStatus]:
     """Every runtime probed, with the one a model would use now marked ``selected``."""
     runtimes = discover()
@@ -167,8 +190,11 @@ def survey(wants_gpu: bool = True) -> list[RuntimeStatus]:
     version = str(built_in.get("version") or "")
     statuses = []
     for runtime in runtimes:
-        facts = built_in if runtime.name == BUILT_IN else probe(runtime)
-        usable, reason = judge(runtime, facts, version)
+        if runtime.name == BUILT_IN:
+            facts = built_in
+            usable, reason = judge(runtime, facts, version)
+        else:
+            usable, reason, facts = assess(runtime, version)
         statuses.append(
             RuntimeStatus(
                 runtime.name,
@@ -201,7 +227,7 @@ def choose(
             known = ", ".join(by_name)
             raise RuntimeUnavailable(f"there is no runtime called {requested!r} (known: {known})")
         if runtime.name != BUILT_IN:
-            usable, reason = judge(runtime, probe(runtime), _installed_version())
+            usable, reason, _ = assess(runtime, _installed_version())
             if not usable:
                 raise RuntimeUnavailable(f"the {runtime.name} runtime cannot run here: {reason}")
         return runtime, []
@@ -211,7 +237,9 @@ def choose(
             return runtime, notes
         if runtime.kind in GPU_KINDS and not wants_gpu:
             continue
-        usable, reason = judge(runtime, probe(runtime), _installed_version())
+        if cpu_features.missing(runtime.cpu_features):
+            continue  # a build for other CPUs: expected, not worth a notice (System check shows it)
+        usable, reason, _ = assess(runtime, _installed_version())
         if usable:
             return runtime, notes
         notes.append((runtime.name, reason))

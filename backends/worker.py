@@ -337,6 +337,8 @@ class Worker:
             return
         if how == "crash":
             os._exit(70)
+        if how == "sigill":  # what a build for another processor does
+            signal.raise_signal(signal.SIGILL)
         raise EngineError(
             protocol.ERR_LOAD_FAILED,
             Phrase("The {0} runtime could not load the model (on purpose).", name),

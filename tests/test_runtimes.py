@@ -6,6 +6,7 @@ garbage."""
 import importlib.util
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,12 +21,23 @@ LIB_DIR = Path(_SPEC.origin).parent / "lib"
 pytestmark = pytest.mark.slow
 
 
-def make_runtime(root: Path, name: str, kind: str, version: str = "0.3.36") -> Path:
+# An instruction set no CPU has: a build that needs it must never be probed or chosen.
+NO_CPU_HAS = "hearth_test_isa"
+
+
+def manifest(folder: Path, name: str, kind: str, version: str, features: list[str]) -> None:
+    data: dict[str, object] = {"name": name, "kind": kind, "llama_cpp_python": version}
+    if features:
+        data["cpu_features"] = features
+    (folder / "runtime.json").write_text(json.dumps(data))
+
+
+def make_runtime(
+    root: Path, name: str, kind: str, version: str = "0.3.36", features: list[str] | None = None
+) -> Path:
     folder = root / name
     shutil.copytree(LIB_DIR, folder)
-    (folder / "runtime.json").write_text(
-        json.dumps({"name": name, "kind": kind, "llama_cpp_python": version})
-    )
+    manifest(folder, name, kind, version, features or [])
     return folder
 
 
@@ -38,6 +50,10 @@ def runtimes_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_runtime(root, "vulkan", "vulkan")  # loads, but finds no GPU here
     make_runtime(root, "cpu-old", "cpu", version="0.0.1")
     make_runtime(root, "cpu-copy", "cpu")
+    # Like an AVX-512 build on a CPU without AVX-512; garbage libraries, as it is never loaded.
+    future = make_runtime(root, "cpu-future", "cpu", features=["avx2", NO_CPU_HAS])
+    for library in future.glob("libggml-cpu.so*"):
+        library.write_bytes(b"would stop with an illegal instruction")
     return root
 
 
@@ -49,13 +65,19 @@ def sysinfo(runtimes_dir: Path) -> dict[str, dict[str, object]]:
 
 def test_sysinfo_lists_every_runtime_with_why_it_can_or_cannot_run(runtimes_dir: Path) -> None:
     found = sysinfo(runtimes_dir)
-    assert list(found) == ["cuda", "vulkan", "cpu-copy", "cpu-old", "cpu"], "preferred first"
+    assert list(found) == ["cuda", "vulkan", "cpu-future", "cpu-copy", "cpu-old", "cpu"], (
+        "preferred first: GPU kinds, then the CPU build that needs the most instruction sets"
+    )
     assert not found["cuda"]["usable"]
     assert "could not be loaded" in str(found["cuda"]["reason"])
     assert not found["vulkan"]["usable"]
     assert "no vulkan GPU" in str(found["vulkan"]["reason"])
     assert not found["cpu-old"]["usable"]
     assert "built for llama-cpp-python 0.0.1" in str(found["cpu-old"]["reason"])
+    assert not found["cpu-future"]["usable"]
+    assert found["cpu-future"]["reason"] == (
+        "this CPU lacks HEARTHTESTISA, which this build needs"
+    ), "not probed: the CPU cannot run it"
     assert found["cpu-copy"]["usable"] and found["cpu-copy"]["selected"]
     assert found["cpu"]["usable"] and not found["cpu"]["selected"]
     assert all(set(r) >= {"name", "kind", "usable", "reason", "selected"} for r in found.values())
@@ -99,6 +121,7 @@ def test_a_gpu_runtime_that_cannot_run_is_skipped_with_a_notice(runtimes_dir: Pa
     notices = " ".join(str(e.get("message")) for e in events if e["type"] == "notice")
     assert "cuda runtime was skipped" in notices and "could not be loaded" in notices
     assert "vulkan runtime was skipped" in notices
+    assert "cpu-future" not in notices, "a build for other CPUs is no news to the user"
 
 
 def test_a_forced_runtime_that_cannot_run_is_refused_in_words(runtimes_dir: Path) -> None:
@@ -134,3 +157,42 @@ def test_a_forced_runtime_that_fails_to_load_is_not_replaced(runtimes_dir: Path)
     _events, stderr, code = chat(runtimes_dir, "--runtime", "cpu-copy", fail_on="cpu-copy")
     assert code != 0
     assert "cpu-copy runtime could not load the model" in stderr
+
+
+def test_a_build_for_other_cpus_is_refused_when_forced(runtimes_dir: Path) -> None:
+    _events, stderr, code = chat(runtimes_dir, "--runtime", "cpu-future")
+    assert code != 0
+    assert "the cpu-future runtime cannot run here: this CPU lacks HEARTHTESTISA" in stderr
+
+
+def test_among_cpu_builds_the_one_this_cpu_can_run_with_most_instructions_is_chosen(
+    tmp_path: Path,
+) -> None:
+    """The installer's case: an AVX-512 build beside the portable one is used where the CPU
+    has every set it needs (here: sets this CPU reports), and the chat runs on it."""
+    from backends.cpu_features import cpu_features
+
+    have = sorted(cpu_features() or [])
+    if len(have) < 2:
+        pytest.skip("this platform does not report its CPU's instruction sets")
+    make_runtime(tmp_path, "cpu-basic", "cpu", features=have[:1])
+    make_runtime(tmp_path, "cpu-wide", "cpu", features=have[:2])
+    make_runtime(tmp_path, "cpu-beyond", "cpu", features=[*have[:2], NO_CPU_HAS])
+    events, stderr, code = chat(tmp_path)
+    assert code == 0, stderr
+    stats = next(e for e in events if e["type"] == "stats")
+    assert stats["runtime"] == "cpu-wide"
+    found = sysinfo(tmp_path)
+    assert [name for name, r in found.items() if r["selected"]] == ["cpu-wide"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+def test_a_build_for_another_processor_is_explained_not_blamed_on_the_model(
+    runtimes_dir: Path,
+) -> None:
+    """An illegal instruction (a build for another CPU, or AMX in some virtual machines)
+    is named as such, with what to do, rather than "the model file may be damaged"."""
+    _events, stderr, code = chat(runtimes_dir, "--runtime", "cpu-copy", fail_on="cpu-copy:sigill")
+    assert code != 0
+    assert "an illegal instruction" in stderr and "Choose another llama.cpp runtime" in stderr
+    assert "damaged" not in stderr

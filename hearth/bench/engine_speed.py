@@ -28,6 +28,9 @@ LLAMA_BENCH_ENV = "HEARTH_LLAMA_BENCH"
 # A runtime folder with the installer's CPU build (make bench unpacks the portable wheel).
 PORTABLE_ENV = "HEARTH_BENCH_PORTABLE"
 PORTABLE = "cpu-portable"
+# The AVX-512 CPU runtime the installers carry beside the portable one (make runtime-avx512).
+AVX512_ENV = "HEARTH_BENCH_AVX512"
+AVX512 = "cpu-avx512"
 REPO = Path(__file__).resolve().parents[2]
 GENERATE = 128
 PROMPT_TOKENS = 512
@@ -56,8 +59,15 @@ class EngineFigures:
     lookup_without: list[float] = field(default_factory=list)
     unrelated_with: list[float] = field(default_factory=list)
     unrelated_without: list[float] = field(default_factory=list)
-    portable: list[float] = field(default_factory=list)
+    # The CPU runtime an installer chooses on this machine, against the dev (native) build.
+    installer: list[float] = field(default_factory=list)
+    installer_runtime: str = ""
     dev: list[float] = field(default_factory=list)
+    # The AVX-512 runtime against the portable AVX2 one: generation and prompt tokens/s.
+    avx512_tg: list[float] = field(default_factory=list)
+    avx2_tg: list[float] = field(default_factory=list)
+    avx512_pp: list[float] = field(default_factory=list)
+    avx2_pp: list[float] = field(default_factory=list)
 
     @staticmethod
     def ratio(top: list[float], bottom: list[float]) -> float:
@@ -118,15 +128,22 @@ def _long_prompt(round_number: int) -> list[dict[str, Any]]:
 
 def measure(spec: ModelSpec, binary: Path, rounds: int) -> EngineFigures:
     """Everything on the dev build (the built-in runtime, what llama-bench was built like);
-    the installer's CPU build too when ``HEARTH_BENCH_PORTABLE`` names its runtime."""
+    the installer's CPU builds too when ``HEARTH_BENCH_PORTABLE`` (and, on x86-64,
+    ``HEARTH_BENCH_AVX512``) name their runtimes."""
     portable = os.environ.get(PORTABLE_ENV)
+    avx512 = os.environ.get(AVX512_ENV) if portable else None
     with tempfile.TemporaryDirectory(prefix="hearth-bench-runtimes-") as runtimes:
         previous = os.environ.get(RUNTIMES_ENV)
         os.environ[RUNTIMES_ENV] = runtimes  # only what this benchmark puts there
         if portable:
             os.symlink(portable, Path(runtimes) / PORTABLE)
+        if avx512:
+            os.symlink(avx512, Path(runtimes) / AVX512)
         try:
-            return _measure(spec.on_runtime(BUILT_IN_RUNTIME), binary, rounds, bool(portable))
+            figures = _measure(spec.on_runtime(BUILT_IN_RUNTIME), binary, rounds, bool(portable))
+            if avx512:
+                _measure_avx512(spec, rounds, figures)
+            return figures
         finally:
             if previous is None:
                 os.environ.pop(RUNTIMES_ENV, None)
@@ -168,14 +185,42 @@ def _measure(spec: ModelSpec, binary: Path, rounds: int, portable: bool) -> Engi
                         ]
                     )
                 )
-        if portable:
-            other = replace(spec, runtime=PORTABLE)
-            reply_stats(client, other, task, **plain)  # its own worker: load and warm up
+        if portable:  # chosen as an installed Hearth chooses: the best CPU build here
+            other = replace(spec, runtime="", gpu_layers=0)
+            stats = reply_stats(client, other, task, **plain)  # its own worker: load, warm up
+            figures.installer_runtime = str(stats.get("runtime") or "")
             for _ in range(rounds):
-                figures.portable.append(
+                figures.installer.append(
                     float(reply_stats(client, other, task, **plain)["tokens_per_s"])
                 )
                 figures.dev.append(float(reply_stats(client, spec, task, **plain)["tokens_per_s"]))
     finally:
         client.close()
     return figures
+
+
+def _measure_avx512(spec: ModelSpec, rounds: int, figures: EngineFigures) -> None:
+    """The AVX-512 build against the portable AVX2 one, alternating; nothing when this CPU
+    cannot run it (the forced runtime is refused)."""
+    client = EngineClient()
+    plain = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True, "prompt_lookup": False}
+    task = [{"role": "user", "content": REPEAT_TASK}]
+    sides = (
+        (replace(spec, runtime=AVX512, gpu_layers=0), figures.avx512_tg, figures.avx512_pp),
+        (replace(spec, runtime=PORTABLE, gpu_layers=0), figures.avx2_tg, figures.avx2_pp),
+    )
+    try:
+        try:
+            for side, _tg, _pp in sides:
+                reply_stats(client, side, task, **plain)  # load and warm up
+        except RuntimeError:
+            return  # this CPU lacks AVX-512: the installers use the portable build here
+        for index in range(rounds):
+            for side, tg, pp in sides:
+                tg.append(float(reply_stats(client, side, task, **plain)["tokens_per_s"]))
+                stats = reply_stats(
+                    client, side, _long_prompt(100 + index), **{**plain, "max_tokens": 1}
+                )
+                pp.append(stats["prompt_tokens"] / (stats["ttft_ms"] / 1000))
+    finally:
+        client.close()

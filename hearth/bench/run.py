@@ -241,13 +241,29 @@ def engine_figures(engine: Any) -> list[Figure]:
             "prompt_lookup_unrelated", round(unrelated, 3), "ratio", ">= 0.95", unrelated >= 0.95
         ),
     ]
-    if engine.portable:  # the installer's CPU build against the dev build, same worker path
-        installer = ratio(engine.portable, engine.dev)
+    if engine.installer:  # the installer's CPU build against the dev build, same worker path
+        installer = ratio(engine.installer, engine.dev)
+        unit = f"ratio ({engine.installer_runtime})"  # which build an installer chose here
         figures.append(
-            Figure(
-                "installer_cpu_vs_dev", round(installer, 3), "ratio", ">= 0.97", installer >= 0.97
-            )
+            Figure("installer_cpu_vs_dev", round(installer, 3), unit, ">= 0.97", installer >= 0.97)
         )
+    if engine.avx512_tg:  # where it is faster, installers choose it (docs/RUNTIMES.md)
+        figures += [
+            Figure(
+                "cpu_avx512_vs_avx2_tokens",
+                round(ratio(engine.avx512_tg, engine.avx2_tg), 3),
+                "ratio",
+                None,
+                None,
+            ),
+            Figure(
+                "cpu_avx512_vs_avx2_prompt",
+                round(ratio(engine.avx512_pp, engine.avx2_pp), 3),
+                "ratio",
+                None,
+                None,
+            ),
+        ]
     return figures
 
 

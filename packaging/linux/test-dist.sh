@@ -11,14 +11,14 @@ dpkg-deb -x "$DEB" "$ROOT"
 APP="$ROOT/opt/hearth/hearth"
 export QT_QPA_PLATFORM=offscreen HEARTH_DATA_DIR="$ROOT/data"
 echo "== self-test of the frozen app from the unpacked .deb"
-"$APP" --self-test
+"$APP" --self-test | tee "$ROOT/self-test.txt"
 echo "== torch in the default edition?"
 if find "$ROOT/opt/hearth" -iname 'torch*' -o -iname 'libtorch*' | grep -q .; then
   echo "FAILED: torch is in the bundle"; exit 1
 fi
 echo "no torch"
 echo "== llama.cpp built for any x86-64 CPU with AVX2 (not for this build machine)"
-CPU_LIB="$(find "$ROOT/opt/hearth" -name 'libggml-cpu.so*' -type f | head -1)"
+CPU_LIB="$(find "$ROOT/opt/hearth" -name 'libggml-cpu.so*' -type f -not -path '*/runtimes/*' | head -1)"
 AVX512="$(objdump -d "$CPU_LIB" | grep -c zmm || true)"
 AVX2="$(objdump -d "$CPU_LIB" | grep -c ymm || true)"
 echo "AVX-512 instructions: $AVX512, AVX2 instructions: $AVX2"
@@ -33,6 +33,19 @@ fi
 find "$APP_DIR" -name runtime.json -path '*runtimes/*' -exec dirname {} \; | while read -r runtime; do
   du -sh "$runtime" | sed "s|$APP_DIR/||;s/^/runtime: /"
 done
+AVX512_DIR="$(find "$APP_DIR" -path '*runtimes/cpu-avx512/runtime.json' -exec dirname {} \; | head -1)"
+if [ -n "$AVX512_DIR" ]; then
+  ZMM="$(objdump -d "$(ls "$AVX512_DIR"/libggml-cpu.so*)" | grep -c zmm || true)"
+  echo "cpu-avx512: $ZMM AVX-512 instructions"
+  if [ "$ZMM" = "0" ]; then
+    echo "FAILED: the cpu-avx512 runtime has no AVX-512 code"; exit 1
+  fi
+  NEEDS="avx512f avx512bw avx512vl avx512vbmi avx512_vnni"
+  if python3 -c 'import sys; f=open("/proc/cpuinfo").read().split(); sys.exit(any(n not in f for n in sys.argv[1:]))' $NEEDS; then
+    grep -q "runtime cpu-avx512" "$ROOT/self-test.txt" \
+      || { echo "FAILED: this CPU has AVX-512 but the self-test did not run on cpu-avx512"; exit 1; }
+  fi
+fi
 "$APP" sysinfo --json | python3 -c 'import json,sys; [print("runtime", r["name"], "usable" if r["usable"] else "not usable", "-", r["reason"]) for r in json.load(sys.stdin)["runtimes"]]'
 echo "== --version"
 "$APP" --version

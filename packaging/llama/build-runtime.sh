@@ -2,7 +2,10 @@
 # Builds one llama.cpp runtime for Hearth: llama-cpp-python's libraries built with the given
 # cmake flags, unpacked into DEST/NAME with a runtime.json (see backends/runtimes.py).
 #
-#   bash packaging/llama/build-runtime.sh VERSION NAME KIND DEST "CMAKE ARGS"
+#   bash packaging/llama/build-runtime.sh VERSION NAME KIND DEST "CMAKE ARGS" [CPU_FEATURES]
+#
+# CPU_FEATURES: the instruction sets the build needs (comma-separated, /proc/cpuinfo's
+# names), kept in runtime.json.  The multimodal library is not built (runtimes never load it).
 #
 # pip builds the wheel without its cache (the cache would hand back a build with other
 # flags); the result is kept in DEST, which the Makefile puts outside the tree, so a fresh
@@ -13,6 +16,7 @@ NAME="$2"
 KIND="$3"
 DEST="$4"
 ARGS="$5"
+FEATURES="${6:-}"
 PYTHON="${PYTHON:-python3}"
 OUT="$DEST/$NAME"
 WORK="$DEST/.work-$NAME"
@@ -23,9 +27,9 @@ mkdir -p "$WORK"
 tar -xzf "$WORK/llama_cpp_python-$VERSION.tar.gz" -C "$WORK"
 SRC="$WORK/llama_cpp_python-$VERSION"
 "$PYTHON" "$(dirname "$0")/compat.py" "$SRC"
-CMAKE_ARGS="$ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$PYTHON" -m pip wheel --quiet \
-  --no-deps --no-cache-dir -w "$WORK" "$SRC"
+CMAKE_ARGS="$ARGS -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+  "$PYTHON" -m pip wheel --quiet --no-deps --no-cache-dir -w "$WORK" "$SRC"
 "$PYTHON" "$(dirname "$0")/unpack_runtime.py" "$(ls "$WORK"/llama_cpp_python-*.whl)" "$OUT" \
-  "$NAME" "$KIND"
+  "$NAME" "$KIND" "$FEATURES"
 rm -rf "$WORK"
 du -sh "$OUT"

@@ -1,6 +1,9 @@
 """Unpack a llama-cpp-python wheel's libraries into a runtime folder (backends/runtimes.py).
 
-    python packaging/llama/unpack_runtime.py WHEEL DEST NAME KIND
+    python packaging/llama/unpack_runtime.py WHEEL DEST NAME KIND [CPU_FEATURES]
+
+CPU_FEATURES (comma-separated, /proc/cpuinfo's names): the instruction sets the build needs,
+written into runtime.json so that Hearth never loads it on a CPU without them.
 
 Only what is loaded is kept: ``libllama.so`` (loaded by name) and the ggml libraries under
 their sonames (a wheel carries three copies of each; the multimodal libmtmd is not used).
@@ -23,7 +26,9 @@ KEEP = re.compile(
 )
 
 
-def unpack(wheel: Path, dest: Path, name: str, kind: str) -> None:
+def unpack(
+    wheel: Path, dest: Path, name: str, kind: str, cpu_features: list[str] | None = None
+) -> None:
     version = wheel.name.split("-")[1]
     partial = dest.with_name(dest.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
@@ -35,7 +40,9 @@ def unpack(wheel: Path, dest: Path, name: str, kind: str) -> None:
                 target = partial / filename
                 target.write_bytes(archive.read(info))
                 target.chmod(0o755)
-    manifest = {"name": name, "kind": kind, "llama_cpp_python": version}
+    manifest: dict[str, object] = {"name": name, "kind": kind, "llama_cpp_python": version}
+    if cpu_features:
+        manifest["cpu_features"] = cpu_features
     (partial / "runtime.json").write_text(json.dumps(manifest) + "\n")
     shutil.rmtree(dest, ignore_errors=True)
     partial.rename(dest)
@@ -43,4 +50,5 @@ def unpack(wheel: Path, dest: Path, name: str, kind: str) -> None:
 
 if __name__ == "__main__":
     wheel, dest, name, kind = sys.argv[1:5]
-    unpack(Path(wheel), Path(dest), name, kind)
+    features = [f for f in (sys.argv[5] if len(sys.argv) > 5 else "").split(",") if f]
+    unpack(Path(wheel), Path(dest), name, kind, features)

@@ -1673,6 +1673,10 @@
         <translation>其文件头比任何模型的都大</translation>
     </message>
     <message>
+        <source>The model engine stopped ({0}, an illegal instruction): this build of llama.cpp uses processor instructions that this computer, or the virtual machine it runs in, does not allow. Choose another llama.cpp runtime in Model settings; a build from source needs rebuilding for this processor.</source>
+        <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
+    </message>
+    <message>
         <source>{0} VRAM ({1} free), seen through llama.cpp&apos;s {2} runtime.</source>
         <translation>显存 {0}（可用 {1}），由 llama.cpp 的 {2} 运行时发现。</translation>
     </message>

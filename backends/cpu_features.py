@@ -1,0 +1,82 @@
+"""Which SIMD instruction sets this CPU has, for choosing among llama.cpp's CPU builds.
+
+A build compiled for AVX-512 stops with "illegal instruction" on a CPU without it, so a
+runtime that needs instructions (``runtime.json``'s ``cpu_features``) is only probed and
+chosen when the CPU is known to have every one.  Names are Linux's ``/proc/cpuinfo`` flags
+without underscores (``avx512f``, ``avx512vnni``); ``None`` means this platform cannot tell,
+and a runtime that needs anything is then skipped.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+# Windows answers for a few sets only (IsProcessorFeaturePresent's PF_* numbers).
+_WINDOWS_FEATURES = {"avx": 39, "avx2": 40, "avx512f": 41}
+
+
+def normalise(name: str) -> str:
+    return name.strip().lower().replace("_", "").replace(".", "")
+
+
+def _linux() -> frozenset[str] | None:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            return frozenset(normalise(flag) for flag in value.split())
+    return None
+
+
+def _macos() -> frozenset[str] | None:
+    keys = ("machdep.cpu.features", "machdep.cpu.leaf7_features")
+    try:
+        output = subprocess.run(
+            ["sysctl", "-n", *keys], capture_output=True, text=True, timeout=5, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    flags = frozenset(normalise(flag) for flag in output.split())
+    return flags or None  # Apple silicon has none of these x86 sets
+
+
+def _windows() -> frozenset[str] | None:
+    import ctypes
+
+    present = ctypes.windll.kernel32.IsProcessorFeaturePresent  # type: ignore[attr-defined]
+    return frozenset(name for name, number in _WINDOWS_FEATURES.items() if present(number))
+
+
+@cache
+def cpu_features() -> frozenset[str] | None:
+    system: str = sys.platform  # a plain str: every branch is checked on every platform
+    if system.startswith("linux"):
+        return _linux()
+    if system == "darwin":
+        return _macos()
+    if system == "win32":
+        return _windows()
+    return None
+
+
+def missing(required: tuple[str, ...] | list[str]) -> str:
+    """Why a build that needs ``required`` cannot run on this CPU ("" when it can)."""
+    if not required:
+        return ""
+    have = cpu_features()
+    if have is None:
+        return "cannot tell whether this CPU has " + ", ".join(required).upper()
+    names = [normalise(name) for name in required]
+    unknown = [n for n in names if sys.platform == "win32" and n not in _WINDOWS_FEATURES]
+    lacking = [n for n in names if n not in have and n not in unknown]
+    if lacking:
+        return "this CPU lacks " + ", ".join(lacking).upper() + ", which this build needs"
+    if unknown:  # Windows names only a few sets
+        return "cannot tell whether this CPU has " + ", ".join(unknown).upper()
+    return ""
