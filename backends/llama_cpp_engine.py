@@ -43,7 +43,7 @@ from backends.llama_loop import (
 )
 from backends.runtimes import BUILT_IN, RUNTIME_ENV
 from backends.template_guard import Defuser, bounded_render
-from backends.text_stream import TextAssembler
+from backends.text_stream import TextAssembler, request_stops
 from wire import protocol
 from wire.phrases import Phrase, message_of
 
@@ -247,7 +247,7 @@ class LlamaCppEngine:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST, Phrase("A sampling setting is not valid: {0}", exc)
             ) from exc
-        stops = self._stops + _request_stops(params.get("stop"))
+        stops = self._stops + request_stops(params.get("stop"))
         assembler = TextAssembler(stops, strip_leading=not continuing)
         if self._opens_thinking and not continuing:
             emit({"type": protocol.DELTA, "text": THINK_OPEN})  # the template's own <think>
@@ -367,12 +367,3 @@ class LlamaCppEngine:
         if self._llm is not None:
             self._llm.close()
             self._llm = None
-
-
-def _request_stops(raw: Any) -> tuple[str, ...]:
-    """A request's ``stop``: one string or a list of them (empty ones mean nothing)."""
-    if isinstance(raw, str):
-        raw = [raw]
-    if not isinstance(raw, list):
-        return ()
-    return tuple(str(s) for s in raw if isinstance(s, str) and s)

@@ -21,14 +21,9 @@ from backends.sse import sse_events
 from wire import protocol
 from wire.model_spec import REMOTE
 from wire.phrases import Phrase
+from wire.urls import api_base
 
 KEY_ENV = "HEARTH_REMOTE_API_KEY"
-
-
-def api_base(url: str) -> str:
-    """``http://host:8000`` and ``http://host:8000/v1`` both mean the /v1 API."""
-    url = url.rstrip("/")
-    return url if url.endswith("/v1") else url + "/v1"
 
 
 class RemoteEngine:
@@ -131,6 +126,7 @@ class RemoteEngine:
             ("top_p", "top_p"),
             ("max_tokens", "max_tokens"),
             ("seed", "seed"),
+            ("stop", "stop"),  # the serving engine ends the reply at them
         ):
             if params.get(ours) is not None:
                 body[theirs] = params[ours]

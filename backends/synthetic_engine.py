@@ -9,8 +9,8 @@ The script is the file at the spec's ``path``.  A line ``<<<delta>>>`` in it mar
 exact places where deltas end; without such marks the text is cut every ``chunk_chars``
 characters (request parameter, default 4: about one token).  ``delay_s`` waits between
 deltas, or ``tokens_per_s`` paces them like an engine of that speed; ``max_tokens`` cuts
-the reply (finish reason "length").  Stop is honoured
-between deltas.
+the reply (finish reason "length"), and ``stop`` strings end it as in the real engines
+(held back across deltas until decided).  Stop is honoured between deltas.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 
 from backends.context_budget import continues_reply, stats_event
 from backends.engine import Emit, EngineError, Progress
+from backends.text_stream import TextAssembler, request_stops
 from wire import protocol
 from wire.model_spec import SYNTHETIC
 
@@ -63,6 +64,7 @@ class SyntheticEngine:
         first_at: float | None = None
         generated = 0
         finish = protocol.FINISH_STOP
+        assembler = TextAssembler(request_stops(params.get("stop")), strip_leading=False)
         for delta in deltas:
             if cancel.is_set():
                 finish = protocol.FINISH_CANCELLED
@@ -77,8 +79,15 @@ class SyntheticEngine:
                 if wait > 0:
                     time.sleep(wait)
             first_at = first_at or time.perf_counter()
-            emit({"type": protocol.DELTA, "text": delta})
+            text = assembler.feed(delta.encode("utf-8"))
+            if text:
+                emit({"type": protocol.DELTA, "text": text})
             generated += 1
+            if assembler.stopped:
+                break
+        rest = assembler.finish()
+        if rest:
+            emit({"type": protocol.DELTA, "text": rest})
         now = time.perf_counter()
         emit(stats_event(prompt_tokens, generated, started, first_at, now, now))
         return finish

@@ -85,6 +85,15 @@ def longest_prefix_at_end(text: str, stops: Sequence[str]) -> int:
     return best
 
 
+def request_stops(raw: Any) -> tuple[str, ...]:
+    """A request's ``stop``: one string or a list of them (empty ones mean nothing)."""
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list):
+        return ()
+    return tuple(str(s) for s in raw if isinstance(s, str) and s)
+
+
 REASONING, ANSWER, RETRO = "reasoning", "answer", "retro"
 
 

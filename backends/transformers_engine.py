@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import secrets
 import threading
 import time
 from pathlib import Path
@@ -40,6 +41,7 @@ from backends.context_budget import (
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.template_guard import Defuser, bounded_render
+from backends.text_stream import TextAssembler, request_stops
 from wire import protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
@@ -325,10 +327,13 @@ class TransformersEngine:
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
-        if params.get("seed") is not None and int(params["seed"]) >= 0:
-            torch.manual_seed(int(params["seed"]))
+        # A seed serves its own request only: without one, a fresh random seed, so the
+        # draw does not go on from where a seeded request left torch's generator.
+        seed = int(params["seed"]) if params.get("seed") is not None else -1
+        torch.manual_seed(seed if seed >= 0 else secrets.randbits(63))
+        template_stops = FALLBACK_STOPS if self.template_source == "fallback" else ()
         streamer = _Streamer(
-            self.tokenizer, emit, FALLBACK_STOPS if self.template_source == "fallback" else ()
+            self.tokenizer, emit, (*template_stops, *request_stops(params.get("stop")))
         )
         if self.opens_thinking and not continuing:
             emit({"type": protocol.DELTA, "text": THINK_OPEN})  # the template's own <think>
@@ -415,7 +420,9 @@ class _Streamer:
     """
 
     def __init__(self, tokenizer: Any, emit: Emit, stops: tuple[str, ...]) -> None:
-        self.tokenizer, self.emit, self.stops = tokenizer, emit, stops
+        self.tokenizer, self.emit = tokenizer, emit
+        # Text that could still become a stop string is held back until it is decided.
+        self.assembler = TextAssembler(stops)
         self.ids: list[int] = []
         self.cache: list[int] = []
         self.shown = 0
@@ -423,8 +430,6 @@ class _Streamer:
         self.generated = 0
         self.first_at: float | None = None
         self.last_at: float | None = None
-        self.started_text = False
-        self.text = ""
         self.stopped_by_text = False
 
     def put(self, value: Any) -> None:
@@ -447,31 +452,23 @@ class _Streamer:
         else:
             self.shown = len(text)
 
-    def _show(self, piece: str) -> None:
-        if not self.started_text:
-            piece = piece.lstrip(" ")
-            self.started_text = bool(piece)
-        if not piece or self.stopped_by_text:
-            return
-        candidate = self.text + piece
-        for stop in self.stops:
-            index = candidate.find(stop)
-            if index != -1:
-                piece = candidate[len(self.text) : index] if index >= len(self.text) else ""
-                self.stopped_by_text = True
-                break
-        if piece:
-            self.text += piece
-            self.emit({"type": protocol.DELTA, "text": piece})
+    def _show(self, piece: str, final: bool = False) -> None:
+        text = self.assembler.feed(piece.encode("utf-8"))
+        if final:
+            text += self.assembler.finish()
+        self.stopped_by_text = self.assembler.stopped
+        if text:
+            self.emit({"type": protocol.DELTA, "text": text})
 
     def end(self) -> None:
         """Called by generate(); the remaining text is flushed by ``finish``."""
 
     def finish(self) -> None:
+        rest = ""
         if self.cache:
-            text = self.tokenizer.decode(self.cache, skip_special_tokens=True)
-            self._show(text[self.shown :])
+            rest = self.tokenizer.decode(self.cache, skip_special_tokens=True)[self.shown :]
             self.cache, self.shown = [], 0
+        self._show(rest, final=True)
 
 
 class _RecentRepetitionPenalty:

@@ -110,6 +110,9 @@ GOOD = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
         ({"Host": "HOST"}, {**GOOD, "max_tokens": 10**12}, 400),
         ({"Host": "HOST"}, {**GOOD, "temperature": 99}, 400),
         ({"Host": "HOST"}, {**GOOD, "n": 5}, 400),
+        ({"Host": "HOST"}, {**GOOD, "stop": ""}, 400),
+        ({"Host": "HOST"}, {**GOOD, "stop": ["a", "b", "c", "d", "e"]}, 400),
+        ({"Host": "HOST"}, {**GOOD, "stop": 5}, 400),
         ({"Host": "HOST"}, {"messages": []}, 400),
         ({"Host": "HOST"}, {"messages": [{"role": "wizard", "content": "x"}]}, 400),
     ],
@@ -123,6 +126,8 @@ def test_bad_requests_are_refused_before_the_engine(
     got, payload = raw(port, "POST", "/v1/chat/completions", body, headers)
     assert got == status, payload
     assert "message" in payload["error"]
+    if "n" in body:
+        assert "less than or equal to 4" in payload["error"]["message"], "the limit is named"
     assert chat_requests(log) == before  # nothing reached the engine
 
 
@@ -164,3 +169,102 @@ def test_an_api_key_is_required_when_set_and_for_other_addresses(data_dir: Path)
         server.wait(15)
         if server.stderr:
             server.stderr.close()
+
+
+def ask(client: OpenAI, content: str, **options: Any) -> Any:
+    return client.chat.completions.create(
+        model="any", messages=[{"role": "user", "content": content}], **options
+    )
+
+
+def test_stop_strings_end_the_reply_streaming_and_not(served: tuple[int, Path]) -> None:
+    port, _log = served
+    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+    prompt = "Name the largest planet in the solar system."
+    whole = ask(client, prompt, temperature=0, max_tokens=40).choices[0].message.content or ""
+    words = whole.split()
+    assert len(words) > 6, whole
+    stop = words[len(words) // 2]
+    cut = whole[: whole.index(stop)]
+    reply = ask(client, prompt, temperature=0, max_tokens=40, stop=[stop, "never-said"])
+    assert reply.choices[0].message.content == cut
+    assert reply.choices[0].finish_reason == "stop"
+    pieces = [
+        c.choices[0].delta.content or ""
+        for c in ask(client, prompt, temperature=0, max_tokens=40, stop=stop, stream=True)
+        if c.choices
+    ]
+    assert "".join(pieces) == cut, "a stop string split across tokens is never shown"
+
+
+def test_a_seed_serves_its_own_request_only(served: tuple[int, Path]) -> None:
+    """Once a request sent a seed, later requests without one must not repeat its text."""
+    port, _log = served
+    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+    prompt = "Write one sentence about the sea."
+    options: dict[str, Any] = {"temperature": 1.0, "top_p": 1.0, "max_tokens": 24}
+    seeded = ask(client, prompt, seed=7, **options).choices[0].message.content
+    unseeded = [ask(client, prompt, **options).choices[0].message.content for _ in range(2)]
+    assert unseeded != [seeded, seeded]
+    assert ask(client, prompt, seed=7, **options).choices[0].message.content == seeded
+
+
+def test_n_choices_are_generated_one_after_another(served: tuple[int, Path]) -> None:
+    port, log = served
+    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+    before = chat_requests(log)
+    prompt = "Write one sentence about the sea."
+    reply = ask(client, prompt, n=2, seed=3, temperature=1.0, max_tokens=16)
+    assert [c.index for c in reply.choices] == [0, 1]
+    assert chat_requests(log) == before + 2
+    # Choice i is the reply to the same request with seed + i: reproducible, and different.
+    alone = [ask(client, prompt, seed=seed, temperature=1.0, max_tokens=16) for seed in (3, 4)]
+    assert [c.message.content for c in reply.choices] == [
+        a.choices[0].message.content for a in alone
+    ]
+    assert reply.usage is not None and all(a.usage is not None for a in alone)
+    assert reply.usage.completion_tokens == sum(a.usage.completion_tokens for a in alone if a.usage)
+    first = alone[0].usage
+    assert first is not None and reply.usage.prompt_tokens == first.prompt_tokens, "counted once"
+    streamed: dict[int, str] = {0: "", 1: ""}
+    for chunk in ask(client, prompt, n=2, seed=3, temperature=1.0, max_tokens=16, stream=True):
+        for choice in chunk.choices:
+            streamed[choice.index] += choice.delta.content or ""
+    assert streamed == {i: c.message.content for i, c in enumerate(reply.choices)}
+
+
+def test_content_parts_and_the_developer_role_mean_text_and_system(
+    served: tuple[int, Path],
+) -> None:
+    """What newer clients send is understood, not refused: the same greedy answer."""
+    port, log = served
+    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+    greedy: dict[str, Any] = {"temperature": 0, "max_tokens": 24}
+
+    def answer(messages: list[dict[str, Any]]) -> str:
+        reply = client.chat.completions.create(model="any", messages=messages, **greedy)  # type: ignore[arg-type]
+        return reply.choices[0].message.content or ""
+
+    plain = answer(
+        [
+            {"role": "system", "content": "You answer in one sentence."},
+            {"role": "user", "content": "Name a large planet."},
+        ]
+    )
+    parts = answer(
+        [
+            {"role": "developer", "content": "You answer in one sentence."},
+            {"role": "user", "content": [{"type": "text", "text": "Name a large planet."}]},
+        ]
+    )
+    assert plain and parts == plain
+    before = chat_requests(log)
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    got, payload = raw(
+        port,
+        "POST",
+        "/v1/chat/completions",
+        {"messages": [{"role": "user", "content": [image]}], "max_tokens": 4},
+    )
+    assert got == 400 and "messages.0.content" in payload["error"]["message"]
+    assert chat_requests(log) == before

@@ -131,6 +131,37 @@ def test_a_scripted_reply_thinks_and_answers_alike_everywhere(
     assert served_reply(base, stream=True) == expected
 
 
+def test_a_stop_string_split_across_deltas_is_never_shown(
+    served_script: tuple[str, Path],
+) -> None:
+    """The script's last two deltas are "ink>It is" and " 4.": the stop string "s 4" spans
+    them, and what came before it is all that the client receives."""
+    base, _script = served_script
+    for stream in (False, True):
+        assert served_reply(base, stream, stop=["s 4", "never said"]) == ("Two and two.", "It i")
+
+
+def streamed_chunks(base: str, **params: Any) -> list[dict[str, Any]]:
+    body = {"model": "m", "messages": [{"role": "user", "content": "2+2?"}], "stream": True}
+    with httpx.stream(
+        "POST", f"{base}/chat/completions", json={**body, **params}, timeout=120
+    ) as response:
+        return [json.loads(line[6:]) for line in response.iter_lines() if line[6:7] == "{"]
+
+
+def test_usage_is_streamed_when_asked_in_a_last_chunk_without_choices(
+    served_script: tuple[str, Path],
+) -> None:
+    base, _script = served_script
+    assert not any("usage" in chunk for chunk in streamed_chunks(base)), "not unasked"
+    asked = streamed_chunks(base, stream_options={"include_usage": True})
+    assert asked[-1]["choices"] == [] and asked[-1]["usage"]["completion_tokens"] == 5
+    assert all(chunk["usage"] is None and chunk["choices"] for chunk in asked[:-1])
+    two = streamed_chunks(base, n=2, stream_options={"include_usage": True})
+    assert two[-1]["usage"]["completion_tokens"] == 10, "both choices counted"
+    assert {c["choices"][0]["index"] for c in two[:-1]} == {0, 1}
+
+
 def test_a_template_that_opens_thinking_gives_the_same_thinking_everywhere(
     qtbot: QtBot, core: Core, data_dir: Path, thinking_model: Path
 ) -> None:

@@ -60,6 +60,17 @@ def test_stop_closes_the_stream(client: EngineClient, peer: str) -> None:
     assert not job.final.get("forced")  # the stream was closed, the worker not killed
 
 
+def test_a_requests_stop_strings_reach_the_server(client: EngineClient, peer: str) -> None:
+    question = [{"role": "user", "content": "Name the largest planet in the solar system."}]
+    greedy = {"temperature": 0, "max_tokens": 40, "seed": 1}
+    whole, _ = collect(client.chat(remote(peer), question, greedy))
+    words = whole.split()
+    assert len(words) > 6, whole
+    stop = words[len(words) // 2]
+    cut, _ = collect(client.chat(remote(peer), question, {**greedy, "stop": [stop]}))
+    assert cut.rstrip() == whole[: whole.index(stop)].rstrip()
+
+
 def test_unknown_model_and_refused_connection(client: EngineClient, peer: str) -> None:
     final = client.load(remote(peer, "no-such-model")).wait(60)
     assert final is not None and final["kind"] == protocol.ERR_MODEL_NOT_FOUND
@@ -152,7 +163,7 @@ def test_hearth_chat_endpoint(peer: str) -> None:
             *HEARTH,
             "chat",
             "--endpoint",
-            peer,
+            peer.removeprefix("http://"),  # as people type it: no scheme means http://
             "--model",
             "smollm2",
             "--max-tokens",

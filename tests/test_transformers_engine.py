@@ -239,3 +239,27 @@ def test_hearth_chat_with_a_checkpoint_path(hf_checkpoint: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "4" in result.stdout and "tok/s" in result.stderr
     assert sys.executable
+
+
+def test_stop_strings_and_seeds_serve_their_own_request(
+    client: EngineClient, hf_checkpoint: Path
+) -> None:
+    """A request's stop strings end its reply (never shown, even split across tokens), and
+    a seed does not carry over: an unseeded request after a seeded one is not its copy."""
+    spec = hf_spec(hf_checkpoint)
+    question = [{"role": "user", "content": "Name the largest planet in the solar system."}]
+    whole, _ = collect(client.chat(spec, question, {"temperature": 0, "max_tokens": 40}))
+    words = whole.split()
+    assert len(words) > 6, whole
+    stop = words[len(words) // 2]
+    cut, events = collect(
+        client.chat(spec, question, {"temperature": 0, "max_tokens": 40, "stop": [stop]})
+    )
+    assert cut == whole[: whole.index(stop)]
+    assert events[-1]["finish_reason"] == "stop"
+    sea = [{"role": "user", "content": "Write one sentence about the sea."}]
+    sampled = {"temperature": 1.0, "top_p": 1.0, "max_tokens": 24}
+    seeded, _ = collect(client.chat(spec, sea, {**sampled, "seed": 7}))
+    unseeded = [collect(client.chat(spec, sea, sampled))[0] for _ in range(2)]
+    assert unseeded != [seeded, seeded]
+    assert collect(client.chat(spec, sea, {**sampled, "seed": 7}))[0] == seeded

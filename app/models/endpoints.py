@@ -17,6 +17,7 @@ from app.json_document import JsonDocument
 from app.models.library import ModelEntry
 from app.secrets import get_token, set_token
 from wire.phrases import Phrase
+from wire.urls import api_base, with_scheme
 
 FORMAT = "remote"
 
@@ -48,7 +49,7 @@ class Endpoints:
         self.document.save({"endpoints": [asdict(e) for e in endpoints]})
 
     def add(self, name: str, base_url: str, api_key: str = "") -> Endpoint:
-        name, base_url = name.strip(), base_url.strip().rstrip("/")
+        name, base_url = name.strip(), with_scheme(base_url).rstrip("/") if base_url.strip() else ""
         if not name or not base_url.startswith(("http://", "https://")):
             raise HearthError(
                 Phrase("An endpoint needs a name and an address starting with http:// or https://.")
@@ -79,12 +80,6 @@ def list_remote_models(endpoint: Endpoint, timeout: float = 5.0) -> list[ModelEn
     except (httpx.HTTPError, ValueError, KeyError, AttributeError) as exc:
         return [_entry(endpoint, "", problem=f"{endpoint.base_url} cannot be reached ({exc}).")]
     return [_entry(endpoint, name) for name in names]
-
-
-def api_base(url: str) -> str:
-    """``http://host:8000`` and ``…/v1`` both mean the /v1 API (as the remote engine says)."""
-    url = url.rstrip("/")
-    return url if url.endswith("/v1") else url + "/v1"
 
 
 def _entry(endpoint: Endpoint, model: str, problem: str = "") -> ModelEntry:

@@ -1,7 +1,8 @@
 """Hearth's local OpenAI-compatible API (``hearth serve`` and the window's switch).
 
 Editors and scripts talk to the model Hearth has loaded through ``GET /v1/models`` and
-``POST /v1/chat/completions`` (streaming and not), served by FastAPI/uvicorn.  Requests go
+``POST /v1/chat/completions`` (streaming and not; ``app.serve.openai_chat`` handles the
+request and its reply), served by FastAPI/uvicorn.  Requests go
 through the same ``EngineClient`` and worker as the window, whose queue serialises them:
 a request from the API and a chat in the window never mix.
 
@@ -20,26 +21,22 @@ Secure by default:
 
 from __future__ import annotations
 
-import asyncio
 import hmac
-import json
 import os
 import threading
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.engine_client import EngineClient
-from app.settings import highest, lowest
+from app.serve.openai_chat import ChatCompletion, ChatRequest
 from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase
@@ -104,33 +101,6 @@ class ServerConfig:
     def allowed_hosts(self) -> set[str]:
         names = {*LOOPBACK_NAMES, self.host, *self.extra_hosts}
         return {f"{name}:{self.port}" for name in names} | names
-
-
-class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    role: Literal["system", "user", "assistant"]
-    content: str = Field(max_length=1_000_000)
-
-
-class ChatRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    model: str | None = None
-    messages: list[ChatMessage] = Field(min_length=1, max_length=10_000)
-    stream: bool = False
-    # Ranges from the one settings declaration (a request may not ask for "unlimited"
-    # tokens or a random seed by number: it leaves them out).
-    temperature: float | None = Field(
-        default=None, ge=lowest("sampling.temperature"), le=highest("sampling.temperature")
-    )
-    top_p: float | None = Field(
-        default=None, ge=lowest("sampling.top_p"), le=highest("sampling.top_p")
-    )
-    max_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
-    max_completion_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
-    n: int = Field(default=1, ge=1, le=1)
-    seed: int | None = Field(default=None, ge=0, le=highest("sampling.seed"))
-    presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
-    frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
 
 
 def build_app(
@@ -208,119 +178,9 @@ def build_app(
     @app.post("/v1/chat/completions")
     async def chat(body: ChatRequest, request: Request) -> Any:
         state["requests"] += 1
-        params = dict(defaults() if defaults else {})
-        for key in ("temperature", "top_p", "seed"):
-            if getattr(body, key) is not None:
-                params[key] = getattr(body, key)
-        limit = body.max_completion_tokens or body.max_tokens
-        if limit is not None:
-            params["max_tokens"] = limit
-        messages = [m.model_dump() for m in body.messages]
-        stream = _Relay()
-        job = client.chat(spec(), messages, params, stream.put)
-        reply_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
-        created = int(time.time())
-
-        def chunk(
-            delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None
-        ) -> dict[str, Any]:
-            payload: dict[str, Any] = {
-                "id": reply_id,
-                "object": "chat.completion.chunk",
-                "created": created,
-                "model": config.model_name,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            }
-            if usage is not None:
-                payload["usage"] = usage
-            return payload
-
-        if body.stream:
-
-            async def events() -> AsyncIterator[str]:
-                yield "data: " + json.dumps(chunk({"role": "assistant", "content": ""})) + "\n\n"
-                usage: dict[str, Any] = {}
-                try:
-                    async for event in stream.events():
-                        kind = event["type"]
-                        if kind == protocol.DELTA and event.get("text"):
-                            yield "data: " + json.dumps(chunk({"content": event["text"]})) + "\n\n"
-                        elif kind == protocol.DELTA and event.get("reasoning"):
-                            yield (
-                                "data: "
-                                + json.dumps(chunk({"reasoning_content": event["reasoning"]}))
-                                + "\n\n"
-                            )
-                        elif kind == protocol.STATS:
-                            usage = _usage(event)
-                        elif kind == protocol.DONE:
-                            yield (
-                                "data: "
-                                + json.dumps(chunk({}, _finish(event), usage or None))
-                                + "\n\n"
-                            )
-                        elif kind == protocol.ERROR:
-                            yield (
-                                "data: "
-                                + json.dumps(
-                                    {
-                                        "error": {
-                                            "message": event.get("message"),
-                                            "type": event.get("kind"),
-                                        }
-                                    }
-                                )
-                                + "\n\n"
-                            )
-                finally:
-                    if not job.finished:
-                        job.cancel()  # the client went away: stop generating
-                yield "data: [DONE]\n\n"
-
-            return StreamingResponse(
-                events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
-            )
-
-        text: list[str] = []
-        reasoning: list[str] = []
-        usage: dict[str, Any] = {}
-        final: dict[str, Any] = {}
-        watcher = asyncio.create_task(_cancel_when_gone(request, job))
-        try:
-            async for event in stream.events():
-                if event["type"] == protocol.DELTA:
-                    if event.get(protocol.MOVED_TO_REASONING):
-                        reasoning, text = reasoning + text, []
-                    reasoning.append(event.get(protocol.DELTA_REASONING) or "")
-                    text.append(event.get(protocol.DELTA_TEXT) or "")
-                elif event["type"] == protocol.STATS:
-                    usage = _usage(event)
-                elif event["type"] in (protocol.DONE, protocol.ERROR):
-                    final = event
-        finally:
-            watcher.cancel()
-            if not job.finished:
-                job.cancel()
-        if final.get("type") == protocol.ERROR:
-            return refuse(
-                503 if final.get("kind") != protocol.ERR_CONTEXT_OVERFLOW else 400,
-                str(final.get("message")),
-                str(final.get("kind")),
-            )
-        return {
-            "id": reply_id,
-            "object": "chat.completion",
-            "created": created,
-            "model": config.model_name,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": _message("".join(text), "".join(reasoning)),
-                    "finish_reason": _finish(final),
-                }
-            ],
-            "usage": usage or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        }
+        params = body.params(defaults() if defaults else {})
+        reply = ChatCompletion(client, spec(), body, params, config.model_name)
+        return reply.streamed() if body.stream else await reply.whole(request, refuse)
 
     app.state.hearth = state
     return app
@@ -389,58 +249,6 @@ def _preflight(request: Request, origin: str) -> Response:
             "Vary": "Origin",
         },
     )
-
-
-async def _cancel_when_gone(request: Request, job: Any) -> None:
-    """Stop a non-streaming reply whose client has disconnected.  The body has been read,
-    so the next thing the server can receive is the disconnect; the task is cancelled
-    once the reply is ready."""
-    while not job.finished:
-        message = await request.receive()
-        if message["type"] == "http.disconnect":
-            job.cancel()
-            return
-
-
-def _message(text: str, reasoning: str) -> dict[str, Any]:
-    """The reply as OpenAI's message, with the thinking apart as DeepSeek's and vLLM's
-    servers send it (``reasoning_content``)."""
-    message: dict[str, Any] = {"role": "assistant", "content": text}
-    if reasoning:
-        message["reasoning_content"] = reasoning
-    return message
-
-
-def _usage(stats: dict[str, Any]) -> dict[str, Any]:
-    prompt = int(stats.get("prompt_tokens") or 0)
-    completion = int(stats.get("generated_tokens") or 0)
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-    }
-
-
-def _finish(done: dict[str, Any]) -> str:
-    return {"length": "length", "cancelled": "stop"}.get(str(done.get("finish_reason")), "stop")
-
-
-class _Relay:
-    """Events from the engine client's thread into the server's event loop."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-
-    def put(self, event: dict[str, Any]) -> None:
-        self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
-
-    async def events(self) -> AsyncIterator[dict[str, Any]]:
-        while True:
-            event = await self.queue.get()
-            yield event
-            if event["type"] in (protocol.DONE, protocol.ERROR):
-                return
 
 
 def _uvicorn(app: Any, config: ServerConfig) -> Any:

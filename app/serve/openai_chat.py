@@ -1,0 +1,325 @@
+"""OpenAI's ``POST /v1/chat/completions``: the request as Hearth validates it, and the
+reply, streamed as server-sent events or whole.
+
+Every parameter that changes the answer either reaches the engine or is refused: ``stop``
+(a string or up to four) ends the reply in every engine, ``seed`` serves its own request
+only (the engines build their sampling state per request), and ``n`` choices are generated
+one after another, up to ``MAX_CHOICES``.  A stream carries usage only when asked
+(``stream_options.include_usage``), in a last chunk without choices, as OpenAI's does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fastapi import Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.engine_client import EngineClient
+from app.settings import highest, lowest
+from wire import protocol
+from wire.model_spec import ModelSpec
+
+MAX_CHOICES = 4  # n: each choice is a whole generation, one after another
+MAX_STOPS = 4  # as OpenAI's API
+MAX_STOP_CHARS = 200
+
+
+class TextPart(BaseModel):
+    """A part of a message's content; only text is understood (a model here reads no
+    images), so any other part is refused by its type."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["text"]
+    text: str = Field(max_length=1_000_000)
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    # "developer" is what newer OpenAI clients send for "system".
+    role: Literal["system", "developer", "user", "assistant"]
+    content: str | list[TextPart] = Field(max_length=1_000_000)
+
+    def as_engine_message(self) -> dict[str, Any]:
+        """The message as the engines take it: text content, the system role."""
+        text = (
+            self.content
+            if isinstance(self.content, str)
+            else "\n".join(part.text for part in self.content)
+        )
+        return {"role": "system" if self.role == "developer" else self.role, "content": text}
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    include_usage: bool = False
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    model: str | None = None
+    messages: list[ChatMessage] = Field(min_length=1, max_length=10_000)
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    # Ranges from the one settings declaration (a request may not ask for "unlimited"
+    # tokens or a random seed by number: it leaves them out).
+    temperature: float | None = Field(
+        default=None, ge=lowest("sampling.temperature"), le=highest("sampling.temperature")
+    )
+    top_p: float | None = Field(
+        default=None, ge=lowest("sampling.top_p"), le=highest("sampling.top_p")
+    )
+    max_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
+    max_completion_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
+    n: int = Field(default=1, ge=1, le=MAX_CHOICES)
+    seed: int | None = Field(default=None, ge=0, le=highest("sampling.seed"))
+    stop: str | list[str] | None = None
+    presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
+    frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
+
+    @field_validator("stop")
+    @classmethod
+    def _stops_in_range(cls, stop: str | list[str] | None) -> str | list[str] | None:
+        """An empty stop string would end every reply at once: refused, as too many are."""
+        listed = [stop] if isinstance(stop, str) else list(stop or [])
+        if len(listed) > MAX_STOPS:
+            raise ValueError(f"at most {MAX_STOPS} stop strings")
+        if any(not 1 <= len(text) <= MAX_STOP_CHARS for text in listed):
+            raise ValueError(f"each stop string must be 1 to {MAX_STOP_CHARS} characters")
+        return stop
+
+    @property
+    def include_usage(self) -> bool:
+        return bool(self.stream_options and self.stream_options.include_usage)
+
+    def stops(self) -> list[str]:
+        return [self.stop] if isinstance(self.stop, str) else list(self.stop or [])
+
+    def params(self, defaults: dict[str, Any]) -> dict[str, Any]:
+        """The engine's parameters: the server's defaults, then what the request set."""
+        params = dict(defaults)
+        for key in ("temperature", "top_p", "seed"):
+            if getattr(self, key) is not None:
+                params[key] = getattr(self, key)
+        limit = self.max_completion_tokens or self.max_tokens
+        if limit is not None:
+            params["max_tokens"] = limit
+        stops = self.stops()
+        if stops:
+            params["stop"] = stops
+        return params
+
+
+def choice_params(params: dict[str, Any], index: int) -> dict[str, Any]:
+    """Choice ``index`` of ``n``: with a seed, seed + index, so that the choices differ
+    and the whole answer is still reproducible."""
+    if index and params.get("seed") is not None:
+        return {**params, "seed": (int(params["seed"]) + index) % (highest("sampling.seed") + 1)}
+    return params
+
+
+@dataclass
+class Choice:
+    """One generation's outcome, gathered from its events."""
+
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    final: dict[str, Any] = field(default_factory=dict)
+
+    def take(self, event: dict[str, Any]) -> None:
+        if event["type"] == protocol.DELTA:
+            if event.get(protocol.MOVED_TO_REASONING):
+                self.reasoning, self.text = self.reasoning + self.text, []
+            self.reasoning.append(event.get(protocol.DELTA_REASONING) or "")
+            self.text.append(event.get(protocol.DELTA_TEXT) or "")
+        elif event["type"] == protocol.STATS:
+            self.usage = usage_of(event)
+        elif event["type"] in (protocol.DONE, protocol.ERROR):
+            self.final = event
+
+
+class ChatCompletion:
+    """One request's reply: ``n`` generations through the engine client, one at a time."""
+
+    def __init__(
+        self,
+        client: EngineClient,
+        spec: ModelSpec,
+        body: ChatRequest,
+        params: dict[str, Any],
+        model_name: str,
+    ) -> None:
+        self.client, self.spec, self.body, self.params = client, spec, body, params
+        self.model_name = model_name
+        self.messages = [m.as_engine_message() for m in body.messages]
+        self.reply_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
+        self.created = int(time.time())
+
+    def start(self, index: int) -> tuple[Relay, Any]:
+        relay = Relay()
+        job = self.client.chat(
+            self.spec, self.messages, choice_params(self.params, index), relay.put
+        )
+        return relay, job
+
+    async def whole(self, request: Request, refuse: Callable[..., JSONResponse]) -> Any:
+        choices: list[Choice] = []
+        for index in range(self.body.n):
+            relay, job = self.start(index)
+            choice = Choice()
+            watcher = asyncio.create_task(cancel_when_gone(request, job))
+            try:
+                async for event in relay.events():
+                    choice.take(event)
+            finally:
+                watcher.cancel()
+                if not job.finished:
+                    job.cancel()
+            if choice.final.get("type") == protocol.ERROR:
+                overflow = choice.final.get("kind") == protocol.ERR_CONTEXT_OVERFLOW
+                return refuse(
+                    400 if overflow else 503,
+                    str(choice.final.get("message")),
+                    str(choice.final.get("kind")),
+                )
+            choices.append(choice)
+        return {
+            "id": self.reply_id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model_name,
+            "choices": [
+                {
+                    "index": index,
+                    "message": message_of("".join(c.text), "".join(c.reasoning)),
+                    "finish_reason": finish_of(c.final),
+                }
+                for index, c in enumerate(choices)
+            ],
+            "usage": total_usage([c.usage for c in choices]),
+        }
+
+    def chunk(self, index: int, delta: dict[str, Any], finish: str | None = None) -> str:
+        return self._data([{"index": index, "delta": delta, "finish_reason": finish}])
+
+    def _data(self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> str:
+        """One event.  With ``include_usage`` every chunk has ``usage`` (null until the
+        last one, which has no choices), as OpenAI's API sends it."""
+        payload: dict[str, Any] = {
+            "id": self.reply_id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model_name,
+            "choices": choices,
+        }
+        if self.body.include_usage:
+            payload["usage"] = usage
+        return "data: " + json.dumps(payload) + "\n\n"
+
+    def streamed(self) -> StreamingResponse:
+        return StreamingResponse(
+            self._events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+        )
+
+    async def _events(self) -> AsyncIterator[str]:
+        usages: list[dict[str, Any]] = []
+        for index in range(self.body.n):
+            relay, job = self.start(index)
+            yield self.chunk(index, {"role": "assistant", "content": ""})
+            usage: dict[str, Any] = {}
+            failed = False
+            try:
+                async for event in relay.events():
+                    kind = event["type"]
+                    if kind == protocol.DELTA and event.get("text"):
+                        yield self.chunk(index, {"content": event["text"]})
+                    elif kind == protocol.DELTA and event.get("reasoning"):
+                        yield self.chunk(index, {"reasoning_content": event["reasoning"]})
+                    elif kind == protocol.STATS:
+                        usage = usage_of(event)
+                    elif kind == protocol.DONE:
+                        yield self.chunk(index, {}, finish_of(event))
+                    elif kind == protocol.ERROR:
+                        failed = True
+                        error = {"message": event.get("message"), "type": event.get("kind")}
+                        yield "data: " + json.dumps({"error": error}) + "\n\n"
+            finally:
+                if not job.finished:
+                    job.cancel()  # the client went away: stop generating
+            usages.append(usage)
+            if failed:
+                break
+        if self.body.include_usage:
+            yield self._data([], total_usage(usages))
+        yield "data: [DONE]\n\n"
+
+
+async def cancel_when_gone(request: Request, job: Any) -> None:
+    """Stop a non-streaming reply whose client has disconnected.  The body has been read,
+    so the next thing the server can receive is the disconnect; the task is cancelled
+    once the reply is ready."""
+    while not job.finished:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            job.cancel()
+            return
+
+
+def message_of(text: str, reasoning: str) -> dict[str, Any]:
+    """The reply as OpenAI's message, with the thinking apart as DeepSeek's and vLLM's
+    servers send it (``reasoning_content``)."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    return message
+
+
+def usage_of(stats: dict[str, Any]) -> dict[str, Any]:
+    prompt = int(stats.get("prompt_tokens") or 0)
+    completion = int(stats.get("generated_tokens") or 0)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def total_usage(usages: list[dict[str, Any]]) -> dict[str, Any]:
+    """``n`` choices share one prompt: it is counted once, the completions added up."""
+    prompt = max((int(u.get("prompt_tokens") or 0) for u in usages), default=0)
+    completion = sum(int(u.get("completion_tokens") or 0) for u in usages)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def finish_of(done: dict[str, Any]) -> str:
+    return {"length": "length", "cancelled": "stop"}.get(str(done.get("finish_reason")), "stop")
+
+
+class Relay:
+    """Events from the engine client's thread into the server's event loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def put(self, event: dict[str, Any]) -> None:
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
+
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            event = await self.queue.get()
+            yield event
+            if event["type"] in (protocol.DONE, protocol.ERROR):
+                return
