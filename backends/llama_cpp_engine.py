@@ -32,6 +32,7 @@ from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.llama_loop import (
     CONTINUE,
+    DecodeCosts,
     DecodeFailed,
     GrammarRefused,
     KvSequence,
@@ -77,6 +78,7 @@ class LlamaCppEngine:
         self._piece: Any = None
         self._prompt_lookup = True
         self._can_draft = True
+        self._decode_costs = DecodeCosts()  # what a decode costs with the loaded model
         self.runtime = os.environ.get(RUNTIME_ENV, BUILT_IN)
         self._formatter: Any = None
         self._stops: tuple[str, ...] = ()
@@ -129,6 +131,7 @@ class LlamaCppEngine:
             self._lib.llama_model_is_recurrent(model) or self._lib.llama_model_is_hybrid(model)
         )
         self._prompt_lookup = bool(spec.get("prompt_lookup", True)) and self._can_draft
+        self._decode_costs = DecodeCosts()
         vocab = llm._model.vocab
         self._eog = (
             {t for t in range(llm.n_vocab()) if self._is_eog(vocab, t)}
@@ -281,7 +284,9 @@ class LlamaCppEngine:
                 cancel.set()
             else:
                 wanted = params.get("prompt_lookup", self._prompt_lookup)
-                drafter = NgramDrafter(prompt) if wanted and self._can_draft else None
+                drafter = (
+                    NgramDrafter(prompt, self._decode_costs) if wanted and self._can_draft else None
+                )
                 finish = run_token_loop(
                     self._lib, self._ctx, self._loaded_kv(), sampler, on_token, drafter, loop
                 )

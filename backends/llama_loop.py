@@ -21,6 +21,7 @@ carries over from one request to the next.
 from __future__ import annotations
 
 import ctypes
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,6 +29,16 @@ from typing import Any
 PENALTY_WINDOW = 64
 # Draft at most this many tokens per check; the batch holds that many plus the last token.
 DRAFT_MAX = 16
+# Before a batch has been timed, a guess is assumed to cost this share of a one-token decode.
+PRIOR_GUESS_COST = 0.25
+# Before any guess was checked: as if 3 of 4 guesses had been right.
+PRIOR_RIGHT, PRIOR_WRONG = 3.0, 1.0
+# Each check's weight fades by this factor, so the estimate follows the reply's phases.
+ACCEPT_MEMORY = 0.8
+# When drafting does not pay, one guess is still checked after this many skipped matches,
+# so that a reply that starts repeating its input is noticed.
+EXPLORE_EVERY = 16
+TIMING_SMOOTHING = 0.2
 # A draft is made only from a match of this many tokens (2 finds too many chance matches).
 NGRAM_SIZES = (4, 3)
 
@@ -112,6 +123,23 @@ class KvSequence:
             self._batch = None
 
 
+def _penalty_prefilter(repeat: float, temperature: float, top_k: int, grammar: bool) -> int:
+    """How many of the highest logits the repeat penalty needs to see (0: all of them).
+
+    The penalty looks each candidate up in its window: over a whole vocabulary that is a
+    hash lookup per token (0.15 ms of a 6 ms token with a 49k vocabulary).  A penalty above
+    1 only lowers logits, and at most ``PENALTY_WINDOW`` tokens are penalised, so the token
+    greedy decoding picks is among the ``PENALTY_WINDOW + 1`` highest, and the ``top_k``
+    that sampling keeps are among the ``top_k + PENALTY_WINDOW`` highest: the same choice,
+    from far fewer candidates.  A grammar must see every candidate; a penalty below 1
+    raises logits; sampling without top-k weighs the whole vocabulary."""
+    if repeat <= 1.0 or grammar:
+        return 0
+    if temperature <= 0:
+        return PENALTY_WINDOW + 1
+    return top_k + PENALTY_WINDOW if top_k > 0 else 0
+
+
 class SamplerChain:
     """llama.cpp's sampler chain for one request (freed with ``close``)."""
 
@@ -122,8 +150,10 @@ class SamplerChain:
         n_vocab: int,
         params: dict[str, Any],
         banned: Sequence[int] = (),
+        prefilter: bool = True,
     ) -> None:
         self._lib = lib
+        self._prefilter = prefilter
         self.chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
         try:
             self._build(lib, vocab, n_vocab, params, banned)
@@ -144,20 +174,24 @@ class SamplerChain:
                 entries[index].bias = value
             add(lib.llama_sampler_init_logit_bias(n_vocab, len(bias), entries))
         repeat = float(params.get("repeat_penalty", 1.0))
+        temperature = float(params.get("temperature", 0.0))
+        top_k = int(params.get("top_k", 40))
+        grammar = params.get("grammar")
         if repeat != 1.0:
+            keep = _penalty_prefilter(repeat, temperature, top_k, bool(grammar))
+            if keep and self._prefilter:
+                add(lib.llama_sampler_init_top_k(keep))
             # Over the reply's tokens, as llama-cpp-python's own chain does.
             add(lib.llama_sampler_init_penalties(n_vocab, PENALTY_WINDOW, repeat, 0.0, 0.0))
-        grammar = params.get("grammar")
         if grammar:
             sampler = lib.llama_sampler_init_grammar(vocab, str(grammar).encode(), b"root")
             if not sampler:
                 raise GrammarRefused("the grammar could not be parsed")
             add(sampler)
-        temperature = float(params.get("temperature", 0.0))
         if temperature <= 0:
             add(lib.llama_sampler_init_greedy())
         else:
-            add(lib.llama_sampler_init_top_k(int(params.get("top_k", 40))))
+            add(lib.llama_sampler_init_top_k(top_k))
             add(lib.llama_sampler_init_top_p(float(params.get("top_p", 1.0)), 1))
             add(lib.llama_sampler_init_min_p(float(params.get("min_p", 0.0)), 1))
             add(lib.llama_sampler_init_temp(temperature))
@@ -189,15 +223,50 @@ def _token_bias(raw: Any, n_vocab: int) -> list[tuple[int, float]]:
     return bias
 
 
+class DecodeCosts:
+    """What a decode of n tokens costs with this model on this machine, learnt as it runs:
+    about ``single + per_guess * (n - 1)`` seconds.  On a GPU, or a large model on the CPU,
+    a batch costs little more than one token (memory-bound); a small model on the CPU pays
+    for each token (compute-bound), and long drafts there are slower than none.  Kept by
+    the engine for the loaded model, across requests."""
+
+    def __init__(self) -> None:
+        self.single = 0.0  # seconds; 0 until a one-token decode was timed
+        self.per_guess = -1.0  # seconds per extra token in a batch; < 0 until timed
+
+    def observe(self, size: int, seconds: float) -> None:
+        if size == 1:
+            self.single = _smoothed(self.single, seconds, self.single > 0)
+        elif self.single > 0:
+            extra = max(0.0, (seconds - self.single) / (size - 1))
+            self.per_guess = _smoothed(self.per_guess, extra, self.per_guess >= 0)
+
+    def of(self, size: int) -> float:
+        per_guess = self.per_guess if self.per_guess >= 0 else self.single * PRIOR_GUESS_COST
+        return self.single + per_guess * (size - 1)
+
+
+def _smoothed(old: float, new: float, known: bool) -> float:
+    return old + TIMING_SMOOTHING * (new - old) if known else new
+
+
 class NgramDrafter:
     """Prompt-lookup drafts: the tokens that followed the last place where the current
-    last few tokens occurred (in the prompt or the reply so far)."""
+    last few tokens occurred (in the prompt or the reply so far).
 
-    def __init__(self, tokens: Sequence[int]) -> None:
+    How many of them to check is chosen for speed: with each guess right with probability
+    p (measured on this reply) and a batch of n tokens costing ``costs.of(n)`` (measured
+    on this machine), k guesses give ``1 + p + … + p^k`` tokens per ``costs.of(k + 1)``
+    seconds; the k with the best rate is drafted, none when one token at a time is faster.
+    """
+
+    def __init__(self, tokens: Sequence[int], costs: DecodeCosts | None = None) -> None:
         self.history: list[int] = []
         self._follower: dict[tuple[int, ...], int] = {}
         self.extend(tokens)
-        self.length = DRAFT_MAX
+        self.costs = costs if costs is not None else DecodeCosts()
+        self.right, self.wrong = PRIOR_RIGHT, PRIOR_WRONG
+        self.skipped = 0
 
     def extend(self, tokens: Sequence[int]) -> None:
         history, follower = self.history, self._follower
@@ -209,7 +278,21 @@ class NgramDrafter:
             history.append(token)
 
     def draft(self, last: int) -> list[int]:
-        """Tokens guessed to follow ``last`` (which ends the history once extended)."""
+        """Tokens guessed to follow ``last`` (which ends the history once extended), as
+        many as pay for their check."""
+        match = self._lookup(last)
+        if not match:
+            return []
+        count = self.worth(len(match))
+        if count == 0:
+            self.skipped += 1
+            if self.skipped < EXPLORE_EVERY:
+                return []
+            count = 1
+        self.skipped = 0
+        return match[:count]
+
+    def _lookup(self, last: int) -> list[int]:
         history = self.history
         for size in NGRAM_SIZES:
             if len(history) + 1 < size:
@@ -217,15 +300,29 @@ class NgramDrafter:
             key = (*history[len(history) - size + 1 :], last)
             at = self._follower.get(key)
             if at is not None:
-                return history[at : at + self.length]
+                return history[at : at + DRAFT_MAX]
         return []
 
+    def worth(self, available: int) -> int:
+        """The number of guesses (0 to ``available``) with the most tokens per second."""
+        costs = self.costs
+        if costs.single <= 0:
+            return available  # nothing timed yet: this check times a batch
+        p = self.right / (self.right + self.wrong)
+        best, best_rate = 0, 1.0 / costs.of(1)
+        expected = term = 1.0
+        for count in range(1, available + 1):
+            term *= p
+            expected += term
+            rate = expected / costs.of(count + 1)
+            if rate > best_rate:
+                best, best_rate = count, rate
+        return best
+
     def learn(self, drafted: int, accepted: int) -> None:
-        """Draft more after a full hit, fewer after a miss: a wrong guess costs a batch."""
-        if accepted == drafted:
-            self.length = min(DRAFT_MAX, self.length * 2)
-        elif accepted == 0:
-            self.length = max(1, self.length // 2)
+        """``accepted`` guesses were right, then (if fewer than ``drafted``) one wrong."""
+        self.right = self.right * ACCEPT_MEMORY + accepted
+        self.wrong = self.wrong * ACCEPT_MEMORY + (1 if accepted < drafted else 0)
 
 
 class PieceDecoder:
@@ -277,6 +374,7 @@ def run_token_loop(
     """
     sample = lib.llama_sampler_sample
     chain = sampler.chain
+    clock = time.perf_counter
     token = sample(chain, ctx, -1)
     while True:
         finish = on_token(token)
@@ -287,9 +385,11 @@ def run_token_loop(
         room = min(kv.capacity, kv.n_ctx - base) - 1
         if len(guesses) > room:
             guesses = guesses[: max(0, room)]
+        started = clock()
         kv.decode([token, *guesses], all_logits=bool(guesses))
         stats.decodes += 1
         if drafter is not None:
+            drafter.costs.observe(1 + len(guesses), clock() - started)
             drafter.extend((token,))
         if not guesses:
             token = sample(chain, ctx, -1)

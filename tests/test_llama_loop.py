@@ -1,12 +1,15 @@
 """The llama.cpp token loop (llama.cpp's sampler chain, prompt-lookup decoding) through
 the real worker and the starter model."""
 
+import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 
 from app.engine_client import EngineClient
-from tests.conftest import collect
+from tests.conftest import REPO, collect
 from wire.model_spec import ModelSpec
 
 pytestmark = pytest.mark.slow
@@ -94,3 +97,30 @@ def test_a_broken_grammar_is_refused_with_a_reason(client: EngineClient, spec: M
     # The engine is still there for the next request.
     text, _ = reply(client, spec, "Hi", **GREEDY)
     assert text
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"temperature": 0, "repeat_penalty": 1.5},
+        {"temperature": 0.9, "top_k": 40, "top_p": 0.95, "seed": 5, "repeat_penalty": 1.3},
+    ],
+)
+def test_the_repeat_penalty_on_the_highest_logits_only_picks_the_same_tokens(
+    spec: ModelSpec, params: dict[str, Any]
+) -> None:
+    """The penalty sees only the logits that can still win (a prefilter that makes it
+    3 times cheaper): every token is the one the full penalty over the whole vocabulary
+    picks, greedy and sampled alike."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.tools.sampler_twins", spec.path, json.dumps(params)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    twins = json.loads(result.stdout.splitlines()[-1])
+    assert len(twins["prefiltered"]) == 48
+    assert twins["prefiltered"] == twins["exact"]
