@@ -31,7 +31,9 @@ update-translations: $(STAMP)
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Hearth needs Python 3.11 or newer")'
 
-# This machine's own build of llama.cpp (GGML_NATIVE), without Intel AMX on x86-64: ggml's
+# This machine's own build of llama.cpp (GGML_NATIVE), without Intel AMX on x86-64 (and with
+# any CMAKE_ARGS of yours, for example a CUDA build); a cached wheel that still stops with
+# an illegal instruction is rebuilt once (packaging/llama/check_dev_build.py).  ggml's
 # AMX kernels stop with SIGILL on any prompt of a few dozen tokens on virtual machines that
 # report AMX (seen here, a Sapphire Rapids guest; llama.cpp has reports of the same), and
 # the installers' builds never use AMX.  llama-bench is built the same way.
@@ -42,9 +44,10 @@ DEV_LLAMA_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DCMAKE_C_FLAGS="$(AMX
 $(STAMP): pyproject.toml constraints.txt | check-python
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_ARGS='$(DEV_LLAMA_ARGS)' $(PY) -m pip install --quiet -e '.[test,transformers]' \
-		-c constraints.txt
+	CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' $(PY) -m pip install --quiet \
+		-e '.[test,transformers]' -c constraints.txt
 	$(PY) -m pip install --quiet --no-deps $(STARTER)
+	CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' $(PY) packaging/llama/check_dev_build.py
 	touch $(STAMP)
 
 run: $(STAMP) $(QM)
@@ -119,7 +122,7 @@ VULKAN_ARGS = -DGGML_VULKAN=on $(LLAMA_PORTABLE_ARGS)
 
 $(RUNTIMES_CACHE)/vulkan/runtime.json: | $(STAMP)
 	PYTHON=$(PY) bash packaging/llama/build-runtime.sh $(LLAMA_VERSION) vulkan vulkan \
-		$(RUNTIMES_CACHE) "$(VULKAN_ARGS)" $(PORTABLE_FEATURES)
+		$(RUNTIMES_CACHE) "$(VULKAN_ARGS)"
 
 # The CPU runtime for x86-64 CPUs with AVX-512 (Ice Lake, Sapphire Rapids, Zen 4 and later:
 # VBMI and VNNI too).  The installers carry it beside the portable AVX2 build, and Hearth

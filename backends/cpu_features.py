@@ -42,7 +42,8 @@ def _macos() -> frozenset[str] | None:
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
-    flags = frozenset(normalise(flag) for flag in output.split())
+    # macOS calls AVX "AVX1.0" (not AVX10, a later set).
+    flags = frozenset(normalise("avx" if flag == "AVX1.0" else flag) for flag in output.split())
     return flags or None  # Apple silicon has none of these x86 sets
 
 

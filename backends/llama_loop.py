@@ -130,9 +130,10 @@ def _penalty_prefilter(repeat: float, temperature: float, top_k: int, grammar: b
     hash lookup per token (0.15 ms of a 6 ms token with a 49k vocabulary).  A penalty above
     1 only lowers logits, and at most ``PENALTY_WINDOW`` tokens are penalised, so the token
     greedy decoding picks is among the ``PENALTY_WINDOW + 1`` highest, and the ``top_k``
-    that sampling keeps are among the ``top_k + PENALTY_WINDOW`` highest: the same choice,
-    from far fewer candidates.  A grammar must see every candidate; a penalty below 1
-    raises logits; sampling without top-k weighs the whole vocabulary."""
+    that sampling keeps are among the ``top_k + PENALTY_WINDOW`` highest: the same choice
+    (up to exactly equal logits, which may be ordered otherwise), from far fewer
+    candidates.  A grammar must see every candidate; a penalty below 1 raises logits;
+    sampling without top-k weighs the whole vocabulary."""
     if repeat <= 1.0 or grammar:
         return 0
     if temperature <= 0:
@@ -281,8 +282,8 @@ class NgramDrafter:
         """Tokens guessed to follow ``last`` (which ends the history once extended), as
         many as pay for their check."""
         match = self._lookup(last)
-        if not match:
-            return []
+        if not match or self.costs.single <= 0:
+            return []  # one token at a time first: that time is what guesses are weighed by
         count = self.worth(len(match))
         if count == 0:
             self.skipped += 1
@@ -306,8 +307,6 @@ class NgramDrafter:
     def worth(self, available: int) -> int:
         """The number of guesses (0 to ``available``) with the most tokens per second."""
         costs = self.costs
-        if costs.single <= 0:
-            return available  # nothing timed yet: this check times a batch
         p = self.right / (self.right + self.wrong)
         best, best_rate = 0, 1.0 / costs.of(1)
         expected = term = 1.0
@@ -389,6 +388,7 @@ def run_token_loop(
         kv.decode([token, *guesses], all_logits=bool(guesses))
         stats.decodes += 1
         if drafter is not None:
+            lib.llama_synchronize(ctx)  # a GPU's decode returns before its work is done
             drafter.costs.observe(1 + len(guesses), clock() - started)
             drafter.extend((token,))
         if not guesses:

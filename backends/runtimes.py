@@ -237,7 +237,7 @@ def choose(
             return runtime, notes
         if runtime.kind in GPU_KINDS and not wants_gpu:
             continue
-        if cpu_features.missing(runtime.cpu_features):
+        if runtime.kind == "cpu" and cpu_features.missing(runtime.cpu_features):
             continue  # a build for other CPUs: expected, not worth a notice (System check shows it)
         usable, reason, _ = assess(runtime, _installed_version())
         if usable:

@@ -58,14 +58,13 @@ class TextAssembler:
         if not new and not self._held:
             return ""
         buffer = self._held + new
-        for stop in self._stops:
-            index = buffer.find(stop)
-            if index != -1:
-                self.stopped = True
-                out = self._leading(buffer[:index])
-                self._held = ""
-                self.text += out
-                return out
+        found = [i for i in (buffer.find(stop) for stop in self._stops) if i != -1]
+        if found:  # the earliest stop string ends the text, whichever was listed first
+            self.stopped = True
+            out = self._leading(buffer[: min(found)])
+            self._held = ""
+            self.text += out
+            return out
         keep = longest_prefix_at_end(buffer, self._stops)
         out, self._held = buffer[: len(buffer) - keep], buffer[len(buffer) - keep :]
         out = self._leading(out)

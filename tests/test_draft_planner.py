@@ -41,8 +41,12 @@ def test_in_between_a_few_guesses_and_more_as_they_prove_right() -> None:
     assert len(planner.draft(REPEATED[3])) > first
 
 
-def test_before_anything_is_timed_the_whole_match_is_checked_once() -> None:
+def test_one_token_is_timed_before_any_guess_and_a_batch_right_after() -> None:
+    """A fresh model: the first decode is a single token, whose time is what guesses are
+    weighed by; with a batch not yet timed, a guess is assumed cheap, so one is timed."""
     fresh = NgramDrafter(REPEATED)
     fresh.extend(REPEATED[:3])
-    assert fresh.draft(REPEATED[3]) == REPEATED[4 : 4 + DRAFT_MAX]
-    assert NgramDrafter(REPEATED).draft(999) == [], "no match, no guess"
+    assert fresh.draft(REPEATED[3]) == []
+    fresh.costs.observe(1, 0.010)
+    assert len(fresh.draft(REPEATED[3])) > 1
+    assert NgramDrafter(REPEATED, fresh.costs).draft(999) == [], "no match, no guess"

@@ -47,3 +47,9 @@ def test_a_prefix_of_a_stop_string_that_does_not_complete_is_released() -> None:
 def test_leading_spaces_of_a_reply_are_dropped() -> None:
     deltas, _ = stream([b" ", b" Hello", b" world"])
     assert "".join(deltas) == "Hello world"
+
+
+def test_the_earliest_stop_string_ends_the_text_whichever_is_listed_first() -> None:
+    deltas, assembler = stream([b"Hello", b".\n", b"More"], ("\n", "."))
+    assert "".join(deltas) == "Hello"
+    assert assembler.stopped

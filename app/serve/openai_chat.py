@@ -1,10 +1,11 @@
 """OpenAI's ``POST /v1/chat/completions``: the request as Hearth validates it, and the
 reply, streamed as server-sent events or whole.
 
-Every parameter that changes the answer either reaches the engine or is refused: ``stop``
-(a string or up to four) ends the reply in every engine, ``seed`` serves its own request
-only (the engines build their sampling state per request), and ``n`` choices are generated
-one after another, up to ``MAX_CHOICES``.  A stream carries usage only when asked
+``stop`` (a string or up to four) ends the reply in every engine, ``seed`` serves its own
+request only (the engines build their sampling state per request), and ``n`` choices are
+generated one after another, up to ``MAX_CHOICES``.  Not yet honoured, and ignored:
+``presence_penalty``, ``frequency_penalty`` (range-checked), ``logit_bias``,
+``response_format``, ``tools`` and ``logprobs``.  A stream carries usage only when asked
 (``stream_options.include_usage``), in a last chunk without choices, as OpenAI's does.
 """
 
@@ -183,6 +184,8 @@ class ChatCompletion:
                 watcher.cancel()
                 if not job.finished:
                     job.cancel()
+            if choice.final.get("finish_reason") == protocol.FINISH_CANCELLED:
+                break  # the client went away: the other choices are not generated
             if choice.final.get("type") == protocol.ERROR:
                 overflow = choice.final.get("kind") == protocol.ERR_CONTEXT_OVERFLOW
                 return refuse(
@@ -233,10 +236,10 @@ class ChatCompletion:
         usages: list[dict[str, Any]] = []
         for index in range(self.body.n):
             relay, job = self.start(index)
-            yield self.chunk(index, {"role": "assistant", "content": ""})
             usage: dict[str, Any] = {}
             failed = False
-            try:
+            try:  # from the first yield on: a client that goes away ends the job
+                yield self.chunk(index, {"role": "assistant", "content": ""})
                 async for event in relay.events():
                     kind = event["type"]
                     if kind == protocol.DELTA and event.get("text"):
