@@ -33,6 +33,16 @@ MAX_STOPS = 4  # as OpenAI's API
 MAX_STOP_CHARS = 200
 
 
+def unicode_text(text: str) -> str:
+    """JSON may carry lone surrogates (``\\ud800``), which are no text: refused with the
+    field's name rather than passed to a tokenizer."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the text contains lone surrogates (\\ud800-\\udfff)") from None
+    return text
+
+
 class TextPart(BaseModel):
     """A part of a message's content; only text is understood (a model here reads no
     images), so any other part is refused by its type."""
@@ -41,12 +51,22 @@ class TextPart(BaseModel):
     type: Literal["text"]
     text: str = Field(max_length=1_000_000)
 
+    @field_validator("text")
+    @classmethod
+    def _text_only(cls, text: str) -> str:
+        return unicode_text(text)
+
 
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     # "developer" is what newer OpenAI clients send for "system".
     role: Literal["system", "developer", "user", "assistant"]
     content: str | list[TextPart] = Field(max_length=1_000_000)
+
+    @field_validator("content")
+    @classmethod
+    def _text_only(cls, content: str | list[TextPart]) -> str | list[TextPart]:
+        return unicode_text(content) if isinstance(content, str) else content
 
     def as_engine_message(self) -> dict[str, Any]:
         """The message as the engines take it: text content, the system role."""
