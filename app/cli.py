@@ -601,6 +601,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
         api_key=_server_key(args),
         allowed_origins=tuple(args.allow_origin),
         model_name=entry.name,
+        model_facts=entry.as_json(),
     )
     config.check()
     client = EngineClient(log_dir=core.paths.logs_dir)

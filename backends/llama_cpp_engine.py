@@ -30,6 +30,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
+from backends.json_mode import grammar_for
 from backends.llama_loop import (
     CONTINUE,
     DecodeCosts,
@@ -44,7 +45,7 @@ from backends.llama_loop import (
 )
 from backends.runtimes import BUILT_IN, RUNTIME_ENV
 from backends.template_guard import Defuser, bounded_render
-from backends.text_stream import TextAssembler, request_stops
+from backends.text_stream import TextAssembler, request_stops, stop_notice
 from wire import protocol
 from wire.phrases import Phrase, message_of
 
@@ -235,6 +236,8 @@ class LlamaCppEngine:
         prompt, limit = fitted.tokens, fitted.limit
         ignore_eos = bool(params.get("ignore_eos"))
         try:
+            if not params.get("grammar"):
+                params["grammar"] = grammar_for(params.get("response_format"))
             sampler = SamplerChain(
                 self._lib,
                 self._llm._model.vocab,
@@ -299,6 +302,9 @@ class LlamaCppEngine:
         tail = assembler.finish()
         if tail:
             emit({"type": protocol.DELTA, "text": tail})
+        notice = stop_notice(assembler, request_stops(params.get("stop")))
+        if notice:
+            emit(notice)
         if params.get("final_text"):
             # The reply decoded in one piece, independently of the streaming path, so a
             # caller can verify that the streamed deltas add up to exactly this.

@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from backends.sampling import token_bias
+
 # llama-cpp-python's default for the repeat penalty's window (last_n_tokens_size).
 PENALTY_WINDOW = 64
 # Draft at most this many tokens per check; the batch holds that many plus the last token.
@@ -123,18 +125,19 @@ class KvSequence:
             self._batch = None
 
 
-def _penalty_prefilter(repeat: float, temperature: float, top_k: int, grammar: bool) -> int:
-    """How many of the highest logits the repeat penalty needs to see (0: all of them).
+def _penalty_prefilter(lowers_only: bool, temperature: float, top_k: int, grammar: bool) -> int:
+    """How many of the highest logits the penalties need to see (0: all of them).
 
-    The penalty looks each candidate up in its window: over a whole vocabulary that is a
-    hash lookup per token (0.15 ms of a 6 ms token with a 49k vocabulary).  A penalty above
-    1 only lowers logits, and at most ``PENALTY_WINDOW`` tokens are penalised, so the token
-    greedy decoding picks is among the ``PENALTY_WINDOW + 1`` highest, and the ``top_k``
-    that sampling keeps are among the ``top_k + PENALTY_WINDOW`` highest: the same choice
-    (up to exactly equal logits, which may be ordered otherwise), from far fewer
-    candidates.  A grammar must see every candidate; a penalty below 1 raises logits;
-    sampling without top-k weighs the whole vocabulary."""
-    if repeat <= 1.0 or grammar:
+    The penalties look each candidate up in their window: over a whole vocabulary that is a
+    hash lookup per token (0.15 ms of a 6 ms token with a 49k vocabulary).  Penalties that
+    only lower logits (a repeat penalty above 1, frequency and presence penalties of 0 or
+    more) touch at most ``PENALTY_WINDOW`` tokens, so the token greedy decoding picks is
+    among the ``PENALTY_WINDOW + 1`` highest, and the ``top_k`` that sampling keeps are
+    among the ``top_k + PENALTY_WINDOW`` highest: the same choice (up to exactly equal
+    logits, which may be ordered otherwise), from far fewer candidates.  A grammar must see
+    every candidate; a penalty that raises logits may lift any of them; sampling without
+    top-k weighs the whole vocabulary."""
+    if not lowers_only or grammar:
         return 0
     if temperature <= 0:
         return PENALTY_WINDOW + 1
@@ -166,7 +169,7 @@ class SamplerChain:
         self, lib: Any, vocab: Any, n_vocab: int, params: dict[str, Any], banned: Sequence[int]
     ) -> None:
         add = self._add
-        bias = dict(_token_bias(params.get("logit_bias"), n_vocab))
+        bias = dict(token_bias(params.get("logit_bias"), n_vocab))
         bias.update({token: float("-inf") for token in banned})
         if bias:
             entries = (lib.llama_logit_bias * len(bias))()
@@ -178,12 +181,21 @@ class SamplerChain:
         temperature = float(params.get("temperature", 0.0))
         top_k = int(params.get("top_k", 40))
         grammar = params.get("grammar")
-        if repeat != 1.0:
-            keep = _penalty_prefilter(repeat, temperature, top_k, bool(grammar))
+        # OpenAI's penalties: each use of a token lowers its logit by ``frequency``, its
+        # first use by ``presence`` too.
+        frequency = float(params.get("frequency_penalty") or 0.0)
+        presence = float(params.get("presence_penalty") or 0.0)
+        if repeat != 1.0 or frequency or presence:
+            lowers_only = repeat >= 1.0 and frequency >= 0 and presence >= 0
+            keep = _penalty_prefilter(lowers_only, temperature, top_k, bool(grammar))
             if keep and self._prefilter:
                 add(lib.llama_sampler_init_top_k(keep))
             # Over the reply's tokens, as llama-cpp-python's own chain does.
-            add(lib.llama_sampler_init_penalties(n_vocab, PENALTY_WINDOW, repeat, 0.0, 0.0))
+            add(
+                lib.llama_sampler_init_penalties(
+                    n_vocab, PENALTY_WINDOW, repeat, frequency, presence
+                )
+            )
         if grammar:
             sampler = lib.llama_sampler_init_grammar(vocab, str(grammar).encode(), b"root")
             if not sampler:
@@ -207,21 +219,6 @@ class SamplerChain:
         if self.chain is not None:
             self._lib.llama_sampler_free(self.chain)
             self.chain = None
-
-
-def _token_bias(raw: Any, n_vocab: int) -> list[tuple[int, float]]:
-    """OpenAI's ``logit_bias`` ({token id: -100..100}) with out-of-range ids left out."""
-    if not isinstance(raw, dict):
-        return []
-    bias = []
-    for key, value in raw.items():
-        try:
-            token, amount = int(key), float(value)
-        except (TypeError, ValueError):
-            continue
-        if 0 <= token < n_vocab and -100 <= amount <= 100:
-            bias.append((token, float("-inf") if amount <= -100 else amount))
-    return bias
 
 
 class DecodeCosts:

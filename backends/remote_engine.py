@@ -127,6 +127,10 @@ class RemoteEngine:
             ("max_tokens", "max_tokens"),
             ("seed", "seed"),
             ("stop", "stop"),  # the serving engine ends the reply at them
+            ("presence_penalty", "presence_penalty"),
+            ("frequency_penalty", "frequency_penalty"),
+            ("logit_bias", "logit_bias"),  # in the serving model's token ids
+            ("response_format", "response_format"),
         ):
             if params.get(ours) is not None:
                 body[theirs] = params[ours]

@@ -22,7 +22,7 @@ from typing import Any
 
 from backends.context_budget import continues_reply, stats_event
 from backends.engine import Emit, EngineError, Progress
-from backends.text_stream import TextAssembler, request_stops
+from backends.text_stream import TextAssembler, request_stops, stop_notice
 from wire import protocol
 from wire.model_spec import SYNTHETIC
 
@@ -88,6 +88,9 @@ class SyntheticEngine:
         rest = assembler.finish()
         if rest:
             emit({"type": protocol.DELTA, "text": rest})
+        notice = stop_notice(assembler, request_stops(params.get("stop")))
+        if notice:
+            emit(notice)
         now = time.perf_counter()
         emit(stats_event(prompt_tokens, generated, started, first_at, now, now))
         return finish

@@ -29,6 +29,7 @@ class TextAssembler:
         self._strip_leading = strip_leading
         self._started = False
         self.stopped = False
+        self.stopped_by = ""  # the stop string that ended the text
         self.text = ""  # everything released so far
 
     def feed(self, data: bytes) -> str:
@@ -61,7 +62,9 @@ class TextAssembler:
         found = [i for i in (buffer.find(stop) for stop in self._stops) if i != -1]
         if found:  # the earliest stop string ends the text, whichever was listed first
             self.stopped = True
-            out = self._leading(buffer[: min(found)])
+            at = min(found)
+            self.stopped_by = next(stop for stop in self._stops if buffer.find(stop) == at)
+            out = self._leading(buffer[:at])
             self._held = ""
             self.text += out
             return out
@@ -93,6 +96,15 @@ def request_stops(raw: Any) -> tuple[str, ...]:
     return tuple(str(s) for s in raw if isinstance(s, str) and s)
 
 
+def stop_notice(assembler: TextAssembler, asked: Sequence[str]) -> dict[str, Any] | None:
+    """The ``stop_sequence`` notice when one of the request's stop strings ended the reply
+    (Anthropic's API names it in ``stop_sequence``); None for a template's own stops."""
+    if assembler.stopped and assembler.stopped_by in asked:
+        return {"type": "notice", "kind": STOP_SEQUENCE, "text": assembler.stopped_by}
+    return None
+
+
+STOP_SEQUENCE = "stop_sequence"
 REASONING, ANSWER, RETRO = "reasoning", "answer", "retro"
 
 

@@ -40,8 +40,9 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
+from backends.sampling import token_bias
 from backends.template_guard import Defuser, bounded_render
-from backends.text_stream import TextAssembler, request_stops
+from backends.text_stream import TextAssembler, request_stops, stop_notice
 from wire import protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
@@ -316,6 +317,14 @@ class TransformersEngine:
                 protocol.ERR_BAD_REQUEST, Phrase("A chat request needs at least one message.")
             )
         params = dict(request.get("params") or {})
+        if (params.get("response_format") or {}).get("type", "text") != "text":
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST,
+                Phrase(
+                    "JSON output (response_format) needs a GGUF model: llama.cpp keeps it to "
+                    "the schema by grammar, and this model runs in transformers."
+                ),
+            )
         max_tokens = int(params["max_tokens"]) if params.get("max_tokens") else None
         continuing = continues_reply(request, messages)
 
@@ -348,11 +357,17 @@ class TransformersEngine:
             if params.get("min_p"):
                 sampling["min_p"] = float(params["min_p"])
         processors = self.transformers.LogitsProcessorList()
-        penalty = float(params.get("repeat_penalty") or 1.0)
-        if penalty != 1.0:
-            # llama.cpp's meaning (the last 64 tokens), not transformers' (the whole prompt
-            # too), so both engines answer alike with the same settings.
-            processors.append(_RecentRepetitionPenalty(penalty, len(prompt)))
+        bias = token_bias(params.get("logit_bias"), len(self.tokenizer))
+        if bias:
+            processors.append(_LogitBias(bias))
+        penalties = _ReplyPenalties(
+            float(params.get("repeat_penalty") or 1.0),
+            float(params.get("frequency_penalty") or 0.0),
+            float(params.get("presence_penalty") or 0.0),
+            len(prompt),
+        )
+        if penalties.active:
+            processors.append(penalties)
         sampling["logits_processor"] = processors
         if params.get("ignore_eos"):
             sampling["min_new_tokens"] = limit
@@ -377,6 +392,9 @@ class TransformersEngine:
                 raise OutOfMemory("generating") from exc
             raise
         streamer.finish()
+        notice = stop_notice(streamer.assembler, request_stops(params.get("stop")))
+        if notice:
+            emit(notice)
         if cancel.is_set():
             finish = protocol.FINISH_CANCELLED
         elif streamer.stopped_by_text or streamer.generated < limit:
@@ -471,25 +489,56 @@ class _Streamer:
         self._show(rest, final=True)
 
 
-class _RecentRepetitionPenalty:
-    """Discourage tokens the reply used in its last ``window`` tokens, as llama.cpp does
-    (its sampler sees generated tokens only, not the prompt)."""
+class _ReplyPenalties:
+    """llama.cpp's penalties, over the reply's last ``window`` tokens (its sampler sees
+    generated tokens only, not the prompt), so both engines answer alike with the same
+    settings: the repeat penalty divides a used token's positive logit (multiplies a
+    negative one); OpenAI's frequency penalty subtracts per use, the presence penalty once."""
 
-    def __init__(self, penalty: float, prompt_length: int, window: int = 64) -> None:
-        self.penalty, self.prompt_length, self.window = penalty, prompt_length, window
+    def __init__(
+        self,
+        repeat: float,
+        frequency: float,
+        presence: float,
+        prompt_length: int,
+        window: int = 64,
+    ) -> None:
+        self.repeat, self.frequency, self.presence = repeat, frequency, presence
+        self.prompt_length, self.window = prompt_length, window
+        self.active = repeat != 1.0 or frequency != 0.0 or presence != 0.0
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import torch
+
         recent = input_ids[:, self.prompt_length :][:, -self.window :]
         if recent.shape[1] == 0:
             return scores
         picked = scores.gather(1, recent)
-        picked = self._penalise(picked)
-        return scores.scatter(1, recent, picked)
+        if self.repeat != 1.0:
+            picked = torch.where(picked > 0, picked / self.repeat, picked * self.repeat)
+        scores = scores.scatter(1, recent, picked)
+        if self.frequency or self.presence:
+            counts = torch.zeros_like(scores).scatter_add(
+                1, recent, torch.ones_like(recent, dtype=scores.dtype)
+            )
+            used = (counts > 0).to(scores.dtype)
+            scores = scores - counts * self.frequency - used * self.presence
+        return scores
 
-    def _penalise(self, values: Any) -> Any:
+
+class _LogitBias:
+    """OpenAI's ``logit_bias``: added to the chosen tokens' logits (-100 bans a token)."""
+
+    def __init__(self, bias: list[tuple[int, float]]) -> None:
+        self.tokens = [token for token, _ in bias]
+        self.amounts = [amount for _, amount in bias]
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
         import torch
 
-        return torch.where(values > 0, values / self.penalty, values * self.penalty)
+        index = torch.tensor(self.tokens, device=scores.device)
+        amounts = torch.tensor(self.amounts, device=scores.device, dtype=scores.dtype)
+        return scores.index_add(1, index, amounts.expand(scores.shape[0], -1))
 
 
 class _CancelCriterion:

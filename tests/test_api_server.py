@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from openai import OpenAI
+from openai import BadRequestError, NotFoundError, OpenAI
 
+from app.serve.openai_chat import ChatRequest
 from tests.conftest import HEARTH, REPO
+from wire.model_spec import TRANSFORMERS, ModelSpec
 
 pytestmark = pytest.mark.slow
 
@@ -40,13 +42,20 @@ def served(data_dir: Path) -> Iterator[tuple[int, Path]]:
     server.stderr.close()
 
 
+@pytest.fixture
+def client(served: tuple[int, Path]) -> Iterator[OpenAI]:
+    """The official client, closed after the test (its pooled sockets would otherwise be
+    left to the garbage collector, a ResourceWarning)."""
+    port, _log = served
+    with OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused") as opened:
+        yield opened
+
+
 def chat_requests(log: Path) -> int:
     return log.read_text().count("request chat")
 
 
-def test_the_official_client_streaming_and_not(served: tuple[int, Path]) -> None:
-    port, _log = served
-    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+def test_the_official_client_streaming_and_not(client: OpenAI) -> None:
     assert [m.id for m in client.models.list()] == ["SmolLM2-135M-Instruct.Q4_1"]
     reply = client.chat.completions.create(
         model="any",
@@ -115,6 +124,12 @@ GOOD = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
         ({"Host": "HOST"}, {**GOOD, "stop": 5}, 400),
         ({"Host": "HOST"}, {"messages": []}, 400),
         ({"Host": "HOST"}, {"messages": [{"role": "wizard", "content": "x"}]}, 400),
+        ({"Host": "HOST"}, {**GOOD, "logit_bias": {"hello": 5}}, 400),
+        ({"Host": "HOST"}, {**GOOD, "logit_bias": {"42": 101}}, 400),
+        ({"Host": "HOST"}, {**GOOD, "logit_bias": {str(t): 1 for t in range(301)}}, 400),
+        ({"Host": "HOST"}, {**GOOD, "frequency_penalty": 3}, 400),
+        ({"Host": "HOST"}, {**GOOD, "response_format": {"type": "xml"}}, 400),
+        ({"Host": "HOST"}, {**GOOD, "response_format": {"type": "json_schema"}}, 400),
     ],
 )
 def test_bad_requests_are_refused_before_the_engine(
@@ -156,14 +171,11 @@ def test_an_api_key_is_required_when_set_and_for_other_addresses(data_dir: Path)
         assert raw(port, "POST", "/v1/chat/completions", GOOD, wrong)[0] == 401
         right = {**host, "Authorization": "Bearer s3cret"}
         assert raw(port, "GET", "/v1/models", headers=right)[0] == 200
-        client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="s3cret")
-        assert (
-            client.chat.completions.create(
+        with OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="s3cret") as client:
+            reply = client.chat.completions.create(
                 model="m", messages=[{"role": "user", "content": "hi"}], max_tokens=4
             )
-            .choices[0]
-            .message.content
-        )
+        assert reply.choices[0].message.content
     finally:
         server.terminate()
         server.wait(15)
@@ -177,9 +189,7 @@ def ask(client: OpenAI, content: str, **options: Any) -> Any:
     )
 
 
-def test_stop_strings_end_the_reply_streaming_and_not(served: tuple[int, Path]) -> None:
-    port, _log = served
-    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+def test_stop_strings_end_the_reply_streaming_and_not(client: OpenAI) -> None:
     prompt = "Name the largest planet in the solar system."
     whole = ask(client, prompt, temperature=0, max_tokens=40).choices[0].message.content or ""
     words = whole.split()
@@ -197,10 +207,8 @@ def test_stop_strings_end_the_reply_streaming_and_not(served: tuple[int, Path]) 
     assert "".join(pieces) == cut, "a stop string split across tokens is never shown"
 
 
-def test_a_seed_serves_its_own_request_only(served: tuple[int, Path]) -> None:
+def test_a_seed_serves_its_own_request_only(client: OpenAI) -> None:
     """Once a request sent a seed, later requests without one must not repeat its text."""
-    port, _log = served
-    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
     prompt = "Write one sentence about the sea."
     options: dict[str, Any] = {"temperature": 1.0, "top_p": 1.0, "max_tokens": 24}
 
@@ -214,9 +222,10 @@ def test_a_seed_serves_its_own_request_only(served: tuple[int, Path]) -> None:
     assert first != second
 
 
-def test_n_choices_are_generated_one_after_another(served: tuple[int, Path]) -> None:
-    port, log = served
-    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+def test_n_choices_are_generated_one_after_another(
+    served: tuple[int, Path], client: OpenAI
+) -> None:
+    _port, log = served
     before = chat_requests(log)
     prompt = "Write one sentence about the sea."
     reply = ask(client, prompt, n=2, seed=3, temperature=1.0, max_tokens=16)
@@ -239,11 +248,10 @@ def test_n_choices_are_generated_one_after_another(served: tuple[int, Path]) -> 
 
 
 def test_content_parts_and_the_developer_role_mean_text_and_system(
-    served: tuple[int, Path],
+    served: tuple[int, Path], client: OpenAI
 ) -> None:
     """What newer clients send is understood, not refused: the same greedy answer."""
     port, log = served
-    client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
     greedy: dict[str, Any] = {"temperature": 0, "max_tokens": 24}
 
     def answer(messages: list[dict[str, Any]]) -> str:
@@ -273,3 +281,106 @@ def test_content_parts_and_the_developer_role_mean_text_and_system(
     )
     assert got == 400 and "messages.0.content" in payload["error"]["message"]
     assert chat_requests(log) == before
+
+
+CITY = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "maxLength": 30},
+        "population": {"type": "integer"},
+        "capital": {"type": "boolean"},
+    },
+    "required": ["city", "population", "capital"],
+    "additionalProperties": False,
+}
+
+
+def matches_city(text: str) -> bool:
+    value = json.loads(text)
+    return (
+        set(value) == {"city", "population", "capital"}
+        and isinstance(value["city"], str)
+        and isinstance(value["population"], int)
+        and isinstance(value["capital"], bool)
+    )
+
+
+def test_json_output_follows_the_schema_even_from_the_starter_model(
+    served: tuple[int, Path], client: OpenAI
+) -> None:
+    """Grammar-constrained decoding: a 135M model's reply is valid JSON of the asked shape,
+    greedy and sampled, streamed and not; a schema with no grammar is a 400, before any
+    token, in both forms."""
+    _port, log = served
+    wanted = {"type": "json_schema", "json_schema": {"name": "city", "schema": CITY}}
+    prompt = "Tell me about Paris."
+    for options in ({"temperature": 0}, {"temperature": 1.0, "seed": 5}):
+        reply = ask(client, prompt, max_tokens=120, response_format=wanted, **options)
+        assert reply.choices[0].finish_reason == "stop"
+        assert matches_city(reply.choices[0].message.content or ""), reply
+    pieces = [
+        c.choices[0].delta.content or ""
+        for c in ask(
+            client,
+            "Describe a cat.",
+            max_tokens=200,
+            temperature=0,
+            stream=True,
+            response_format={"type": "json_object"},
+        )
+        if c.choices
+    ]
+    assert isinstance(json.loads("".join(pieces)), dict)
+    before = log.read_text().count(" ended (")
+    broken = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"$ref": "#/no"}}}
+    for stream in (False, True):
+        with pytest.raises(BadRequestError) as refused:
+            ask(client, prompt, max_tokens=8, stream=stream, response_format=broken)
+        assert "cannot be turned into a grammar" in str(refused.value)
+    assert log.read_text().count(" ended (") == before, "nothing was generated"
+
+
+def test_penalties_and_logit_bias_change_the_reply(client: OpenAI) -> None:
+    greedy: dict[str, Any] = {"temperature": 0, "max_tokens": 60}
+
+    def text(prompt: str, **options: Any) -> str:
+        return str(ask(client, prompt, **greedy, **options).choices[0].message.content)
+
+    counting = "List the numbers from 1 to 20, separated by commas."
+    plain = text(counting)
+    assert plain.count(",") >= 10, plain
+    # Each comma makes the next one less likely: the list is cut short.
+    assert text(counting, frequency_penalty=2.0).count(",") < plain.count(",") / 2
+    # A negative penalty rewards repeating: one fruit comes back again and again.
+    fruits = "Write a list of ten fruits."
+    lines = [line for line in text(fruits, frequency_penalty=-2.0).splitlines() if line.strip()]
+    assert len(lines) > len(set(lines)), lines
+    zebra = 29106  # " zebra" in the starter model's vocabulary
+    assert "zebra" not in text(counting)
+    assert text(counting, logit_bias={str(zebra): 100}).count("zebra") >= 5
+    assert "zebra" not in text(counting, logit_bias={str(zebra): 100, "29106": -100})
+
+
+def test_health_and_one_model_by_its_id(served: tuple[int, Path], client: OpenAI) -> None:
+    port, _log = served
+    name = "SmolLM2-135M-Instruct.Q4_1"
+    assert client.models.retrieve(name).id == name
+    with pytest.raises(NotFoundError) as missing:
+        client.models.retrieve("gpt-4o")
+    assert name in str(missing.value), "the server says what it has"
+    status, payload = raw(port, "GET", "/health")
+    assert (status, payload["status"]) == (200, "ok")
+    status, payload = raw(port, "GET", "/v1/no-such-route")
+    assert status == 404 and "message" in payload["error"], "errors in OpenAI's shape"
+
+
+def test_json_output_for_a_transformers_model_is_refused_before_the_engine() -> None:
+    """transformers has no grammar: the request is refused in words, naming what it asked."""
+    checkpoint = ModelSpec("/models/qwen", engine=TRANSFORMERS)
+    messages = [{"role": "user", "content": "hi"}]
+    asked = ChatRequest.model_validate(
+        {"messages": messages, "response_format": {"type": "json_object"}}
+    )
+    assert "json_object needs a GGUF model" in str(asked.refusal(checkpoint))
+    assert asked.refusal(ModelSpec("/models/qwen.gguf")) is None
+    assert ChatRequest.model_validate({"messages": messages}).refusal(checkpoint) is None

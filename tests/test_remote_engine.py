@@ -2,6 +2,7 @@
 against small servers that misbehave on purpose (drop mid-stream, 401, never answer)."""
 
 import itertools
+import json
 import os
 import signal
 import socket
@@ -69,6 +70,21 @@ def test_a_requests_stop_strings_reach_the_server(client: EngineClient, peer: st
     stop = words[len(words) // 2]
     cut, _ = collect(client.chat(remote(peer), question, {**greedy, "stop": [stop]}))
     assert cut.rstrip() == whole[: whole.index(stop)].rstrip()
+
+
+def test_json_output_and_penalties_reach_the_server(client: EngineClient, peer: str) -> None:
+    """What Hearth's API accepts is passed on to the serving engine, which enforces it."""
+    cat = [{"role": "user", "content": "Describe a cat."}]
+    asked = {"temperature": 0, "max_tokens": 300, "response_format": {"type": "json_object"}}
+    shaped, _ = collect(client.chat(remote(peer), cat, asked))
+    assert isinstance(json.loads(shaped), dict), shaped
+    counting = [{"role": "user", "content": "List the numbers from 1 to 20, separated by commas."}]
+    greedy = {"temperature": 0, "max_tokens": 60, "seed": 1}
+    plain, _ = collect(client.chat(remote(peer), counting, greedy))
+    penalised, _ = collect(
+        client.chat(remote(peer), counting, {**greedy, "frequency_penalty": 2.0})
+    )
+    assert penalised.count(",") < plain.count(","), (plain, penalised)
 
 
 def test_unknown_model_and_refused_connection(client: EngineClient, peer: str) -> None:

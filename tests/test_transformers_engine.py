@@ -268,3 +268,31 @@ def test_stop_strings_and_seeds_serve_their_own_request(
     seeded, first, again, second = text(seed=7), text(), text(seed=7), text()
     assert again == seeded
     assert first != second
+
+
+def test_penalties_bias_and_json_mode_as_the_api_asks(
+    client: EngineClient, hf_checkpoint: Path
+) -> None:
+    """OpenAI's penalties and logit_bias change the reply as in llama.cpp; JSON output,
+    which needs a grammar, is refused in words; the stop string that ended a reply is
+    named (Anthropic's stop_sequence)."""
+    spec = hf_spec(hf_checkpoint)
+    counting = [{"role": "user", "content": "List the numbers from 1 to 20, separated by commas."}]
+    greedy = {"temperature": 0, "max_tokens": 60}
+    plain, _ = collect(client.chat(spec, counting, greedy))
+    assert plain.count(",") >= 10, plain
+    penalised, _ = collect(client.chat(spec, counting, {**greedy, "frequency_penalty": 2.0}))
+    assert penalised.count(",") < plain.count(",") / 2, penalised
+    zebra = 29106  # " zebra" in the starter model's vocabulary
+    biased, _ = collect(client.chat(spec, counting, {**greedy, "logit_bias": {str(zebra): 100}}))
+    assert biased.count("zebra") >= 5, biased
+    stopped, events = collect(client.chat(spec, counting, {**greedy, "stop": ["4", "never"]}))
+    assert stopped == plain[: plain.index("4")]
+    assert {"type": "notice", "kind": "stop_sequence", "text": "4"}.items() <= next(
+        e for e in events if e.get("kind") == "stop_sequence"
+    ).items()
+    _, refused = collect(
+        client.chat(spec, counting, {**greedy, "response_format": {"type": "json_object"}})
+    )
+    assert refused[-1]["type"] == protocol.ERROR and refused[-1]["kind"] == protocol.ERR_BAD_REQUEST
+    assert "needs a GGUF model" in refused[-1]["message"]

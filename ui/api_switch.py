@@ -52,7 +52,7 @@ class ApiSwitch(QObject):
         if model is None:
             self.models.show_error(self.tr("Choose a model first, then start the API."))
             return
-        config = ServerConfig(port=port, model_name=model.name)
+        config = ServerConfig(port=port, model_name=model.name, model_facts=model.as_json())
         core, models = self.core, self.models
         app = build_app(
             self.client,

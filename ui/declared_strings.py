@@ -282,6 +282,7 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', '{0} has no tokenizer files ({1}). Download the whole checkpoint, not only the weights.'),
     QT_TRANSLATE_NOOP('Phrase', "{0} needs to run its own Python code ({1}). Hearth does not run a model's code without your consent."),
     QT_TRANSLATE_NOOP('Phrase', '{0} is a {1!r} model, which transformers {2} does not support. Update transformers or use a GGUF of this model.'),
+    QT_TRANSLATE_NOOP('Phrase', 'JSON output (response_format) needs a GGUF model: llama.cpp keeps it to the schema by grammar, and this model runs in transformers.'),
     QT_TRANSLATE_NOOP('Phrase', 'Unknown quantization {0!r}.'),
     QT_TRANSLATE_NOOP('Phrase', 'The tokenizer of {0} cannot be loaded ({1}).'),
     QT_TRANSLATE_NOOP('Phrase', '{0} failed to load: {1}'),

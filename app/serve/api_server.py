@@ -1,8 +1,10 @@
 """Hearth's local OpenAI-compatible API (``hearth serve`` and the window's switch).
 
-Editors and scripts talk to the model Hearth has loaded through ``GET /v1/models`` and
-``POST /v1/chat/completions`` (streaming and not; ``app.serve.openai_chat`` handles the
-request and its reply), served by FastAPI/uvicorn.  Requests go
+Editors and scripts talk to the model Hearth has loaded through ``GET /v1/models`` (and
+``/v1/models/{id}``), ``POST /v1/chat/completions`` (streaming and not;
+``app.serve.openai_chat`` handles the request and its reply) and ``GET /health``; Ollama's
+native ``/api/*`` (``app.serve.ollama_api``) and Anthropic's ``POST /v1/messages``
+(``app.serve.anthropic_messages``) on the same port; served by FastAPI/uvicorn.  Requests go
 through the same ``EngineClient`` and worker as the window, whose queue serialises them:
 a request from the API and a chat in the window never mix.
 
@@ -36,6 +38,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.engine_client import EngineClient
+from app.serve import anthropic_messages, ollama_api
+from app.serve.anthropic_messages import MessagesReply, MessagesRequest
 from app.serve.openai_chat import ChatCompletion, ChatRequest
 from wire import protocol
 from wire.model_spec import ModelSpec
@@ -54,6 +58,8 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] = ()
     model_name: str = "hearth"
     extra_hosts: tuple[str, ...] = field(default_factory=tuple)
+    # What the library knows of the model (``ModelEntry.as_json``), for Ollama's listings.
+    model_facts: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
         from app.errors import HearthError
@@ -117,8 +123,20 @@ def build_app(
     def refuse(status: int, message: str, kind: str) -> JSONResponse:
         return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status)
 
+    def refuse_in_dialect(request: Request, status: int, message: str, kind: str) -> JSONResponse:
+        """An error in the shape the route's clients read: Ollama's under ``/api/``,
+        Anthropic's for ``/v1/messages``, OpenAI's elsewhere."""
+        if request.url.path.startswith("/api/"):
+            return ollama_api.error(status, message)
+        if request.url.path.startswith("/v1/messages"):
+            return anthropic_messages.error(status, message)
+        return refuse(status, message, kind)
+
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Any]) -> Any:
+        def refuse(status: int, message: str, kind: str) -> JSONResponse:
+            return refuse_in_dialect(request, status, message, kind)
+
         host = request.headers.get("host", "")
         if not config.api_key and (not host or host not in allowed_hosts):
             return refuse(
@@ -131,11 +149,11 @@ def build_app(
             )
         if origin is not None and request.method == "OPTIONS":
             return _preflight(request, origin)  # browsers send no key with a preflight
-        if config.api_key and not hmac.compare_digest(
-            request.headers.get("authorization", "").encode(), f"Bearer {config.api_key}".encode()
-        ):
+        if config.api_key and not _key_matches(request, config.api_key):
             return refuse(
-                401, "A valid API key is required (Authorization: Bearer …).", "invalid_api_key"
+                401,
+                "A valid API key is required (Authorization: Bearer … or x-api-key: …).",
+                "invalid_api_key",
             )
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
@@ -149,39 +167,82 @@ def build_app(
     app.add_middleware(_BodyLimit, limit=MAX_BODY_BYTES)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         kind = {413: "request_too_large", 404: "not_found", 405: "method_not_allowed"}
-        return refuse(exc.status_code, str(exc.detail), kind.get(exc.status_code, "error"))
+        return refuse_in_dialect(
+            request, exc.status_code, str(exc.detail), kind.get(exc.status_code, "error")
+        )
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "body"
-        return refuse(
-            400, f"Invalid {where}: {first.get('msg', 'bad value')}.", "invalid_request_error"
+        return refuse_in_dialect(
+            request,
+            400,
+            f"Invalid {where}: {first.get('msg', 'bad value')}.",
+            "invalid_request_error",
         )
+
+    def model_entry() -> dict[str, Any]:
+        return {
+            "id": config.model_name,
+            "object": "model",
+            "created": int(time.time()),
+            "owned_by": "hearth",
+        }
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        """For load balancers and scripts waiting for the server (llama-server's route)."""
+        return {"status": "ok", "model": config.model_name}
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        return {
-            "object": "list",
-            "data": [
-                {
-                    "id": config.model_name,
-                    "object": "model",
-                    "created": int(time.time()),
-                    "owned_by": "hearth",
-                }
-            ],
-        }
+        return {"object": "list", "data": [model_entry()]}
+
+    @app.get("/v1/models/{model_id:path}")
+    async def model(model_id: str) -> Any:
+        if model_id != config.model_name:
+            return refuse(
+                404,
+                f"The model {model_id!r} is not served here; this server has "
+                f"{config.model_name!r} (GET /v1/models).",
+                "model_not_found",
+            )
+        return model_entry()
 
     @app.post("/v1/chat/completions")
     async def chat(body: ChatRequest, request: Request) -> Any:
         state["requests"] += 1
+        model = spec()
+        refusal = body.refusal(model)
+        if refusal:
+            return refuse(400, refusal, "invalid_request_error")
         params = body.params(defaults() if defaults else {})
-        reply = ChatCompletion(client, spec(), body, params, config.model_name)
-        return reply.streamed() if body.stream else await reply.whole(request, refuse)
+        reply = ChatCompletion(client, model, body, params, config.model_name)
+        if body.stream:
+            return await reply.streamed(request, refuse)
+        return await reply.whole(request, refuse)
 
+    @app.post("/v1/messages")
+    async def messages(body: MessagesRequest, request: Request) -> Any:
+        state["requests"] += 1
+        model = spec()
+        refusal = body.refusal(model)
+        if refusal:
+            return anthropic_messages.error(400, refusal)
+        reply = MessagesReply(client, model, body)
+        return await reply.answer(request, defaults() if defaults else {})
+
+    ollama_api.register(
+        app,
+        client,
+        spec,
+        config.model_name,
+        lambda: config.model_facts,
+        defaults or dict,
+    )
     app.state.hearth = state
     return app
 
@@ -234,6 +295,16 @@ class _BodyLimit:
                 headers={"Connection": "close"},
             )
             await refusal(scope, counted, send)
+
+
+def _key_matches(request: Request, key: str) -> bool:
+    """OpenAI's and Ollama's clients send ``Authorization: Bearer KEY``, Anthropic's send
+    ``x-api-key: KEY``."""
+    bearer = request.headers.get("authorization", "").encode()
+    plain = request.headers.get("x-api-key", "").encode()
+    return hmac.compare_digest(bearer, f"Bearer {key}".encode()) or hmac.compare_digest(
+        plain, key.encode()
+    )
 
 
 def _preflight(request: Request, origin: str) -> Response:

@@ -3,15 +3,17 @@ reply, streamed as server-sent events or whole.
 
 ``stop`` (a string or up to four) ends the reply in every engine, ``seed`` serves its own
 request only (the engines build their sampling state per request), and ``n`` choices are
-generated one after another, up to ``MAX_CHOICES``.  Not yet honoured, and ignored:
-``presence_penalty``, ``frequency_penalty`` (range-checked), ``logit_bias``,
-``response_format``, ``tools`` and ``logprobs``.  A stream carries usage only when asked
-(``stream_options.include_usage``), in a last chunk without choices, as OpenAI's does.
+generated one after another, up to ``MAX_CHOICES``.  ``presence_penalty``,
+``frequency_penalty`` and ``logit_bias`` (in the model's token ids) are honoured by every
+engine; ``response_format`` (``json_object``, ``json_schema``) is enforced by grammar in
+llama.cpp, passed on by the remote engine, and refused with 400 for a transformers model,
+which has no grammar.  Not yet honoured, and ignored: ``tools`` and ``logprobs``.  A stream
+carries usage only when asked (``stream_options.include_usage``), in a last chunk without
+choices, as OpenAI's does.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
@@ -21,16 +23,22 @@ from typing import Any, Literal
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.engine_client import EngineClient
+from app.serve.relay import Relay
 from app.settings import highest, lowest
 from wire import protocol
-from wire.model_spec import ModelSpec
+from wire.model_spec import TRANSFORMERS, ModelSpec
 
 MAX_CHOICES = 4  # n: each choice is a whole generation, one after another
 MAX_STOPS = 4  # as OpenAI's API
 MAX_STOP_CHARS = 200
+MAX_BIASED_TOKENS = 300  # as OpenAI's API
+JSON_NEEDS_GGUF = (
+    "response_format {0} needs a GGUF model: llama.cpp keeps the reply to the schema by "
+    "grammar, and this server's model runs in transformers, which has none."
+)
 
 
 def unicode_text(text: str) -> str:
@@ -83,6 +91,34 @@ class StreamOptions(BaseModel):
     include_usage: bool = False
 
 
+class JsonSchemaFormat(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    name: str = Field(default="response", max_length=64)
+    schema_: dict[str, Any] = Field(default_factory=dict, alias="schema")
+    strict: bool | None = None
+
+
+class ResponseFormat(BaseModel):
+    """What the reply must be: text, any JSON object, or JSON that matches a schema."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["text", "json_object", "json_schema"]
+    json_schema: JsonSchemaFormat | None = None
+
+    @model_validator(mode="after")
+    def _schema_given(self) -> ResponseFormat:
+        if self.type == "json_schema" and self.json_schema is None:
+            raise ValueError("type json_schema needs a json_schema object with its schema")
+        return self
+
+    @property
+    def wants_json(self) -> bool:
+        return self.type != "text"
+
+    def as_param(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
     model: str | None = None
@@ -104,6 +140,20 @@ class ChatRequest(BaseModel):
     stop: str | list[str] | None = None
     presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
     frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
+    logit_bias: dict[str, float] | None = None
+    response_format: ResponseFormat | None = None
+
+    @field_validator("logit_bias")
+    @classmethod
+    def _bias_in_range(cls, bias: dict[str, float] | None) -> dict[str, float] | None:
+        for token, amount in (bias or {}).items():
+            if not token.isdigit():
+                raise ValueError(f"keys must be token ids, not {token[:20]!r}")
+            if not -100 <= amount <= 100:
+                raise ValueError(f"each bias must be from -100 to 100, not {amount}")
+        if bias is not None and len(bias) > MAX_BIASED_TOKENS:
+            raise ValueError(f"at most {MAX_BIASED_TOKENS} tokens")
+        return bias
 
     @field_validator("stop")
     @classmethod
@@ -120,15 +170,26 @@ class ChatRequest(BaseModel):
     def include_usage(self) -> bool:
         return bool(self.stream_options and self.stream_options.include_usage)
 
+    def refusal(self, spec: ModelSpec) -> str | None:
+        """Why this request cannot be served by ``spec``'s engine (checked before it)."""
+        wanted = self.response_format
+        if wanted is not None and wanted.wants_json and spec.engine == TRANSFORMERS:
+            return JSON_NEEDS_GGUF.format(wanted.type)
+        return None
+
     def stops(self) -> list[str]:
         return [self.stop] if isinstance(self.stop, str) else list(self.stop or [])
 
     def params(self, defaults: dict[str, Any]) -> dict[str, Any]:
         """The engine's parameters: the server's defaults, then what the request set."""
         params = dict(defaults)
-        for key in ("temperature", "top_p", "seed"):
+        for key in ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty"):
             if getattr(self, key) is not None:
                 params[key] = getattr(self, key)
+        if self.logit_bias:
+            params["logit_bias"] = dict(self.logit_bias)
+        if self.response_format is not None and self.response_format.wants_json:
+            params["response_format"] = self.response_format.as_param()
         limit = self.max_completion_tokens or self.max_tokens
         if limit is not None:
             params["max_tokens"] = limit
@@ -196,23 +257,12 @@ class ChatCompletion:
         for index in range(self.body.n):
             relay, job = self.start(index)
             choice = Choice()
-            watcher = asyncio.create_task(cancel_when_gone(request, job))
-            try:
-                async for event in relay.events():
-                    choice.take(event)
-            finally:
-                watcher.cancel()
-                if not job.finished:
-                    job.cancel()
+            async for event in relay.events_until_gone(request, job):
+                choice.take(event)
             if choice.final.get("finish_reason") == protocol.FINISH_CANCELLED:
                 break  # the client went away: the other choices are not generated
             if choice.final.get("type") == protocol.ERROR:
-                overflow = choice.final.get("kind") == protocol.ERR_CONTEXT_OVERFLOW
-                return refuse(
-                    400 if overflow else 503,
-                    str(choice.final.get("message")),
-                    str(choice.final.get("kind")),
-                )
+                return refused_by_engine(choice.final, refuse)
             choices.append(choice)
         return {
             "id": self.reply_id,
@@ -247,15 +297,23 @@ class ChatCompletion:
             payload["usage"] = usage
         return "data: " + json.dumps(payload) + "\n\n"
 
-    def streamed(self) -> StreamingResponse:
+    async def streamed(self, request: Request, refuse: Callable[..., JSONResponse]) -> Any:
+        """The stream starts with the engine's first event, so that a request the engine
+        refuses before generating (a grammar, a prompt too long) gets its HTTP status."""
+        relay, job = self.start(0)
+        first = await relay.first(request, job)
+        if first["type"] == protocol.ERROR:
+            return refused_by_engine(first, refuse)
         return StreamingResponse(
-            self._events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+            self._events((relay, job)),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache"},
         )
 
-    async def _events(self) -> AsyncIterator[str]:
+    async def _events(self, started: tuple[Relay, Any]) -> AsyncIterator[str]:
         usages: list[dict[str, Any]] = []
         for index in range(self.body.n):
-            relay, job = self.start(index)
+            relay, job = started if index == 0 else self.start(index)
             usage: dict[str, Any] = {}
             failed = False
             try:  # from the first yield on: a client that goes away ends the job
@@ -285,15 +343,16 @@ class ChatCompletion:
         yield "data: [DONE]\n\n"
 
 
-async def cancel_when_gone(request: Request, job: Any) -> None:
-    """Stop a non-streaming reply whose client has disconnected.  The body has been read,
-    so the next thing the server can receive is the disconnect; the task is cancelled
-    once the reply is ready."""
-    while not job.finished:
-        message = await request.receive()
-        if message["type"] == "http.disconnect":
-            job.cancel()
-            return
+def refused_by_engine(error: dict[str, Any], refuse: Callable[..., JSONResponse]) -> JSONResponse:
+    """An engine's error before or instead of a reply: the request's fault (400) or the
+    engine's (503)."""
+    kind = str(error.get("kind"))
+    theirs = kind in (protocol.ERR_CONTEXT_OVERFLOW, protocol.ERR_BAD_REQUEST)
+    return refuse(
+        400 if theirs else 503,
+        str(error.get("message")),
+        "invalid_request_error" if kind == protocol.ERR_BAD_REQUEST else kind,
+    )
 
 
 def message_of(text: str, reasoning: str) -> dict[str, Any]:
@@ -328,21 +387,3 @@ def total_usage(usages: list[dict[str, Any]]) -> dict[str, Any]:
 
 def finish_of(done: dict[str, Any]) -> str:
     return {"length": "length", "cancelled": "stop"}.get(str(done.get("finish_reason")), "stop")
-
-
-class Relay:
-    """Events from the engine client's thread into the server's event loop."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-
-    def put(self, event: dict[str, Any]) -> None:
-        self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
-
-    async def events(self) -> AsyncIterator[dict[str, Any]]:
-        while True:
-            event = await self.queue.get()
-            yield event
-            if event["type"] in (protocol.DONE, protocol.ERROR):
-                return

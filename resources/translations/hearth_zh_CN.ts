@@ -1849,6 +1849,10 @@
         <translation>{0} 是 {1!r} 模型，transformers {2} 不支持。请更新 transformers，或使用此模型的 GGUF 版本。</translation>
     </message>
     <message>
+        <source>JSON output (response_format) needs a GGUF model: llama.cpp keeps it to the schema by grammar, and this model runs in transformers.</source>
+        <translation>JSON 输出（response_format）需要 GGUF 模型：llama.cpp 用语法约束使其符合模式，而此模型运行在 transformers 中。</translation>
+    </message>
+    <message>
         <source>Unknown quantization {0!r}.</source>
         <translation>未知的量化方式 {0!r}。</translation>
     </message>

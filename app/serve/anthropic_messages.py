@@ -1,0 +1,321 @@
+"""Anthropic's ``POST /v1/messages``: the request as Hearth validates it, and the reply,
+whole or as Anthropic's named server-sent events.
+
+Understood: ``system`` (a string or text blocks), ``messages`` whose content is a string
+or text blocks (earlier ``thinking`` blocks are dropped, as Anthropic's API does),
+``max_tokens``, ``stop_sequences`` (the one that ended the reply is named in
+``stop_sequence``), ``output_config.format`` (JSON that matches a schema, by grammar in
+llama.cpp), ``temperature``, ``top_p``, ``top_k`` (which older clients send) and
+``stream``.  A reasoning
+model's thinking comes back as a ``thinking`` block before the text.  Errors come in
+Anthropic's shape (``{"type": "error", "error": {"type", "message"}}``).
+
+Not yet, and refused with 400 rather than ignored: ``tools`` and tool blocks, images and
+documents.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from fastapi import Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.engine_client import EngineClient
+from app.serve.openai_chat import JSON_NEEDS_GGUF, MAX_STOP_CHARS, MAX_STOPS, unicode_text
+from app.serve.relay import Relay
+from app.settings import highest, lowest
+from wire import protocol
+from wire.model_spec import TRANSFORMERS, ModelSpec
+
+STOP_SEQUENCE = "stop_sequence"  # the notice an engine sends (backends.text_stream)
+ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}
+ERROR_TYPES |= {404: "not_found_error", 413: "request_too_large", 503: "overloaded_error"}
+
+
+def error(status: int, message: str) -> JSONResponse:
+    kind = ERROR_TYPES.get(status, "api_error")
+    return JSONResponse(
+        {"type": "error", "error": {"type": kind, "message": message}}, status_code=status
+    )
+
+
+class TextBlock(BaseModel):
+    """A content block; text is used, earlier thinking is dropped, anything else (images,
+    documents, tool use and results) is refused by its type."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["text", "thinking", "redacted_thinking"]
+    text: str = Field(default="", max_length=1_000_000)
+
+    @field_validator("text")
+    @classmethod
+    def _text_only(cls, text: str) -> str:
+        return unicode_text(text)
+
+
+class AnthropicMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    role: Literal["user", "assistant"]
+    content: str | list[TextBlock] = Field(max_length=1_000_000)
+
+    @field_validator("content")
+    @classmethod
+    def _text_only(cls, content: str | list[TextBlock]) -> str | list[TextBlock]:
+        return unicode_text(content) if isinstance(content, str) else content
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(block.text for block in self.content if block.type == "text")
+
+
+class OutputFormat(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["json_schema"]
+    schema_: dict[str, Any] = Field(alias="schema")
+
+
+class OutputConfig(BaseModel):
+    """Structured output: the reply is JSON that matches ``format.schema`` (by grammar in
+    llama.cpp); ``effort`` is accepted and has no meaning here."""
+
+    model_config = ConfigDict(extra="ignore")
+    format: OutputFormat | None = None
+
+
+class MessagesRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    model: str = Field(max_length=500)
+    max_tokens: int = Field(ge=1, le=highest("sampling.max_tokens"))
+    messages: list[AnthropicMessage] = Field(min_length=1, max_length=10_000)
+    system: str | list[TextBlock] | None = None
+    stop_sequences: list[str] | None = Field(default=None, max_length=MAX_STOPS)
+    temperature: float | None = Field(
+        default=None, ge=lowest("sampling.temperature"), le=highest("sampling.temperature")
+    )
+    top_p: float | None = Field(
+        default=None, ge=lowest("sampling.top_p"), le=highest("sampling.top_p")
+    )
+    top_k: int | None = Field(default=None, ge=0, le=1000)
+    stream: bool = False
+    tools: list[dict[str, Any]] | None = None
+    output_config: OutputConfig | None = None
+
+    @field_validator("stop_sequences")
+    @classmethod
+    def _stops_in_range(cls, stops: list[str] | None) -> list[str] | None:
+        if any(not 1 <= len(text) <= MAX_STOP_CHARS for text in stops or []):
+            raise ValueError(f"each stop sequence must be 1 to {MAX_STOP_CHARS} characters")
+        return stops
+
+    def refusal(self, spec: ModelSpec) -> str | None:
+        if self.tools:
+            return "tools are not supported by this server yet; send the request without them"
+        if self.output_config and self.output_config.format and spec.engine == TRANSFORMERS:
+            return JSON_NEEDS_GGUF.format("output_config.format")
+        return None
+
+    def engine_messages(self) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = []
+        if self.system:
+            system = (
+                self.system
+                if isinstance(self.system, str)
+                else "\n".join(block.text for block in self.system if block.type == "text")
+            )
+            messages.append({"role": "system", "content": system})
+        messages.extend({"role": m.role, "content": m.text()} for m in self.messages)
+        return messages
+
+    def params(self, defaults: dict[str, Any]) -> dict[str, Any]:
+        params = {**defaults, "max_tokens": self.max_tokens}
+        for key in ("temperature", "top_p", "top_k"):
+            if getattr(self, key) is not None:
+                params[key] = getattr(self, key)
+        if self.stop_sequences:
+            params["stop"] = list(self.stop_sequences)
+        wanted = self.output_config.format if self.output_config else None
+        if wanted is not None:
+            schema = {"name": "output", "schema": wanted.schema_}
+            params["response_format"] = {"type": "json_schema", "json_schema": schema}
+        return params
+
+
+class MessagesReply:
+    """One request's reply, whole or streamed as Anthropic's events."""
+
+    def __init__(self, client: EngineClient, spec: ModelSpec, body: MessagesRequest) -> None:
+        self.client, self.spec, self.body = client, spec, body
+        self.message_id = f"msg_{uuid.uuid4().hex[:24]}"
+
+    async def answer(self, request: Request, defaults: dict[str, Any]) -> Any:
+        relay = Relay()
+        job = self.client.chat(
+            self.spec, self.body.engine_messages(), self.body.params(defaults), relay.put
+        )
+        first = await relay.first(request, job)
+        if first["type"] == protocol.ERROR:
+            return engine_error(first)
+        if self.body.stream:
+            return StreamingResponse(
+                self._events(relay, job),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
+            )
+        return await self._whole(relay, job, request)
+
+    def _message(self, content: list[dict[str, Any]], usage: dict[str, int]) -> dict[str, Any]:
+        return {
+            "id": self.message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": self.body.model,
+            "content": content,
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage,
+        }
+
+    async def _whole(self, relay: Relay, job: Any, request: Request) -> Any:
+        text: list[str] = []
+        thinking: list[str] = []
+        outcome = Outcome()
+        async for event in relay.events_until_gone(request, job):
+            if event["type"] == protocol.DELTA:
+                if event.get(protocol.MOVED_TO_REASONING):
+                    thinking, text = thinking + text, []
+                text.append(event.get(protocol.DELTA_TEXT) or "")
+                thinking.append(event.get(protocol.DELTA_REASONING) or "")
+            elif event["type"] == protocol.ERROR:
+                return engine_error(event)
+            outcome.take(event)
+        content: list[dict[str, Any]] = []
+        if "".join(thinking):
+            content.append({"type": "thinking", "thinking": "".join(thinking), "signature": ""})
+        content.append({"type": "text", "text": "".join(text)})
+        return {**self._message(content, outcome.usage()), **outcome.stop()}
+
+    async def _events(self, relay: Relay, job: Any) -> AsyncIterator[str]:
+        outcome = Outcome()
+        blocks = Blocks()
+        try:
+            start = self._message([], {"input_tokens": 0, "output_tokens": 0})
+            yield sse("message_start", {"type": "message_start", "message": start})
+            async for event in relay.events():
+                kind = event["type"]
+                if kind == protocol.DELTA:
+                    for chunk in blocks.take(event):
+                        yield chunk
+                elif kind == protocol.ERROR:
+                    failed = {"type": "api_error", "message": str(event.get("message"))}
+                    yield sse("error", {"type": "error", "error": failed})
+                    return
+                outcome.take(event)
+            for chunk in blocks.close():
+                yield chunk
+            delta = {"type": "message_delta", "delta": outcome.stop()}
+            yield sse("message_delta", {**delta, "usage": outcome.usage()})
+            yield sse("message_stop", {"type": "message_stop"})
+        finally:
+            if not job.finished:
+                job.cancel()  # the client went away: stop generating
+
+
+class Outcome:
+    """How the reply ended and what it cost, gathered from the engine's events."""
+
+    def __init__(self) -> None:
+        self.stats: dict[str, Any] = {}
+        self.done: dict[str, Any] = {}
+        self.stopped_by: str | None = None
+
+    def take(self, event: dict[str, Any]) -> None:
+        if event["type"] == protocol.STATS:
+            self.stats = event
+        elif event["type"] == protocol.DONE:
+            self.done = event
+        elif event["type"] == protocol.NOTICE and event.get("kind") == STOP_SEQUENCE:
+            self.stopped_by = str(event.get("text"))
+
+    def stop(self) -> dict[str, Any]:
+        if self.stopped_by is not None:
+            return {"stop_reason": "stop_sequence", "stop_sequence": self.stopped_by}
+        finish = self.done.get("finish_reason")
+        reason = "max_tokens" if finish == protocol.FINISH_LENGTH else "end_turn"
+        return {"stop_reason": reason, "stop_sequence": None}
+
+    def usage(self) -> dict[str, int]:
+        return {
+            "input_tokens": int(self.stats.get("prompt_tokens") or 0),
+            "output_tokens": int(self.stats.get("generated_tokens") or 0),
+        }
+
+
+class Blocks:
+    """Deltas as content blocks: a ``thinking`` block while the model thinks, then a
+    ``text`` block; each opened with ``content_block_start`` and closed with
+    ``content_block_stop``."""
+
+    def __init__(self) -> None:
+        self.index = -1
+        self.open: str | None = None
+
+    def take(self, event: dict[str, Any]) -> list[str]:
+        chunks: list[str] = []
+        for kind, field, text in (
+            ("thinking", protocol.DELTA_REASONING, event.get(protocol.DELTA_REASONING)),
+            ("text", protocol.DELTA_TEXT, event.get(protocol.DELTA_TEXT)),
+        ):
+            if not text:
+                continue
+            if self.open != kind:
+                if self.open is not None:
+                    chunks += self.close()
+                self.index += 1
+                self.open = kind
+                chunks.append(block_start(self.index, kind))
+            delta_type = "thinking_delta" if kind == "thinking" else "text_delta"
+            key = "thinking" if field == protocol.DELTA_REASONING else "text"
+            delta = {"type": delta_type, key: text}
+            chunks.append(
+                sse(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": self.index, "delta": delta},
+                )
+            )
+        return chunks
+
+    def close(self) -> list[str]:
+        """Close the open block (a reply with no text still gets an empty text block)."""
+        chunks: list[str] = []
+        if self.open is None and self.index < 0:
+            self.index = 0
+            chunks.append(block_start(0, "text"))
+            self.open = "text"
+        if self.open is not None:
+            chunks.append(
+                sse("content_block_stop", {"type": "content_block_stop", "index": self.index})
+            )
+            self.open = None
+        return chunks
+
+
+def block_start(index: int, kind: str) -> str:
+    block = {"type": kind, kind: ""}  # {"type": "text", "text": ""} or the thinking one
+    start = {"type": "content_block_start", "index": index, "content_block": block}
+    return sse("content_block_start", start)
+
+
+def sse(name: str, data: dict[str, Any]) -> str:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n"
+
+
+def engine_error(event: dict[str, Any]) -> JSONResponse:
+    kind = event.get("kind")
+    theirs = kind in (protocol.ERR_BAD_REQUEST, protocol.ERR_CONTEXT_OVERFLOW)
+    return error(400 if theirs else 503, str(event.get("message")))

@@ -1,0 +1,276 @@
+"""Ollama's and Anthropic's dialects of ``hearth serve``, with their official Python
+clients: a scripted thinking model for the exact shapes (thinking apart from the answer,
+the stop sequence named, NDJSON and named events), the real starter model for what only a
+real engine shows (an answer, JSON held to a schema), and every refusal in its dialect's
+own shape."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx
+import ollama
+import pytest
+
+from app.core import Core
+from app.engine_client import EngineClient
+from app.models.library import ModelEntry
+from app.serve.api_server import ApiServer, ServerConfig, build_app
+from tests.conftest import HEARTH, REPO, free_port
+from tests.gui_helpers import MARK
+
+pytestmark = pytest.mark.slow
+
+THINKING = MARK.join(["<thi", "nk>Two and", " two.</th", "ink>It is", " 4."])
+SCRIPTED = "scripted.Q4_K_M"
+
+
+@pytest.fixture
+def scripted(core: Core, data_dir: Path) -> Iterator[str]:
+    """hearth serve's app in this process on a scripted thinking model; yields its URL."""
+    script = data_dir / "served.script.txt"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(THINKING, encoding="utf-8")
+    entry = ModelEntry(
+        SCRIPTED, script, "synthetic", len(THINKING), "file", "llama", quantization="Q4_K_M"
+    )
+    client = EngineClient(log_dir=data_dir / "logs")
+    config = ServerConfig(port=free_port(), model_name=SCRIPTED, model_facts=entry.as_json())
+    server = ApiServer(build_app(client, lambda: core.model_spec(entry), config), config)
+    server.start()
+    yield f"http://127.0.0.1:{config.port}"
+    server.stop()
+    client.close()
+
+
+@pytest.fixture
+def served(data_dir: Path) -> Iterator[tuple[str, Path]]:
+    """``hearth serve`` on the starter model; yields (URL, worker log)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [*HEARTH, "serve", "--port", str(port), "--ctx", "2048"],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stderr is not None
+    line = server.stderr.readline()
+    assert "Serving" in line, line
+    yield f"http://127.0.0.1:{port}", data_dir / "logs" / "worker.log"
+    server.terminate()
+    server.wait(15)
+    server.stderr.close()
+
+
+@pytest.fixture
+def stack() -> Iterator[ExitStack]:
+    """Closes the clients a test opens (their pooled sockets would be a ResourceWarning)."""
+    with ExitStack() as opened:
+        yield opened
+
+
+def chat_requests(log: Path) -> int:
+    return log.read_text().count("request chat")
+
+
+# -- Ollama ------------------------------------------------------------------------------
+
+
+def test_ollama_lists_and_describes_the_model_as_ollama_does(
+    stack: ExitStack, scripted: str
+) -> None:
+    client = stack.enter_context(ollama.Client(host=scripted))
+    listed = client.list().models
+    assert [m.model for m in listed] == ["scripted:q4_k_m"]
+    assert listed[0].details is not None and listed[0].details.quantization_level == "Q4_K_M"
+    assert listed[0].size == len(THINKING) and listed[0].digest
+    shown = client.show("scripted:q4_k_m")
+    assert shown.details is not None and shown.details.family == "llama"
+    with pytest.raises(ollama.ResponseError) as missing:
+        client.show("llama3:8b")
+    assert missing.value.status_code == 404 and "scripted:q4_k_m" in missing.value.error
+    assert httpx.get(f"{scripted}/api/version").json()["version"]
+    client.chat(model="scripted:q4_k_m", messages=[{"role": "user", "content": "2+2?"}])
+    running = client.ps().models
+    assert [m.model for m in running] == ["scripted:q4_k_m"]
+    assert running[0].size and running[0].size > 0, "the worker's memory"
+
+
+def test_ollama_chat_and_generate_keep_thinking_apart_streamed_or_not(
+    stack: ExitStack, scripted: str
+) -> None:
+    client = stack.enter_context(ollama.Client(host=scripted))
+    asked = [{"role": "user", "content": "2+2?"}]
+    whole = client.chat(model="scripted:q4_k_m", messages=asked, stream=False)
+    assert (whole.message.thinking, whole.message.content) == ("Two and two.", "It is 4.")
+    assert whole.done and whole.done_reason == "stop" and whole.eval_count == 5
+    parts = list(client.chat(model="scripted:q4_k_m", messages=asked, stream=True))
+    assert "".join(p.message.thinking or "" for p in parts) == "Two and two."
+    assert "".join(p.message.content for p in parts) == "It is 4."
+    assert [p.done for p in parts].count(True) == 1 and parts[-1].done
+    generated = client.generate(model="scripted:q4_k_m", prompt="2+2?", stream=False)
+    assert (generated.thinking, generated.response) == ("Two and two.", "It is 4.")
+    pieces = client.generate(
+        model="scripted:q4_k_m", prompt="2+2?", options={"stop": ["s 4"]}, stream=True
+    )
+    assert "".join(p.response for p in pieces) == "It i", "options reach the engine"
+    loaded = client.generate(model="scripted:q4_k_m", prompt="")
+    assert loaded.done_reason == "load", "an empty prompt only loads the model"
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "status", "says"),
+    [
+        ("/api/pull", {"model": "llama3"}, 403, "does not change its models"),
+        ("/api/create", {"model": "x", "from": "y"}, 403, "does not change its models"),
+        ("/api/delete", {"model": "x"}, 403, "does not change its models"),
+        ("/api/copy", {"source": "x", "destination": "y"}, 403, "does not change its models"),
+        ("/api/push", {"model": "x"}, 403, "does not change its models"),
+        ("/api/embed", {"model": "x", "input": "hi"}, 501, "Embeddings"),
+        ("/api/chat", {"model": "x", "messages": [{"role": "wizard"}]}, 400, "messages.0.role"),
+        ("/api/chat", {"messages": [{"role": "user", "images": ["AA=="]}]}, 400, "images"),
+        ("/api/generate", {"prompt": "hi", "options": {"temperature": 9}}, 400, "temperature"),
+        ("/api/generate", {"prompt": "hi", "raw": True}, 400, "raw prompts"),
+        ("/api/nothing", {}, 404, "Not Found"),
+    ],
+)
+def test_ollama_refusals_come_in_ollamas_shape_and_reach_no_engine(
+    scripted: str, data_dir: Path, route: str, body: dict[str, Any], status: int, says: str
+) -> None:
+    log = data_dir / "logs" / "worker.log"
+    before = chat_requests(log) if log.exists() else 0
+    response = httpx.post(f"{scripted}{route}", json=body, timeout=30)
+    assert response.status_code == status
+    assert says in response.json()["error"]
+    assert (chat_requests(log) if log.exists() else 0) == before
+
+
+def test_ollama_with_the_real_engine_answers_and_holds_json_to_the_format(
+    stack: ExitStack,
+    served: tuple[str, Path],
+) -> None:
+    base, _log = served
+    client = stack.enter_context(ollama.Client(host=base))
+    name = client.list().models[0].model
+    assert name == "smollm2-135m-instruct:q4_1"
+    greedy = {"temperature": 0, "num_predict": 30}
+    reply = client.chat(
+        model=name, messages=[{"role": "user", "content": "What is 2+2?"}], options=greedy
+    )
+    assert "4" in reply.message.content and reply.prompt_eval_count
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "maxLength": 30}, "big": {"type": "boolean"}},
+        "required": ["city", "big"],
+        "additionalProperties": False,
+    }
+    shaped = client.generate(
+        model=name, prompt="Tell me about Paris.", format=schema, options={"num_predict": 80}
+    )
+    value = json.loads(shaped.response)
+    assert set(value) == {"city", "big"} and isinstance(value["big"], bool)
+    anything = client.generate(
+        model=name,
+        prompt="Describe a cat.",
+        format="json",
+        options={"temperature": 0, "num_predict": 300},
+    )
+    assert anything.done_reason == "stop", "the grammar closed the object"
+    assert isinstance(json.loads(anything.response), dict)
+
+
+# -- Anthropic ---------------------------------------------------------------------------
+
+
+def test_anthropic_messages_give_thinking_and_text_blocks_streamed_or_not(
+    stack: ExitStack, scripted: str
+) -> None:
+    client = stack.enter_context(anthropic.Anthropic(base_url=scripted, api_key="unused"))
+    asked: Any = [{"role": "user", "content": "2+2?"}]
+    message = client.messages.create(model="m", max_tokens=100, messages=asked)
+    kinds = [
+        (block.type, getattr(block, "thinking", getattr(block, "text", "")))
+        for block in message.content
+    ]
+    assert kinds == [("thinking", "Two and two."), ("text", "It is 4.")]
+    assert message.stop_reason == "end_turn" and message.usage.output_tokens == 5
+    with client.messages.stream(model="m", max_tokens=100, messages=asked) as stream:
+        events = [event.type for event in stream]
+        final = stream.get_final_message()
+    assert [
+        (b.type, getattr(b, "thinking", getattr(b, "text", ""))) for b in final.content
+    ] == kinds
+    assert events[0] == "message_start" and events[-1] == "message_stop"
+    assert events.count("content_block_start") == events.count("content_block_stop") == 2
+    stopped = client.messages.create(
+        model="m", max_tokens=100, messages=asked, stop_sequences=["never", "s 4"]
+    )
+    assert (stopped.stop_reason, stopped.stop_sequence) == ("stop_sequence", "s 4")
+    assert stopped.content[-1].type == "text" and stopped.content[-1].text == "It i"
+    cut = client.messages.create(model="m", max_tokens=2, messages=asked)
+    assert cut.stop_reason == "max_tokens"
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"tools": [{"name": "f", "input_schema": {"type": "object"}}]}, "tools are not supported"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"messages": [{"role": "user", "content": [{"type": "image"}]}]}, "messages.0.content"),
+        ({"messages": [{"role": "system", "content": "x"}]}, "messages.0.role"),
+        ({"stop_sequences": ["a", "b", "c", "d", "e"]}, "stop_sequences"),
+    ],
+)
+def test_anthropic_refusals_come_in_anthropics_shape_and_reach_no_engine(
+    stack: ExitStack, scripted: str, data_dir: Path, body: dict[str, Any], says: str
+) -> None:
+    client = stack.enter_context(anthropic.Anthropic(base_url=scripted, api_key="unused"))
+    request: dict[str, Any] = {
+        "model": "m",
+        "max_tokens": 10,
+        "messages": [{"role": "user", "content": "hi"}],
+        **body,
+    }
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        client.messages.create(**request)
+    assert refused.value.body["type"] == "error"  # type: ignore[index]
+    assert says in refused.value.body["error"]["message"]  # type: ignore[index]
+    log = data_dir / "logs" / "worker.log"
+    assert not log.exists() or chat_requests(log) == 0
+
+
+def test_anthropic_with_the_real_engine_answers_and_holds_output_to_the_schema(
+    stack: ExitStack,
+    served: tuple[str, Path],
+) -> None:
+    base, _log = served
+    client = stack.enter_context(anthropic.Anthropic(base_url=base, api_key="unused"))
+    reply = client.messages.create(
+        model="m",
+        max_tokens=30,
+        system="Answer briefly.",
+        messages=[{"role": "user", "content": "What is 2+2?"}],
+        extra_body={"temperature": 0},  # as older clients and other SDKs send it
+    )
+    assert reply.content[0].type == "text" and "4" in reply.content[0].text
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "maxLength": 30}, "people": {"type": "integer"}},
+        "required": ["city", "people"],
+        "additionalProperties": False,
+    }
+    shaped = client.messages.create(
+        model="m",
+        max_tokens=120,
+        messages=[{"role": "user", "content": "Tell me about Paris."}],
+        output_config={"format": {"type": "json_schema", "schema": schema}},
+    )
+    assert shaped.content[0].type == "text"
+    value = json.loads(shaped.content[0].text)
+    assert set(value) == {"city", "people"} and isinstance(value["people"], int)
