@@ -38,8 +38,11 @@ def schema_of(response_format: Any) -> dict[str, Any] | None:
 def grammar_for(response_format: Any) -> str | None:
     """The GBNF grammar for a ``response_format``; None when it asks for text."""
     schema = schema_of(response_format)
-    if schema is None:
-        return None
+    return None if schema is None else grammar_for_schema(schema)
+
+
+def grammar_for_schema(schema: dict[str, Any]) -> str:
+    """The GBNF grammar of JSON that matches ``schema`` (its start rule is ``root``)."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from backends.context_budget import (
@@ -46,6 +47,13 @@ from backends.llama_loop import (
 from backends.runtimes import BUILT_IN, RUNTIME_ENV
 from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler, request_stops, stop_notice
+from backends.tool_prompt import (
+    chosen_tools,
+    engine_message,
+    hermes_messages,
+    template_takes_tools,
+    tool_call_grammar,
+)
 from wire import protocol
 from wire.phrases import Phrase, message_of
 
@@ -53,6 +61,7 @@ from wire.phrases import Phrase, message_of
 # for a small model); measured here, larger slices are no faster.
 PREFILL_SLICE = 128
 PROMPT_STAGE = "Reading the prompt"
+Tools = Sequence[dict[str, Any]]
 
 DEFAULT_SAMPLING: dict[str, Any] = {
     "temperature": 0.7,
@@ -85,6 +94,7 @@ class LlamaCppEngine:
         self._stops: tuple[str, ...] = ()
         self._eog: set[int] = set()
         self._defuser = Defuser(())
+        self._takes_tools = False
         self.n_ctx = 0
 
     # -- loading -----------------------------------------------------------------------
@@ -147,6 +157,7 @@ class LlamaCppEngine:
             template=template or FALLBACK_TEMPLATE, eos_token=eos, bos_token=bos
         )
         self._stops = () if template else FALLBACK_STOPS
+        self._takes_tools = template_takes_tools(template or "")
         self._adds_special = bool(template)
         self._opens_thinking = opens_thinking(
             self._prompt_text([{"role": "user", "content": "Hi"}])
@@ -169,25 +180,25 @@ class LlamaCppEngine:
         return str(self._llm._model.token_get_text(token))
 
     # -- prompt ------------------------------------------------------------------------
-    def _prompt_text(self, messages: list[dict[str, Any]]) -> str:
-        return bounded_render(self._unbounded_prompt_text)(messages)
+    def _prompt_text(self, messages: list[dict[str, Any]], tools: Tools = ()) -> str:
+        return bounded_render(lambda chosen: self._unbounded_prompt_text(chosen, tools))(messages)
 
-    def _unbounded_prompt_text(self, messages: list[dict[str, Any]]) -> str:
+    def _unbounded_prompt_text(self, messages: list[dict[str, Any]], tools: Tools = ()) -> str:
         try:
-            return str(self._formatter(messages=messages).prompt)
+            return str(self._formatter(messages=messages, tools=list(tools) or None).prompt)
         except Exception as exc:  # jinja errors, raise_exception() in templates
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,
                 Phrase("The model's chat template rejected the conversation: {0}", exc),
             ) from exc
 
-    def _render(self, messages: list[dict[str, Any]]) -> list[int]:
-        return self._tokenize_prompt(self._prompt_text(self._defuser.messages(messages)))
+    def _render(self, messages: list[dict[str, Any]], tools: Tools = ()) -> list[int]:
+        return self._tokenize_prompt(self._prompt_text(self._defuser.messages(messages), tools))
 
-    def _render_continuation(self, messages: list[dict[str, Any]]) -> list[int]:
+    def _render_continuation(self, messages: list[dict[str, Any]], tools: Tools = ()) -> list[int]:
         """The prompt that makes the model go on with its last, unfinished reply."""
         *before, partial = messages
-        prompt = self._prompt_text(self._defuser.messages(before))
+        prompt = self._prompt_text(self._defuser.messages(before), tools)
         return self._tokenize_prompt(prompt + self._defuser.text(str(partial["content"])))
 
     def _tokenize_prompt(self, prompt: str) -> list[int]:
@@ -216,10 +227,7 @@ class LlamaCppEngine:
     # -- generation --------------------------------------------------------------------
     def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
         started = time.perf_counter()
-        messages = [
-            {"role": str(m.get("role", "user")), "content": str(m.get("content", ""))}
-            for m in request.get("messages") or []
-        ]
+        messages = [engine_message(m) for m in request.get("messages") or []]
         if not messages:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST, Phrase("A chat request needs at least one message.")
@@ -228,7 +236,14 @@ class LlamaCppEngine:
         max_tokens = params.get("max_tokens")
         max_tokens = int(max_tokens) if max_tokens else None
         continuing = continues_reply(request, messages)
-        render = self._render_continuation if continuing else self._render
+        tools = chosen_tools(params)
+        if tools and not self._takes_tools:
+            messages, tools = hermes_messages(messages, tools), []
+        renderer = self._render_continuation if continuing else self._render
+
+        def render(chosen: list[dict[str, Any]]) -> list[int]:
+            return renderer(chosen, tools)
+
         try:
             fitted = prepare_prompt(messages, render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
@@ -237,7 +252,9 @@ class LlamaCppEngine:
         ignore_eos = bool(params.get("ignore_eos"))
         try:
             if not params.get("grammar"):
-                params["grammar"] = grammar_for(params.get("response_format"))
+                params["grammar"] = tool_call_grammar(params) or grammar_for(
+                    params.get("response_format")
+                )
             sampler = SamplerChain(
                 self._lib,
                 self._llm._model.vocab,

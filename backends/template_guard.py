@@ -49,7 +49,24 @@ class Defuser:
         return self._pattern.sub(lambda m: m.group(0)[0] + ZERO_WIDTH + m.group(0)[1:], text)
 
     def messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [{**m, "content": self.text(str(m.get("content", "")))} for m in messages]
+        """Each message's text, and the texts inside its tool calls (a name or an argument
+        is written into the prompt as well)."""
+        defused = []
+        for message in messages:
+            copy = {**message, "content": self.text(str(message.get("content", "")))}
+            if "tool_calls" in message:
+                copy["tool_calls"] = self._leaves(message["tool_calls"])
+            defused.append(copy)
+        return defused
+
+    def _leaves(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self._leaves(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self._leaves(item) for key, item in value.items()}
+        return value
 
 
 def bounded_render(render: Render) -> Render:

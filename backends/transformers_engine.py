@@ -43,6 +43,7 @@ from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.sampling import token_bias
 from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler, request_stops, stop_notice
+from backends.tool_prompt import chosen_tools, engine_message, forces_call, hermes_messages
 from wire import protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
@@ -308,15 +309,25 @@ class TransformersEngine:
     def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
         torch = self.torch
         started = time.perf_counter()
-        messages = [
-            {"role": str(m.get("role", "user")), "content": str(m.get("content", ""))}
-            for m in request.get("messages") or []
-        ]
+        messages = [engine_message(m) for m in request.get("messages") or []]
         if not messages:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST, Phrase("A chat request needs at least one message.")
             )
         params = dict(request.get("params") or {})
+        tools = chosen_tools(params)
+        if tools:
+            # Written into the conversation the Hermes way, whatever the template: without a
+            # grammar a call cannot be forced ("required"), only offered.
+            if forces_call(params):
+                raise EngineError(
+                    protocol.ERR_BAD_REQUEST,
+                    Phrase(
+                        "Forcing a tool call (tool_choice) needs a GGUF model: llama.cpp "
+                        "enforces it by grammar, and this model runs in transformers."
+                    ),
+                )
+            messages = hermes_messages(messages, tools)
         if (params.get("response_format") or {}).get("type", "text") != "text":
             raise EngineError(
                 protocol.ERR_BAD_REQUEST,

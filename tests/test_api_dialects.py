@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import anthropic
 import httpx
 import ollama
+import openai
 import pytest
 
 from app.core import Core
@@ -31,22 +32,32 @@ THINKING = MARK.join(["<thi", "nk>Two and", " two.</th", "ink>It is", " 4."])
 SCRIPTED = "scripted.Q4_K_M"
 
 
-@pytest.fixture
-def scripted(core: Core, data_dir: Path) -> Iterator[str]:
-    """hearth serve's app in this process on a scripted thinking model; yields its URL."""
+@contextmanager
+def serving_script(core: Core, data_dir: Path, text: str) -> Iterator[str]:
+    """hearth serve's app in this process on a scripted model that replays ``text``;
+    yields its URL."""
     script = data_dir / "served.script.txt"
     script.parent.mkdir(parents=True, exist_ok=True)
-    script.write_text(THINKING, encoding="utf-8")
+    script.write_text(text, encoding="utf-8")
     entry = ModelEntry(
-        SCRIPTED, script, "synthetic", len(THINKING), "file", "llama", quantization="Q4_K_M"
+        SCRIPTED, script, "synthetic", len(text), "file", "llama", quantization="Q4_K_M"
     )
     client = EngineClient(log_dir=data_dir / "logs")
     config = ServerConfig(port=free_port(), model_name=SCRIPTED, model_facts=entry.as_json())
     server = ApiServer(build_app(client, lambda: core.model_spec(entry), config), config)
     server.start()
-    yield f"http://127.0.0.1:{config.port}"
-    server.stop()
-    client.close()
+    try:
+        yield f"http://127.0.0.1:{config.port}"
+    finally:
+        server.stop()
+        client.close()
+
+
+@pytest.fixture
+def scripted(core: Core, data_dir: Path) -> Iterator[str]:
+    """A scripted thinking model that answers "It is 4." after thinking "Two and two."."""
+    with serving_script(core, data_dir, THINKING) as url:
+        yield url
 
 
 @pytest.fixture
@@ -274,3 +285,60 @@ def test_anthropic_with_the_real_engine_answers_and_holds_output_to_the_schema(
     assert shaped.content[0].type == "text"
     value = json.loads(shaped.content[0].text)
     assert set(value) == {"city", "people"} and isinstance(value["people"], int)
+
+
+# -- OpenAI tools with the exact formats ---------------------------------------------------
+
+WEATHER_TOOL: Any = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather in a city now",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "maxLength": 30}},
+            "required": ["city"],
+        },
+    },
+}
+CALLS = MARK.join(
+    [
+        "Let me look",
+        " that up.\n<tool",
+        '_call>\n{"name": "get_weather", ',
+        '"arguments": {"city": "Paris"}}\n</tool_call>',
+    ]
+)
+
+
+def test_a_scripted_tool_call_comes_back_as_openai_tool_calls(
+    core: Core, data_dir: Path, stack: ExitStack
+) -> None:
+    """Words before the call stay content; the call, split across deltas, is never shown
+    as text; the reply ends with finish_reason tool_calls, streamed or not."""
+    url = stack.enter_context(serving_script(core, data_dir, CALLS))
+    client = stack.enter_context(openai.OpenAI(base_url=f"{url}/v1", api_key="unused"))
+    asked: Any = [{"role": "user", "content": "Weather in Paris?"}]
+    reply = client.chat.completions.create(model="m", messages=asked, tools=[WEATHER_TOOL])
+    choice = reply.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.content == "Let me look that up."
+    assert choice.message.tool_calls is not None
+    (call,) = choice.message.tool_calls
+    assert call.type == "function" and call.function.name == "get_weather"
+    assert json.loads(call.function.arguments) == {"city": "Paris"}
+    text, calls, finish = "", [], None
+    for chunk in client.chat.completions.create(
+        model="m",
+        messages=asked,
+        tools=[WEATHER_TOOL],
+        stream=True,
+    ):
+        delta = chunk.choices[0].delta
+        text += delta.content or ""
+        calls += delta.tool_calls or []
+        finish = chunk.choices[0].finish_reason or finish
+    assert text == "Let me look that up.\n" and finish == "tool_calls"
+    assert [(c.index, c.function.name) for c in calls if c.function] == [(0, "get_weather")]
+    plain = client.chat.completions.create(model="m", messages=asked)
+    assert "<tool_call>" in (plain.choices[0].message.content or ""), "no tools: only text"

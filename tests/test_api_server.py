@@ -71,6 +71,7 @@ def test_the_official_client_streaming_and_not(client: OpenAI) -> None:
             model="any",
             messages=[{"role": "user", "content": "Name three colors."}],
             max_tokens=24,
+            temperature=0,  # a sampled reply may end after a few words
             stream=True,
         )
         if c.choices
@@ -105,6 +106,19 @@ def raw(
 
 
 GOOD = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
+TOOL: Any = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather in a city now",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "maxLength": 30}},
+            "required": ["city"],
+            "additionalProperties": False,
+        },
+    },
+}
 
 
 @pytest.mark.parametrize(
@@ -130,6 +144,22 @@ GOOD = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
         ({"Host": "HOST"}, {**GOOD, "frequency_penalty": 3}, 400),
         ({"Host": "HOST"}, {**GOOD, "response_format": {"type": "xml"}}, 400),
         ({"Host": "HOST"}, {**GOOD, "response_format": {"type": "json_schema"}}, 400),
+        ({"Host": "HOST"}, {**GOOD, "tool_choice": "required"}, 400),
+        (
+            {"Host": "HOST"},
+            {
+                **GOOD,
+                "tools": [TOOL],
+                "tool_choice": {"type": "function", "function": {"name": "x"}},
+            },
+            400,
+        ),
+        (
+            {"Host": "HOST"},
+            {**GOOD, "tools": [{"type": "function", "function": {"name": "a b"}}]},
+            400,
+        ),
+        ({"Host": "HOST"}, {"messages": [{"role": "tool", "tool_call_id": "c1"}]}, 400),
     ],
 )
 def test_bad_requests_are_refused_before_the_engine(
@@ -384,3 +414,48 @@ def test_json_output_for_a_transformers_model_is_refused_before_the_engine() -> 
     assert "json_object needs a GGUF model" in str(asked.refusal(checkpoint))
     assert asked.refusal(ModelSpec("/models/qwen.gguf")) is None
     assert ChatRequest.model_validate({"messages": messages}).refusal(checkpoint) is None
+
+
+def test_a_required_tool_call_from_the_real_engine_is_a_valid_call(client: OpenAI) -> None:
+    """With tool_choice required (or naming the tool) a grammar makes even the starter
+    model call the tool with arguments that match its schema, streamed or not; the call
+    and its result then go back in the history and the model answers."""
+    create: Any = client.chat.completions.create  # plain dicts, as a script sends them
+    asked = [{"role": "user", "content": "What is the weather in Paris?"}]
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    for choice in ("required", named):
+        reply = create(
+            model="m",
+            messages=asked,
+            tools=[TOOL],
+            tool_choice=choice,
+            max_tokens=80,
+        )
+        assert reply.choices[0].finish_reason == "tool_calls"
+        assert reply.choices[0].message.tool_calls is not None
+        (call,) = reply.choices[0].message.tool_calls
+        assert call.function.name == "get_weather"
+        arguments = json.loads(call.function.arguments)
+        assert set(arguments) == {"city"} and isinstance(arguments["city"], str)
+    streamed = [
+        tool_call
+        for chunk in create(
+            model="m",
+            messages=asked,
+            tools=[TOOL],
+            tool_choice="required",
+            max_tokens=80,
+            stream=True,
+        )
+        if chunk.choices
+        for tool_call in chunk.choices[0].delta.tool_calls or []
+    ]
+    assert [c.function.name for c in streamed if c.function] == ["get_weather"]
+    history = [
+        *asked,
+        {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+        {"role": "tool", "tool_call_id": call.id, "content": '{"sky": "sunny", "temp_c": 21}'},
+    ]
+    answer = create(model="m", messages=history, tools=[TOOL], tool_choice="none", max_tokens=40)
+    assert answer.choices[0].finish_reason in ("stop", "length")
+    assert answer.choices[0].message.content and not answer.choices[0].message.tool_calls

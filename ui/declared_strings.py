@@ -287,6 +287,7 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'The tokenizer of {0} cannot be loaded ({1}).'),
     QT_TRANSLATE_NOOP('Phrase', '{0} failed to load: {1}'),
     QT_TRANSLATE_NOOP('Phrase', '{0} cannot be loaded by transformers {1}: {2}'),
+    QT_TRANSLATE_NOOP('Phrase', 'Forcing a tool call (tool_choice) needs a GGUF model: llama.cpp enforces it by grammar, and this model runs in transformers.'),
     QT_TRANSLATE_NOOP('Phrase', 'The {0} runtime could not load the model (on purpose).'),
     QT_TRANSLATE_NOOP('Phrase', 'A load request needs a model path.'),
     QT_TRANSLATE_NOOP('Phrase', 'This engine process runs the {0} runtime; start a new one for {1}.'),

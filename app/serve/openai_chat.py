@@ -7,9 +7,13 @@ generated one after another, up to ``MAX_CHOICES``.  ``presence_penalty``,
 ``frequency_penalty`` and ``logit_bias`` (in the model's token ids) are honoured by every
 engine; ``response_format`` (``json_object``, ``json_schema``) is enforced by grammar in
 llama.cpp, passed on by the remote engine, and refused with 400 for a transformers model,
-which has no grammar.  Not yet honoured, and ignored: ``tools`` and ``logprobs``.  A stream
-carries usage only when asked (``stream_options.include_usage``), in a last chunk without
-choices, as OpenAI's does.
+which has no grammar.  ``tools`` reach the model through its chat template (or Hearth's
+Hermes-style prompt when the template has none), its calls are read out of the reply in
+the Hermes/Qwen, Mistral and Llama 3 formats (``app.serve.tool_calls``) and returned as
+``tool_calls`` with ``finish_reason: "tool_calls"``; ``tool_choice`` ``"required"`` or a
+named function is enforced by grammar in llama.cpp.  Not yet honoured, and ignored:
+``logprobs``.  A stream carries usage only when asked (``stream_options.include_usage``),
+in a last chunk without choices, as OpenAI's does.
 """
 
 from __future__ import annotations
@@ -26,10 +30,18 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.engine_client import EngineClient
+from app.serve.openai_tools import (
+    MAX_TOOLS,
+    ToolCallIn,
+    ToolChoice,
+    ToolSpec,
+    choice_problem,
+)
 from app.serve.relay import Relay
+from app.serve.tool_calls import ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
-from wire.model_spec import TRANSFORMERS, ModelSpec
+from wire.model_spec import REMOTE, TRANSFORMERS, ModelSpec
 
 MAX_CHOICES = 4  # n: each choice is a whole generation, one after another
 MAX_STOPS = 4  # as OpenAI's API
@@ -68,22 +80,42 @@ class TextPart(BaseModel):
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     # "developer" is what newer OpenAI clients send for "system".
-    role: Literal["system", "developer", "user", "assistant"]
-    content: str | list[TextPart] = Field(max_length=1_000_000)
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    # None: an assistant message that only calls tools.
+    content: str | list[TextPart] | None = Field(default=None, max_length=1_000_000)
+    tool_calls: list[ToolCallIn] | None = Field(default=None, max_length=MAX_TOOLS)
+    tool_call_id: str | None = Field(default=None, max_length=200)
+    name: str | None = Field(default=None, max_length=64)
 
     @field_validator("content")
     @classmethod
-    def _text_only(cls, content: str | list[TextPart]) -> str | list[TextPart]:
+    def _text_only(cls, content: str | list[TextPart] | None) -> str | list[TextPart] | None:
         return unicode_text(content) if isinstance(content, str) else content
 
+    @model_validator(mode="after")
+    def _something_said(self) -> ChatMessage:
+        if self.content is None and not (self.role == "assistant" and self.tool_calls):
+            raise ValueError("content is required (only an assistant's tool calls may stand alone)")
+        return self
+
     def as_engine_message(self) -> dict[str, Any]:
-        """The message as the engines take it: text content, the system role."""
-        text = (
-            self.content
-            if isinstance(self.content, str)
-            else "\n".join(part.text for part in self.content)
-        )
-        return {"role": "system" if self.role == "developer" else self.role, "content": text}
+        """The message as the engines take it: text content, the system role, and the
+        tool parts as the templates read them."""
+        if self.content is None or isinstance(self.content, str):
+            text = self.content or ""
+        else:
+            text = "\n".join(part.text for part in self.content)
+        message: dict[str, Any] = {
+            "role": "system" if self.role == "developer" else self.role,
+            "content": text,
+        }
+        if self.tool_calls:
+            message["tool_calls"] = [call.model_dump() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            message["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            message["name"] = self.name
+        return message
 
 
 class StreamOptions(BaseModel):
@@ -142,6 +174,22 @@ class ChatRequest(BaseModel):
     frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
     logit_bias: dict[str, float] | None = None
     response_format: ResponseFormat | None = None
+    tools: list[ToolSpec] | None = Field(default=None, max_length=MAX_TOOLS)
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None  # several calls are always allowed
+
+    @model_validator(mode="after")
+    def _choice_fits_the_tools(self) -> ChatRequest:
+        problem = choice_problem(self.tools, self.tool_choice)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+    def tool_names(self) -> set[str]:
+        """The tools the model may call."""
+        if self.tool_choice == "none":
+            return set()
+        return {tool.function.name for tool in self.tools or []}
 
     @field_validator("logit_bias")
     @classmethod
@@ -175,6 +223,11 @@ class ChatRequest(BaseModel):
         wanted = self.response_format
         if wanted is not None and wanted.wants_json and spec.engine == TRANSFORMERS:
             return JSON_NEEDS_GGUF.format(wanted.type)
+        forced = self.tool_choice not in (None, "auto", "none")
+        if self.tools and forced and spec.engine == TRANSFORMERS:
+            return JSON_NEEDS_GGUF.format("tool_choice")
+        if self.tools and spec.engine == REMOTE:
+            return "tools are not passed to a remote endpoint yet; call it directly"
         return None
 
     def stops(self) -> list[str]:
@@ -190,6 +243,12 @@ class ChatRequest(BaseModel):
             params["logit_bias"] = dict(self.logit_bias)
         if self.response_format is not None and self.response_format.wants_json:
             params["response_format"] = self.response_format.as_param()
+        if self.tools:
+            params["tools"] = [tool.model_dump(exclude_none=True) for tool in self.tools]
+            choice = self.tool_choice
+            params["tool_choice"] = (
+                choice.model_dump() if isinstance(choice, BaseModel) else (choice or "auto")
+            )
         limit = self.max_completion_tokens or self.max_tokens
         if limit is not None:
             params["max_tokens"] = limit
@@ -272,13 +331,23 @@ class ChatCompletion:
             "choices": [
                 {
                     "index": index,
-                    "message": message_of("".join(c.text), "".join(c.reasoning)),
-                    "finish_reason": finish_of(c.final),
+                    **self._choice_ending("".join(c.text), "".join(c.reasoning), c.final),
                 }
                 for index, c in enumerate(choices)
             ],
             "usage": total_usage([c.usage for c in choices]),
         }
+
+    def _choice_ending(self, text: str, reasoning: str, final: dict[str, Any]) -> dict[str, Any]:
+        """A whole choice's message and finish reason, with the tool calls read out of it."""
+        names = self.body.tool_names()
+        rest, calls = parse_tool_calls(text, names) if names else (text, [])
+        message = message_of(rest, reasoning)
+        if calls:
+            message["content"] = rest or None
+            message["tool_calls"] = [call.openai() for call in calls]
+            return {"message": message, "finish_reason": "tool_calls"}
+        return {"message": message, "finish_reason": finish_of(final)}
 
     def chunk(self, index: int, delta: dict[str, Any], finish: str | None = None) -> str:
         return self._data([{"index": index, "delta": delta, "finish_reason": finish}])
@@ -296,6 +365,19 @@ class ChatCompletion:
         if self.body.include_usage:
             payload["usage"] = usage
         return "data: " + json.dumps(payload) + "\n\n"
+
+    def _tool_call_chunks(
+        self, index: int, calls: ToolCallStream, done: dict[str, Any]
+    ) -> list[str]:
+        """The end of a streamed choice that may call tools: the held text that is no
+        call, then each call whole (name and arguments in one delta), then the finish."""
+        rest, found = calls.finish()
+        chunks = [self.chunk(index, {"content": rest})] if rest else []
+        if found:
+            listed = [call.openai(number) for number, call in enumerate(found)]
+            chunks.append(self.chunk(index, {"tool_calls": listed}))
+        chunks.append(self.chunk(index, {}, "tool_calls" if found else finish_of(done)))
+        return chunks
 
     async def streamed(self, request: Request, refuse: Callable[..., JSONResponse]) -> Any:
         """The stream starts with the engine's first event, so that a request the engine
@@ -316,12 +398,19 @@ class ChatCompletion:
             relay, job = started if index == 0 else self.start(index)
             usage: dict[str, Any] = {}
             failed = False
+            names = self.body.tool_names()
+            calls = ToolCallStream(names) if names else None
             try:  # from the first yield on: a client that goes away ends the job
                 yield self.chunk(index, {"role": "assistant", "content": ""})
                 async for event in relay.events():
                     kind = event["type"]
                     if kind == protocol.DELTA and event.get("text"):
-                        yield self.chunk(index, {"content": event["text"]})
+                        text = calls.feed(event["text"]) if calls else event["text"]
+                        if text:
+                            yield self.chunk(index, {"content": text})
+                    elif kind == protocol.DONE and calls:
+                        for chunk in self._tool_call_chunks(index, calls, event):
+                            yield chunk
                     elif kind == protocol.DELTA and event.get("reasoning"):
                         yield self.chunk(index, {"reasoning_content": event["reasoning"]})
                     elif kind == protocol.STATS:

@@ -1869,6 +1869,10 @@
         <translation>transformers {1} 无法加载 {0}：{2}</translation>
     </message>
     <message>
+        <source>Forcing a tool call (tool_choice) needs a GGUF model: llama.cpp enforces it by grammar, and this model runs in transformers.</source>
+        <translation>强制调用工具（tool_choice）需要 GGUF 模型：llama.cpp 用语法强制执行，而此模型运行在 transformers 中。</translation>
+    </message>
+    <message>
         <source>The {0} runtime could not load the model (on purpose).</source>
         <translation>{0} 运行时无法加载该模型（测试用的故意失败）。</translation>
     </message>

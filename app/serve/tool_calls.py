@@ -1,0 +1,133 @@
+"""Tool calls read out of a model's reply, in the formats open models write them.
+
+* Hermes, Qwen 2.5/3 and Hearth's own prompt for templates without tools:
+  ``<tool_call>{"name": …, "arguments": {…}}</tool_call>``, any number, after some text or not;
+* Mistral: ``[TOOL_CALLS][{"name": …, "arguments": {…}}, …]``;
+* Llama 3.x: the whole reply is ``{"name": …, "parameters": {…}}`` (or a list of them),
+  sometimes after ``<|python_tag|>``.
+
+Only calls of the request's own tools count: a JSON answer that happens to have a
+``name`` is an answer.  While streaming, text is released as it comes until a call may have
+begun (a marker, or a reply that opens with ``{``); from there it is held back and read at
+the end, so a client never sees half a call as text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+MARKERS = ("<tool_call>", "[TOOL_CALLS]", "<|python_tag|>")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    id: str = field(default_factory=lambda: f"call_{uuid.uuid4().hex[:24]}")
+
+    def openai(self, index: int | None = None) -> dict[str, Any]:
+        call: dict[str, Any] = {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": json.dumps(self.arguments)},
+        }
+        return call if index is None else {"index": index, **call}
+
+
+def parse_tool_calls(text: str, names: Collection[str]) -> tuple[str, list[ToolCall]]:
+    """(the text that is not a call, the calls) of a whole reply."""
+    if "<tool_call>" in text:
+        calls = [c for raw in HERMES.findall(text) for c in _calls_in(raw, names)]
+        if calls:
+            return HERMES.sub("", text).strip(), calls
+    if "[TOOL_CALLS]" in text:
+        before, _, after = text.partition("[TOOL_CALLS]")
+        calls = _calls_in(after.strip(), names)
+        if calls:
+            return before.strip(), calls
+    stripped = text.strip().removeprefix("<|python_tag|>").strip()
+    if stripped.startswith(("{", "[")):
+        calls = _calls_in(stripped, names)
+        if calls:
+            return "", calls
+    return text, []
+
+
+def _calls_in(raw: str, names: Collection[str]) -> list[ToolCall]:
+    """The calls in one JSON value (an object or a list of them); none if any is not a
+    call of a known tool."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return []
+    items = value if isinstance(value, list) else [value]
+    calls = []
+    for item in items:
+        if not isinstance(item, dict) or item.get("name") not in names:
+            return []
+        arguments = item.get("arguments", item.get("parameters", {}))
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                return []
+        if not isinstance(arguments, dict):
+            return []
+        calls.append(ToolCall(str(item["name"]), arguments))
+    return calls
+
+
+class ToolCallStream:
+    """Releases a streamed reply's text, holding back from where a tool call may start."""
+
+    def __init__(self, names: Collection[str]) -> None:
+        self.names = names
+        self.text = ""
+        self.released = 0
+        self.holding = False
+
+    def feed(self, piece: str) -> str:
+        self.text += piece
+        if self.holding:
+            return ""
+        if not self.text.strip():
+            return ""  # a reply may open with blank space before its JSON call
+        if self.text.lstrip().startswith(("{", "[")):
+            self.holding = True
+            return ""
+        at = min(
+            (i for i in (self.text.find(m, self.released) for m in MARKERS) if i >= 0), default=-1
+        )
+        if at >= 0:
+            self.holding = True
+            return self._release(at)
+        return self._release(len(self.text) - _partial_marker(self.text))
+
+    def finish(self) -> tuple[str, list[ToolCall]]:
+        """The rest of the text (what was held and is no call) and the calls."""
+        rest, calls = parse_tool_calls(self.text[self.released :], self.names)
+        if not calls:
+            rest = self.text[self.released :]
+        self.released = len(self.text)
+        return rest, calls
+
+    def _release(self, end: int) -> str:
+        out = self.text[self.released : end]
+        self.released = max(self.released, end)
+        return out
+
+
+def _partial_marker(text: str) -> int:
+    """How many characters at the end of ``text`` may be the start of a marker."""
+    longest = 0
+    for marker in MARKERS:
+        for size in range(1, len(marker)):
+            if text.endswith(marker[:size]):
+                longest = max(longest, size)
+    return longest

@@ -1,0 +1,68 @@
+"""Tool calls read out of replies in the formats open models write, whole and streamed."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.serve.tool_calls import ToolCallStream, parse_tool_calls
+
+NAMES = {"get_weather", "add"}
+WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+@pytest.mark.parametrize(
+    ("reply", "text", "calls"),
+    [
+        # Hermes / Qwen, with words before and two calls
+        (
+            f"Let me check.\n<tool_call>\n{WEATHER}\n</tool_call>\n"
+            '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>',
+            "Let me check.",
+            [("get_weather", {"city": "Paris"}), ("add", {"a": 1, "b": 2})],
+        ),
+        # a Hermes call cut by the token limit before its closing tag
+        (f"<tool_call>{WEATHER}", "", [("get_weather", {"city": "Paris"})]),
+        # Mistral
+        (f"[TOOL_CALLS][{WEATHER}]", "", [("get_weather", {"city": "Paris"})]),
+        # Llama 3.x: the whole reply, "parameters", after the python tag or not
+        (
+            '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Oslo"}}',
+            "",
+            [("get_weather", {"city": "Oslo"})],
+        ),
+        # arguments as a JSON string, as some models copy OpenAI's wire format
+        (
+            '{"name": "add", "arguments": "{\\"a\\": 2, \\"b\\": 3}"}',
+            "",
+            [("add", {"a": 2, "b": 3})],
+        ),
+        # JSON that is an answer, not a call: an unknown name, or no name
+        ('{"name": "Paris", "population": 2}', '{"name": "Paris", "population": 2}', []),
+        ("<tool_call>not json</tool_call>", "<tool_call>not json</tool_call>", []),
+        ("It is sunny.", "It is sunny.", []),
+    ],
+)
+def test_every_format_is_read_and_answers_are_left_alone(
+    reply: str, text: str, calls: list[tuple[str, dict[str, object]]]
+) -> None:
+    rest, found = parse_tool_calls(reply, NAMES)
+    assert rest == text
+    assert [(call.name, call.arguments) for call in found] == calls
+    assert len({call.id for call in found}) == len(found), "each call has its own id"
+
+
+def test_a_stream_shows_the_words_and_never_half_a_call() -> None:
+    reply = f"Let me check the weather.\n<tool_call>\n{WEATHER}\n</tool_call>"
+    stream = ToolCallStream(NAMES)
+    shown = "".join(stream.feed(reply[i : i + 3]) for i in range(0, len(reply), 3))
+    assert shown == "Let me check the weather.\n"
+    rest, calls = stream.finish()
+    assert rest == "" and [c.name for c in calls] == ["get_weather"]
+
+
+def test_a_stream_without_a_call_is_the_whole_reply() -> None:
+    for reply in ("Plain words, with a < sign and [brackets].", '{"an": "answer"}'):
+        stream = ToolCallStream(NAMES)
+        shown = "".join(stream.feed(piece) for piece in reply)
+        rest, calls = stream.finish()
+        assert shown + rest == reply and calls == []
