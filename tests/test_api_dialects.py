@@ -231,7 +231,11 @@ def test_anthropic_messages_give_thinking_and_text_blocks_streamed_or_not(
 @pytest.mark.parametrize(
     ("body", "says"),
     [
-        ({"tools": [{"name": "f", "input_schema": {"type": "object"}}]}, "tools are not supported"),
+        (
+            {"tools": [{"name": "f"}], "tool_choice": {"type": "tool", "name": "g"}},
+            "not among the tools",
+        ),
+        ({"tool_choice": {"type": "any"}}, "needs tools"),
         ({"max_tokens": 0}, "max_tokens"),
         ({"messages": [{"role": "user", "content": [{"type": "image"}]}]}, "messages.0.content"),
         ({"messages": [{"role": "system", "content": "x"}]}, "messages.0.role"),
@@ -342,3 +346,66 @@ def test_a_scripted_tool_call_comes_back_as_openai_tool_calls(
     assert [(c.index, c.function.name) for c in calls if c.function] == [(0, "get_weather")]
     plain = client.chat.completions.create(model="m", messages=asked)
     assert "<tool_call>" in (plain.choices[0].message.content or ""), "no tools: only text"
+
+
+def test_a_scripted_tool_call_in_ollamas_and_anthropics_shapes(
+    core: Core, data_dir: Path, stack: ExitStack
+) -> None:
+    url = stack.enter_context(serving_script(core, data_dir, CALLS))
+    asked: Any = [{"role": "user", "content": "Weather in Paris?"}]
+    local = stack.enter_context(ollama.Client(host=url))
+    reply = local.chat(model="m", messages=asked, tools=[WEATHER_TOOL])
+    assert reply.message.content == "Let me look that up."
+    assert [
+        (c.function.name, dict(c.function.arguments)) for c in reply.message.tool_calls or []
+    ] == [("get_weather", {"city": "Paris"})]
+    lines = list(local.chat(model="m", messages=asked, tools=[WEATHER_TOOL], stream=True))
+    assert "".join(line.message.content for line in lines) == "Let me look that up.\n"
+    streamed = [c for line in lines for c in line.message.tool_calls or []]
+    assert [c.function.name for c in streamed] == ["get_weather"] and lines[-1].done
+    claude = stack.enter_context(anthropic.Anthropic(base_url=url, api_key="unused"))
+    tool: Any = {
+        "name": "get_weather",
+        "description": "The weather in a city now",
+        "input_schema": WEATHER_TOOL["function"]["parameters"],
+    }
+    message = claude.messages.create(model="m", max_tokens=100, messages=asked, tools=[tool])
+    assert message.stop_reason == "tool_use"
+    text, use = message.content
+    assert text.type == "text" and text.text == "Let me look that up."
+    assert use.type == "tool_use" and (use.name, use.input) == ("get_weather", {"city": "Paris"})
+    with claude.messages.stream(model="m", max_tokens=100, messages=asked, tools=[tool]) as stream:
+        final = stream.get_final_message()
+    assert final.stop_reason == "tool_use"
+    assert [b.type for b in final.content] == ["text", "tool_use"]
+    assert final.content[1].type == "tool_use" and final.content[1].input == {"city": "Paris"}
+
+
+def test_anthropic_tool_choice_any_makes_the_real_engine_call_and_take_the_result(
+    stack: ExitStack, served: tuple[str, Path]
+) -> None:
+    base, _log = served
+    claude = stack.enter_context(anthropic.Anthropic(base_url=base, api_key="unused"))
+    tool: Any = {
+        "name": "get_weather",
+        "description": "The weather in a city now",
+        "input_schema": WEATHER_TOOL["function"]["parameters"],
+    }
+    asked: Any = [{"role": "user", "content": "What is the weather in Paris?"}]
+    called = claude.messages.create(
+        model="m", max_tokens=80, messages=asked, tools=[tool], tool_choice={"type": "any"}
+    )
+    assert called.stop_reason == "tool_use"
+    use = called.content[-1]
+    assert use.type == "tool_use" and use.name == "get_weather"
+    assert set(use.input) == {"city"} and isinstance(use.input["city"], str)
+    result: Any = {"type": "tool_result", "tool_use_id": use.id, "content": "sunny, 21 C"}
+    history: Any = [
+        *asked,
+        {"role": "assistant", "content": [block.model_dump() for block in called.content]},
+        {"role": "user", "content": [result]},
+    ]
+    answer = claude.messages.create(
+        model="m", max_tokens=30, messages=history, tools=[tool], tool_choice={"type": "none"}
+    )
+    assert answer.content[0].type == "text" and answer.content[0].text

@@ -206,6 +206,9 @@ def test_an_api_key_is_required_when_set_and_for_other_addresses(data_dir: Path)
                 model="m", messages=[{"role": "user", "content": "hi"}], max_tokens=4
             )
         assert reply.choices[0].message.content
+        # Anthropic's clients send the key as x-api-key.
+        assert raw(port, "GET", "/v1/models", headers={**host, "x-api-key": "s3cret"})[0] == 200
+        assert raw(port, "GET", "/v1/models", headers={**host, "x-api-key": "nope"})[0] == 401
     finally:
         server.terminate()
         server.wait(15)

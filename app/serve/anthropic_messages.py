@@ -2,16 +2,17 @@
 whole or as Anthropic's named server-sent events.
 
 Understood: ``system`` (a string or text blocks), ``messages`` whose content is a string
-or text blocks (earlier ``thinking`` blocks are dropped, as Anthropic's API does),
-``max_tokens``, ``stop_sequences`` (the one that ended the reply is named in
-``stop_sequence``), ``output_config.format`` (JSON that matches a schema, by grammar in
-llama.cpp), ``temperature``, ``top_p``, ``top_k`` (which older clients send) and
-``stream``.  A reasoning
-model's thinking comes back as a ``thinking`` block before the text.  Errors come in
-Anthropic's shape (``{"type": "error", "error": {"type", "message"}}``).
+or blocks (text, ``tool_use``, ``tool_result``; earlier ``thinking`` blocks are dropped, as
+Anthropic's API does), ``max_tokens``, ``stop_sequences`` (the one that ended the reply is
+named in ``stop_sequence``), ``tools`` and ``tool_choice`` (``auto``, ``any``, ``tool``,
+``none``; the model's calls come back as ``tool_use`` blocks with ``stop_reason:
+"tool_use"``, and ``any``/``tool`` are enforced by grammar in llama.cpp),
+``output_config.format`` (JSON that matches a schema, by grammar in llama.cpp),
+``temperature``, ``top_p``, ``top_k`` (which older clients send) and ``stream``.  A
+reasoning model's thinking comes back as a ``thinking`` block before the text.  Errors come
+in Anthropic's shape (``{"type": "error", "error": {"type", "message"}}``).
 
-Not yet, and refused with 400 rather than ignored: ``tools`` and tool blocks, images and
-documents.
+Not yet, and refused with 400 rather than ignored: images and documents.
 """
 
 from __future__ import annotations
@@ -26,11 +27,21 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.engine_client import EngineClient
+from app.serve.anthropic_tools import (
+    MAX_ANTHROPIC_TOOLS,
+    AnthropicTool,
+    AnthropicToolChoice,
+    Block,
+    TextBlock,
+    engine_messages_of,
+    tool_use_block,
+)
 from app.serve.openai_chat import JSON_NEEDS_GGUF, MAX_STOP_CHARS, MAX_STOPS, unicode_text
 from app.serve.relay import Relay
+from app.serve.tool_calls import ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
-from wire.model_spec import TRANSFORMERS, ModelSpec
+from wire.model_spec import REMOTE, TRANSFORMERS, ModelSpec
 
 STOP_SEQUENCE = "stop_sequence"  # the notice an engine sends (backends.text_stream)
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}
@@ -44,34 +55,15 @@ def error(status: int, message: str) -> JSONResponse:
     )
 
 
-class TextBlock(BaseModel):
-    """A content block; text is used, earlier thinking is dropped, anything else (images,
-    documents, tool use and results) is refused by its type."""
-
-    model_config = ConfigDict(extra="ignore")
-    type: Literal["text", "thinking", "redacted_thinking"]
-    text: str = Field(default="", max_length=1_000_000)
-
-    @field_validator("text")
-    @classmethod
-    def _text_only(cls, text: str) -> str:
-        return unicode_text(text)
-
-
 class AnthropicMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Literal["user", "assistant"]
-    content: str | list[TextBlock] = Field(max_length=1_000_000)
+    content: str | list[Block] = Field(max_length=1_000_000)
 
     @field_validator("content")
     @classmethod
-    def _text_only(cls, content: str | list[TextBlock]) -> str | list[TextBlock]:
+    def _text_only(cls, content: str | list[Block]) -> str | list[Block]:
         return unicode_text(content) if isinstance(content, str) else content
-
-    def text(self) -> str:
-        if isinstance(self.content, str):
-            return self.content
-        return "\n".join(block.text for block in self.content if block.type == "text")
 
 
 class OutputFormat(BaseModel):
@@ -103,7 +95,8 @@ class MessagesRequest(BaseModel):
     )
     top_k: int | None = Field(default=None, ge=0, le=1000)
     stream: bool = False
-    tools: list[dict[str, Any]] | None = None
+    tools: list[AnthropicTool] | None = Field(default=None, max_length=MAX_ANTHROPIC_TOOLS)
+    tool_choice: AnthropicToolChoice | None = None
     output_config: OutputConfig | None = None
 
     @field_validator("stop_sequences")
@@ -113,9 +106,23 @@ class MessagesRequest(BaseModel):
             raise ValueError(f"each stop sequence must be 1 to {MAX_STOP_CHARS} characters")
         return stops
 
+    def tool_names(self) -> set[str]:
+        if self.tool_choice is not None and self.tool_choice.type == "none":
+            return set()
+        return {tool.name for tool in self.tools or []}
+
     def refusal(self, spec: ModelSpec) -> str | None:
-        if self.tools:
-            return "tools are not supported by this server yet; send the request without them"
+        choice = self.tool_choice
+        names = {tool.name for tool in self.tools or []}
+        if choice is not None and choice.type == "tool" and choice.name not in names:
+            return f"tool_choice names {choice.name!r}, which is not among the tools"
+        if choice is not None and choice.type in ("any", "tool") and not names:
+            return f"tool_choice {choice.type!r} needs tools"
+        forced = choice is not None and choice.type in ("any", "tool")
+        if forced and spec.engine == TRANSFORMERS:
+            return JSON_NEEDS_GGUF.format("tool_choice")
+        if self.tools and spec.engine == REMOTE:
+            return "tools are not passed to a remote endpoint yet; call it directly"
         if self.output_config and self.output_config.format and spec.engine == TRANSFORMERS:
             return JSON_NEEDS_GGUF.format("output_config.format")
         return None
@@ -129,7 +136,8 @@ class MessagesRequest(BaseModel):
                 else "\n".join(block.text for block in self.system if block.type == "text")
             )
             messages.append({"role": "system", "content": system})
-        messages.extend({"role": m.role, "content": m.text()} for m in self.messages)
+        for message in self.messages:
+            messages.extend(engine_messages_of(message.role, message.content))
         return messages
 
     def params(self, defaults: dict[str, Any]) -> dict[str, Any]:
@@ -139,6 +147,9 @@ class MessagesRequest(BaseModel):
                 params[key] = getattr(self, key)
         if self.stop_sequences:
             params["stop"] = list(self.stop_sequences)
+        if self.tools:
+            params["tools"] = [tool.openai() for tool in self.tools]
+            params["tool_choice"] = self.tool_choice.openai() if self.tool_choice else "auto"
         wanted = self.output_config.format if self.output_config else None
         if wanted is not None:
             schema = {"name": "output", "schema": wanted.schema_}
@@ -194,15 +205,21 @@ class MessagesReply:
             elif event["type"] == protocol.ERROR:
                 return engine_error(event)
             outcome.take(event)
+        names = self.body.tool_names()
+        rest, calls = parse_tool_calls("".join(text), names) if names else ("".join(text), [])
+        outcome.called = bool(calls)
         content: list[dict[str, Any]] = []
         if "".join(thinking):
             content.append({"type": "thinking", "thinking": "".join(thinking), "signature": ""})
-        content.append({"type": "text", "text": "".join(text)})
+        if rest or not calls:
+            content.append({"type": "text", "text": rest})
+        content.extend(tool_use_block(call) for call in calls)
         return {**self._message(content, outcome.usage()), **outcome.stop()}
 
     async def _events(self, relay: Relay, job: Any) -> AsyncIterator[str]:
         outcome = Outcome()
-        blocks = Blocks()
+        names = self.body.tool_names()
+        blocks = Blocks(ToolCallStream(names) if names else None)
         try:
             start = self._message([], {"input_tokens": 0, "output_tokens": 0})
             yield sse("message_start", {"type": "message_start", "message": start})
@@ -216,8 +233,9 @@ class MessagesReply:
                     yield sse("error", {"type": "error", "error": failed})
                     return
                 outcome.take(event)
-            for chunk in blocks.close():
+            for chunk in blocks.finish():
                 yield chunk
+            outcome.called = blocks.called
             delta = {"type": "message_delta", "delta": outcome.stop()}
             yield sse("message_delta", {**delta, "usage": outcome.usage()})
             yield sse("message_stop", {"type": "message_stop"})
@@ -233,6 +251,7 @@ class Outcome:
         self.stats: dict[str, Any] = {}
         self.done: dict[str, Any] = {}
         self.stopped_by: str | None = None
+        self.called = False
 
     def take(self, event: dict[str, Any]) -> None:
         if event["type"] == protocol.STATS:
@@ -243,6 +262,8 @@ class Outcome:
             self.stopped_by = str(event.get("text"))
 
     def stop(self) -> dict[str, Any]:
+        if self.called:
+            return {"stop_reason": "tool_use", "stop_sequence": None}
         if self.stopped_by is not None:
             return {"stop_reason": "stop_sequence", "stop_sequence": self.stopped_by}
         finish = self.done.get("finish_reason")
@@ -257,58 +278,67 @@ class Outcome:
 
 
 class Blocks:
-    """Deltas as content blocks: a ``thinking`` block while the model thinks, then a
-    ``text`` block; each opened with ``content_block_start`` and closed with
-    ``content_block_stop``."""
+    """Deltas as content blocks: a ``thinking`` block while the model thinks, a ``text``
+    block, then a ``tool_use`` block for each call; each opened with
+    ``content_block_start`` and closed with ``content_block_stop``.  With tools, text that
+    may be a call is held back (``ToolCallStream``) and read at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, held: ToolCallStream | None = None) -> None:
         self.index = -1
         self.open: str | None = None
+        self.held = held
+        self.called = False
 
     def take(self, event: dict[str, Any]) -> list[str]:
-        chunks: list[str] = []
-        for kind, field, text in (
-            ("thinking", protocol.DELTA_REASONING, event.get(protocol.DELTA_REASONING)),
-            ("text", protocol.DELTA_TEXT, event.get(protocol.DELTA_TEXT)),
-        ):
-            if not text:
-                continue
-            if self.open != kind:
-                if self.open is not None:
-                    chunks += self.close()
-                self.index += 1
-                self.open = kind
-                chunks.append(block_start(self.index, kind))
-            delta_type = "thinking_delta" if kind == "thinking" else "text_delta"
-            key = "thinking" if field == protocol.DELTA_REASONING else "text"
-            delta = {"type": delta_type, key: text}
-            chunks.append(
-                sse(
-                    "content_block_delta",
-                    {"type": "content_block_delta", "index": self.index, "delta": delta},
-                )
-            )
+        text = event.get(protocol.DELTA_TEXT) or ""
+        if text and self.held is not None:
+            text = self.held.feed(text)
+        return self._delta("thinking", event.get(protocol.DELTA_REASONING) or "") + self._delta(
+            "text", text
+        )
+
+    def finish(self) -> list[str]:
+        """The held text that is no call, the calls, and the last block closed (a reply
+        with nothing to say still gets an empty text block)."""
+        rest, calls = self.held.finish() if self.held is not None else ("", [])
+        chunks = self._delta("text", rest)
+        if self.index < 0 and not calls:
+            chunks += self._open("text")
+        chunks += self._close()
+        for call in calls:
+            block = tool_use_block(call)
+            arguments = json.dumps(block["input"])
+            chunks += self._open("tool_use", {**block, "input": {}})
+            delta = {"type": "input_json_delta", "partial_json": arguments}
+            chunks.append(self._event("content_block_delta", delta=delta))
+            chunks += self._close()
+        self.called = bool(calls)
         return chunks
 
-    def close(self) -> list[str]:
-        """Close the open block (a reply with no text still gets an empty text block)."""
-        chunks: list[str] = []
-        if self.open is None and self.index < 0:
-            self.index = 0
-            chunks.append(block_start(0, "text"))
-            self.open = "text"
-        if self.open is not None:
-            chunks.append(
-                sse("content_block_stop", {"type": "content_block_stop", "index": self.index})
-            )
-            self.open = None
+    def _delta(self, kind: str, text: str) -> list[str]:
+        if not text:
+            return []
+        chunks = self._open(kind) if self.open != kind else []
+        key = "thinking" if kind == "thinking" else "text"
+        delta = {"type": f"{kind}_delta", key: text}
+        chunks.append(self._event("content_block_delta", delta=delta))
         return chunks
 
+    def _open(self, kind: str, block: dict[str, Any] | None = None) -> list[str]:
+        chunks = self._close()
+        self.index += 1
+        self.open = kind
+        started = block or {"type": kind, kind: ""}  # {"type": "text", "text": ""}…
+        return [*chunks, self._event("content_block_start", content_block=started)]
 
-def block_start(index: int, kind: str) -> str:
-    block = {"type": kind, kind: ""}  # {"type": "text", "text": ""} or the thinking one
-    start = {"type": "content_block_start", "index": index, "content_block": block}
-    return sse("content_block_start", start)
+    def _close(self) -> list[str]:
+        if self.open is None:
+            return []
+        self.open = None
+        return [self._event("content_block_stop")]
+
+    def _event(self, name: str, **fields: Any) -> str:
+        return sse(name, {"type": name, "index": self.index, **fields})
 
 
 def sse(name: str, data: dict[str, Any]) -> str:

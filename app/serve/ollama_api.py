@@ -9,9 +9,10 @@ request (``pull``, ``push``, ``create``, ``copy``, ``delete``, ``blobs``), which
 crafted model reached Ollama through ``/api/create``.  Errors come as Ollama's
 ``{"error": "…"}``.
 
-Not yet: embeddings (``/api/embed``, ``/api/embeddings`` answer 501 saying so), images,
-tools, ``raw`` prompts and ``suffix``; ``keep_alive`` is accepted, and the one model this
-server has stays loaded while it runs.
+``/api/chat`` takes ``tools`` (as the OpenAI dialect does) and returns the model's calls
+as ``message.tool_calls``.  Not yet: embeddings (``/api/embed``, ``/api/embeddings``
+answer 501 saying so), images, ``raw`` prompts and ``suffix``; ``keep_alive`` is
+accepted, and the one model this server has stays loaded while it runs.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -33,11 +34,11 @@ from app.engine_client import EngineClient
 from app.serve.openai_chat import (
     JSON_NEEDS_GGUF,
     MAX_STOP_CHARS,
-    ChatMessage,
-    TextPart,
     unicode_text,
 )
+from app.serve.openai_tools import MAX_TOOLS, ToolSpec
 from app.serve.relay import Relay
+from app.serve.tool_calls import ToolCall, ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
 from wire.model_spec import TRANSFORMERS, ModelSpec
@@ -119,11 +120,24 @@ class OllamaOptions(BaseModel):
         return params
 
 
+class OllamaFunctionCall(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(max_length=64)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class OllamaToolCall(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    function: OllamaFunctionCall
+
+
 class OllamaMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Literal["system", "user", "assistant", "tool"]
     content: str = Field(default="", max_length=1_000_000)
     images: list[str] | None = None
+    tool_calls: list[OllamaToolCall] | None = Field(default=None, max_length=MAX_TOOLS)
+    tool_name: str | None = Field(default=None, max_length=64)
 
     @field_validator("content")
     @classmethod
@@ -170,6 +184,17 @@ class _Generation(BaseModel):
 
 class OllamaChat(_Generation):
     messages: list[OllamaMessage] = Field(default_factory=list, max_length=10_000)
+    tools: list[ToolSpec] | None = Field(default=None, max_length=MAX_TOOLS)
+
+    def params(self, defaults: dict[str, Any]) -> dict[str, Any]:
+        params = super().params(defaults)
+        if self.tools:
+            params["tools"] = [tool.model_dump(exclude_none=True) for tool in self.tools]
+            params["tool_choice"] = "auto"
+        return params
+
+    def tool_names(self) -> set[str]:
+        return {tool.function.name for tool in self.tools or []}
 
 
 class OllamaGenerate(_Generation):
@@ -330,7 +355,7 @@ def register(
         if refusal:
             return error(400, refusal)
         messages = [_engine_message(m) for m in body.messages]
-        reply = _Reply(client, model, body.model or model_name, "message")
+        reply = _Reply(client, model, body.model or model_name, "message", body.tool_names())
         return await reply.answer(messages, body.params(defaults()), body.stream, request)
 
     @app.post("/api/generate")
@@ -376,10 +401,17 @@ def _refusal(body: _Generation, model: ModelSpec) -> str | None:
 
 
 def _engine_message(message: OllamaMessage) -> dict[str, Any]:
-    """A tool result is shown to the model as a user turn until tools are understood."""
-    role = "user" if message.role == "tool" else message.role
-    as_chat = ChatMessage(role=role, content=[TextPart(type="text", text=message.content)])
-    return as_chat.as_engine_message()
+    """The message as the engines take it (earlier tool calls in OpenAI's shape, which
+    the engines read)."""
+    engine: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        engine["tool_calls"] = [
+            {"id": "", "type": "function", "function": call.function.model_dump()}
+            for call in message.tool_calls
+        ]
+    if message.tool_name:
+        engine["name"] = message.tool_name
+    return engine
 
 
 def _loaded(model: str, field: str) -> dict[str, Any]:
@@ -411,15 +443,27 @@ class _Reply:
     """One generation answered in Ollama's shape: NDJSON lines as it streams, or one
     object at the end.  ``field`` is ``message`` (``/api/chat``) or ``response``."""
 
-    def __init__(self, client: EngineClient, spec: ModelSpec, model: str, field: str) -> None:
+    def __init__(
+        self,
+        client: EngineClient,
+        spec: ModelSpec,
+        model: str,
+        field: str,
+        tool_names: set[str] | None = None,
+    ) -> None:
         self.client, self.spec, self.model, self.field = client, spec, model, field
+        self.tool_names = tool_names or set()
         self.started = time.perf_counter()
 
-    def _piece(self, text: str, thinking: str) -> dict[str, Any]:
+    def _piece(self, text: str, thinking: str, calls: Sequence[ToolCall] = ()) -> dict[str, Any]:
         if self.field == "message":
             message: dict[str, Any] = {"role": "assistant", "content": text}
             if thinking:
                 message["thinking"] = thinking
+            if calls:
+                message["tool_calls"] = [
+                    {"function": {"name": call.name, "arguments": call.arguments}} for call in calls
+                ]
             return {"message": message}
         piece: dict[str, Any] = {"response": text}
         if thinking:
@@ -477,20 +521,30 @@ class _Reply:
                 return _engine_error(event)
             elif event["type"] == protocol.DONE:
                 done = event
-        piece = self._piece("".join(text), "".join(thinking))
+        whole = "".join(text)
+        rest, calls = parse_tool_calls(whole, self.tool_names) if self.tool_names else (whole, [])
+        piece = self._piece(rest, "".join(thinking), calls)
         return self._line({**piece, **self._final(done, stats)})
 
     async def _lines(self, relay: Relay, job: Any) -> AsyncIterator[str]:
         stats: dict[str, Any] = {}
+        held = ToolCallStream(self.tool_names) if self.tool_names else None
         try:
             async for event in relay.events():
                 kind = event["type"]
                 if kind == protocol.DELTA and (event.get("text") or event.get("reasoning")):
-                    piece = self._piece(event.get("text") or "", event.get("reasoning") or "")
-                    yield json.dumps(self._line({**piece, "done": False})) + "\n"
+                    text = event.get("text") or ""
+                    text = held.feed(text) if held else text
+                    if text or event.get("reasoning"):
+                        piece = self._piece(text, event.get("reasoning") or "")
+                        yield json.dumps(self._line({**piece, "done": False})) + "\n"
                 elif kind == protocol.STATS:
                     stats = event
                 elif kind == protocol.DONE:
+                    rest, calls = held.finish() if held else ("", [])
+                    if rest or calls:  # Ollama sends the calls in a line of their own
+                        piece = self._piece(rest, "", calls)
+                        yield json.dumps(self._line({**piece, "done": False})) + "\n"
                     final = {**self._piece("", ""), **self._final(event, stats)}
                     yield json.dumps(self._line(final)) + "\n"
                 elif kind == protocol.ERROR:
