@@ -554,6 +554,26 @@ class EngineClient:
             payload["continue"] = True
         return self._submit(protocol.CHAT, spec, payload, on_event)
 
+    def complete(
+        self,
+        spec: ModelSpec,
+        prompt: str,
+        params: dict[str, Any] | None = None,
+        on_event: EventCallback | None = None,
+        suffix: str | None = None,
+    ) -> Job:
+        """Stream the text that follows a raw ``prompt`` (no chat template); with a
+        ``suffix``, the text between the two (fill-in-the-middle).  GGUF models only."""
+        payload: dict[str, Any] = {
+            "model": spec.to_wire(),
+            "messages": [],
+            "prompt": prompt,
+            "params": params or {},
+        }
+        if suffix is not None:
+            payload["suffix"] = suffix
+        return self._submit(protocol.CHAT, spec, payload, on_event)
+
     def count_tokens(self, spec: ModelSpec, text: str) -> Job:
         self.load(spec)
         return self._submit(protocol.COUNT_TOKENS, spec, {"text": text}, None)

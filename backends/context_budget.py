@@ -160,6 +160,16 @@ def prepare_prompt(
     return Prompt(tokens, fitted.dropped, limit)
 
 
+def fit_raw(tokens: list[int], n_ctx: int, max_tokens: int | None) -> Prompt:
+    """A raw prompt (a completion, no conversation to shorten): it fits whole with room
+    for the reply, or it is refused with its length."""
+    room = n_ctx - reply_reserve(n_ctx, max_tokens)
+    if len(tokens) > room:
+        raise ContextOverflow(len(tokens), room)
+    limit = n_ctx - len(tokens)
+    return Prompt(tokens, 0, min(limit, max_tokens) if max_tokens is not None else limit)
+
+
 def stats_event(
     prompt_tokens: int,
     generated: int,

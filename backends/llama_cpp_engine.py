@@ -24,7 +24,9 @@ from typing import Any
 from backends.context_budget import (
     THINK_OPEN,
     ContextOverflow,
+    Prompt,
     continues_reply,
+    fit_raw,
     opens_thinking,
     prepare_prompt,
     stats_event,
@@ -224,17 +226,20 @@ class LlamaCppEngine:
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    # -- generation --------------------------------------------------------------------
-    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
-        started = time.perf_counter()
+    def _chat_prompt(
+        self,
+        request: dict[str, Any],
+        params: dict[str, Any],
+        max_tokens: int | None,
+        emit: Emit,
+    ) -> tuple[Prompt, bool]:
+        """A conversation's prompt through the template, fitted to the context; and
+        whether the last message is a reply to go on with."""
         messages = [engine_message(m) for m in request.get("messages") or []]
         if not messages:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST, Phrase("A chat request needs at least one message.")
             )
-        params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
-        max_tokens = params.get("max_tokens")
-        max_tokens = int(max_tokens) if max_tokens else None
         continuing = continues_reply(request, messages)
         tools = chosen_tools(params)
         if tools and not self._takes_tools:
@@ -244,8 +249,53 @@ class LlamaCppEngine:
         def render(chosen: list[dict[str, Any]]) -> list[int]:
             return renderer(chosen, tools)
 
+        return prepare_prompt(messages, render, self.n_ctx, max_tokens, emit), continuing
+
+    def _raw_prompt(self, request: dict[str, Any]) -> list[int]:
+        """A completion's prompt as it is (its special tokens read as tokens: a raw prompt
+        is the caller's own template); with a ``suffix``, the model's fill-in-the-middle
+        form (prefix, suffix, then the middle to write)."""
+        text = str(request.get("prompt") or "").encode("utf-8")
+        suffix = request.get("suffix")
+        if suffix is None:
+            tokens: list[int] = self._llm.tokenize(text, add_bos=True, special=True)
+            return tokens
+        vocab = self._llm._model.vocab
+        lib = self._lib
+        pre, suf, mid = (
+            lib.llama_vocab_fim_pre(vocab),
+            lib.llama_vocab_fim_suf(vocab),
+            lib.llama_vocab_fim_mid(vocab),
+        )
+        if min(pre, suf, mid) < 0:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST,
+                Phrase(
+                    "This model has no fill-in-the-middle tokens, so it cannot complete "
+                    "between a prefix and a suffix. Use a code model made for it."
+                ),
+            )
+        before = self._llm.tokenize(text, add_bos=False, special=False)
+        after = self._llm.tokenize(str(suffix).encode("utf-8"), add_bos=False, special=False)
+        bos = self._llm.token_bos()
+        start = [bos] if bos >= 0 and self._lib.llama_vocab_get_add_bos(vocab) else []
+        return [*start, pre, *before, suf, *after, mid]
+
+    # -- generation --------------------------------------------------------------------
+    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+        started = time.perf_counter()
+        params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
+        max_tokens = params.get("max_tokens")
+        max_tokens = int(max_tokens) if max_tokens else None
+        # A completion's raw prompt, or a reply the model goes on with: the text follows
+        # on from what is there (no leading space stripped, no template <think>).
+        raw = request.get("prompt") is not None
         try:
-            fitted = prepare_prompt(messages, render, self.n_ctx, max_tokens, emit)
+            if raw:
+                fitted = fit_raw(self._raw_prompt(request), self.n_ctx, max_tokens)
+                continuing = True
+            else:
+                fitted, continuing = self._chat_prompt(request, params, max_tokens, emit)
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit

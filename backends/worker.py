@@ -224,10 +224,14 @@ class Worker:
             event.setdefault("id", request_id)
             batch(event)
 
-        split = ReasoningSplit(emit)  # <think>…</think> apart from the answer, for every engine
+        # <think>…</think> apart from the answer, for every engine; a completion's text is
+        # the caller's to read as it is.
+        raw = message.get("prompt") is not None
+        split = emit if raw else ReasoningSplit(emit)
         try:
             finish = engine.chat(message, self.cancel_flag, split)
-            split.flush()
+            if isinstance(split, ReasoningSplit):
+                split.flush()
         finally:
             batch.flush()
         log.info("request %s ended (%s)", request_id, finish)

@@ -147,7 +147,6 @@ def test_ollama_chat_and_generate_keep_thinking_apart_streamed_or_not(
         ("/api/chat", {"model": "x", "messages": [{"role": "wizard"}]}, 400, "messages.0.role"),
         ("/api/chat", {"messages": [{"role": "user", "images": ["AA=="]}]}, 400, "images"),
         ("/api/generate", {"prompt": "hi", "options": {"temperature": 9}}, 400, "temperature"),
-        ("/api/generate", {"prompt": "hi", "raw": True}, 400, "raw prompts"),
         ("/api/nothing", {}, 404, "Not Found"),
     ],
 )
@@ -194,6 +193,8 @@ def test_ollama_with_the_real_engine_answers_and_holds_json_to_the_format(
     )
     assert anything.done_reason == "stop", "the grammar closed the object"
     assert isinstance(json.loads(anything.response), dict)
+    raw = client.generate(model=name, prompt="The capital of France is", raw=True, options=greedy)
+    assert "Paris" in raw.response, "a raw prompt is continued, not answered"
 
 
 # -- Anthropic ---------------------------------------------------------------------------

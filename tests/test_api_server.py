@@ -4,6 +4,7 @@ import http.client
 import json
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -462,3 +463,79 @@ def test_a_required_tool_call_from_the_real_engine_is_a_valid_call(client: OpenA
     answer = create(model="m", messages=history, tools=[TOOL], tool_choice="none", max_tokens=40)
     assert answer.choices[0].finish_reason in ("stop", "length")
     assert answer.choices[0].message.content and not answer.choices[0].message.tool_calls
+
+
+def test_completions_continue_a_raw_prompt_streamed_or_not(client: OpenAI) -> None:
+    greedy: dict[str, Any] = {"model": "m", "temperature": 0, "max_tokens": 12}
+    prompt = "The capital of France is"
+    whole = client.completions.create(prompt=prompt, **greedy)
+    text = whole.choices[0].text
+    assert "Paris" in text and whole.choices[0].finish_reason == "length"
+    assert whole.usage is not None and whole.usage.completion_tokens == 12
+    streamed = "".join(
+        c.choices[0].text for c in client.completions.create(prompt=prompt, stream=True, **greedy)
+    )
+    assert streamed == text
+    echoed = client.completions.create(prompt=prompt, echo=True, **greedy)
+    assert echoed.choices[0].text == prompt + text
+    stop = text.split()[1]  # a word after "Paris"
+    cut = client.completions.create(prompt=prompt, stop=[stop], **greedy)
+    assert cut.choices[0].text == text[: text.index(stop)]
+    with pytest.raises(BadRequestError) as no_fim:
+        client.completions.create(prompt="def f(", suffix="    return x\n", **greedy)
+    assert "fill-in-the-middle" in str(no_fim.value)
+    with pytest.raises(BadRequestError):
+        client.completions.create(prompt=["one", "two"], **greedy)
+
+
+@pytest.fixture(scope="session")
+def fim_model(starter: Path) -> Path:
+    """The starter model with fill-in-the-middle tokens named (three of its own special
+    tokens stand in), made once and cached."""
+    target = REPO / ".cache" / "test-models" / "smollm2-fim.gguf"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        tool = Path(sys.executable).with_name("gguf-new-metadata")
+        names = [("fim_pre", 12), ("fim_suf", 13), ("fim_mid", 14)]
+        flags = [item for name, id_ in names for item in ("--special-token-by-id", name, str(id_))]
+        subprocess.run(
+            [str(tool), *flags, str(starter), str(partial)],
+            check=True,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+        )
+        partial.replace(target)
+    return target
+
+
+def test_a_suffix_is_filled_in_the_middle_with_the_models_tokens(
+    data_dir: Path, fim_model: Path
+) -> None:
+    """Prefix, suffix and the three FIM tokens are the whole prompt: its token count says
+    the suffix reached the model in the fill-in-the-middle form."""
+    port = free_port()
+    server = subprocess.Popen(
+        [*HEARTH, "serve", "--port", str(port), "--ctx", "2048", "--model", str(fim_model)],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None and "Serving" in server.stderr.readline()
+        with OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused") as client:
+            greedy: dict[str, Any] = {"model": "m", "temperature": 0, "max_tokens": 8}
+            alone = client.completions.create(prompt="def add(a, b):", **greedy)
+            suffix = client.completions.create(prompt="", suffix="    return a + b\n", **greedy)
+            both = client.completions.create(
+                prompt="def add(a, b):", suffix="    return a + b\n", **greedy
+            )
+        assert alone.usage and suffix.usage and both.usage
+        assert both.usage.prompt_tokens == alone.usage.prompt_tokens + suffix.usage.prompt_tokens
+        assert both.choices[0].text.strip(), "the middle was written"
+    finally:
+        server.terminate()
+        server.wait(15)
+        if server.stderr:
+            server.stderr.close()

@@ -255,6 +255,7 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'The {0} engine is not installed in this edition of Hearth ({1}).'),
     QT_TRANSLATE_NOOP('Phrase', 'The model file {0} does not exist.'),
     QT_TRANSLATE_NOOP('Phrase', 'A chat request needs at least one message.'),
+    QT_TRANSLATE_NOOP('Phrase', 'This model has no fill-in-the-middle tokens, so it cannot complete between a prefix and a suffix. Use a code model made for it.'),
     QT_TRANSLATE_NOOP('Phrase', 'No model is loaded.'),
     QT_TRANSLATE_NOOP('Phrase', 'llama.cpp could not load {0} with a context of {1} tokens ({2}). There may not be enough memory for that context (try a shorter one), or the file is not one this engine can read, or it is damaged.'),
     QT_TRANSLATE_NOOP('Phrase', "The model's chat template rejected the conversation: {0}"),

@@ -34,6 +34,11 @@ UNLOAD: Final = "unload"
 SHUTDOWN: Final = "shutdown"
 REQUEST_TYPES: Final = frozenset({HELLO, LOAD, CHAT, CANCEL, COUNT_TOKENS, UNLOAD, SHUTDOWN})
 
+# A ``chat`` request carries ``messages`` (rendered with the model's template) or, for a
+# completion, a raw ``prompt`` and optionally a ``suffix`` (fill-in-the-middle); its
+# ``params`` may hold ``tools``/``tool_choice``, ``response_format``, ``logit_bias`` and the
+# penalties as OpenAI names them.
+
 # Events (worker -> client)
 READY: Final = "ready"  # answer to hello
 PROGRESS: Final = "progress"

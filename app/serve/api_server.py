@@ -1,7 +1,7 @@
 """Hearth's local OpenAI-compatible API (``hearth serve`` and the window's switch).
 
 Editors and scripts talk to the model Hearth has loaded through ``GET /v1/models`` (and
-``/v1/models/{id}``), ``POST /v1/chat/completions`` (streaming and not;
+``/v1/models/{id}``), ``POST /v1/chat/completions`` and ``/v1/completions`` (streaming and not;
 ``app.serve.openai_chat`` handles the request and its reply) and ``GET /health``; Ollama's
 native ``/api/*`` (``app.serve.ollama_api``) and Anthropic's ``POST /v1/messages``
 (``app.serve.anthropic_messages``) on the same port; served by FastAPI/uvicorn.  Requests go
@@ -41,6 +41,7 @@ from app.engine_client import EngineClient
 from app.serve import anthropic_messages, ollama_api
 from app.serve.anthropic_messages import MessagesReply, MessagesRequest
 from app.serve.openai_chat import ChatCompletion, ChatRequest
+from app.serve.openai_completions import CompletionRequest, TextCompletion
 from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase
@@ -224,6 +225,17 @@ def build_app(
         if body.stream:
             return await reply.streamed(request, refuse)
         return await reply.whole(request, refuse)
+
+    @app.post("/v1/completions")
+    async def completions(body: CompletionRequest, request: Request) -> Any:
+        state["requests"] += 1
+        model = spec()
+        refusal = body.refusal(model)
+        if refusal:
+            return refuse(400, refusal, "invalid_request_error")
+        params = body.params(defaults() if defaults else {})
+        reply = TextCompletion(client, model, body, params, config.model_name)
+        return await reply.answer(request, refuse)
 
     @app.post("/v1/messages")
     async def messages(body: MessagesRequest, request: Request) -> Any:

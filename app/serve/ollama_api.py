@@ -11,8 +11,8 @@ crafted model reached Ollama through ``/api/create``.  Errors come as Ollama's
 
 ``/api/chat`` takes ``tools`` (as the OpenAI dialect does) and returns the model's calls
 as ``message.tool_calls``.  Not yet: embeddings (``/api/embed``, ``/api/embeddings``
-answer 501 saying so), images, ``raw`` prompts and ``suffix``; ``keep_alive`` is
-accepted, and the one model this server has stays loaded while it runs.
+answer 501 saying so) and images; ``raw`` prompts and ``suffix`` need a GGUF model;
+``keep_alive`` is accepted, and the one model this server has stays loaded while it runs.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from app.serve.relay import Relay
 from app.serve.tool_calls import ToolCall, ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
-from wire.model_spec import TRANSFORMERS, ModelSpec
+from wire.model_spec import LLAMA_CPP, SYNTHETIC, TRANSFORMERS, ModelSpec
 
 # The Ollama API version whose routes and fields this server follows (clients compare it).
 OLLAMA_VERSION = "0.12.6"
@@ -363,19 +363,25 @@ def register(
         model = spec()
         if not body.prompt and not body.system:  # Ollama: an empty prompt loads the model
             return _loaded(body.model, "response")
+        raw = body.raw or body.suffix is not None
         refusal = _refusal(body, model)
-        if body.raw or body.suffix:
-            refusal = "raw prompts and suffix (fill-in-the-middle) are not supported yet"
+        if raw and model.engine not in (LLAMA_CPP, SYNTHETIC):
+            refusal = "raw prompts and suffix (fill-in-the-middle) need a GGUF model for now"
         if body.images:
             refusal = "this server's models read text only, not images"
         if refusal:
             return error(400, refusal)
+        reply = _Reply(client, model, body.model or model_name, "response")
+        params = body.params(defaults())
+        if raw:  # the prompt as it is (raw), or the middle between prompt and suffix
+            return await reply.answer(
+                [], params, body.stream, request, raw=(body.prompt, body.suffix)
+            )
         messages = []
         if body.system:
             messages.append({"role": "system", "content": body.system})
         messages.append({"role": "user", "content": body.prompt})
-        reply = _Reply(client, model, body.model or model_name, "response")
-        return await reply.answer(messages, body.params(defaults()), body.stream, request)
+        return await reply.answer(messages, params, body.stream, request)
 
     @app.post("/api/embed")
     @app.post("/api/embeddings")
@@ -494,9 +500,14 @@ class _Reply:
         params: dict[str, Any],
         stream: bool,
         request: Request,
+        raw: tuple[str, str | None] | None = None,
     ) -> Any:
         relay = Relay()
-        job = self.client.chat(self.spec, messages, params, relay.put)
+        if raw is not None:
+            prompt, suffix = raw
+            job = self.client.complete(self.spec, prompt, params, relay.put, suffix=suffix)
+        else:
+            job = self.client.chat(self.spec, messages, params, relay.put)
         first = await relay.first(request, job)
         if first["type"] == protocol.ERROR:
             return _engine_error(first)

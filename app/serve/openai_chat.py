@@ -151,14 +151,14 @@ class ResponseFormat(BaseModel):
         return self.model_dump(by_alias=True, exclude_none=True)
 
 
-class ChatRequest(BaseModel):
+class Sampling(BaseModel):
+    """The sampling fields chat and completions share, with their checks.  Ranges come
+    from the one settings declaration (a request may not ask for "unlimited" tokens or a
+    random seed by number: it leaves them out)."""
+
     model_config = ConfigDict(extra="ignore")
     model: str | None = None
-    messages: list[ChatMessage] = Field(min_length=1, max_length=10_000)
     stream: bool = False
-    stream_options: StreamOptions | None = None
-    # Ranges from the one settings declaration (a request may not ask for "unlimited"
-    # tokens or a random seed by number: it leaves them out).
     temperature: float | None = Field(
         default=None, ge=lowest("sampling.temperature"), le=highest("sampling.temperature")
     )
@@ -166,30 +166,12 @@ class ChatRequest(BaseModel):
         default=None, ge=lowest("sampling.top_p"), le=highest("sampling.top_p")
     )
     max_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
-    max_completion_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
     n: int = Field(default=1, ge=1, le=MAX_CHOICES)
     seed: int | None = Field(default=None, ge=0, le=highest("sampling.seed"))
     stop: str | list[str] | None = None
     presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
     frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
     logit_bias: dict[str, float] | None = None
-    response_format: ResponseFormat | None = None
-    tools: list[ToolSpec] | None = Field(default=None, max_length=MAX_TOOLS)
-    tool_choice: ToolChoice | None = None
-    parallel_tool_calls: bool | None = None  # several calls are always allowed
-
-    @model_validator(mode="after")
-    def _choice_fits_the_tools(self) -> ChatRequest:
-        problem = choice_problem(self.tools, self.tool_choice)
-        if problem:
-            raise ValueError(problem)
-        return self
-
-    def tool_names(self) -> set[str]:
-        """The tools the model may call."""
-        if self.tool_choice == "none":
-            return set()
-        return {tool.function.name for tool in self.tools or []}
 
     @field_validator("logit_bias")
     @classmethod
@@ -214,6 +196,51 @@ class ChatRequest(BaseModel):
             raise ValueError(f"each stop string must be 1 to {MAX_STOP_CHARS} characters")
         return stop
 
+    def stops(self) -> list[str]:
+        return [self.stop] if isinstance(self.stop, str) else list(self.stop or [])
+
+    def reply_limit(self) -> int | None:
+        return self.max_tokens
+
+    def params(self, defaults: dict[str, Any]) -> dict[str, Any]:
+        """The engine's parameters: the server's defaults, then what the request set."""
+        params = dict(defaults)
+        for key in ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty"):
+            if getattr(self, key) is not None:
+                params[key] = getattr(self, key)
+        if self.logit_bias:
+            params["logit_bias"] = dict(self.logit_bias)
+        limit = self.reply_limit()
+        if limit is not None:
+            params["max_tokens"] = limit
+        stops = self.stops()
+        if stops:
+            params["stop"] = stops
+        return params
+
+
+class ChatRequest(Sampling):
+    messages: list[ChatMessage] = Field(min_length=1, max_length=10_000)
+    stream_options: StreamOptions | None = None
+    max_completion_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
+    response_format: ResponseFormat | None = None
+    tools: list[ToolSpec] | None = Field(default=None, max_length=MAX_TOOLS)
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None  # several calls are always allowed
+
+    @model_validator(mode="after")
+    def _choice_fits_the_tools(self) -> ChatRequest:
+        problem = choice_problem(self.tools, self.tool_choice)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+    def tool_names(self) -> set[str]:
+        """The tools the model may call."""
+        if self.tool_choice == "none":
+            return set()
+        return {tool.function.name for tool in self.tools or []}
+
     @property
     def include_usage(self) -> bool:
         return bool(self.stream_options and self.stream_options.include_usage)
@@ -230,17 +257,11 @@ class ChatRequest(BaseModel):
             return "tools are not passed to a remote endpoint yet; call it directly"
         return None
 
-    def stops(self) -> list[str]:
-        return [self.stop] if isinstance(self.stop, str) else list(self.stop or [])
+    def reply_limit(self) -> int | None:
+        return self.max_completion_tokens or self.max_tokens
 
     def params(self, defaults: dict[str, Any]) -> dict[str, Any]:
-        """The engine's parameters: the server's defaults, then what the request set."""
-        params = dict(defaults)
-        for key in ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty"):
-            if getattr(self, key) is not None:
-                params[key] = getattr(self, key)
-        if self.logit_bias:
-            params["logit_bias"] = dict(self.logit_bias)
+        params = super().params(defaults)
         if self.response_format is not None and self.response_format.wants_json:
             params["response_format"] = self.response_format.as_param()
         if self.tools:
@@ -249,12 +270,6 @@ class ChatRequest(BaseModel):
             params["tool_choice"] = (
                 choice.model_dump() if isinstance(choice, BaseModel) else (choice or "auto")
             )
-        limit = self.max_completion_tokens or self.max_tokens
-        if limit is not None:
-            params["max_tokens"] = limit
-        stops = self.stops()
-        if stops:
-            params["stop"] = stops
         return params
 
 

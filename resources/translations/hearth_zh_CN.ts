@@ -1745,6 +1745,10 @@
         <translation>聊天请求至少需要一条消息。</translation>
     </message>
     <message>
+        <source>This model has no fill-in-the-middle tokens, so it cannot complete between a prefix and a suffix. Use a code model made for it.</source>
+        <translation>此模型没有中间填充（fill-in-the-middle）标记，无法在前缀和后缀之间补全。请使用为此设计的代码模型。</translation>
+    </message>
+    <message>
         <source>llama.cpp could not load {0} with a context of {1} tokens ({2}). There may not be enough memory for that context (try a shorter one), or the file is not one this engine can read, or it is damaged.</source>
         <translation>llama.cpp 无法以 {1} 个 token 的上下文加载 {0}（{2}）。可能是内存不足以容纳该上下文（请尝试更短的上下文），或该文件不是此引擎能读取的格式，或文件已损坏。</translation>
     </message>
