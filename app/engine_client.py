@@ -574,6 +574,12 @@ class EngineClient:
             payload["suffix"] = suffix
         return self._submit(protocol.CHAT, spec, payload, on_event)
 
+    def embed(self, spec: ModelSpec, texts: Sequence[str]) -> Job:
+        """Normalised embeddings of ``texts`` (a ``result`` with ``embeddings`` and
+        ``prompt_tokens``).  GGUF models only."""
+        self.load(spec)
+        return self._submit(protocol.EMBED, spec, {"input": list(texts)}, None)
+
     def count_tokens(self, spec: ModelSpec, text: str) -> Job:
         self.load(spec)
         return self._submit(protocol.COUNT_TOKENS, spec, {"text": text}, None)

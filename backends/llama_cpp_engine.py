@@ -34,6 +34,7 @@ from backends.context_budget import (
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.json_mode import grammar_for
+from backends.llama_embed import EmbeddingContext, EmbeddingFailed
 from backends.llama_loop import (
     CONTINUE,
     DecodeCosts,
@@ -97,6 +98,8 @@ class LlamaCppEngine:
         self._eog: set[int] = set()
         self._defuser = Defuser(())
         self._takes_tools = False
+        self._embedder: EmbeddingContext | None = None
+        self._threads = 0
         self.n_ctx = 0
 
     # -- loading -----------------------------------------------------------------------
@@ -109,6 +112,7 @@ class LlamaCppEngine:
         progress(0.1, "Reading the model file")
         n_ctx = int(spec.get("n_ctx") or 4096)
         threads = spec.get("threads") or None
+        self._threads = int(threads or 0)
         try:
             llm = self._llama_cpp.Llama(
                 model_path=path,
@@ -438,7 +442,50 @@ class LlamaCppEngine:
             raise EngineError(protocol.ERR_NOT_LOADED, Phrase("No model is loaded."))
         return self._kv
 
+    # -- embeddings --------------------------------------------------------------------
+    def embed(self, texts: list[str]) -> dict[str, Any]:
+        """Normalised embeddings of ``texts``, one per text, and the tokens read."""
+        if self._llm is None:
+            raise EngineError(protocol.ERR_NOT_LOADED, Phrase("No model is loaded."))
+        if self._embedder is None:
+            try:
+                self._embedder = EmbeddingContext(
+                    self._lib, self._llm._model.model, self._llm.metadata, self._threads
+                )
+            except EmbeddingFailed as exc:
+                raise EngineError(
+                    protocol.ERR_ENGINE,
+                    Phrase("The model could not make embeddings: {0}", str(exc)),
+                ) from exc
+        embedder = self._embedder
+        vectors, read = [], 0
+        for number, text in enumerate(texts):
+            tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+            if len(tokens) > embedder.n_ctx:
+                raise EngineError(
+                    protocol.ERR_CONTEXT_OVERFLOW,
+                    Phrase(
+                        "Input {0} has {1} tokens; this model embeds at most {2} at a time. "
+                        "Split it into shorter pieces.",
+                        number,
+                        len(tokens),
+                        embedder.n_ctx,
+                    ),
+                )
+            try:
+                vectors.append(embedder.embed(tokens))
+            except EmbeddingFailed as exc:
+                raise EngineError(
+                    protocol.ERR_ENGINE,
+                    Phrase("The model could not make embeddings: {0}", str(exc)),
+                ) from exc
+            read += len(tokens)
+        return {"embeddings": vectors, "prompt_tokens": read}
+
     def close(self) -> None:
+        if self._embedder is not None:
+            self._embedder.close()
+            self._embedder = None
         if self._kv is not None:
             self._kv.close()
             self._kv = None

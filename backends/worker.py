@@ -198,6 +198,16 @@ class Worker:
                     "tokens": engine.count_tokens(str(message.get("text", ""))),
                 }
             )
+        elif kind == protocol.EMBED:
+            engine = self.require_engine()
+            embed = getattr(engine, "embed", None)
+            if embed is None:
+                raise EngineError(
+                    protocol.ERR_BAD_REQUEST,
+                    Phrase("This model's engine cannot make embeddings; use a GGUF model."),
+                )
+            texts = [str(text) for text in message.get("input") or []]
+            self.channel.send({"type": protocol.RESULT, "id": request_id, **embed(texts)})
         elif kind == protocol.UNLOAD:
             self.close_engine()
             self.channel.send({"type": protocol.RESULT, "id": request_id, "unloaded": True})

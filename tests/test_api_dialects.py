@@ -143,7 +143,8 @@ def test_ollama_chat_and_generate_keep_thinking_apart_streamed_or_not(
         ("/api/delete", {"model": "x"}, 403, "does not change its models"),
         ("/api/copy", {"source": "x", "destination": "y"}, 403, "does not change its models"),
         ("/api/push", {"model": "x"}, 403, "does not change its models"),
-        ("/api/embed", {"model": "x", "input": "hi"}, 501, "Embeddings"),
+        ("/api/embed", {"model": "x", "input": "hi"}, 400, "embeddings need a GGUF model"),
+        ("/api/embed", {"model": "x", "input": []}, 400, "1 to 256 inputs"),
         ("/api/chat", {"model": "x", "messages": [{"role": "wizard"}]}, 400, "messages.0.role"),
         ("/api/chat", {"messages": [{"role": "user", "images": ["AA=="]}]}, 400, "images"),
         ("/api/generate", {"prompt": "hi", "options": {"temperature": 9}}, 400, "temperature"),
@@ -195,6 +196,11 @@ def test_ollama_with_the_real_engine_answers_and_holds_json_to_the_format(
     assert isinstance(json.loads(anything.response), dict)
     raw = client.generate(model=name, prompt="The capital of France is", raw=True, options=greedy)
     assert "Paris" in raw.response, "a raw prompt is continued, not answered"
+    embedded = client.embed(model=name, input=["The cat sat on the mat.", "A kitten slept."])
+    assert len(embedded.embeddings) == 2 and len(embedded.embeddings[0]) == 576
+    assert embedded.prompt_eval_count and embedded.prompt_eval_count > 4
+    older = client.embeddings(model=name, prompt="The cat sat on the mat.")
+    assert list(older.embedding) == pytest.approx(list(embedded.embeddings[0]), abs=1e-6)
 
 
 # -- Anthropic ---------------------------------------------------------------------------

@@ -539,3 +539,28 @@ def test_a_suffix_is_filled_in_the_middle_with_the_models_tokens(
         server.wait(15)
         if server.stderr:
             server.stderr.close()
+
+
+def test_embeddings_are_unit_vectors_that_place_like_texts_together(client: OpenAI) -> None:
+    """The starter model in embedding mode (mean pooling): the official client's default
+    base64 and plain floats agree, a batch equals its inputs one by one, a paraphrase is
+    nearer than an unrelated sentence, and what cannot be embedded is refused in words."""
+    texts = ["The cat sat on the mat.", "A kitten rested on the rug.", "Stock markets fell."]
+    batch = client.embeddings.create(model="m", input=texts)  # base64 on the wire
+    vectors = [item.embedding for item in batch.data]
+    assert [len(v) for v in vectors] == [576, 576, 576]
+    assert batch.usage.prompt_tokens > len(texts)
+    floats = client.embeddings.create(model="m", input=texts[0], encoding_format="float")
+    assert floats.data[0].embedding == pytest.approx(vectors[0], abs=1e-6)
+
+    def dot(a: list[float], b: list[float]) -> float:
+        return sum(x * y for x, y in zip(a, b, strict=True))
+
+    assert dot(vectors[0], vectors[0]) == pytest.approx(1.0, abs=1e-4)
+    assert dot(vectors[0], vectors[1]) > dot(vectors[0], vectors[2])
+    with pytest.raises(BadRequestError) as too_long:
+        client.embeddings.create(model="m", input="word " * 9000)
+    assert "at most" in str(too_long.value)
+    with pytest.raises(BadRequestError) as wrong_size:
+        client.embeddings.create(model="m", input="hello", dimensions=3)
+    assert "576 dimensions" in str(wrong_size.value)

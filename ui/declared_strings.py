@@ -261,6 +261,8 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', "The model's chat template rejected the conversation: {0}"),
     QT_TRANSLATE_NOOP('Phrase', "The request's grammar was refused: {0}"),
     QT_TRANSLATE_NOOP('Phrase', 'A sampling setting is not valid: {0}'),
+    QT_TRANSLATE_NOOP('Phrase', 'Input {0} has {1} tokens; this model embeds at most {2} at a time. Split it into shorter pieces.'),
+    QT_TRANSLATE_NOOP('Phrase', 'The model could not make embeddings: {0}'),
     QT_TRANSLATE_NOOP('Phrase', '{0} answered {1}: {2}'),
     QT_TRANSLATE_NOOP('Phrase', '{0} refused the API key ({1}). Check the key saved for this endpoint.'),
     QT_TRANSLATE_NOOP('Phrase', '{0} does not know that model or path (404): {1}'),
@@ -296,5 +298,6 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'The {0} runtime was skipped: {1}.'),
     QT_TRANSLATE_NOOP('Phrase', 'The model ran out of memory. Try a smaller model or a shorter context length.'),
     QT_TRANSLATE_NOOP('Phrase', 'The engine failed: {0}'),
+    QT_TRANSLATE_NOOP('Phrase', "This model's engine cannot make embeddings; use a GGUF model."),
     QT_TRANSLATE_NOOP('Phrase', 'Unknown request {0!r}.'),
 )

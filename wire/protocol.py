@@ -22,7 +22,7 @@ from typing import IO, Any, Final
 
 from wire.text import repaired
 
-PROTOCOL_VERSION: Final = 2  # 2: deltas carry reasoning apart from the answer
+PROTOCOL_VERSION: Final = 3  # 2: deltas carry reasoning apart; 3: embed
 
 # Requests (client -> worker)
 HELLO: Final = "hello"
@@ -30,9 +30,10 @@ LOAD: Final = "load"
 CHAT: Final = "chat"
 CANCEL: Final = "cancel"
 COUNT_TOKENS: Final = "count_tokens"
+EMBED: Final = "embed"  # {"input": [texts]} -> result {"embeddings", "prompt_tokens"}
 UNLOAD: Final = "unload"
 SHUTDOWN: Final = "shutdown"
-REQUEST_TYPES: Final = frozenset({HELLO, LOAD, CHAT, CANCEL, COUNT_TOKENS, UNLOAD, SHUTDOWN})
+REQUEST_TYPES: Final = frozenset({HELLO, LOAD, CHAT, CANCEL, COUNT_TOKENS, EMBED, UNLOAD, SHUTDOWN})
 
 # A ``chat`` request carries ``messages`` (rendered with the model's template) or, for a
 # completion, a raw ``prompt`` and optionally a ``suffix`` (fill-in-the-middle); its
@@ -48,7 +49,7 @@ DELTA: Final = "delta"
 STATS: Final = "stats"
 DONE: Final = "done"
 ERROR: Final = "error"
-RESULT: Final = "result"  # answer to count_tokens / unload
+RESULT: Final = "result"  # answer to count_tokens / embed / unload
 EVENT_TYPES: Final = frozenset({READY, PROGRESS, LOADED, NOTICE, DELTA, STATS, DONE, ERROR, RESULT})
 
 # A delta carries ``text`` (the answer) and/or ``reasoning`` (a reasoning model's thinking):

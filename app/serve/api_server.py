@@ -2,6 +2,7 @@
 
 Editors and scripts talk to the model Hearth has loaded through ``GET /v1/models`` (and
 ``/v1/models/{id}``), ``POST /v1/chat/completions`` and ``/v1/completions`` (streaming and not;
+``/v1/embeddings`` too;
 ``app.serve.openai_chat`` handles the request and its reply) and ``GET /health``; Ollama's
 native ``/api/*`` (``app.serve.ollama_api``) and Anthropic's ``POST /v1/messages``
 (``app.serve.anthropic_messages``) on the same port; served by FastAPI/uvicorn.  Requests go
@@ -40,7 +41,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.engine_client import EngineClient
 from app.serve import anthropic_messages, ollama_api
 from app.serve.anthropic_messages import MessagesReply, MessagesRequest
-from app.serve.openai_chat import ChatCompletion, ChatRequest
+from app.serve.embeddings import (
+    Embedded,
+    EmbeddingRequest,
+    dimensions_problem,
+    embed,
+    inputs_of,
+    openai_reply,
+)
+from app.serve.openai_chat import ChatCompletion, ChatRequest, refused_by_engine
 from app.serve.openai_completions import CompletionRequest, TextCompletion
 from wire import protocol
 from wire.model_spec import ModelSpec
@@ -236,6 +245,17 @@ def build_app(
         params = body.params(defaults() if defaults else {})
         reply = TextCompletion(client, model, body, params, config.model_name)
         return await reply.answer(request, refuse)
+
+    @app.post("/v1/embeddings")
+    async def embeddings(body: EmbeddingRequest) -> Any:
+        state["requests"] += 1
+        done = await embed(client, spec(), inputs_of(body.input))
+        if not isinstance(done, Embedded):
+            return refused_by_engine(done, refuse)
+        problem = dimensions_problem(body, done)
+        if problem:
+            return refuse(400, problem, "invalid_request_error")
+        return openai_reply(body, done, config.model_name)
 
     @app.post("/v1/messages")
     async def messages(body: MessagesRequest, request: Request) -> Any:

@@ -10,8 +10,8 @@ crafted model reached Ollama through ``/api/create``.  Errors come as Ollama's
 ``{"error": "…"}``.
 
 ``/api/chat`` takes ``tools`` (as the OpenAI dialect does) and returns the model's calls
-as ``message.tool_calls``.  Not yet: embeddings (``/api/embed``, ``/api/embeddings``
-answer 501 saying so) and images; ``raw`` prompts and ``suffix`` need a GGUF model;
+as ``message.tool_calls``; ``/api/embed`` and the older ``/api/embeddings`` embed with a
+GGUF model.  Not yet: images; ``raw`` prompts and ``suffix`` need a GGUF model;
 ``keep_alive`` is accepted, and the one model this server has stays loaded while it runs.
 """
 
@@ -31,6 +31,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.engine_client import EngineClient
+from app.serve.embeddings import Embedded, embed, inputs_of
 from app.serve.openai_chat import (
     JSON_NEEDS_GGUF,
     MAX_STOP_CHARS,
@@ -50,7 +51,6 @@ WRITES_REFUSED = (
     "Hearth does not change its models from the network: /api/{0} is refused. Download "
     "models in Hearth's Models screen or with `hearth pull`."
 )
-NO_EMBEDDINGS = "Embeddings are not available from this server yet."
 # Quantisation names as GGUF files end with them (Q4_K_M, IQ3_XS, F16, BF16…).
 QUANT_SUFFIX = re.compile(r"[.-]((?:I?Q\d\w*)|F16|F32|BF16)$", re.IGNORECASE)
 NS_PER_MS = 1_000_000
@@ -208,6 +208,32 @@ class OllamaGenerate(_Generation):
     @classmethod
     def _text_only(cls, prompt: str) -> str:
         return unicode_text(prompt)
+
+
+class OllamaEmbed(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    model: str = Field(default="", max_length=500)
+    input: str | list[str]
+    truncate: bool = True  # inputs are never cut here: a long one is refused in words
+    keep_alive: str | int | float | None = None
+
+    @field_validator("input")
+    @classmethod
+    def _inputs(cls, value: str | list[str]) -> str | list[str]:
+        inputs_of(value)
+        return value
+
+
+class OllamaEmbeddings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    model: str = Field(default="", max_length=500)
+    prompt: str
+
+    @field_validator("prompt")
+    @classmethod
+    def _input(cls, value: str) -> str:
+        inputs_of(value)
+        return value
 
 
 class ModelFacts:
@@ -384,9 +410,26 @@ def register(
         return await reply.answer(messages, params, body.stream, request)
 
     @app.post("/api/embed")
+    async def embed_route(body: OllamaEmbed) -> Any:
+        started = time.perf_counter()
+        done = await embed(client, spec(), inputs_of(body.input))
+        if not isinstance(done, Embedded):
+            return _engine_error(done)
+        return {
+            "model": body.model,
+            "embeddings": done.vectors,
+            "total_duration": int((time.perf_counter() - started) * 1e9),
+            "load_duration": 0,
+            "prompt_eval_count": done.prompt_tokens,
+        }
+
     @app.post("/api/embeddings")
-    async def embed() -> JSONResponse:
-        return error(501, NO_EMBEDDINGS)
+    async def embeddings_route(body: OllamaEmbeddings) -> Any:
+        """Ollama's older route: one prompt, one ``embedding``."""
+        done = await embed(client, spec(), inputs_of(body.prompt))
+        if not isinstance(done, Embedded):
+            return _engine_error(done)
+        return {"embedding": done.vectors[0]}
 
     for route in WRITE_ROUTES:
 

@@ -1765,6 +1765,14 @@
         <translation>采样设置无效：{0}</translation>
     </message>
     <message>
+        <source>Input {0} has {1} tokens; this model embeds at most {2} at a time. Split it into shorter pieces.</source>
+        <translation>输入 {0} 有 {1} 个标记；此模型一次最多嵌入 {2} 个。请把它拆成更短的片段。</translation>
+    </message>
+    <message>
+        <source>The model could not make embeddings: {0}</source>
+        <translation>模型无法生成嵌入向量：{0}</translation>
+    </message>
+    <message>
         <source>{0} answered {1}: {2}</source>
         <translation>{0} 返回 {1}：{2}</translation>
     </message>
@@ -1907,6 +1915,10 @@
     <message>
         <source>The engine failed: {0}</source>
         <translation>引擎出错：{0}</translation>
+    </message>
+    <message>
+        <source>This model&apos;s engine cannot make embeddings; use a GGUF model.</source>
+        <translation>此模型的引擎无法生成嵌入向量；请使用 GGUF 模型。</translation>
     </message>
     <message>
         <source>Unknown request {0!r}.</source>
