@@ -34,7 +34,12 @@ from backends.context_budget import (
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.json_mode import grammar_for
-from backends.llama_embed import EmbeddingContext, EmbeddingFailed
+from backends.llama_embed import (
+    EmbeddingContext,
+    EmbeddingFailed,
+    context_size,
+    longest_input,
+)
 from backends.llama_loop import (
     CONTINUE,
     DecodeCosts,
@@ -53,6 +58,7 @@ from backends.text_stream import TextAssembler, request_stops, stop_notice
 from backends.tool_prompt import (
     chosen_tools,
     engine_message,
+    has_tool_parts,
     hermes_messages,
     template_takes_tools,
     tool_call_grammar,
@@ -199,12 +205,15 @@ class LlamaCppEngine:
             ) from exc
 
     def _render(self, messages: list[dict[str, Any]], tools: Tools = ()) -> list[int]:
-        return self._tokenize_prompt(self._prompt_text(self._defuser.messages(messages), tools))
+        defused = self._defuser.values(list(tools))
+        return self._tokenize_prompt(self._prompt_text(self._defuser.messages(messages), defused))
 
     def _render_continuation(self, messages: list[dict[str, Any]], tools: Tools = ()) -> list[int]:
         """The prompt that makes the model go on with its last, unfinished reply."""
         *before, partial = messages
-        prompt = self._prompt_text(self._defuser.messages(before), tools)
+        prompt = self._prompt_text(
+            self._defuser.messages(before), self._defuser.values(list(tools))
+        )
         return self._tokenize_prompt(prompt + self._defuser.text(str(partial["content"])))
 
     def _tokenize_prompt(self, prompt: str) -> list[int]:
@@ -246,7 +255,7 @@ class LlamaCppEngine:
             )
         continuing = continues_reply(request, messages)
         tools = chosen_tools(params)
-        if tools and not self._takes_tools:
+        if not self._takes_tools and (tools or has_tool_parts(messages)):
             messages, tools = hermes_messages(messages, tools), []
         renderer = self._render_continuation if continuing else self._render
 
@@ -263,6 +272,11 @@ class LlamaCppEngine:
         suffix = request.get("suffix")
         if suffix is None:
             tokens: list[int] = self._llm.tokenize(text, add_bos=True, special=True)
+            if not tokens:
+                raise EngineError(
+                    protocol.ERR_BAD_REQUEST,
+                    Phrase("The prompt is empty: there is nothing to continue."),
+                )
             return tokens
         vocab = self._llm._model.vocab
         lib = self._lib
@@ -326,8 +340,10 @@ class LlamaCppEngine:
             ) from exc
         stops = self._stops + request_stops(params.get("stop"))
         assembler = TextAssembler(stops, strip_leading=not continuing)
-        if self._opens_thinking and not continuing:
-            emit({"type": protocol.DELTA, "text": THINK_OPEN})  # the template's own <think>
+        # The template's own <think>; a grammar (JSON, a forced tool call) decides the whole
+        # reply, which then holds no thinking at all.
+        if self._opens_thinking and not continuing and not params.get("grammar"):
+            emit({"type": protocol.DELTA, "text": THINK_OPEN})
         produced: list[int] = []
         marks: dict[str, float] = {"last": started}
         eog = frozenset() if ignore_eos else self._eog
@@ -447,21 +463,13 @@ class LlamaCppEngine:
         """Normalised embeddings of ``texts``, one per text, and the tokens read."""
         if self._llm is None:
             raise EngineError(protocol.ERR_NOT_LOADED, Phrase("No model is loaded."))
-        if self._embedder is None:
-            try:
-                self._embedder = EmbeddingContext(
-                    self._lib, self._llm._model.model, self._llm.metadata, self._threads
-                )
-            except EmbeddingFailed as exc:
-                raise EngineError(
-                    protocol.ERR_ENGINE,
-                    Phrase("The model could not make embeddings: {0}", str(exc)),
-                ) from exc
-        embedder = self._embedder
-        vectors, read = [], 0
-        for number, text in enumerate(texts):
-            tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
-            if len(tokens) > embedder.n_ctx:
+        inputs = [
+            self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False) for text in texts
+        ]
+        model = self._llm._model.model
+        limit = longest_input(self._lib, model)
+        for number, tokens in enumerate(inputs):
+            if not 0 < len(tokens) <= limit:
                 raise EngineError(
                     protocol.ERR_CONTEXT_OVERFLOW,
                     Phrase(
@@ -469,18 +477,29 @@ class LlamaCppEngine:
                         "Split it into shorter pieces.",
                         number,
                         len(tokens),
-                        embedder.n_ctx,
+                        limit,
                     ),
                 )
-            try:
-                vectors.append(embedder.embed(tokens))
-            except EmbeddingFailed as exc:
-                raise EngineError(
-                    protocol.ERR_ENGINE,
-                    Phrase("The model could not make embeddings: {0}", str(exc)),
-                ) from exc
-            read += len(tokens)
-        return {"embeddings": vectors, "prompt_tokens": read}
+        needed = max((len(tokens) for tokens in inputs), default=1)
+        try:
+            if self._embedder is None or self._embedder.n_ctx < needed:
+                if self._embedder is not None:
+                    self._embedder.close()
+                    self._embedder = None
+                self._embedder = EmbeddingContext(
+                    self._lib,
+                    model,
+                    self._llm.metadata,
+                    self._threads,
+                    min(context_size(needed), limit),
+                )
+            vectors = [self._embedder.embed(tokens) for tokens in inputs]
+        except EmbeddingFailed as exc:
+            raise EngineError(
+                protocol.ERR_ENGINE,
+                Phrase("The model could not make embeddings: {0}", str(exc)),
+            ) from exc
+        return {"embeddings": vectors, "prompt_tokens": sum(len(t) for t in inputs)}
 
     def close(self) -> None:
         if self._embedder is not None:

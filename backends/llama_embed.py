@@ -2,11 +2,12 @@
 
 The generation context cannot be switched to embeddings without losing its cache (and
 its pooling is fixed when it is made), so embeddings get a context of their own, made on
-the first request and kept while the model is loaded: the weights are shared, only its
-own working memory is added.  Pooling is the model's own (an embedding model's GGUF
-names it: mean, CLS or last token); a model that names none (a chat model) is pooled by
-the mean of its token states.  Vectors are L2-normalised, as OpenAI's are, so a dot
-product is the cosine similarity.
+the first request and kept while the model is loaded: the weights are shared; its working
+memory (a cache and a compute buffer for one whole input) is sized to the longest input
+seen so far, from 512 tokens up, and made again, larger, when a longer one comes.  Pooling
+is the model's own (an embedding model's GGUF names it: mean, CLS or last token); a model
+that names none (a chat model) is pooled by the mean of its token states.  Vectors are
+L2-normalised, as OpenAI's are, so a dot product is the cosine similarity.
 """
 
 from __future__ import annotations
@@ -38,11 +39,27 @@ def pooling_of(metadata: dict[str, Any], lib: Any) -> int:
     return pooling
 
 
+def longest_input(lib: Any, model: Any) -> int:
+    """The most tokens one input may have: the model's training length, at most 8192."""
+    return min(int(lib.llama_model_n_ctx_train(model)) or 512, MAX_EMBED_CTX)
+
+
+def context_size(needed: int) -> int:
+    """A context for inputs of ``needed`` tokens: 512, 1024, 2048… (few re-creations as
+    inputs grow, and no working memory for lengths nobody sent)."""
+    size = 512
+    while size < needed:
+        size *= 2
+    return size
+
+
 class EmbeddingContext:
-    def __init__(self, lib: Any, model: Any, metadata: dict[str, Any], threads: int) -> None:
+    def __init__(
+        self, lib: Any, model: Any, metadata: dict[str, Any], threads: int, n_ctx: int
+    ) -> None:
         self._lib = lib
         self._model = model
-        self.n_ctx = min(int(lib.llama_model_n_ctx_train(model)) or 512, MAX_EMBED_CTX)
+        self.n_ctx = n_ctx
         params = lib.llama_context_default_params()
         params.n_ctx = self.n_ctx
         params.n_batch = params.n_ubatch = self.n_ctx  # a whole input in one pass

@@ -95,6 +95,8 @@ class KvSequence:
         """Evaluate ``tokens`` after the cached ones; logits for the last token (or for
         every one of them, to check a draft)."""
         count = len(tokens)
+        if not 0 < count <= self.capacity:
+            raise DecodeFailed(f"a batch of {count} tokens (1 to {self.capacity})")
         batch = self._batch
         start = len(self.tokens)
         token, pos, n_seq, seq, logits = (

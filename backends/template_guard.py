@@ -54,18 +54,21 @@ class Defuser:
         defused = []
         for message in messages:
             copy = {**message, "content": self.text(str(message.get("content", "")))}
-            if "tool_calls" in message:
-                copy["tool_calls"] = self._leaves(message["tool_calls"])
+            for key in ("tool_calls", "name", "tool_call_id"):
+                if key in message:
+                    copy[key] = self.values(message[key])
             defused.append(copy)
         return defused
 
-    def _leaves(self, value: Any) -> Any:
+    def values(self, value: Any) -> Any:
+        """Every text inside ``value`` (lists and objects, their keys too) defused: tool
+        calls and the request's tool list are written into the prompt as well."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
-            return [self._leaves(item) for item in value]
+            return [self.values(item) for item in value]
         if isinstance(value, dict):
-            return {key: self._leaves(item) for key, item in value.items()}
+            return {self.values(key): self.values(item) for key, item in value.items()}
         return value
 
 

@@ -76,12 +76,18 @@ def _call_for_template(call: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def has_tool_parts(messages: list[dict[str, Any]]) -> bool:
+    """Whether the history holds tool calls or results (with the tools offered or not)."""
+    return any(m["role"] == "tool" or m.get("tool_calls") for m in messages)
+
+
 def hermes_messages(
     messages: list[dict[str, Any]], tools: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Tools written into the conversation for a template that does not take them."""
+    """Tools, earlier calls and results written into the conversation for a template that
+    does not take them (the tool list only when tools are offered)."""
     listed = "\n".join(json.dumps(tool, ensure_ascii=False) for tool in tools)
-    instruction = HERMES_SYSTEM.format(tools=listed)
+    instruction = HERMES_SYSTEM.format(tools=listed) if tools else ""
     written: list[dict[str, Any]] = []
     for message in messages:
         role = message["role"]
@@ -98,6 +104,8 @@ def hermes_messages(
             written.append({"role": "assistant", "content": text})
         else:
             written.append({"role": role, "content": message.get("content", "")})
+    if not instruction:
+        return written
     if written and written[0]["role"] == "system":
         first = written[0]
         return [{"role": "system", "content": f"{first['content']}\n\n{instruction}"}, *written[1:]]

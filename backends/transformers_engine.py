@@ -43,7 +43,13 @@ from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.sampling import token_bias
 from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler, request_stops, stop_notice
-from backends.tool_prompt import chosen_tools, engine_message, forces_call, hermes_messages
+from backends.tool_prompt import (
+    chosen_tools,
+    engine_message,
+    forces_call,
+    has_tool_parts,
+    hermes_messages,
+)
 from wire import protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
@@ -316,7 +322,7 @@ class TransformersEngine:
             )
         params = dict(request.get("params") or {})
         tools = chosen_tools(params)
-        if tools:
+        if tools or has_tool_parts(messages):
             # Written into the conversation the Hermes way, whatever the template: without a
             # grammar a call cannot be forced ("required"), only offered.
             if forces_call(params):

@@ -63,6 +63,7 @@ class Worker:
         self.cancel_flag = threading.Event()
         self.current_id: object = None
         self.cancelled_ids: set[object] = set()
+        self.queued_ids: set[object] = set()  # received, not yet started
         self.lock = threading.Lock()
         self.engine: Engine | None = None
         self.loaded_spec: dict[str, Any] | None = None
@@ -96,14 +97,24 @@ class Worker:
                 self.requests.put(message)
                 self.requests.put(None)
             else:
+                with self.lock:
+                    self.queued_ids.add(message.get("id"))
                 self.requests.put(message)
 
     def _cancel(self, target: object) -> None:
+        """Stop the current request between two tokens; a request still waiting in the
+        queue is answered at once (its client is not kept waiting behind the current one,
+        which is not disturbed) and skipped when its turn comes."""
         with self.lock:
             if target is None or target == self.current_id:
                 self.cancel_flag.set()
+            waiting = target is not None and target in self.queued_ids
             if target is not None:
                 self.cancelled_ids.add(target)
+        if waiting:
+            self.channel.send(
+                {"type": protocol.DONE, "id": target, "finish_reason": protocol.FINISH_CANCELLED}
+            )
 
     # -- main thread ---------------------------------------------------------------
     def run(self) -> None:
@@ -118,15 +129,9 @@ class Worker:
                 self.cancel_flag.clear()
                 pre_cancelled = request_id in self.cancelled_ids
                 self.cancelled_ids.discard(request_id)
-            if pre_cancelled and message["type"] == protocol.CHAT:
-                self.channel.send(
-                    {
-                        "type": protocol.DONE,
-                        "id": request_id,
-                        "finish_reason": protocol.FINISH_CANCELLED,
-                    }
-                )
-                continue
+                self.queued_ids.discard(request_id)
+            if pre_cancelled:
+                continue  # answered when it was cancelled
             try:
                 self.handle(message)
             except EngineError as exc:

@@ -182,7 +182,10 @@ def test_ollama_with_the_real_engine_answers_and_holds_json_to_the_format(
         "additionalProperties": False,
     }
     shaped = client.generate(
-        model=name, prompt="Tell me about Paris.", format=schema, options={"num_predict": 80}
+        model=name,
+        prompt="Tell me about Paris.",
+        format=schema,
+        options={"num_predict": 80, "temperature": 0},
     )
     value = json.loads(shaped.response)
     assert set(value) == {"city", "big"} and isinstance(value["big"], bool)
@@ -292,6 +295,7 @@ def test_anthropic_with_the_real_engine_answers_and_holds_output_to_the_schema(
         max_tokens=120,
         messages=[{"role": "user", "content": "Tell me about Paris."}],
         output_config={"format": {"type": "json_schema", "schema": schema}},
+        extra_body={"temperature": 0},
     )
     assert shaped.content[0].type == "text"
     value = json.loads(shaped.content[0].text)
@@ -413,6 +417,42 @@ def test_anthropic_tool_choice_any_makes_the_real_engine_call_and_take_the_resul
         {"role": "user", "content": [result]},
     ]
     answer = claude.messages.create(
-        model="m", max_tokens=30, messages=history, tools=[tool], tool_choice={"type": "none"}
+        model="m",
+        max_tokens=30,
+        messages=history,
+        tools=[tool],
+        tool_choice={"type": "none"},
+        extra_body={"temperature": 0},
     )
     assert answer.content[0].type == "text" and answer.content[0].text
+
+
+# -- OpenAI's Responses API --------------------------------------------------------------
+
+
+def test_responses_give_a_reasoning_item_then_the_message_streamed_or_not(
+    scripted: str, stack: ExitStack
+) -> None:
+    client = stack.enter_context(openai.OpenAI(base_url=f"{scripted}/v1", api_key="unused"))
+    response = client.responses.create(model="m", input="2+2?")
+    assert response.status == "completed" and response.output_text == "It is 4."
+    kinds = [item.type for item in response.output]
+    assert kinds == ["reasoning", "message"]
+    reasoning = response.output[0]
+    assert reasoning.type == "reasoning" and reasoning.content
+    assert reasoning.content[0].text == "Two and two."
+    assert response.usage is not None and response.usage.output_tokens == 5
+    with client.responses.stream(model="m", input="2+2?") as stream:
+        events = [event.type for event in stream]
+        final = stream.get_final_response()
+    assert final.output_text == "It is 4."
+    assert events[0] == "response.created" and events[-1] == "response.completed"
+    assert events.index("response.reasoning_text.delta") < events.index(
+        "response.output_text.delta"
+    )
+    assert (
+        events.count("response.output_item.added") == events.count("response.output_item.done") == 2
+    )
+    cut = client.responses.create(model="m", input="2+2?", max_output_tokens=2)
+    assert cut.status == "incomplete" and cut.incomplete_details is not None
+    assert cut.incomplete_details.reason == "max_output_tokens"

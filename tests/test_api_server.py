@@ -392,7 +392,8 @@ def test_penalties_and_logit_bias_change_the_reply(client: OpenAI) -> None:
     zebra = 29106  # " zebra" in the starter model's vocabulary
     assert "zebra" not in text(counting)
     assert text(counting, logit_bias={str(zebra): 100}).count("zebra") >= 5
-    assert "zebra" not in text(counting, logit_bias={str(zebra): 100, "29106": -100})
+    comma = 28  # "," in the starter model's vocabulary
+    assert "," not in text(counting, logit_bias={str(comma): -100}), "-100 bans a token"
 
 
 def test_health_and_one_model_by_its_id(served: tuple[int, Path], client: OpenAI) -> None:
@@ -564,3 +565,24 @@ def test_embeddings_are_unit_vectors_that_place_like_texts_together(client: Open
     with pytest.raises(BadRequestError) as wrong_size:
         client.embeddings.create(model="m", input="hello", dimensions=3)
     assert "576 dimensions" in str(wrong_size.value)
+
+
+def test_responses_answer_statelessly_in_text_or_json(client: OpenAI) -> None:
+    answer = client.responses.create(
+        model="m",
+        instructions="Answer briefly.",
+        input=[{"role": "user", "content": "What is 2+2?"}],
+        temperature=0,
+        max_output_tokens=30,
+    )
+    assert "4" in answer.output_text
+    shaped = client.responses.create(
+        model="m",
+        input="Tell me about Paris.",
+        max_output_tokens=120,
+        text={"format": {"type": "json_schema", "name": "city", "schema": CITY}},
+    )
+    assert matches_city(shaped.output_text)
+    with pytest.raises(BadRequestError) as stateless:
+        client.responses.create(model="m", input="And then?", previous_response_id="resp_1")
+    assert "stateless" in str(stateless.value)

@@ -217,3 +217,22 @@ def test_a_reply_cut_at_the_limit_continues_where_it_stopped(
     whole, _ = collect(client.chat(spec, [question], {"temperature": 0, "max_tokens": 18}))
     rest = set(whole[len(first) :].split())
     assert rest & set(more.split()), (first, more, whole)
+
+
+def test_cancelling_a_waiting_request_leaves_the_running_one_alone(
+    client: EngineClient, spec: ModelSpec
+) -> None:
+    """A request still queued behind another is answered "cancelled" at once (an API
+    client that went away), and the reply being generated goes on in the same worker."""
+    running = client.chat(spec, [{"role": "user", "content": "Tell me a long story."}], LONG)
+    waiting = client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
+    first = next(e for e in running.events(timeout=120) if e["type"] == "delta")
+    assert first["text"]
+    pid = client.worker_pid
+    waiting.cancel()
+    final = waiting.wait(60)
+    assert final is not None and final["finish_reason"] == "cancelled"
+    assert not running.finished, "the running reply was not disturbed"
+    running.cancel()
+    assert running.wait(60) is not None and not (running.final or {}).get("forced")
+    assert client.worker_pid == pid, "the worker was not killed"

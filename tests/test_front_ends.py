@@ -188,6 +188,10 @@ def test_a_template_that_opens_thinking_gives_the_same_thinking_everywhere(
         base = f"http://127.0.0.1:{port}/v1"
         assert served_reply(base, stream=False, **GREEDY) == (thinking, "")
         assert served_reply(base, stream=True, **GREEDY) == (thinking, "")
+        # JSON by grammar leaves no room to think: the whole reply is the answer.
+        as_json = {**GREEDY, "max_tokens": 200, "response_format": {"type": "json_object"}}
+        no_thinking, shaped = served_reply(base, stream=False, **as_json)
+        assert no_thinking == "" and isinstance(json.loads(shaped), dict)
     finally:
         server.terminate()
         server.wait(15)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.serve.tool_calls import ToolCallStream, parse_tool_calls
+from backends.tool_prompt import engine_message, has_tool_parts, hermes_messages
 
 NAMES = {"get_weather", "add"}
 WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
@@ -39,6 +40,13 @@ WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
         # JSON that is an answer, not a call: an unknown name, or no name
         ('{"name": "Paris", "population": 2}', '{"name": "Paris", "population": 2}', []),
         ("<tool_call>not json</tool_call>", "<tool_call>not json</tool_call>", []),
+        # a model's malformed name, and JSON nested past the parser's depth
+        (
+            '{"name": ["get_weather"], "arguments": {}}',
+            '{"name": ["get_weather"], "arguments": {}}',
+            [],
+        ),
+        ("[" * 100_000 + "]" * 100_000, "[" * 100_000 + "]" * 100_000, []),
         ("It is sunny.", "It is sunny.", []),
     ],
 )
@@ -66,3 +74,32 @@ def test_a_stream_without_a_call_is_the_whole_reply() -> None:
         shown = "".join(stream.feed(piece) for piece in reply)
         rest, calls = stream.finish()
         assert shown + rest == reply and calls == []
+
+
+def test_a_template_without_tools_still_sees_the_calls_and_results_of_the_history() -> None:
+    """With tool_choice "none" no tool list is offered, but earlier calls and results are
+    written the Hermes way rather than dropped."""
+    history = [
+        engine_message({"role": "user", "content": "Weather in Paris?"}),
+        engine_message(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            }
+        ),
+        engine_message({"role": "tool", "tool_call_id": "call_1", "content": "sunny"}),
+    ]
+    assert has_tool_parts(history)
+    written = hermes_messages(history, [])
+    assert [m["role"] for m in written] == ["user", "assistant", "user"], "no tool list added"
+    assert (
+        '"name": "get_weather"' in written[1]["content"] and "<tool_call>" in written[1]["content"]
+    )
+    assert written[2]["content"] == "<tool_response>\nsunny\n</tool_response>"

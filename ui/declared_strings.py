@@ -259,6 +259,7 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'No model is loaded.'),
     QT_TRANSLATE_NOOP('Phrase', 'llama.cpp could not load {0} with a context of {1} tokens ({2}). There may not be enough memory for that context (try a shorter one), or the file is not one this engine can read, or it is damaged.'),
     QT_TRANSLATE_NOOP('Phrase', "The model's chat template rejected the conversation: {0}"),
+    QT_TRANSLATE_NOOP('Phrase', 'The prompt is empty: there is nothing to continue.'),
     QT_TRANSLATE_NOOP('Phrase', "The request's grammar was refused: {0}"),
     QT_TRANSLATE_NOOP('Phrase', 'A sampling setting is not valid: {0}'),
     QT_TRANSLATE_NOOP('Phrase', 'Input {0} has {1} tokens; this model embeds at most {2} at a time. Split it into shorter pieces.'),

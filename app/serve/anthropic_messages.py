@@ -37,7 +37,7 @@ from app.serve.anthropic_tools import (
     tool_use_block,
 )
 from app.serve.openai_chat import JSON_NEEDS_GGUF, MAX_STOP_CHARS, MAX_STOPS, unicode_text
-from app.serve.relay import Relay
+from app.serve.relay import Relay, engine_status
 from app.serve.tool_calls import ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
@@ -118,9 +118,8 @@ class MessagesRequest(BaseModel):
             return f"tool_choice names {choice.name!r}, which is not among the tools"
         if choice is not None and choice.type in ("any", "tool") and not names:
             return f"tool_choice {choice.type!r} needs tools"
-        forced = choice is not None and choice.type in ("any", "tool")
-        if forced and spec.engine == TRANSFORMERS:
-            return JSON_NEEDS_GGUF.format("tool_choice")
+        if choice is not None and choice.type in ("any", "tool") and spec.engine == TRANSFORMERS:
+            return JSON_NEEDS_GGUF.format(f"tool_choice {choice.type!r}")
         if self.tools and spec.engine == REMOTE:
             return "tools are not passed to a remote endpoint yet; call it directly"
         if self.output_config and self.output_config.format and spec.engine == TRANSFORMERS:
@@ -329,6 +328,8 @@ class Blocks:
         self.index += 1
         self.open = kind
         started = block or {"type": kind, kind: ""}  # {"type": "text", "text": ""}…
+        if kind == "thinking":
+            started["signature"] = ""  # as the whole reply's thinking block has it
         return [*chunks, self._event("content_block_start", content_block=started)]
 
     def _close(self) -> list[str]:
@@ -346,6 +347,4 @@ def sse(name: str, data: dict[str, Any]) -> str:
 
 
 def engine_error(event: dict[str, Any]) -> JSONResponse:
-    kind = event.get("kind")
-    theirs = kind in (protocol.ERR_BAD_REQUEST, protocol.ERR_CONTEXT_OVERFLOW)
-    return error(400 if theirs else 503, str(event.get("message")))
+    return error(engine_status(event), str(event.get("message")))

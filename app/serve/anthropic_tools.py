@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.serve.openai_chat import unicode_text
-from app.serve.openai_tools import MAX_TOOLS, NAME_PATTERN
+from app.serve.openai_tools import ID_PATTERN, MAX_TOOLS, NAME_PATTERN
 from app.serve.tool_calls import ToolCall
 
 
@@ -31,8 +31,8 @@ class ToolUseBlock(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     type: Literal["tool_use"]
-    id: str = Field(max_length=200)
-    name: str = Field(max_length=64)
+    id: str = Field(pattern=ID_PATTERN)
+    name: str = Field(pattern=NAME_PATTERN)
     input: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -41,7 +41,7 @@ class ToolResultBlock(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     type: Literal["tool_result"]
-    tool_use_id: str = Field(max_length=200)
+    tool_use_id: str = Field(pattern=ID_PATTERN)
     content: str | list[TextBlock] = ""
     is_error: bool = False
 
@@ -73,7 +73,7 @@ class AnthropicTool(BaseModel):
 class AnthropicToolChoice(BaseModel):
     model_config = ConfigDict(extra="ignore")
     type: Literal["auto", "any", "tool", "none"]
-    name: str | None = Field(default=None, max_length=64)
+    name: str | None = Field(default=None, pattern=NAME_PATTERN)
 
     def openai(self) -> Any:
         if self.type == "any":

@@ -2,7 +2,7 @@
 
 Editors and scripts talk to the model Hearth has loaded through ``GET /v1/models`` (and
 ``/v1/models/{id}``), ``POST /v1/chat/completions`` and ``/v1/completions`` (streaming and not;
-``/v1/embeddings`` too;
+``/v1/embeddings`` and a stateless ``/v1/responses`` too;
 ``app.serve.openai_chat`` handles the request and its reply) and ``GET /health``; Ollama's
 native ``/api/*`` (``app.serve.ollama_api``) and Anthropic's ``POST /v1/messages``
 (``app.serve.anthropic_messages``) on the same port; served by FastAPI/uvicorn.  Requests go
@@ -35,6 +35,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -51,6 +52,7 @@ from app.serve.embeddings import (
 )
 from app.serve.openai_chat import ChatCompletion, ChatRequest, refused_by_engine
 from app.serve.openai_completions import CompletionRequest, TextCompletion
+from app.serve.openai_responses import ModelResponse, ResponsesRequest
 from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase
@@ -194,6 +196,13 @@ def build_app(
             "invalid_request_error",
         )
 
+    def described(exc: ValidationError) -> str:
+        errors = exc.errors()
+        if not errors:
+            return "bad value"
+        where = ".".join(str(p) for p in errors[0]["loc"]) or "value"
+        return f"{where}: {errors[0]['msg']}"
+
     def model_entry() -> dict[str, Any]:
         return {
             "id": config.model_name,
@@ -256,6 +265,24 @@ def build_app(
         if problem:
             return refuse(400, problem, "invalid_request_error")
         return openai_reply(body, done, config.model_name)
+
+    @app.post("/v1/responses")
+    async def responses(body: ResponsesRequest, request: Request) -> Any:
+        state["requests"] += 1
+        refusal = body.refusal()
+        if refusal:
+            return refuse(400, refusal, "invalid_request_error")
+        try:
+            chat = body.as_chat()
+        except ValidationError as exc:
+            return refuse(400, f"Invalid input: {described(exc)}", "invalid_request_error")
+        model = spec()
+        refusal = chat.refusal(model)
+        if refusal:
+            return refuse(400, refusal, "invalid_request_error")
+        params = chat.params(defaults() if defaults else {})
+        reply = ModelResponse(client, model, chat, params, config.model_name)
+        return await reply.answer(request, refuse)
 
     @app.post("/v1/messages")
     async def messages(body: MessagesRequest, request: Request) -> Any:

@@ -37,12 +37,12 @@ from app.serve.openai_chat import (
     MAX_STOP_CHARS,
     unicode_text,
 )
-from app.serve.openai_tools import MAX_TOOLS, ToolSpec
-from app.serve.relay import Relay
+from app.serve.openai_tools import MAX_TOOLS, NAME_PATTERN, ToolSpec
+from app.serve.relay import Relay, engine_status
 from app.serve.tool_calls import ToolCall, ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
-from wire.model_spec import LLAMA_CPP, SYNTHETIC, TRANSFORMERS, ModelSpec
+from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 
 # The Ollama API version whose routes and fields this server follows (clients compare it).
 OLLAMA_VERSION = "0.12.6"
@@ -122,7 +122,7 @@ class OllamaOptions(BaseModel):
 
 class OllamaFunctionCall(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    name: str = Field(max_length=64)
+    name: str = Field(pattern=NAME_PATTERN)
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -137,7 +137,7 @@ class OllamaMessage(BaseModel):
     content: str = Field(default="", max_length=1_000_000)
     images: list[str] | None = None
     tool_calls: list[OllamaToolCall] | None = Field(default=None, max_length=MAX_TOOLS)
-    tool_name: str | None = Field(default=None, max_length=64)
+    tool_name: str | None = Field(default=None, pattern=NAME_PATTERN)
 
     @field_validator("content")
     @classmethod
@@ -349,7 +349,7 @@ def register(
             "template": "",
             "details": model.details(),
             "model_info": info,
-            "capabilities": ["completion"],
+            "capabilities": _capabilities(model.spec),
             "modified_at": model.modified_at(),
         }
 
@@ -387,7 +387,7 @@ def register(
     @app.post("/api/generate")
     async def generate(body: OllamaGenerate, request: Request) -> Any:
         model = spec()
-        if not body.prompt and not body.system:  # Ollama: an empty prompt loads the model
+        if not (body.prompt or body.system or body.suffix):  # Ollama: nothing asked: a load
             return _loaded(body.model, "response")
         raw = body.raw or body.suffix is not None
         refusal = _refusal(body, model)
@@ -446,7 +446,17 @@ def register(
 def _refusal(body: _Generation, model: ModelSpec) -> str | None:
     if body.response_format() is not None and model.engine == TRANSFORMERS:
         return JSON_NEEDS_GGUF.format("format")
+    if isinstance(body, OllamaChat) and body.tools and model.engine == REMOTE:
+        return "tools are not passed to a remote endpoint yet; call it directly"
     return None
+
+
+def _capabilities(spec: ModelSpec) -> list[str]:
+    """What Ollama's clients may ask of the model (Continue offers tools only when listed);
+    fill-in-the-middle ("insert") depends on the model's tokens, which the request finds."""
+    if spec.engine == LLAMA_CPP:
+        return ["completion", "tools", "embedding"]
+    return ["completion", "tools"]
 
 
 def _engine_message(message: OllamaMessage) -> dict[str, Any]:
@@ -609,6 +619,4 @@ class _Reply:
 
 
 def _engine_error(event: dict[str, Any]) -> JSONResponse:
-    kind = event.get("kind")
-    theirs = kind in (protocol.ERR_BAD_REQUEST, protocol.ERR_CONTEXT_OVERFLOW)
-    return error(400 if theirs else 503, str(event.get("message")))
+    return error(engine_status(event), str(event.get("message")))

@@ -19,6 +19,7 @@ in a last chunk without choices, as OpenAI's does.
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -31,13 +32,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from app.engine_client import EngineClient
 from app.serve.openai_tools import (
+    ID_PATTERN,
     MAX_TOOLS,
+    NAME_PATTERN,
     ToolCallIn,
     ToolChoice,
     ToolSpec,
     choice_problem,
 )
-from app.serve.relay import Relay
+from app.serve.relay import Relay, engine_status
 from app.serve.tool_calls import ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
@@ -48,8 +51,8 @@ MAX_STOPS = 4  # as OpenAI's API
 MAX_STOP_CHARS = 200
 MAX_BIASED_TOKENS = 300  # as OpenAI's API
 JSON_NEEDS_GGUF = (
-    "response_format {0} needs a GGUF model: llama.cpp keeps the reply to the schema by "
-    "grammar, and this server's model runs in transformers, which has none."
+    "{0} needs a GGUF model: llama.cpp enforces it by grammar, and this server's model runs "
+    "in transformers, which has none."
 )
 
 
@@ -84,8 +87,8 @@ class ChatMessage(BaseModel):
     # None: an assistant message that only calls tools.
     content: str | list[TextPart] | None = Field(default=None, max_length=1_000_000)
     tool_calls: list[ToolCallIn] | None = Field(default=None, max_length=MAX_TOOLS)
-    tool_call_id: str | None = Field(default=None, max_length=200)
-    name: str | None = Field(default=None, max_length=64)
+    tool_call_id: str | None = Field(default=None, pattern=ID_PATTERN)
+    name: str | None = Field(default=None, pattern=NAME_PATTERN)
 
     @field_validator("content")
     @classmethod
@@ -177,7 +180,7 @@ class Sampling(BaseModel):
     @classmethod
     def _bias_in_range(cls, bias: dict[str, float] | None) -> dict[str, float] | None:
         for token, amount in (bias or {}).items():
-            if not token.isdigit():
+            if not re.fullmatch(r"[0-9]+", token):
                 raise ValueError(f"keys must be token ids, not {token[:20]!r}")
             if not -100 <= amount <= 100:
                 raise ValueError(f"each bias must be from -100 to 100, not {amount}")
@@ -249,7 +252,7 @@ class ChatRequest(Sampling):
         """Why this request cannot be served by ``spec``'s engine (checked before it)."""
         wanted = self.response_format
         if wanted is not None and wanted.wants_json and spec.engine == TRANSFORMERS:
-            return JSON_NEEDS_GGUF.format(wanted.type)
+            return JSON_NEEDS_GGUF.format(f"response_format {wanted.type}")
         forced = self.tool_choice not in (None, "auto", "none")
         if self.tools and forced and spec.engine == TRANSFORMERS:
             return JSON_NEEDS_GGUF.format("tool_choice")
@@ -448,12 +451,10 @@ class ChatCompletion:
 
 
 def refused_by_engine(error: dict[str, Any], refuse: Callable[..., JSONResponse]) -> JSONResponse:
-    """An engine's error before or instead of a reply: the request's fault (400) or the
-    engine's (503)."""
+    """An engine's error before or instead of a reply, in OpenAI's shape."""
     kind = str(error.get("kind"))
-    theirs = kind in (protocol.ERR_CONTEXT_OVERFLOW, protocol.ERR_BAD_REQUEST)
     return refuse(
-        400 if theirs else 503,
+        engine_status(error),
         str(error.get("message")),
         "invalid_request_error" if kind == protocol.ERR_BAD_REQUEST else kind,
     )

@@ -9,6 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 MAX_TOOLS = 128  # as OpenAI's API
 NAME_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+# Ids are written into prompts (some templates print them as they are): letters, digits
+# and a few marks only, so no id can carry a special token's text.
+ID_PATTERN = r"^[A-Za-z0-9_.:-]{0,200}$"
 
 
 class FunctionSpec(BaseModel):
@@ -40,7 +43,7 @@ ToolChoice = Literal["none", "auto", "required"] | NamedToolChoice
 
 class CalledFunction(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    name: str = Field(max_length=64)
+    name: str = Field(pattern=NAME_PATTERN)
     arguments: str = Field(default="{}", max_length=1_000_000)  # JSON text, as OpenAI sends
 
 
@@ -48,7 +51,7 @@ class ToolCallIn(BaseModel):
     """An earlier tool call of the assistant, in the history."""
 
     model_config = ConfigDict(extra="ignore")
-    id: str = Field(default="", max_length=200)
+    id: str = Field(default="", pattern=ID_PATTERN)
     type: Literal["function"] = "function"
     function: CalledFunction
 

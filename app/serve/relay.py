@@ -17,32 +17,35 @@ from fastapi import Request
 
 from wire import protocol
 
+# The events that show whether the engine took the request: before one of them come only
+# progress (a worker starting, a long prompt being read) and notices (old turns left out).
+DECISIVE = frozenset({protocol.DELTA, protocol.STATS, protocol.DONE, protocol.ERROR})
+
 
 class Relay:
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._head: list[dict[str, Any]] = []  # events taken by ``first``, given again
 
     def put(self, event: dict[str, Any]) -> None:
         self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
         while True:
-            event = await self.queue.get()
+            event = self._head.pop(0) if self._head else await self.queue.get()
             yield event
             if event["type"] in (protocol.DONE, protocol.ERROR):
                 return
 
     async def first(self, request: Request, job: Any) -> dict[str, Any]:
-        """The job's first event, left at the head of the queue for ``events``."""
+        """The job's first decisive event; ``events`` gives it again, with those before."""
         with watching(request, job):
-            event = await self.queue.get()
-        rest = [event]
-        while not self.queue.empty():
-            rest.append(self.queue.get_nowait())
-        for queued in rest:
-            self.queue.put_nowait(queued)
-        return event
+            while True:
+                event = await self.queue.get()
+                self._head.append(event)
+                if event["type"] in DECISIVE:
+                    return event
 
     async def events_until_gone(self, request: Request, job: Any) -> AsyncIterator[dict[str, Any]]:
         """``events`` for a whole (not streamed) reply: the job ends if the client goes."""
@@ -73,3 +76,10 @@ async def cancel_when_gone(request: Request, job: Any) -> None:
         if message["type"] == "http.disconnect":
             job.cancel()
             return
+
+
+def engine_status(error: dict[str, Any]) -> int:
+    """The HTTP status of an engine's error in every dialect: the request's fault (a bad
+    parameter, a prompt too long: 400) or the engine's (503)."""
+    theirs = error.get("kind") in (protocol.ERR_BAD_REQUEST, protocol.ERR_CONTEXT_OVERFLOW)
+    return 400 if theirs else 503

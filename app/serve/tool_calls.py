@@ -64,18 +64,19 @@ def _calls_in(raw: str, names: Collection[str]) -> list[ToolCall]:
     call of a known tool."""
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return []
     items = value if isinstance(value, list) else [value]
     calls = []
     for item in items:
-        if not isinstance(item, dict) or item.get("name") not in names:
+        name = item.get("name") if isinstance(item, dict) else None
+        if not isinstance(name, str) or name not in names:
             return []
         arguments = item.get("arguments", item.get("parameters", {}))
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return []
         if not isinstance(arguments, dict):
             return []

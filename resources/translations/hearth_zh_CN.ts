@@ -1757,6 +1757,10 @@
         <translation>模型的聊天模板拒绝了此对话：{0}</translation>
     </message>
     <message>
+        <source>The prompt is empty: there is nothing to continue.</source>
+        <translation>提示为空：没有可以续写的内容。</translation>
+    </message>
+    <message>
         <source>The request&apos;s grammar was refused: {0}</source>
         <translation>请求的语法被拒绝：{0}</translation>
     </message>
