@@ -31,9 +31,16 @@ LOAD_END = frozenset({protocol.LOADED, protocol.ERROR})
 Handler = Callable[[dict[str, Any]], None]
 
 
-class EventRelay(QObject):
-    _wake = Signal()  # reader thread -> main thread: something arrived while idle
+class _Waker(QObject):
+    """The reader thread's signal, on an object without a parent: the relay is a child of
+    a widget and may be deleted with its window while an engine event is on its way, and
+    a signal emitted on a deleted object crashes.  This one lives as long as the relay's
+    callback can be called; Qt drops the connection when the relay goes."""
 
+    wake = Signal()
+
+
+class EventRelay(QObject):
     def __init__(
         self,
         parent: QObject,
@@ -49,7 +56,8 @@ class EventRelay(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.drain)
-        self._wake.connect(self.drain)
+        self._waker = _Waker()  # reader thread -> main thread: something arrived while idle
+        self._waker.wake.connect(self.drain)
         self._first_seen = False
         self.done = False
         self._timer.start()
@@ -64,7 +72,7 @@ class EventRelay(QObject):
             else:
                 wake = True  # events are few, and the final one must not wait
         if wake:
-            self._wake.emit()
+            self._waker.wake.emit()
 
     @Slot()
     def drain(self) -> None:
