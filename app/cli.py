@@ -152,11 +152,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         parents=[common],
-        help="an OpenAI-compatible API for a model, for editors and scripts",
-        description="Serve /v1/models and /v1/chat/completions for one model. Binds 127.0.0.1 "
-        "unless --host says otherwise (then an API key is required).",
+        help="an OpenAI-, Ollama- and Anthropic-compatible API, for editors and scripts",
+        description="Serve the library's models (or one, with --model) in OpenAI's, Ollama's "
+        "and Anthropic's dialects. Binds 127.0.0.1 unless --host says otherwise (then an "
+        "API key is required).",
     )
-    serve.add_argument("--model", "-m", help="model name or path (default: the last one used)")
+    serve.add_argument(
+        "--model",
+        "-m",
+        help="serve only this model (name or path), whatever a request names; without it, "
+        "every model of the library, loaded when a request names it",
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument(
@@ -590,9 +596,11 @@ def _server_key(args: argparse.Namespace) -> str:
 
 
 def cmd_serve(core: Core, args: argparse.Namespace) -> int:
+    _check_ranges(args)
+    if not args.model:
+        return _serve_library(core, args)
     from app.serve.api_server import ServerConfig, serve_forever
 
-    _check_ranges(args)
     entry = core.find_model(args.model)
     spec = core.load_spec(entry, args.ctx)
     config = ServerConfig(
@@ -613,6 +621,47 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
         serve_forever(client, spec, config, core.sampling(_advice(entry)), ready)
     finally:
         client.close()
+    return EXIT_OK
+
+
+def _serve_library(core: Core, args: argparse.Namespace) -> int:
+    """``hearth serve`` without ``--model``: every model of the library, each loaded when
+    a request names it (the default model when a request names none)."""
+    from app.library_offer import LibraryOffer
+    from app.serve.api_server import ServerConfig, serve_models
+    from app.serve.model_pool import ModelPool
+    from app.serve.served_models import LibraryModels
+
+    offer = LibraryOffer(core, args.ctx)
+    default = offer.offered()[0]  # the library is read now: no model at all is said now
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        api_key=_server_key(args),
+        allowed_origins=tuple(args.allow_origin),
+        model_name=default.name,
+    )
+    config.check()
+    pool = ModelPool(
+        offer.offered,
+        core.paths.logs_dir,
+        offer.budget_bytes(),
+        60.0 * float(core.settings.get("server.keep_alive_minutes")),
+    )
+
+    def ready(url: str) -> None:
+        count = len(offer.offered())
+        print(
+            f"Serving {count} model(s) of the library at {url}, {default.name} by default "
+            "(Ctrl+C to stop)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        serve_models(LibraryModels(pool), config, ready)
+    finally:
+        pool.close()
     return EXIT_OK
 
 

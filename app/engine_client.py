@@ -443,6 +443,33 @@ class EngineClient:
         worker = self._worker
         return worker.process.pid if worker is not None and not worker.dead else None
 
+    @property
+    def dead(self) -> bool:
+        """No live worker (never started, ended, or killed)."""
+        worker = self._worker
+        return worker is None or worker.dead
+
+    @property
+    def busy(self) -> bool:
+        """The worker has requests not yet answered (generating or waiting)."""
+        worker = self._worker
+        if worker is None or worker.dead:
+            return False
+        with worker.lock:
+            return any(not job.finished for job in worker.jobs.values())
+
+    def worker_memory(self) -> int:
+        """The worker's resident memory in bytes (0 when there is none to measure)."""
+        pid = self.worker_pid
+        if pid is None:
+            return 0
+        import psutil
+
+        try:
+            return int(psutil.Process(pid).memory_info().rss)
+        except (psutil.Error, OSError):
+            return 0
+
     # -- requests ----------------------------------------------------------------------
     def _submit(
         self,

@@ -215,6 +215,30 @@ DECLARATIONS: tuple[Setting, ...] = (
         "https://www.modelscope.cn.",
     ),
     Setting(
+        "server.memory_budget_gb",
+        float,
+        0.0,
+        "API models' memory (GB)",
+        "How much memory the models that `hearth serve` keeps loaded may take together. "
+        "When a requested model does not fit, the least recently used idle one is unloaded "
+        "first. 0: four fifths of the memory free when the server starts.",
+        minimum=0.0,
+        maximum=65536.0,
+        advanced=True,
+    ),
+    Setting(
+        "server.keep_alive_minutes",
+        float,
+        5.0,
+        "Keep idle API models loaded (minutes)",
+        "A model that `hearth serve` loaded for a request is unloaded after this long "
+        "without requests (a request may ask for another time, as Ollama's keep_alive "
+        "does). 0: unload as soon as a request is answered.",
+        minimum=0.0,
+        maximum=10080.0,
+        advanced=True,
+    ),
+    Setting(
         "downloads.parallel",
         int,
         2,

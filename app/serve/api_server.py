@@ -50,9 +50,11 @@ from app.serve.embeddings import (
     inputs_of,
     openai_reply,
 )
+from app.serve.model_pool import LoadFailed, UnknownModel
 from app.serve.openai_chat import ChatCompletion, ChatRequest, refused_by_engine
 from app.serve.openai_completions import CompletionRequest, TextCompletion
 from app.serve.openai_responses import ModelResponse, ResponsesRequest
+from app.serve.served_models import Served, ServedModels, SingleModel
 from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase
@@ -127,7 +129,14 @@ def build_app(
     config: ServerConfig,
     defaults: Callable[[], dict[str, Any]] | None = None,
 ) -> Any:
-    """The ASGI app. ``spec`` gives the model to use now (the window's choice may change)."""
+    """The ASGI app for one model. ``spec`` gives the model to use now (the window's
+    choice may change); a request's ``model`` does not choose."""
+    one = SingleModel(client, spec, config.model_name, lambda: config.model_facts, defaults or dict)
+    return build_app_for(one, config)
+
+
+def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
+    """The ASGI app: ``models`` says which model answers each request."""
     app = FastAPI(title="Hearth", docs_url=None, redoc_url=None, openapi_url=None)
     allowed_hosts = config.allowed_hosts()
     state = {"requests": 0}
@@ -203,68 +212,95 @@ def build_app(
         where = ".".join(str(p) for p in errors[0]["loc"]) or "value"
         return f"{where}: {errors[0]['msg']}"
 
-    def model_entry() -> dict[str, Any]:
-        return {
-            "id": config.model_name,
-            "object": "model",
-            "created": int(time.time()),
-            "owned_by": "hearth",
-        }
+    def model_entry(name: str) -> dict[str, Any]:
+        return {"id": name, "object": "model", "created": int(time.time()), "owned_by": "hearth"}
+
+    async def take(request: Request, name: str | None, keep_alive_s: float | None = None) -> Any:
+        """The request's model (loaded if need be), or the refusal in its dialect."""
+        try:
+            return await models.take(name, keep_alive_s)
+        except UnknownModel as exc:
+            return refuse_in_dialect(request, 404, str(exc), "model_not_found")
+        except LoadFailed as exc:
+            return refuse_in_dialect(request, exc.status, str(exc), "model_unavailable")
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
         """For load balancers and scripts waiting for the server (llama-server's route)."""
-        return {"status": "ok", "model": config.model_name}
+        listed = models.listed()
+        return {
+            "status": "ok",
+            "model": listed[0][0] if listed else None,
+            "models": len(listed),
+            "loaded": [running.name for running in models.running()],
+        }
 
     @app.get("/v1/models")
-    async def models() -> dict[str, Any]:
-        return {"object": "list", "data": [model_entry()]}
+    async def list_models() -> dict[str, Any]:
+        return {"object": "list", "data": [model_entry(name) for name, _facts in models.listed()]}
 
     @app.get("/v1/models/{model_id:path}")
-    async def model(model_id: str) -> Any:
-        if model_id != config.model_name:
+    async def one_model(model_id: str) -> Any:
+        names = [name for name, _facts in models.listed()]
+        if model_id not in names:
             return refuse(
                 404,
                 f"The model {model_id!r} is not served here; this server has "
-                f"{config.model_name!r} (GET /v1/models).",
+                f"{', '.join(repr(n) for n in names[:5])} (GET /v1/models).",
                 "model_not_found",
             )
-        return model_entry()
+        return model_entry(model_id)
 
     @app.post("/v1/chat/completions")
     async def chat(body: ChatRequest, request: Request) -> Any:
         state["requests"] += 1
-        model = spec()
-        refusal = body.refusal(model)
-        if refusal:
-            return refuse(400, refusal, "invalid_request_error")
-        params = body.params(defaults() if defaults else {})
-        reply = ChatCompletion(client, model, body, params, config.model_name)
-        if body.stream:
-            return await reply.streamed(request, refuse)
-        return await reply.whole(request, refuse)
+        served = await take(request, body.model)
+        if not isinstance(served, Served):
+            return served
+        try:
+            refusal = body.refusal(served.spec)
+            if refusal:
+                return refuse(400, refusal, "invalid_request_error")
+            params = body.params(served.defaults)
+            reply = ChatCompletion(served.client, served.spec, body, params, served.name)
+            if body.stream:
+                return await reply.streamed(request, refuse)
+            return await reply.whole(request, refuse)
+        finally:
+            served.release()
 
     @app.post("/v1/completions")
     async def completions(body: CompletionRequest, request: Request) -> Any:
         state["requests"] += 1
-        model = spec()
-        refusal = body.refusal(model)
-        if refusal:
-            return refuse(400, refusal, "invalid_request_error")
-        params = body.params(defaults() if defaults else {})
-        reply = TextCompletion(client, model, body, params, config.model_name)
-        return await reply.answer(request, refuse)
+        served = await take(request, body.model)
+        if not isinstance(served, Served):
+            return served
+        try:
+            refusal = body.refusal(served.spec)
+            if refusal:
+                return refuse(400, refusal, "invalid_request_error")
+            params = body.params(served.defaults)
+            reply = TextCompletion(served.client, served.spec, body, params, served.name)
+            return await reply.answer(request, refuse)
+        finally:
+            served.release()
 
     @app.post("/v1/embeddings")
-    async def embeddings(body: EmbeddingRequest) -> Any:
+    async def embeddings(body: EmbeddingRequest, request: Request) -> Any:
         state["requests"] += 1
-        done = await embed(client, spec(), inputs_of(body.input))
+        served = await take(request, body.model)
+        if not isinstance(served, Served):
+            return served
+        try:
+            done = await embed(served.client, served.spec, inputs_of(body.input))
+        finally:
+            served.release()
         if not isinstance(done, Embedded):
             return refused_by_engine(done, refuse)
         problem = dimensions_problem(body, done)
         if problem:
             return refuse(400, problem, "invalid_request_error")
-        return openai_reply(body, done, config.model_name)
+        return openai_reply(body, done, served.name)
 
     @app.post("/v1/responses")
     async def responses(body: ResponsesRequest, request: Request) -> Any:
@@ -276,32 +312,35 @@ def build_app(
             chat = body.as_chat()
         except ValidationError as exc:
             return refuse(400, f"Invalid input: {described(exc)}", "invalid_request_error")
-        model = spec()
-        refusal = chat.refusal(model)
-        if refusal:
-            return refuse(400, refusal, "invalid_request_error")
-        params = chat.params(defaults() if defaults else {})
-        reply = ModelResponse(client, model, chat, params, config.model_name)
-        return await reply.answer(request, refuse)
+        served = await take(request, body.model)
+        if not isinstance(served, Served):
+            return served
+        try:
+            refusal = chat.refusal(served.spec)
+            if refusal:
+                return refuse(400, refusal, "invalid_request_error")
+            params = chat.params(served.defaults)
+            reply = ModelResponse(served.client, served.spec, chat, params, served.name)
+            return await reply.answer(request, refuse)
+        finally:
+            served.release()
 
     @app.post("/v1/messages")
     async def messages(body: MessagesRequest, request: Request) -> Any:
         state["requests"] += 1
-        model = spec()
-        refusal = body.refusal(model)
-        if refusal:
-            return anthropic_messages.error(400, refusal)
-        reply = MessagesReply(client, model, body)
-        return await reply.answer(request, defaults() if defaults else {})
+        served = await take(request, body.model)
+        if not isinstance(served, Served):
+            return served
+        try:
+            refusal = body.refusal(served.spec)
+            if refusal:
+                return anthropic_messages.error(400, refusal)
+            reply = MessagesReply(served.client, served.spec, body)
+            return await reply.answer(request, served.defaults)
+        finally:
+            served.release()
 
-    ollama_api.register(
-        app,
-        client,
-        spec,
-        config.model_name,
-        lambda: config.model_facts,
-        defaults or dict,
-    )
+    ollama_api.register(app, models, take)
     app.state.hearth = state
     return app
 
@@ -427,24 +466,16 @@ class ApiServer:
         self.thread.join(5)
 
 
-def serve_forever(
-    client: EngineClient,
-    spec: ModelSpec,
-    config: ServerConfig,
-    defaults: dict[str, Any],
-    ready: Callable[[str], None] | None = None,
+def serve_models(
+    models: ServedModels, config: ServerConfig, ready: Callable[[str], None] | None = None
 ) -> None:
-    """``hearth serve``: load the model, then serve until interrupted."""
+    """``hearth serve`` of the library: models load when a request names them."""
     config.check()
     config.check_port()
-    loaded = client.load(spec).wait(600)
-    if loaded is None or loaded.get("type") == protocol.ERROR:
-        from app.errors import HearthError
+    _run(build_app_for(models, config), config, ready)
 
-        raise HearthError(
-            Phrase("The model could not be loaded: {0}", (loaded or {}).get("message"))
-        )
-    app = build_app(client, lambda: spec, config, lambda: dict(defaults))
+
+def _run(app: Any, config: ServerConfig, ready: Callable[[str], None] | None) -> None:
     server = _uvicorn(app, config)
     if ready is not None:
         original = server.startup
@@ -455,3 +486,23 @@ def serve_forever(
 
         server.startup = startup
     server.run()
+
+
+def serve_forever(
+    client: EngineClient,
+    spec: ModelSpec,
+    config: ServerConfig,
+    defaults: dict[str, Any],
+    ready: Callable[[str], None] | None = None,
+) -> None:
+    """``hearth serve --model``: load the model, then serve until interrupted."""
+    config.check()
+    config.check_port()
+    loaded = client.load(spec).wait(600)
+    if loaded is None or loaded.get("type") == protocol.ERROR:
+        from app.errors import HearthError
+
+        raise HearthError(
+            Phrase("The model could not be loaded: {0}", (loaded or {}).get("message"))
+        )
+    _run(build_app(client, lambda: spec, config, lambda: dict(defaults)), config, ready)

@@ -22,7 +22,7 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.engine_client import EngineClient
 from app.serve.embeddings import Embedded, embed, inputs_of
+from app.serve.naming import ollama_name
 from app.serve.openai_chat import (
     JSON_NEEDS_GGUF,
     MAX_STOP_CHARS,
@@ -39,6 +40,7 @@ from app.serve.openai_chat import (
 )
 from app.serve.openai_tools import MAX_TOOLS, NAME_PATTERN, ToolSpec
 from app.serve.relay import Relay, engine_status
+from app.serve.served_models import Served, ServedModels
 from app.serve.tool_calls import ToolCall, ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
@@ -51,18 +53,7 @@ WRITES_REFUSED = (
     "Hearth does not change its models from the network: /api/{0} is refused. Download "
     "models in Hearth's Models screen or with `hearth pull`."
 )
-# Quantisation names as GGUF files end with them (Q4_K_M, IQ3_XS, F16, BF16…).
-QUANT_SUFFIX = re.compile(r"[.-]((?:I?Q\d\w*)|F16|F32|BF16)$", re.IGNORECASE)
 NS_PER_MS = 1_000_000
-
-
-def ollama_name(model_name: str) -> str:
-    """Ollama's ``name:tag`` for a model: ``SmolLM2-135M-Instruct.Q4_1`` becomes
-    ``smollm2-135m-instruct:q4_1``; a name without a quantisation gets ``:latest``."""
-    match = QUANT_SUFFIX.search(model_name)
-    if match:
-        return f"{model_name[: match.start()].lower()}:{match.group(1).lower()}"
-    return f"{model_name.lower()}:latest"
 
 
 def now_iso() -> str:
@@ -237,11 +228,14 @@ class OllamaEmbeddings(BaseModel):
 
 
 class ModelFacts:
-    """What Ollama's listing routes say about the served model, from the library's entry
-    (passed in by whoever starts the server) and the file itself."""
+    """What Ollama's listing routes say about a model, from the library's entry (passed in
+    by whoever starts the server: its ``path``, ``engine``, size and architecture) and the
+    file itself."""
 
-    def __init__(self, name: str, spec: ModelSpec, facts: dict[str, Any]) -> None:
-        self.name, self.spec, self.facts = name, spec, facts
+    def __init__(self, name: str, facts: dict[str, Any]) -> None:
+        self.name, self.facts = name, facts
+        self.path = str(facts.get("path") or "")
+        self.engine = str(facts.get("engine") or LLAMA_CPP)
         self.ollama_name = ollama_name(name)
 
     def size(self) -> int:
@@ -249,7 +243,7 @@ class ModelFacts:
         if isinstance(size, int):
             return size
         try:
-            return os.path.getsize(self.spec.path)
+            return os.path.getsize(self.path)
         except OSError:
             return 0
 
@@ -257,25 +251,25 @@ class ModelFacts:
         """A stable identity of the file (its path, size and time), not a hash of its
         gigabytes: Ollama's clients use the digest to tell models apart."""
         try:
-            stat = os.stat(self.spec.path)
-            identity = f"{self.spec.path}|{stat.st_size}|{stat.st_mtime_ns}"
+            stat = os.stat(self.path)
+            identity = f"{self.path}|{stat.st_size}|{stat.st_mtime_ns}"
         except OSError:
-            identity = str(self.spec.path)
+            identity = self.path or self.name
         return hashlib.sha256(identity.encode()).hexdigest()
 
     def modified_at(self) -> str:
         try:
-            stamp = os.path.getmtime(self.spec.path)
+            stamp = os.path.getmtime(self.path)
         except OSError:
             stamp = time.time()
-        return datetime.fromtimestamp(stamp, UTC).isoformat().replace("+00:00", "Z")
+        return _iso(stamp)
 
     def details(self) -> dict[str, Any]:
         family = str(self.facts.get("architecture") or "")
         parameters = self.facts.get("parameters")
         return {
             "parent_model": "",
-            "format": "gguf" if self.spec.engine != TRANSFORMERS else "safetensors",
+            "format": "safetensors" if self.engine == TRANSFORMERS else "gguf",
             "family": family,
             "families": [family] if family else None,
             "parameter_size": _parameter_size(parameters) if isinstance(parameters, int) else "",
@@ -297,6 +291,10 @@ class ModelFacts:
         return {self.ollama_name, base, self.name, self.name.lower()}
 
 
+def _iso(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, UTC).isoformat().replace("+00:00", "Z")
+
+
 def _parameter_size(parameters: int) -> str:
     """Ollama's ``parameter_size``: 135M, 7.6B."""
     if parameters >= 1_000_000_000:
@@ -308,18 +306,36 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def register(
-    app: FastAPI,
-    client: EngineClient,
-    spec: Callable[[], ModelSpec],
-    model_name: str,
-    facts: Callable[[], dict[str, Any]],
-    defaults: Callable[[], dict[str, Any]],
-) -> None:
-    """Add Ollama's routes to the server's app."""
+Take = Callable[[Request, str | None, float | None], Awaitable[Any]]
 
-    def served() -> ModelFacts:
-        return ModelFacts(model_name, spec(), facts())
+
+def keep_alive_seconds(value: str | int | float | None) -> float | None:
+    """Ollama's ``keep_alive`` in seconds: a number of seconds or a duration ("5m",
+    "1h30m", "10s"); negative means for as long as the server runs; None: the setting."""
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        return float("inf") if value < 0 else float(value)
+    text = value.strip().lower()
+    if text.startswith("-"):
+        return float("inf")
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)?", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise ValueError(f"keep_alive {value!r} is not a duration such as 5m or 30s")
+    scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "": 1.0}
+    return sum(float(number) * scale[unit] for number, unit in parts)
+
+
+def register(app: FastAPI, models: ServedModels, take: Take) -> None:
+    """Add Ollama's routes to the server's app.  ``take`` gives a request's model (or the
+    refusal to answer)."""
+
+    def facts_of(name: str) -> ModelFacts | None:
+        for listed, facts in models.listed():
+            model = ModelFacts(listed, facts)
+            if name in model.names() or name.lower() in model.names():
+                return model
+        return None
 
     @app.get("/api/version")
     async def version() -> dict[str, Any]:
@@ -327,14 +343,16 @@ def register(
 
     @app.get("/api/tags")
     async def tags() -> dict[str, Any]:
-        return {"models": [served().listed()]}
+        return {"models": [ModelFacts(n, f).listed() for n, f in models.listed()]}
 
     @app.post("/api/show")
     async def show(body: dict[str, Any]) -> Any:
-        model = served()
         asked = str(body.get("model") or body.get("name") or "")
-        if asked and asked not in model.names():
-            return error(404, f"model '{asked}' not found; this server has '{model.ollama_name}'")
+        listed = models.listed()
+        model = facts_of(asked) if asked else (ModelFacts(*listed[0]) if listed else None)
+        if model is None:
+            names = ", ".join(ollama_name(n) for n, _f in listed[:5])
+            return error(404, f"model '{asked}' not found; this server has {names}")
         context = model.facts.get("context_length")
         family = model.details()["family"] or "llama"
         info: dict[str, Any] = {"general.architecture": family}
@@ -349,74 +367,76 @@ def register(
             "template": "",
             "details": model.details(),
             "model_info": info,
-            "capabilities": _capabilities(model.spec),
+            "capabilities": _capabilities(model.engine),
             "modified_at": model.modified_at(),
         }
 
     @app.get("/api/ps")
     async def ps() -> dict[str, Any]:
-        model = served()
-        loaded = client.loaded_model
-        if loaded is None:
-            return {"models": []}
-        return {
-            "models": [
+        listing = []
+        for running in models.running():
+            model = ModelFacts(running.name, {**running.facts, "path": running.spec.path})
+            listing.append(
                 {
                     **model.listed(),
-                    "size": _worker_memory(client) or model.size(),
+                    "size": running.memory_bytes or model.size(),
                     "size_vram": 0,
-                    "context_length": loaded.n_ctx,
-                    # loaded while the server runs
-                    "expires_at": "2318-01-01T00:00:00Z",
+                    "context_length": running.context_length,
+                    "expires_at": _iso(min(running.expires_at, 1e10)),
                 }
-            ]
-        }
+            )
+        return {"models": listing}
+
+    async def served_for(body: _Generation, request: Request) -> Any:
+        try:
+            keep = keep_alive_seconds(body.keep_alive)
+        except ValueError as exc:
+            return error(400, str(exc))
+        return await take(request, body.model or None, keep)
 
     @app.post("/api/chat")
     async def chat(body: OllamaChat, request: Request) -> Any:
-        model = spec()
-        if not body.messages:  # Ollama: an empty chat loads the model
-            return _loaded(body.model, "message")
-        refusal = _refusal(body, model)
-        if refusal:
-            return error(400, refusal)
-        messages = [_engine_message(m) for m in body.messages]
-        reply = _Reply(client, model, body.model or model_name, "message", body.tool_names())
-        return await reply.answer(messages, body.params(defaults()), body.stream, request)
+        served = await served_for(body, request)
+        if not isinstance(served, Served):
+            return served
+        try:
+            if not body.messages:  # Ollama: an empty chat loads the model
+                return _loaded(body.model, "message")
+            refusal = _refusal(body, served.spec)
+            if refusal:
+                return error(400, refusal)
+            messages = [_engine_message(m) for m in body.messages]
+            name = body.model or ollama_name(served.name)
+            reply = _Reply(served.client, served.spec, name, "message", body.tool_names())
+            params = body.params(served.defaults)
+            return await reply.answer(messages, params, body.stream, request)
+        finally:
+            served.release()
 
     @app.post("/api/generate")
     async def generate(body: OllamaGenerate, request: Request) -> Any:
-        model = spec()
-        if not (body.prompt or body.system or body.suffix):  # Ollama: nothing asked: a load
-            return _loaded(body.model, "response")
-        raw = body.raw or body.suffix is not None
-        refusal = _refusal(body, model)
-        if raw and model.engine not in (LLAMA_CPP, SYNTHETIC):
-            refusal = "raw prompts and suffix (fill-in-the-middle) need a GGUF model for now"
-        if body.images:
-            refusal = "this server's models read text only, not images"
-        if refusal:
-            return error(400, refusal)
-        reply = _Reply(client, model, body.model or model_name, "response")
-        params = body.params(defaults())
-        if raw:  # the prompt as it is (raw), or the middle between prompt and suffix
-            return await reply.answer(
-                [], params, body.stream, request, raw=(body.prompt, body.suffix)
-            )
-        messages = []
-        if body.system:
-            messages.append({"role": "system", "content": body.system})
-        messages.append({"role": "user", "content": body.prompt})
-        return await reply.answer(messages, params, body.stream, request)
+        served = await served_for(body, request)
+        if not isinstance(served, Served):
+            return served
+        try:
+            return await _generate(body, served, request)
+        finally:
+            served.release()
 
     @app.post("/api/embed")
-    async def embed_route(body: OllamaEmbed) -> Any:
+    async def embed_route(body: OllamaEmbed, request: Request) -> Any:
         started = time.perf_counter()
-        done = await embed(client, spec(), inputs_of(body.input))
+        served = await take(request, body.model or None, None)
+        if not isinstance(served, Served):
+            return served
+        try:
+            done = await embed(served.client, served.spec, inputs_of(body.input))
+        finally:
+            served.release()
         if not isinstance(done, Embedded):
             return _engine_error(done)
         return {
-            "model": body.model,
+            "model": body.model or ollama_name(served.name),
             "embeddings": done.vectors,
             "total_duration": int((time.perf_counter() - started) * 1e9),
             "load_duration": 0,
@@ -424,9 +444,15 @@ def register(
         }
 
     @app.post("/api/embeddings")
-    async def embeddings_route(body: OllamaEmbeddings) -> Any:
+    async def embeddings_route(body: OllamaEmbeddings, request: Request) -> Any:
         """Ollama's older route: one prompt, one ``embedding``."""
-        done = await embed(client, spec(), inputs_of(body.prompt))
+        served = await take(request, body.model or None, None)
+        if not isinstance(served, Served):
+            return served
+        try:
+            done = await embed(served.client, served.spec, inputs_of(body.prompt))
+        finally:
+            served.release()
         if not isinstance(done, Embedded):
             return _engine_error(done)
         return {"embedding": done.vectors[0]}
@@ -443,6 +469,29 @@ def register(
         return error(403, WRITES_REFUSED.format("blobs"))
 
 
+async def _generate(body: OllamaGenerate, served: Served, request: Request) -> Any:
+    if not (body.prompt or body.system or body.suffix):  # Ollama: nothing asked: a load
+        return _loaded(body.model, "response")
+    raw = body.raw or body.suffix is not None
+    refusal = _refusal(body, served.spec)
+    if raw and served.spec.engine not in (LLAMA_CPP, SYNTHETIC):
+        refusal = "raw prompts and suffix (fill-in-the-middle) need a GGUF model for now"
+    if body.images:
+        refusal = "this server's models read text only, not images"
+    if refusal:
+        return error(400, refusal)
+    name = body.model or ollama_name(served.name)
+    reply = _Reply(served.client, served.spec, name, "response")
+    params = body.params(served.defaults)
+    if raw:  # the prompt as it is (raw), or the middle between prompt and suffix
+        return await reply.answer([], params, body.stream, request, raw=(body.prompt, body.suffix))
+    messages = []
+    if body.system:
+        messages.append({"role": "system", "content": body.system})
+    messages.append({"role": "user", "content": body.prompt})
+    return await reply.answer(messages, params, body.stream, request)
+
+
 def _refusal(body: _Generation, model: ModelSpec) -> str | None:
     if body.response_format() is not None and model.engine == TRANSFORMERS:
         return JSON_NEEDS_GGUF.format("format")
@@ -451,10 +500,10 @@ def _refusal(body: _Generation, model: ModelSpec) -> str | None:
     return None
 
 
-def _capabilities(spec: ModelSpec) -> list[str]:
+def _capabilities(engine: str) -> list[str]:
     """What Ollama's clients may ask of the model (Continue offers tools only when listed);
     fill-in-the-middle ("insert") depends on the model's tokens, which the request finds."""
-    if spec.engine == LLAMA_CPP:
+    if engine == LLAMA_CPP:
         return ["completion", "tools", "embedding"]
     return ["completion", "tools"]
 
@@ -483,19 +532,6 @@ def _loaded(model: str, field: str) -> dict[str, Any]:
         "done": True,
         "done_reason": "load",
     }
-
-
-def _worker_memory(client: EngineClient) -> int:
-    """The worker's resident memory in bytes (0 when it cannot be read)."""
-    pid = client.worker_pid
-    if pid is None:
-        return 0
-    try:
-        import psutil
-
-        return int(psutil.Process(pid).memory_info().rss)
-    except Exception:  # noqa: BLE001 - a figure for a listing; the worker may have just ended
-        return 0
 
 
 class _Reply:

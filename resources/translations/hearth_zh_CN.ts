@@ -1677,6 +1677,10 @@
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
     <message>
+        <source>Hearth found no model to serve. Reinstall Hearth to restore the starter model, or put a .gguf file into {0}.</source>
+        <translation>Hearth 没有找到可提供服务的模型。请重新安装 Hearth 以恢复入门模型，或把 .gguf 文件放入 {0}。</translation>
+    </message>
+    <message>
         <source>{0} VRAM ({1} free), seen through llama.cpp&apos;s {2} runtime.</source>
         <translation>显存 {0}（可用 {1}），由 llama.cpp 的 {2} 运行时发现。</translation>
     </message>
@@ -2111,6 +2115,22 @@
     <message>
         <source>Where Hearth finds ModelScope models. Empty: $MODELSCOPE_ENDPOINT, else https://www.modelscope.cn.</source>
         <translation>Hearth 查找 ModelScope 模型的地址。留空：使用 $MODELSCOPE_ENDPOINT，否则为 https://www.modelscope.cn。</translation>
+    </message>
+    <message>
+        <source>API models&apos; memory (GB)</source>
+        <translation>API 模型内存（GB）</translation>
+    </message>
+    <message>
+        <source>How much memory the models that `hearth serve` keeps loaded may take together. When a requested model does not fit, the least recently used idle one is unloaded first. 0: four fifths of the memory free when the server starts.</source>
+        <translation>`hearth serve` 保持加载的模型总共可以占用多少内存。请求的模型放不下时，先卸载最久未使用的空闲模型。0：服务器启动时空闲内存的五分之四。</translation>
+    </message>
+    <message>
+        <source>Keep idle API models loaded (minutes)</source>
+        <translation>空闲 API 模型保持加载（分钟）</translation>
+    </message>
+    <message>
+        <source>A model that `hearth serve` loaded for a request is unloaded after this long without requests (a request may ask for another time, as Ollama&apos;s keep_alive does). 0: unload as soon as a request is answered.</source>
+        <translation>`hearth serve` 为请求加载的模型在这么长时间没有请求后卸载（请求可以像 Ollama 的 keep_alive 那样指定别的时间）。0：请求一答完就卸载。</translation>
     </message>
     <message>
         <source>Downloads at once</source>

@@ -1,0 +1,82 @@
+"""The library as ``hearth serve`` offers it: every usable model, the default first, each
+with how to load it here and its recommended sampling (``app.serve.model_pool`` keeps the
+ones requested loaded).
+
+The library is read again at most every ``REFRESH_S`` seconds, so a model downloaded
+while the server runs is offered without a restart.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from app.chat.presets import recommended_sampling
+from app.core import Core
+from app.engines import engine_for
+from app.errors import HearthError
+from app.models.library import ModelEntry
+from app.serve.model_pool import Offered
+from wire.phrases import Phrase
+
+REFRESH_S = 10.0
+# Before a model is loaded and measured: its file, plus this share for the context and
+# the engine's buffers.
+ESTIMATE_OVERHEAD = 0.25
+BUDGET_SHARE_OF_FREE = 0.8
+
+
+class LibraryOffer:
+    def __init__(self, core: Core, n_ctx: int | None) -> None:
+        self.core, self.n_ctx = core, n_ctx
+        self._lock = threading.Lock()
+        self._offered: list[Offered] = []
+        self._read_at = -REFRESH_S
+
+    def offered(self) -> list[Offered]:
+        with self._lock:
+            if time.monotonic() - self._read_at >= REFRESH_S:
+                self._offered = self._read()
+                self._read_at = time.monotonic()
+            return list(self._offered)
+
+    def _read(self) -> list[Offered]:
+        core = self.core
+        models = core.models()
+        usable = [m for m in core.chat_models(models) if m.usable]
+        if not usable:
+            raise HearthError(
+                Phrase(
+                    "Hearth found no model to serve. Reinstall Hearth to restore the starter "
+                    "model, or put a .gguf file into {0}.",
+                    core.models_dir,
+                )
+            )
+        default = core.default_model(models)
+        ordered = [default, *(m for m in usable if m.path != default.path)]
+        return [self._offer(entry) for entry in ordered]
+
+    def _offer(self, entry: ModelEntry) -> Offered:
+        facts: dict[str, Any] = {**entry.as_json(), "engine": engine_for(entry.format).name}
+        return Offered(
+            name=entry.name,
+            facts=facts,
+            spec=lambda: self.core.load_spec(entry, self.n_ctx),
+            defaults=lambda: self.core.sampling(advice_for(entry)),
+            estimate_bytes=int(entry.size_bytes * (1 + ESTIMATE_OVERHEAD)),
+        )
+
+    def budget_bytes(self) -> int:
+        """The setting, else four fifths of the memory free now."""
+        chosen = float(self.core.settings.get("server.memory_budget_gb"))
+        if chosen > 0:
+            return int(chosen * 1e9)
+        import psutil
+
+        return int(psutil.virtual_memory().available * BUDGET_SHARE_OF_FREE)
+
+
+def advice_for(entry: ModelEntry) -> dict[str, Any]:
+    """What the model's authors recommend for sampling (as the window applies it)."""
+    return recommended_sampling(entry) if entry.format != "remote" else {}

@@ -1,0 +1,255 @@
+"""The models the server offers, and the ones it keeps loaded: one worker per resident
+model, loaded on first use, unloaded when idle too long or when another needs the memory.
+
+* A request's ``model`` names a model of the library (its name, Ollama's ``name:tag``, or
+  either without the tag, any case); an unknown name is refused with the closest names.
+* Resident models stay under a memory budget (each counted by its worker's measured
+  memory once loaded, by an estimate before).  When a new one does not fit, the least
+  recently used idle model is unloaded first; a model that is generating, or has requests
+  waiting, is never unloaded.  If only busy models are in the way, the request is refused
+  (503) rather than made to wait behind them blindly.
+* An idle model is unloaded after its time to live (a setting; Ollama's ``keep_alive``
+  per request, 0 meaning "unload when done").
+* Requests for one model queue in its worker, in order; requests for two resident models
+  run side by side.
+
+Nothing here imports the library: whoever starts the server passes the ``Offered`` models
+(``app.cli``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.engine_client import EngineClient
+from app.errors import HearthError
+from app.serve.naming import ollama_name
+from wire import protocol
+from wire.model_spec import ModelSpec
+
+log = logging.getLogger(__name__)
+
+LOAD_WAIT_S = 600.0
+SWEEP_EVERY_S = 1.0
+
+
+class UnknownModel(LookupError):
+    """No offered model has that name; the message names the closest ones."""
+
+
+class LoadFailed(RuntimeError):
+    """The model could not be loaded (the engine's own words), or there is no room."""
+
+    def __init__(self, message: str, status: int = 503) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Offered:
+    """A model the server offers: its library name and facts, how to load it here, its
+    sampling defaults, and the memory it is expected to take before it is measured."""
+
+    name: str
+    facts: dict[str, Any]
+    spec: Callable[[], ModelSpec]
+    defaults: Callable[[], dict[str, Any]]
+    estimate_bytes: int
+
+    def names(self) -> set[str]:
+        """Every name a request may use for it."""
+        tagged = ollama_name(self.name)
+        return {self.name, self.name.lower(), tagged, tagged.split(":", 1)[0]}
+
+
+@dataclass
+class Resident:
+    """A loaded model."""
+
+    offered: Offered
+    client: EngineClient
+    spec: ModelSpec
+    keep_alive_s: float
+    last_used: float
+    reserved: int = 0  # requests between choosing this model and sending their job
+    measured_bytes: int = 0
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def busy(self) -> bool:
+        """Generating, or with requests waiting or about to be sent."""
+        return self.reserved > 0 or self.client.busy
+
+    def memory(self) -> int:
+        measured = self.client.worker_memory()
+        if measured:
+            self.measured_bytes = measured
+        return self.measured_bytes or self.offered.estimate_bytes
+
+    def expires_at(self) -> float:
+        """When it will be unloaded if no request comes (a ``time.time()`` stamp)."""
+        idle_for = time.monotonic() - self.last_used
+        return time.time() + max(self.keep_alive_s - idle_for, 0.0)
+
+
+class ModelPool:
+    def __init__(
+        self,
+        offered: Callable[[], list[Offered]],
+        log_dir: Path | None,
+        budget_bytes: int,
+        keep_alive_s: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._offered = offered
+        self._log_dir = log_dir
+        self.budget_bytes = budget_bytes
+        self.keep_alive_s = keep_alive_s
+        self._clock = clock
+        self._lock = threading.Lock()  # the resident table
+        self._loading = threading.Lock()  # one load (and its evictions) at a time
+        self._resident: dict[str, Resident] = {}
+        self._stop = threading.Event()
+        self._sweeper = threading.Thread(target=self._sweep_forever, name="pool-ttl", daemon=True)
+        self._sweeper.start()
+
+    # -- names -----------------------------------------------------------------------
+    def offered(self) -> list[Offered]:
+        return self._offered()
+
+    def find(self, name: str | None) -> Offered:
+        """The model a request names; with no name, the first offered (the default)."""
+        offered = self.offered()
+        if not offered:
+            raise UnknownModel("This server has no model to offer.")
+        if not name:
+            return offered[0]
+        for candidate in offered:
+            if name in candidate.names() or name.lower() in candidate.names():
+                return candidate
+        every = sorted({n for o in offered for n in (o.name, ollama_name(o.name))})
+        close = difflib.get_close_matches(name, every, n=3, cutoff=0.4)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise UnknownModel(
+            f"The model {name!r} is not in this server's library.{hint} "
+            f"GET /v1/models lists the {len(offered)} it has."
+        )
+
+    # -- residency -------------------------------------------------------------------
+    def acquire(self, offered: Offered, keep_alive_s: float | None = None) -> Resident:
+        """The model loaded and reserved for one request (``release`` it once the
+        request's job is sent).  Blocks while it loads."""
+        keep = self.keep_alive_s if keep_alive_s is None else keep_alive_s
+        with self._lock:
+            resident = self._resident.get(offered.name)
+            if resident is not None and not resident.client.dead:
+                resident.reserved += 1
+                resident.keep_alive_s = keep
+                resident.last_used = self._clock()
+                return resident
+        with self._loading:
+            with self._lock:  # loaded while this request waited for the lock?
+                resident = self._resident.get(offered.name)
+                if resident is not None and not resident.client.dead:
+                    resident.reserved += 1
+                    resident.keep_alive_s = keep
+                    return resident
+            self._make_room(offered)
+            return self._load(offered, keep)
+
+    def release(self, resident: Resident) -> None:
+        with self._lock:
+            resident.reserved = max(resident.reserved - 1, 0)
+            resident.last_used = self._clock()
+
+    def resident(self) -> list[Resident]:
+        with self._lock:
+            return [r for r in self._resident.values() if not r.client.dead]
+
+    def unload(self, name: str) -> bool:
+        """Unload an idle model now (the window's Unload); False if busy or not loaded."""
+        with self._lock:
+            resident = self._resident.get(name)
+            if resident is None or resident.busy:
+                return False
+            del self._resident[name]
+        self._close(resident, "asked")
+        return True
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._lock:
+            residents = list(self._resident.values())
+            self._resident.clear()
+        for resident in residents:
+            resident.client.close()
+
+    def _make_room(self, offered: Offered) -> None:
+        """Unload idle models, least recently used first, until ``offered`` fits."""
+        while True:
+            with self._lock:
+                live = [r for r in self._resident.values() if not r.client.dead]
+                used = sum(r.memory() for r in live)
+                if not live or used + offered.estimate_bytes <= self.budget_bytes:
+                    return
+                idle = sorted((r for r in live if not r.busy), key=lambda r: r.last_used)
+                if not idle:
+                    busy = ", ".join(r.offered.name for r in live)
+                    raise LoadFailed(
+                        f"{offered.name} does not fit in the server's memory budget "
+                        f"({self.budget_bytes / 1e9:.1f} GB) beside the models that are "
+                        f"generating ({busy}). Try again when they are done."
+                    )
+                victim = idle[0]
+                del self._resident[victim.offered.name]
+            self._close(victim, "room for " + offered.name)
+
+    def _load(self, offered: Offered, keep_alive_s: float) -> Resident:
+        try:
+            spec = offered.spec()
+        except HearthError as exc:  # the load check's sentence (it cannot fit here…)
+            raise LoadFailed(str(exc), status=400) from exc
+        client = EngineClient(log_dir=self._log_dir)
+        final = client.load(spec).wait(LOAD_WAIT_S)
+        if final is None or final.get("type") == protocol.ERROR:
+            client.close()
+            message = (final or {}).get("message") or "no answer from the engine"
+            raise LoadFailed(f"{offered.name} could not be loaded: {message}")
+        resident = Resident(offered, client, spec, keep_alive_s, self._clock(), 1, info=final)
+        with self._lock:
+            self._resident[offered.name] = resident
+        log.info("loaded %s for the API (%d resident)", offered.name, len(self._resident))
+        return resident
+
+    def _close(self, resident: Resident, why: str) -> None:
+        log.info("unloading %s (%s)", resident.offered.name, why)
+        resident.client.close()
+
+    # -- time to live ----------------------------------------------------------------
+    def sweep(self) -> None:
+        """Unload the idle models whose time to live is over."""
+        now = self._clock()
+        with self._lock:
+            expired = [
+                r
+                for r in self._resident.values()
+                if not r.busy and now - r.last_used >= r.keep_alive_s
+            ]
+            for resident in expired:
+                del self._resident[resident.offered.name]
+        for resident in expired:
+            self._close(resident, "idle")
+
+    def _sweep_forever(self) -> None:
+        while not self._stop.wait(SWEEP_EVERY_S):
+            try:
+                self.sweep()
+            except Exception:  # the sweeper must outlive one failure
+                log.exception("unloading idle models failed")
