@@ -5,6 +5,10 @@
 * Hearth's remote engine against the ``openai`` client alone, both talking to the same
   llama-cpp-python server.
 
+* ``hearth serve`` of a library of two models: the first request for a model not yet
+  loaded (time to its first token, the load included), and the time to first token when
+  requests alternate between the two resident models against requests to one of them.
+
 Speeds are streamed chunks per second between the first and the last chunk, the way the
 stats line measures them.  Needs the ``openai`` package and llama-cpp-python's ``[server]``
 extra (both in the test extra).
@@ -12,6 +16,8 @@ extra (both in the test extra).
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -46,22 +52,33 @@ def _wait_for(port: int, seconds: float = 60) -> None:
 
 
 def _openai_rate(base_url: str, model: str) -> float:
+    """Tokens per second of a streamed reply, as the stats line counts them: the tokens
+    after the first (from the usage the server reports, else one per chunk) over the time
+    from the first content chunk to the last.  A server that merges tokens into fewer
+    chunks (Hearth's worker does, to spare the window) is not counted slower for it."""
     from openai import OpenAI
 
-    client = OpenAI(base_url=base_url, api_key="bench")
-    marks: list[float] = []
-    stream = client.chat.completions.create(
-        model=model,
-        messages=PROMPT,  # type: ignore[arg-type]
-        max_tokens=TOKENS,
-        temperature=0,
-        stream=True,
-    )
-    for chunk in stream:
-        choices: Any = getattr(chunk, "choices", None)
-        if choices and choices[0].delta.content:
-            marks.append(time.perf_counter())
-    return (len(marks) - 1) / (marks[-1] - marks[0]) if len(marks) > 1 else 0.0
+    with OpenAI(base_url=base_url, api_key="bench") as client:
+        marks: list[float] = []
+        tokens = 0
+        create: Any = client.chat.completions.create
+        stream = create(
+            model=model,
+            messages=PROMPT,
+            max_tokens=TOKENS,
+            temperature=0,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        for chunk in stream:
+            choices: Any = getattr(chunk, "choices", None)
+            if choices and choices[0].delta.content:
+                marks.append(time.perf_counter())
+            usage: Any = getattr(chunk, "usage", None)
+            if usage is not None:
+                tokens = int(usage.completion_tokens or 0)
+    counted = tokens or len(marks)
+    return (counted - 1) / (marks[-1] - marks[0]) if len(marks) > 1 else 0.0
 
 
 def _client_rate(client: EngineClient, spec: ModelSpec) -> float:
@@ -148,3 +165,72 @@ def measure(model_path: Path, rounds: int = 3) -> dict[str, float]:
                 process.terminate()
                 process.wait(15)
     return {k: statistics.median(v) for k, v in results.items()}
+
+
+def _first_token_s(base_url: str, model: str) -> float:
+    """Seconds from sending a streamed request to its first content."""
+    from openai import OpenAI
+
+    with OpenAI(base_url=base_url, api_key="bench") as client:
+        sent = time.perf_counter()
+        stream: Any = client.chat.completions.create(
+            model=model,
+            messages=PROMPT,  # type: ignore[arg-type]
+            max_tokens=4,
+            temperature=0,
+            stream=True,
+        )
+        for chunk in stream:
+            choices: Any = getattr(chunk, "choices", None)
+            if choices and choices[0].delta.content:
+                stream.close()
+                return time.perf_counter() - sent
+    return float("nan")
+
+
+def measure_router(model_path: Path, rounds: int = 5) -> dict[str, float]:
+    """The library served on demand: the first request for an unloaded model, and the
+    first-token time when requests switch between two resident models."""
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-router-") as data:
+        models = Path(data) / "models"
+        models.mkdir()
+        for name in ("alpha", "beta"):  # two more names for the model (a symlink would
+            try:  # be the same model to the library)
+                os.link(model_path, models / f"{name}.gguf")
+            except OSError:  # another file system
+                shutil.copyfile(model_path, models / f"{name}.gguf")
+        port = _free_port()
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "hearth",
+                "--data-dir",
+                data,
+                "serve",
+                "--port",
+                str(port),
+                "--ctx",
+                "2048",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _wait_for(port)
+            url = f"http://127.0.0.1:{port}/v1"
+            first = _first_token_s(url, "alpha")  # nothing loaded yet
+            _first_token_s(url, "beta")
+            same: list[float] = []
+            switching: list[float] = []
+            for _ in range(rounds):
+                same += [_first_token_s(url, "alpha"), _first_token_s(url, "alpha")]
+                switching += [_first_token_s(url, "beta"), _first_token_s(url, "alpha")]
+        finally:
+            process.terminate()
+            process.wait(15)
+    return {
+        "first_request_s": first,
+        "same_model_ttft_s": statistics.median(same),
+        "switching_ttft_s": statistics.median(switching),
+    }

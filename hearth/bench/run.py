@@ -370,6 +370,10 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
 
         say("bench: hearth serve and the remote engine, 3 alternating rounds")
         api = measure_api(entry.path)
+        from hearth.bench.api import measure_router
+
+        say("bench: hearth serve of a two-model library: first request, switching models")
+        api.update(measure_router(entry.path))
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     leaked = [m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules]
 
@@ -454,7 +458,25 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
                 "tokens_per_s_engine_client", round(api["engine_client"], 2), "tok/s", None, None
             ),
             Figure(
-                "serve_ratio", round(api["serve"] / api["engine_client"], 3), "ratio", None, None
+                "serve_ratio",
+                round(api["serve"] / api["engine_client"], 3),
+                "ratio",
+                ">= 0.95",
+                api["serve"] / api["engine_client"] >= 0.95,
+            ),
+            Figure(
+                "serve_first_request_s",
+                round(api["first_request_s"], 3),
+                "s",
+                "<= 1.5",
+                api["first_request_s"] <= 1.5,
+            ),
+            Figure(
+                "serve_switch_added_ttft_ms",
+                round((api["switching_ttft_s"] - api["same_model_ttft_s"]) * 1000, 1),
+                "ms",
+                "<= 50",
+                (api["switching_ttft_s"] - api["same_model_ttft_s"]) * 1000 <= 50,
             ),
             Figure(
                 "tokens_per_s_remote_engine", round(api["remote_engine"], 2), "tok/s", None, None
