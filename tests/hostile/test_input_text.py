@@ -78,7 +78,7 @@ def test_bad_escapes_in_an_api_request_are_refused_in_words(served: tuple[int, P
 
     def post(content: str) -> tuple[int, dict[str, object]]:
         body = (
-            '{"model": "any", "max_tokens": 4, '
+            '{"model": "SmolLM2-135M-Instruct.Q4_1", "max_tokens": 4, '
             f'"messages": [{{"role": "user", "content": "{content}"}}]}}'
         )
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
