@@ -40,6 +40,7 @@ from backends.llama_embed import (
     context_size,
     longest_input,
 )
+from backends.llama_logprobs import LOGPROB, LogprobReader
 from backends.llama_loop import (
     CONTINUE,
     DecodeCosts,
@@ -348,6 +349,13 @@ class LlamaCppEngine:
         marks: dict[str, float] = {"last": started}
         eog = frozenset() if ignore_eos else self._eog
         piece = self._piece
+        logprobs = (
+            LogprobReader(
+                self._lib, self._ctx, self._llm.n_vocab(), piece, params.get("top_logprobs") or 0
+            )
+            if params.get("logprobs")
+            else None
+        )
 
         def on_token(token: int) -> str | None:
             now = time.perf_counter()
@@ -356,6 +364,8 @@ class LlamaCppEngine:
             if token in eog:
                 return protocol.FINISH_STOP
             produced.append(token)
+            if logprobs is not None:  # before the next decode replaces this token's row
+                emit({"type": protocol.NOTICE, "kind": LOGPROB, **logprobs.read(token)})
             text = assembler.feed(piece(token))
             if text:
                 emit({"type": protocol.DELTA, "text": text})
@@ -373,7 +383,8 @@ class LlamaCppEngine:
                 finish = protocol.FINISH_CANCELLED
                 cancel.set()
             else:
-                wanted = params.get("prompt_lookup", self._prompt_lookup)
+                # Drafting reads logits from rows other than the last: not with logprobs.
+                wanted = params.get("prompt_lookup", self._prompt_lookup) and not logprobs
                 drafter = (
                     NgramDrafter(prompt, self._decode_costs) if wanted and self._can_draft else None
                 )

@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import math
 import socket
 import subprocess
 import sys
@@ -591,3 +592,36 @@ def test_responses_answer_statelessly_in_text_or_json(client: OpenAI) -> None:
     with pytest.raises(BadRequestError) as stateless:
         client.responses.create(model=STARTER, input="And then?", previous_response_id="resp_1")
     assert "stateless" in str(stateless.value)
+
+
+def test_logprobs_are_the_models_own_and_match_the_text(client: OpenAI) -> None:
+    asked: Any = {
+        "model": STARTER,
+        "messages": [{"role": "user", "content": "What is 2+2?"}],
+        "temperature": 0,
+        "max_tokens": 8,
+        "logprobs": True,
+        "top_logprobs": 3,
+    }
+    reply = client.chat.completions.create(**asked)
+    choice = reply.choices[0]
+    assert choice.logprobs is not None and choice.logprobs.content
+    entries = choice.logprobs.content
+    assert "".join(e.token for e in entries).strip() == choice.message.content
+    assert len(entries) == 8 and all(e.logprob <= 0 for e in entries)
+    for entry in entries:
+        ranked = [t.logprob for t in entry.top_logprobs]
+        assert len(ranked) == 3 and ranked == sorted(ranked, reverse=True)
+        assert sum(math.exp(v) for v in ranked) <= 1.0 + 1e-6
+    first = entries[0]
+    assert first.logprob == pytest.approx(first.top_logprobs[0].logprob), "greedy: the likeliest"
+    assert bytes(first.bytes or []).decode() == first.token
+    streamed = [
+        e.token
+        for chunk in client.chat.completions.create(**asked, stream=True)
+        if chunk.choices and chunk.choices[0].logprobs
+        for e in chunk.choices[0].logprobs.content or []
+    ]
+    assert streamed == [e.token for e in entries]
+    with pytest.raises(BadRequestError):
+        client.chat.completions.create(**{**asked, "logprobs": False})  # top_logprobs alone

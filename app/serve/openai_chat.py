@@ -11,9 +11,10 @@ which has no grammar.  ``tools`` reach the model through its chat template (or H
 Hermes-style prompt when the template has none), its calls are read out of the reply in
 the Hermes/Qwen, Mistral and Llama 3 formats (``app.serve.tool_calls``) and returned as
 ``tool_calls`` with ``finish_reason: "tool_calls"``; ``tool_choice`` ``"required"`` or a
-named function is enforced by grammar in llama.cpp.  Not yet honoured, and ignored:
-``logprobs``.  A stream carries usage only when asked (``stream_options.include_usage``),
-in a last chunk without choices, as OpenAI's does.
+named function is enforced by grammar in llama.cpp.  ``logprobs``/``top_logprobs`` come
+from llama.cpp's logits (the model's own probabilities, before the sampling settings), in
+each chunk for the tokens it holds.  A stream carries usage only when asked
+(``stream_options.include_usage``), in a last chunk without choices, as OpenAI's does.
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ from app.serve.relay import Relay, engine_status
 from app.serve.tool_calls import ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
-from wire.model_spec import REMOTE, TRANSFORMERS, ModelSpec
+from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 
 MAX_CHOICES = 4  # n: each choice is a whole generation, one after another
+LOGPROB = "logprob"  # the engine's notice for one token's probabilities
 MAX_STOPS = 4  # as OpenAI's API
 MAX_STOP_CHARS = 200
 MAX_BIASED_TOKENS = 300  # as OpenAI's API
@@ -230,6 +232,14 @@ class ChatRequest(Sampling):
     tools: list[ToolSpec] | None = Field(default=None, max_length=MAX_TOOLS)
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None  # several calls are always allowed
+    logprobs: bool = False
+    top_logprobs: int | None = Field(default=None, ge=0, le=20)
+
+    @model_validator(mode="after")
+    def _top_needs_logprobs(self) -> ChatRequest:
+        if self.top_logprobs and not self.logprobs:
+            raise ValueError("top_logprobs needs logprobs: true")
+        return self
 
     @model_validator(mode="after")
     def _choice_fits_the_tools(self) -> ChatRequest:
@@ -258,6 +268,8 @@ class ChatRequest(Sampling):
             return JSON_NEEDS_GGUF.format("tool_choice")
         if self.tools and spec.engine == REMOTE:
             return "tools are not passed to a remote endpoint yet; call it directly"
+        if self.logprobs and spec.engine not in (LLAMA_CPP, SYNTHETIC):
+            return "logprobs need a GGUF model (llama.cpp) for now"
         return None
 
     def reply_limit(self) -> int | None:
@@ -267,6 +279,9 @@ class ChatRequest(Sampling):
         params = super().params(defaults)
         if self.response_format is not None and self.response_format.wants_json:
             params["response_format"] = self.response_format.as_param()
+        if self.logprobs:
+            params["logprobs"] = True
+            params["top_logprobs"] = self.top_logprobs or 0
         if self.tools:
             params["tools"] = [tool.model_dump(exclude_none=True) for tool in self.tools]
             choice = self.tool_choice
@@ -292,9 +307,12 @@ class Choice:
     reasoning: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     final: dict[str, Any] = field(default_factory=dict)
+    logprobs: list[dict[str, Any]] = field(default_factory=list)
 
     def take(self, event: dict[str, Any]) -> None:
-        if event["type"] == protocol.DELTA:
+        if event["type"] == protocol.NOTICE and event.get("kind") == LOGPROB:
+            self.logprobs.append(logprob_entry(event))
+        elif event["type"] == protocol.DELTA:
             if event.get(protocol.MOVED_TO_REASONING):
                 self.reasoning, self.text = self.reasoning + self.text, []
             self.reasoning.append(event.get(protocol.DELTA_REASONING) or "")
@@ -350,6 +368,9 @@ class ChatCompletion:
                 {
                     "index": index,
                     **self._choice_ending("".join(c.text), "".join(c.reasoning), c.final),
+                    "logprobs": {"content": c.logprobs, "refusal": None}
+                    if self.body.logprobs
+                    else None,
                 }
                 for index, c in enumerate(choices)
             ],
@@ -367,8 +388,17 @@ class ChatCompletion:
             return {"message": message, "finish_reason": "tool_calls"}
         return {"message": message, "finish_reason": finish_of(final)}
 
-    def chunk(self, index: int, delta: dict[str, Any], finish: str | None = None) -> str:
-        return self._data([{"index": index, "delta": delta, "finish_reason": finish}])
+    def chunk(
+        self,
+        index: int,
+        delta: dict[str, Any],
+        finish: str | None = None,
+        logprobs: list[dict[str, Any]] | None = None,
+    ) -> str:
+        choice: dict[str, Any] = {"index": index, "delta": delta, "finish_reason": finish}
+        if logprobs:
+            choice["logprobs"] = {"content": logprobs, "refusal": None}
+        return self._data([choice])
 
     def _data(self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> str:
         """One event.  With ``include_usage`` every chunk has ``usage`` (null until the
@@ -418,14 +448,18 @@ class ChatCompletion:
             failed = False
             names = self.body.tool_names()
             calls = ToolCallStream(names) if names else None
+            pending: list[dict[str, Any]] = []  # token probabilities not yet sent
             try:  # from the first yield on: a client that goes away ends the job
                 yield self.chunk(index, {"role": "assistant", "content": ""})
                 async for event in relay.events():
                     kind = event["type"]
-                    if kind == protocol.DELTA and event.get("text"):
+                    if kind == protocol.NOTICE and event.get("kind") == LOGPROB:
+                        pending.append(logprob_entry(event))
+                    elif kind == protocol.DELTA and event.get("text"):
                         text = calls.feed(event["text"]) if calls else event["text"]
-                        if text:
-                            yield self.chunk(index, {"content": text})
+                        if text:  # with the probabilities of the tokens it holds
+                            yield self.chunk(index, {"content": text}, logprobs=pending)
+                            pending = []
                     elif kind == protocol.DONE and calls:
                         for chunk in self._tool_call_chunks(index, calls, event):
                             yield chunk
@@ -434,7 +468,7 @@ class ChatCompletion:
                     elif kind == protocol.STATS:
                         usage = usage_of(event)
                     elif kind == protocol.DONE:
-                        yield self.chunk(index, {}, finish_of(event))
+                        yield self.chunk(index, {}, finish_of(event), logprobs=pending)
                     elif kind == protocol.ERROR:
                         failed = True
                         error = {"message": event.get("message"), "type": event.get("kind")}
@@ -458,6 +492,19 @@ def refused_by_engine(error: dict[str, Any], refuse: Callable[..., JSONResponse]
         str(error.get("message")),
         "invalid_request_error" if kind == protocol.ERR_BAD_REQUEST else kind,
     )
+
+
+def logprob_entry(event: dict[str, Any]) -> dict[str, Any]:
+    """A token's probabilities as OpenAI's ``logprobs.content`` lists them."""
+    return {
+        "token": event.get("token", ""),
+        "logprob": event.get("logprob", 0.0),
+        "bytes": event.get("bytes"),
+        "top_logprobs": [
+            {"token": t.get("token", ""), "logprob": t.get("logprob", 0.0), "bytes": t.get("bytes")}
+            for t in event.get("top_logprobs") or []
+        ],
+    }
 
 
 def message_of(text: str, reasoning: str) -> dict[str, Any]:
