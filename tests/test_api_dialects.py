@@ -151,6 +151,7 @@ def test_ollama_chat_and_generate_keep_thinking_apart_streamed_or_not(
         ("/api/chat", {"messages": [{"role": "user", "images": ["AA=="]}]}, 400, "images"),
         ("/api/generate", {"prompt": "hi", "options": {"temperature": 9}}, 400, "temperature"),
         ("/api/nothing", {}, 404, "Not Found"),
+        ("/api/chat", {"messages": [{"role": "user", "content": "x" * 5_000_000}]}, 413, "4 MB"),
     ],
 )
 def test_ollama_refusals_come_in_ollamas_shape_and_reach_no_engine(
@@ -286,6 +287,15 @@ def test_anthropic_with_the_real_engine_answers_and_holds_output_to_the_schema(
         extra_body={"temperature": 0},  # as older clients and other SDKs send it
     )
     assert reply.content[0].type == "text" and "4" in reply.content[0].text
+    short = client.messages.count_tokens(
+        model=STARTER, messages=[{"role": "user", "content": "What is 2+2?"}]
+    )
+    long = client.messages.count_tokens(
+        model=STARTER,
+        system="Answer briefly.",
+        messages=[{"role": "user", "content": "What is 2+2? " * 10}],
+    )
+    assert 0 < short.input_tokens < long.input_tokens, "what the model would read, counted"
     schema = {
         "type": "object",
         "properties": {"city": {"type": "string", "maxLength": 30}, "people": {"type": "integer"}},

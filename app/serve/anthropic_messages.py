@@ -156,6 +156,26 @@ class MessagesRequest(BaseModel):
         return params
 
 
+class CountRequest(BaseModel):
+    """``POST /v1/messages/count_tokens``: what a request would read, without a reply."""
+
+    model_config = ConfigDict(extra="ignore")
+    model: str = Field(max_length=500)
+    messages: list[AnthropicMessage] = Field(min_length=1, max_length=10_000)
+    system: str | list[TextBlock] | None = None
+    tools: list[AnthropicTool] | None = Field(default=None, max_length=MAX_ANTHROPIC_TOOLS)
+
+    def text(self) -> str:
+        """Everything the model would read, as text: its token count is the request's,
+        less the few tokens the chat template adds around the messages."""
+        as_request = MessagesRequest(
+            model=self.model, max_tokens=1, messages=self.messages, system=self.system
+        )
+        parts = [str(m.get("content", "")) for m in as_request.engine_messages()]
+        parts += [json.dumps(tool.openai()) for tool in self.tools or []]
+        return "\n".join(parts)
+
+
 class MessagesReply:
     """One request's reply, whole or streamed as Anthropic's events."""
 

@@ -24,6 +24,7 @@ Secure by default:
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import os
 import threading
@@ -41,7 +42,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.engine_client import EngineClient
 from app.serve import anthropic_messages, ollama_api
-from app.serve.anthropic_messages import MessagesReply, MessagesRequest
+from app.serve.anthropic_messages import CountRequest, MessagesReply, MessagesRequest
 from app.serve.embeddings import (
     Embedded,
     EmbeddingRequest,
@@ -340,6 +341,21 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
         finally:
             served.release()
 
+    @app.post("/v1/messages/count_tokens")
+    async def count_tokens(body: CountRequest, request: Request) -> Any:
+        served = await take(request, body.model)
+        if not isinstance(served, Served):
+            return served
+        try:
+            job = served.client.count_tokens(served.spec, body.text())
+        finally:
+            served.release()
+        counted = await asyncio.to_thread(job.wait, 600)
+        if counted is None or counted.get("type") == protocol.ERROR:
+            message = (counted or {}).get("message") or "no answer from the engine"
+            return anthropic_messages.error(503, str(message))
+        return {"input_tokens": int(counted.get("tokens") or 0)}
+
     ollama_api.register(app, models, take)
     app.state.hearth = state
     return app
@@ -387,12 +403,21 @@ class _BodyLimit:
             if not too_large:
                 raise
         if too_large and not started:
-            refusal = JSONResponse(
-                {"error": {"message": TOO_LARGE, "type": "request_too_large"}},
-                status_code=413,
-                headers={"Connection": "close"},
-            )
+            refusal = _too_large(str(scope.get("path", "")))
             await refusal(scope, counted, send)
+
+
+def _too_large(path: str) -> JSONResponse:
+    """The 413 in the shape of the route's dialect (the app's handlers are not reached)."""
+    if path.startswith("/api/"):
+        refusal = ollama_api.error(413, TOO_LARGE)
+    elif path.startswith("/v1/messages"):
+        refusal = anthropic_messages.error(413, TOO_LARGE)
+    else:
+        body = {"error": {"message": TOO_LARGE, "type": "request_too_large"}}
+        refusal = JSONResponse(body, status_code=413)
+    refusal.headers["Connection"] = "close"
+    return refusal
 
 
 def _key_matches(request: Request, key: str) -> bool:
