@@ -633,7 +633,7 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
     from app.serve.served_models import LibraryModels
 
     offer = LibraryOffer(core, args.ctx)
-    default = offer.offered()[0]  # the library is read now: no model at all is said now
+    default = offer.first()  # an empty library is said now, not at the first request
     config = ServerConfig(
         host=args.host,
         port=args.port,

@@ -8,6 +8,7 @@ while the server runs is offered without a restart.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import Any
@@ -19,6 +20,8 @@ from app.errors import HearthError
 from app.models.library import ModelEntry
 from app.serve.model_pool import Offered
 from wire.phrases import Phrase
+
+log = logging.getLogger(__name__)
 
 REFRESH_S = 10.0
 # Before a model is loaded and measured: its file, plus this share for the context and
@@ -35,11 +38,24 @@ class LibraryOffer:
         self._read_at = -REFRESH_S
 
     def offered(self) -> list[Offered]:
+        """The offer, read again when it is older than ``REFRESH_S``; a library that
+        cannot be read (or has become empty) offers nothing, and requests get a 404."""
         with self._lock:
             if time.monotonic() - self._read_at >= REFRESH_S:
-                self._offered = self._read()
                 self._read_at = time.monotonic()
+                try:
+                    self._offered = self._read()
+                except HearthError as exc:
+                    log.warning("the library offers no model now: %s", exc)
+                    self._offered = []
             return list(self._offered)
+
+    def first(self) -> Offered:
+        """The default model, read now: the library's problem in words when it has none."""
+        with self._lock:
+            self._offered = self._read()
+            self._read_at = time.monotonic()
+            return self._offered[0]
 
     def _read(self) -> list[Offered]:
         core = self.core

@@ -30,11 +30,11 @@ class LogprobReader:
     def read(self, token: int) -> dict[str, Any]:
         """The sampled token's entry (text, bytes, logprob, the most likely alternatives)."""
         pointer = self._lib.llama_get_logits_ith(self._ctx, -1)
-        row = np.ctypeslib.as_array(
+        row = np.ctypeslib.as_array(  # llama.cpp's own buffer, not copied
             ctypes.cast(pointer, ctypes.POINTER(ctypes.c_float)), shape=(self._n_vocab,)
-        ).astype(np.float64)
-        peak = row.max()
-        normaliser = peak + np.log(np.exp(row - peak).sum())
+        )
+        peak = float(row.max())
+        normaliser = peak + float(np.log(np.exp(row - peak).sum(dtype=np.float64)))
         entry = self._entry(token, float(row[token] - normaliser))
         top: list[dict[str, Any]] = []
         if self._top:

@@ -128,6 +128,25 @@ def test_an_idle_model_leaves_after_its_time_to_live(pool: ModelPool) -> None:
     assert names(pool) == set()
 
 
+def test_the_time_to_live_counts_from_the_end_of_a_long_reply(pool: ModelPool) -> None:
+    clock: Any = pool._clock
+    busy = pool.acquire(pool.find(STARTER))
+    long = busy.client.chat(busy.spec, [{"role": "user", "content": "A story."}], LONG)
+    pool.release(busy)
+    next(e for e in long.events(timeout=120) if e["type"] == "delta")
+    clock.now += 301
+    pool.sweep()
+    assert names(pool) == {STARTER}, "generating for longer than its time to live"
+    long.cancel()
+    assert long.wait(60) is not None
+    clock.now += 1
+    pool.sweep()
+    assert names(pool) == {STARTER}, "idle for one second only"
+    clock.now += 300
+    pool.sweep()
+    assert names(pool) == set()
+
+
 def test_over_http_the_request_names_the_model(
     library: Core, pool: ModelPool, stack: ExitStack
 ) -> None:
@@ -158,6 +177,12 @@ def test_over_http_the_request_names_the_model(
     assert all(m.size and m.size > 50_000_000 for m in running.values()), "measured memory"
     health: dict[str, Any] = httpx.get(f"{base}/health").json()
     assert set(health["loaded"]) == {"alpha.Q4_1", "beta.Q4_1"}
+    # `ollama stop`: keep_alive 0 and nothing to generate unloads, and loads nothing.
+    stopped = local.chat(model="alpha:q4_1", messages=[], keep_alive=0)
+    assert stopped.done_reason == "unload"
+    assert names(pool) == {"beta.Q4_1"}
+    local.generate(model=STARTER, prompt="", keep_alive=0)
+    assert names(pool) == {"beta.Q4_1"}, "a model that was not loaded is not loaded to stop it"
 
 
 @pytest.fixture

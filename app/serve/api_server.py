@@ -55,7 +55,7 @@ from app.serve.model_pool import LoadFailed, UnknownModel
 from app.serve.openai_chat import ChatCompletion, ChatRequest, refused_by_engine
 from app.serve.openai_completions import CompletionRequest, TextCompletion
 from app.serve.openai_responses import ModelResponse, ResponsesRequest
-from app.serve.served_models import Served, ServedModels, SingleModel
+from app.serve.served_models import Served, ServedModels, SingleModel, answered
 from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase
@@ -258,7 +258,8 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
         served = await take(request, body.model)
         if not isinstance(served, Served):
             return served
-        try:
+
+        async def produce() -> Any:
             refusal = body.refusal(served.spec)
             if refusal:
                 return refuse(400, refusal, "invalid_request_error")
@@ -267,8 +268,8 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
             if body.stream:
                 return await reply.streamed(request, refuse)
             return await reply.whole(request, refuse)
-        finally:
-            served.release()
+
+        return await answered(served, produce)
 
     @app.post("/v1/completions")
     async def completions(body: CompletionRequest, request: Request) -> Any:
@@ -276,15 +277,16 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
         served = await take(request, body.model)
         if not isinstance(served, Served):
             return served
-        try:
+
+        async def produce() -> Any:
             refusal = body.refusal(served.spec)
             if refusal:
                 return refuse(400, refusal, "invalid_request_error")
             params = body.params(served.defaults)
             reply = TextCompletion(served.client, served.spec, body, params, served.name)
             return await reply.answer(request, refuse)
-        finally:
-            served.release()
+
+        return await answered(served, produce)
 
     @app.post("/v1/embeddings")
     async def embeddings(body: EmbeddingRequest, request: Request) -> Any:
@@ -316,15 +318,16 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
         served = await take(request, body.model)
         if not isinstance(served, Served):
             return served
-        try:
+
+        async def produce() -> Any:
             refusal = chat.refusal(served.spec)
             if refusal:
                 return refuse(400, refusal, "invalid_request_error")
             params = chat.params(served.defaults)
             reply = ModelResponse(served.client, served.spec, chat, params, served.name)
             return await reply.answer(request, refuse)
-        finally:
-            served.release()
+
+        return await answered(served, produce)
 
     @app.post("/v1/messages")
     async def messages(body: MessagesRequest, request: Request) -> Any:
@@ -332,14 +335,15 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
         served = await take(request, body.model)
         if not isinstance(served, Served):
             return served
-        try:
+
+        async def produce() -> Any:
             refusal = body.refusal(served.spec)
             if refusal:
                 return anthropic_messages.error(400, refusal)
             reply = MessagesReply(served.client, served.spec, body)
             return await reply.answer(request, served.defaults)
-        finally:
-            served.release()
+
+        return await answered(served, produce)
 
     @app.post("/v1/messages/count_tokens")
     async def count_tokens(body: CountRequest, request: Request) -> Any:

@@ -88,15 +88,18 @@ class Resident:
         return self.reserved > 0 or self.client.busy
 
     def memory(self) -> int:
+        """The larger of the measured and the estimated memory: a model's weights are
+        mapped from its file and count in the measure only once they were read, and the
+        measure does not see a GPU's memory."""
         measured = self.client.worker_memory()
         if measured:
             self.measured_bytes = measured
-        return self.measured_bytes or self.offered.estimate_bytes
+        return max(self.measured_bytes, self.offered.estimate_bytes)
 
-    def expires_at(self) -> float:
-        """When it will be unloaded if no request comes (a ``time.time()`` stamp)."""
-        idle_for = time.monotonic() - self.last_used
-        return time.time() + max(self.keep_alive_s - idle_for, 0.0)
+    def expires_at(self, now: float) -> float:
+        """When it will be unloaded if no request comes (a ``time.time()`` stamp), from
+        ``now`` on the pool's clock."""
+        return time.time() + max(self.keep_alive_s - (now - self.last_used), 0.0)
 
 
 class ModelPool:
@@ -119,6 +122,9 @@ class ModelPool:
         self._stop = threading.Event()
         self._sweeper = threading.Thread(target=self._sweep_forever, name="pool-ttl", daemon=True)
         self._sweeper.start()
+
+    def now(self) -> float:
+        return self._clock()
 
     # -- names -----------------------------------------------------------------------
     def offered(self) -> list[Offered]:
@@ -143,24 +149,37 @@ class ModelPool:
         )
 
     # -- residency -------------------------------------------------------------------
-    def acquire(self, offered: Offered, keep_alive_s: float | None = None) -> Resident:
-        """The model loaded and reserved for one request (``release`` it once the
-        request's job is sent).  Blocks while it loads."""
+    def reserve_loaded(
+        self, offered: Offered, keep_alive_s: float | None = None
+    ) -> Resident | None:
+        """The model reserved for one request if it is loaded (never blocks), else None."""
         keep = self.keep_alive_s if keep_alive_s is None else keep_alive_s
         with self._lock:
             resident = self._resident.get(offered.name)
-            if resident is not None and not resident.client.dead:
+            if resident is None:
+                return None
+            if resident.client.dead and not resident.busy:
+                del self._resident[offered.name]  # its worker ended: load it again
+                dead = resident
+            else:
                 resident.reserved += 1
                 resident.keep_alive_s = keep
                 resident.last_used = self._clock()
                 return resident
+        dead.client.close()
+        return None
+
+    def acquire(self, offered: Offered, keep_alive_s: float | None = None) -> Resident:
+        """The model loaded and reserved for one request (``release`` it once the
+        request's job is sent).  Blocks while it loads."""
+        keep = self.keep_alive_s if keep_alive_s is None else keep_alive_s
+        resident = self.reserve_loaded(offered, keep)
+        if resident is not None:
+            return resident
         with self._loading:
-            with self._lock:  # loaded while this request waited for the lock?
-                resident = self._resident.get(offered.name)
-                if resident is not None and not resident.client.dead:
-                    resident.reserved += 1
-                    resident.keep_alive_s = keep
-                    return resident
+            resident = self.reserve_loaded(offered, keep)  # loaded while this one waited?
+            if resident is not None:
+                return resident
             self._make_room(offered)
             return self._load(offered, keep)
 
@@ -217,13 +236,20 @@ class ModelPool:
         except HearthError as exc:  # the load check's sentence (it cannot fit here…)
             raise LoadFailed(str(exc), status=400) from exc
         client = EngineClient(log_dir=self._log_dir)
-        final = client.load(spec).wait(LOAD_WAIT_S)
+        try:
+            final = client.load(spec).wait(LOAD_WAIT_S)
+        except Exception as exc:  # a worker that cannot even start (OSError…)
+            client.close()
+            raise LoadFailed(f"{offered.name} could not be loaded: {exc}") from exc
         if final is None or final.get("type") == protocol.ERROR:
             client.close()
             message = (final or {}).get("message") or "no answer from the engine"
             raise LoadFailed(f"{offered.name} could not be loaded: {message}")
         resident = Resident(offered, client, spec, keep_alive_s, self._clock(), 1, info=final)
         with self._lock:
+            if self._stop.is_set():  # the server closed while this model loaded
+                client.close()
+                raise LoadFailed("the server is stopping")
             self._resident[offered.name] = resident
         log.info("loaded %s for the API (%d resident)", offered.name, len(self._resident))
         return resident
@@ -237,6 +263,9 @@ class ModelPool:
         """Unload the idle models whose time to live is over."""
         now = self._clock()
         with self._lock:
+            for resident in self._resident.values():
+                if resident.busy:  # idle time (and recency) count from the end of its work
+                    resident.last_used = now
             expired = [
                 r
                 for r in self._resident.values()

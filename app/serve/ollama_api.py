@@ -40,7 +40,7 @@ from app.serve.openai_chat import (
 )
 from app.serve.openai_tools import MAX_TOOLS, NAME_PATTERN, ToolSpec
 from app.serve.relay import Relay, engine_status
-from app.serve.served_models import Served, ServedModels
+from app.serve.served_models import Served, ServedModels, answered
 from app.serve.tool_calls import ToolCall, ToolCallStream, parse_tool_calls
 from app.settings import highest, lowest
 from wire import protocol
@@ -317,8 +317,9 @@ def keep_alive_seconds(value: str | int | float | None) -> float | None:
     if isinstance(value, int | float):
         return float("inf") if value < 0 else float(value)
     text = value.strip().lower()
-    if text.startswith("-"):
+    if text.startswith("-") and text.strip("-0.smh"):
         return float("inf")
+    text = text.lstrip("-")
     parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)?", text)
     if not parts or "".join(n + u for n, u in parts) != text:
         raise ValueError(f"keep_alive {value!r} is not a duration such as 5m or 30s")
@@ -394,12 +395,27 @@ def register(app: FastAPI, models: ServedModels, take: Take) -> None:
             return error(400, str(exc))
         return await take(request, body.model or None, keep)
 
+    def unloading(body: _Generation, field: str) -> dict[str, Any] | None:
+        """Ollama's way to unload a model (``ollama stop``): nothing to generate and a
+        keep_alive of 0.  The model is not loaded for it."""
+        try:
+            keep = keep_alive_seconds(body.keep_alive)
+        except ValueError:
+            return None
+        if keep != 0:
+            return None
+        models.unload(body.model or None)
+        return {**_loaded(body.model, field), "done_reason": "unload"}
+
     @app.post("/api/chat")
     async def chat(body: OllamaChat, request: Request) -> Any:
+        if not body.messages and (answer := unloading(body, "message")) is not None:
+            return answer
         served = await served_for(body, request)
         if not isinstance(served, Served):
             return served
-        try:
+
+        async def produce() -> Any:
             if not body.messages:  # Ollama: an empty chat loads the model
                 return _loaded(body.model, "message")
             refusal = _refusal(body, served.spec)
@@ -410,18 +426,22 @@ def register(app: FastAPI, models: ServedModels, take: Take) -> None:
             reply = _Reply(served.client, served.spec, name, "message", body.tool_names())
             params = body.params(served.defaults)
             return await reply.answer(messages, params, body.stream, request)
-        finally:
-            served.release()
+
+        return await answered(served, produce)
 
     @app.post("/api/generate")
     async def generate(body: OllamaGenerate, request: Request) -> Any:
+        nothing = not (body.prompt or body.system or body.suffix)
+        if nothing and (answer := unloading(body, "response")) is not None:
+            return answer
         served = await served_for(body, request)
         if not isinstance(served, Served):
             return served
-        try:
+
+        async def produce() -> Any:
             return await _generate(body, served, request)
-        finally:
-            served.release()
+
+        return await answered(served, produce)
 
     @app.post("/api/embed")
     async def embed_route(body: OllamaEmbed, request: Request) -> Any:

@@ -464,6 +464,7 @@ class ChatCompletion:
                         for chunk in self._tool_call_chunks(index, calls, event):
                             yield chunk
                     elif kind == protocol.DELTA and event.get("reasoning"):
+                        pending = []  # thinking tokens: OpenAI's logprobs cover content
                         yield self.chunk(index, {"reasoning_content": event["reasoning"]})
                     elif kind == protocol.STATS:
                         usage = usage_of(event)

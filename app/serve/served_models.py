@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from fastapi.responses import StreamingResponse
+
 from app.engine_client import EngineClient
-from app.serve.model_pool import ModelPool, Offered, Resident
+from app.serve.model_pool import ModelPool, Offered, Resident, UnknownModel
 from wire.model_spec import ModelSpec
 
 
@@ -43,6 +46,11 @@ class Running:
 class ServedModels(Protocol):
     async def take(self, name: str | None, keep_alive_s: float | None = None) -> Served: ...
 
+    def unload(self, name: str | None) -> bool:
+        """Unload the named model now if it is loaded and idle (Ollama's keep_alive 0
+        with nothing to generate)."""
+        ...
+
     def listed(self) -> list[tuple[str, dict[str, Any]]]:
         """(name, facts) of every model offered; the facts hold ``path`` and ``engine``."""
         ...
@@ -67,6 +75,9 @@ class SingleModel:
     async def take(self, name: str | None, keep_alive_s: float | None = None) -> Served:
         return Served(self.name, self.client, self.spec(), self.defaults(), self.facts(), _nothing)
 
+    def unload(self, name: str | None) -> bool:
+        return False  # the window's (or --model's) one model stays
+
     def listed(self) -> list[tuple[str, dict[str, Any]]]:
         spec = self.spec()
         return [(self.name, {**self.facts(), "path": spec.path, "engine": spec.engine})]
@@ -85,37 +96,91 @@ class LibraryModels:
 
     def __init__(self, pool: ModelPool) -> None:
         self.pool = pool
+        # Loads wait here, apart from the event loop's own threads (embeddings, counts).
+        self._loads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="model-load")
 
     async def take(self, name: str | None, keep_alive_s: float | None = None) -> Served:
         offered = self.pool.find(name)  # UnknownModel: the route answers 404
-        resident = await asyncio.to_thread(self.pool.acquire, offered, keep_alive_s)
+        # A loaded model is reserved at once; a load waits in a thread of its own, so a
+        # long load never holds up requests for models already loaded.
+        resident = self.pool.reserve_loaded(offered, keep_alive_s)
+        if resident is None:
+            loading = asyncio.get_running_loop().run_in_executor(
+                self._loads, self.pool.acquire, offered, keep_alive_s
+            )
+            try:
+                resident = await asyncio.shield(loading)
+            except asyncio.CancelledError:  # the client went away during the load
+                loading.add_done_callback(self._release_when_loaded)
+                raise
+        try:
+            defaults = offered.defaults()
+        except BaseException:
+            self.pool.release(resident)
+            raise
         return Served(
             offered.name,
             resident.client,
             resident.spec,
-            offered.defaults(),
+            defaults,
             offered.facts,
             lambda: self.pool.release(resident),
         )
+
+    def _release_when_loaded(self, loading: asyncio.Future[Resident]) -> None:
+        if not loading.cancelled() and loading.exception() is None:
+            self.pool.release(loading.result())
+
+    def unload(self, name: str | None) -> bool:
+        try:
+            return self.pool.unload(self.pool.find(name).name)
+        except UnknownModel:
+            return False
 
     def listed(self) -> list[tuple[str, dict[str, Any]]]:
         return [(o.name, o.facts) for o in self.pool.offered()]
 
     def running(self) -> list[Running]:
-        return [_running(r) for r in self.pool.resident()]
+        now = self.pool.now()
+        return [_running(r, now) for r in self.pool.resident()]
 
 
-def _running(resident: Resident) -> Running:
+def _running(resident: Resident, now: float) -> Running:
     offered: Offered = resident.offered
     return Running(
         offered.name,
         offered.facts,
         resident.spec,
         resident.memory(),
-        resident.expires_at(),
+        resident.expires_at(now),
         int(resident.info.get("n_ctx") or resident.spec.n_ctx or 0),
     )
 
 
 def _nothing() -> None:
     """Releasing the one model: nothing to do."""
+
+
+async def answered(served: Served, produce: Callable[[], Awaitable[Any]]) -> Any:
+    """``produce``'s response, the model kept reserved until it is sent: a stream's until
+    its last event (so choice 2 of ``n`` does not find its model unloaded), any other
+    answer's until it is ready."""
+    try:
+        response = await produce()
+    except BaseException:
+        served.release()
+        raise
+    if not isinstance(response, StreamingResponse):
+        served.release()
+        return response
+    inner = response.body_iterator
+
+    async def body() -> AsyncIterator[Any]:
+        try:
+            async for chunk in inner:
+                yield chunk
+        finally:
+            served.release()
+
+    response.body_iterator = body()
+    return response
