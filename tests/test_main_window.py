@@ -1,7 +1,9 @@
 """The real window, the real worker, the real starter model (offscreen)."""
 
+import contextlib
 import os
 import signal
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -214,10 +216,17 @@ def test_a_full_disk_is_reported_and_the_reply_still_shows(
     window.chat.sampling_overrides = {"max_tokens": 3000, "ignore_eos": True}
     window.chat.send("A long one, please.")
     wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 10)
-    # SQLite's own limit makes the next page allocation fail with SQLITE_FULL.
+    # SQLite's own limit makes the next page allocation fail with SQLITE_FULL, and the
+    # space left in the pages there are is filled first: the reply's next save cannot fit,
+    # however few tokens it has added (a loaded machine may add only a few).
     db = window.store._db
+    db.execute("CREATE TABLE disk_filler (x BLOB)")
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages}")
+    for size in (4096, 512, 64, 8, 1):
+        with contextlib.suppress(sqlite3.OperationalError):  # "database or disk is full"
+            while True:
+                db.execute("INSERT INTO disk_filler VALUES (zeroblob(?))", (size,))
     wait_until(qtbot, lambda: "disk is full" in window.error_banner.message)
     shown = window.chat.transcript.streamed_text
     wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > len(shown) + 20)
