@@ -384,9 +384,13 @@ class LlamaCppEngine:
                 cancel.set()
             else:
                 # Drafting reads logits from rows other than the last: not with logprobs.
-                wanted = params.get("prompt_lookup", self._prompt_lookup) and not logprobs
+                wanted: Any = params.get("prompt_lookup", self._prompt_lookup)
+                if logprobs is not None:
+                    wanted = False
                 drafter = (
-                    NgramDrafter(prompt, self._decode_costs) if wanted and self._can_draft else None
+                    NgramDrafter(prompt, self._decode_costs, always=wanted == "always")
+                    if wanted and self._can_draft
+                    else None
                 )
                 finish = run_token_loop(
                     self._lib, self._ctx, self._loaded_kv(), sampler, on_token, drafter, loop

@@ -260,13 +260,18 @@ class NgramDrafter:
     seconds; the k with the best rate is drafted, none when one token at a time is faster.
     """
 
-    def __init__(self, tokens: Sequence[int], costs: DecodeCosts | None = None) -> None:
+    def __init__(
+        self, tokens: Sequence[int], costs: DecodeCosts | None = None, always: bool = False
+    ) -> None:
         self.history: list[int] = []
         self._follower: dict[tuple[int, ...], int] = {}
         self.extend(tokens)
         self.costs = costs if costs is not None else DecodeCosts()
         self.right, self.wrong = PRIOR_RIGHT, PRIOR_WRONG
         self.skipped = 0
+        # Every match drafted whatever it costs (``prompt_lookup: "always"``): tests and
+        # benchmarks that count steps, which must not depend on this machine's timings.
+        self.always = always
 
     def extend(self, tokens: Sequence[int]) -> None:
         history, follower = self.history, self._follower
@@ -281,6 +286,8 @@ class NgramDrafter:
         """Tokens guessed to follow ``last`` (which ends the history once extended), as
         many as pay for their check."""
         match = self._lookup(last)
+        if match and self.always:
+            return match
         if not match or self.costs.single <= 0:
             return []  # one token at a time first: that time is what guesses are weighed by
         count = self.worth(len(match))

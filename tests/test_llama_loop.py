@@ -33,7 +33,9 @@ def test_prompt_lookup_gives_the_same_reply_in_fewer_steps(
     client: EngineClient, spec: ModelSpec
 ) -> None:
     plain, plain_stats = reply(client, spec, QUOTE, **GREEDY, prompt_lookup=False)
-    drafted, stats = reply(client, spec, QUOTE, **GREEDY, prompt_lookup=True)
+    # "always": every match is checked, whatever this machine's timings say it costs
+    # (how much is drafted otherwise is a matter of speed, which a test does not assert).
+    drafted, stats = reply(client, spec, QUOTE, **GREEDY, prompt_lookup="always")
     assert drafted == plain, "guessed tokens must never change the reply"
     assert plain_stats["drafted_tokens"] == 0
     assert stats["accepted_draft_tokens"] > 5, stats
