@@ -47,7 +47,7 @@ from app.serve.embeddings import (
     Embedded,
     EmbeddingRequest,
     dimensions_problem,
-    embed,
+    embed_for,
     inputs_of,
     openai_reply,
 )
@@ -294,10 +294,7 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
         served = await take(request, body.model)
         if not isinstance(served, Served):
             return served
-        try:
-            done = await embed(served.client, served.spec, inputs_of(body.input))
-        finally:
-            served.release()
+        done = await embed_for(served, inputs_of(body.input))
         if not isinstance(done, Embedded):
             return refused_by_engine(done, refuse)
         problem = dimensions_problem(body, done)

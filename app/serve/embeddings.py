@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.engine_client import EngineClient
 from app.serve.openai_chat import unicode_text
+from app.serve.served_models import Served
 from wire import protocol
 from wire.model_spec import LLAMA_CPP, ModelSpec
 
@@ -72,6 +73,14 @@ async def embed(
     if result.get("type") == protocol.ERROR:
         return result
     return Embedded(vectors=result["embeddings"], prompt_tokens=int(result["prompt_tokens"]))
+
+
+async def embed_for(served: Served, texts: list[str]) -> Embedded | dict[str, Any]:
+    """``embed`` with the request's model, released once the vectors are back."""
+    try:
+        return await embed(served.client, served.spec, texts)
+    finally:
+        served.release()
 
 
 def openai_reply(body: EmbeddingRequest, done: Embedded, model_name: str) -> dict[str, Any]:

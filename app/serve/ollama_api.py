@@ -31,7 +31,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.engine_client import EngineClient
-from app.serve.embeddings import Embedded, embed, inputs_of
+from app.serve.embeddings import Embedded, embed_for, inputs_of
 from app.serve.naming import ollama_name
 from app.serve.openai_chat import (
     JSON_NEEDS_GGUF,
@@ -449,10 +449,7 @@ def register(app: FastAPI, models: ServedModels, take: Take) -> None:
         served = await take(request, body.model or None, None)
         if not isinstance(served, Served):
             return served
-        try:
-            done = await embed(served.client, served.spec, inputs_of(body.input))
-        finally:
-            served.release()
+        done = await embed_for(served, inputs_of(body.input))
         if not isinstance(done, Embedded):
             return _engine_error(done)
         return {
@@ -469,10 +466,7 @@ def register(app: FastAPI, models: ServedModels, take: Take) -> None:
         served = await take(request, body.model or None, None)
         if not isinstance(served, Served):
             return served
-        try:
-            done = await embed(served.client, served.spec, inputs_of(body.prompt))
-        finally:
-            served.release()
+        done = await embed_for(served, inputs_of(body.prompt))
         if not isinstance(done, Embedded):
             return _engine_error(done)
         return {"embedding": done.vectors[0]}
