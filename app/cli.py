@@ -285,6 +285,7 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     prompt = _stdin_text() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         raise HearthError(Phrase("The prompt is empty. Pass it as an argument or on stdin."))
+    core.learn_machine()  # the GPU, as the window would use it
     entry, spec_for = _chat_model(core, args)
     saving = args.save or args.continue_id is not None
     # Without --save the exchange lives in memory only: the same session, nothing kept.
@@ -597,6 +598,7 @@ def _server_key(args: argparse.Namespace) -> str:
 
 def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     _check_ranges(args)
+    core.learn_machine()  # the GPU, as the window would use it, and the memory budgets
     if not args.model:
         return _serve_library(core, args)
     from app.serve.api_server import ServerConfig, serve_forever
@@ -647,6 +649,7 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
         core.paths.logs_dir,
         offer.budget_bytes(),
         60.0 * float(core.settings.get("server.keep_alive_minutes")),
+        vram_budget_bytes=offer.vram_budget_bytes(),
     )
 
     def ready(url: str) -> None:

@@ -193,11 +193,21 @@ class Core:
         from app.machine.fit_service import load_refusal
 
         check_memory = bool(self.settings.get("engine.refuse_unfit"))
-        facts = self.facts or self._memory_facts
+        facts = self.machine_facts()
         refusal = load_refusal(entry, facts, spec.n_ctx or 4096, check_memory)
         if refusal:
             raise HearthError(refusal)
         return spec
+
+    def machine_facts(self) -> SystemFacts:
+        """The system check's facts, else memory and GPUs probed now (once)."""
+        return self.facts or self._memory_facts
+
+    def learn_machine(self) -> None:
+        """For commands without the window's system check: probe memory and GPUs now, so
+        that models are placed on the GPU as the window would place them."""
+        if self.facts is None:
+            self.facts = self._memory_facts
 
     @cached_property
     def _memory_facts(self) -> SystemFacts:

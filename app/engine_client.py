@@ -14,7 +14,10 @@ What it guarantees:
   request starts a fresh worker.
 * Stop is honoured promptly: ``cancel`` is sent at once (the worker reads it on a separate
   thread), and a worker that has not finished within ``cancel_grace_s`` is killed.
-* Switching to another model ends the old worker, which frees its memory for certain.
+* Switching to another model ends the old worker, which frees its memory for certain —
+  unless a ``WorkerShare`` (the window's API, ``app.serve.model_pool``) is attached: then
+  a worker that already has the new model loaded is taken from it, and the old one is
+  offered to it, so the window and the API never load one model twice.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from wire import protocol
 from wire.model_spec import BUILT_IN_RUNTIME, ModelSpec
@@ -48,6 +51,9 @@ _TERMINAL_BY_KIND: dict[str, frozenset[str]] = {
 }
 _RESULT_TERMINAL = frozenset({protocol.RESULT, protocol.ERROR})
 WORKER_LOG_LIMIT = 5 * 1024 * 1024
+# Job ids are unique across clients: a worker may move from one client to another
+# (``WorkerShare``) with jobs of its first client still running.
+_JOB_IDS = itertools.count(1)
 
 
 def worker_command() -> list[str]:
@@ -73,6 +79,7 @@ class Job:
     stats: dict[str, Any] = field(default_factory=dict)
     _finished: threading.Event = field(default_factory=threading.Event)
     _client: EngineClient | None = None
+    _worker: Worker | None = None  # where it was sent: Stop goes there
 
     @property
     def finished(self) -> bool:
@@ -126,7 +133,7 @@ class Job:
             self._client.cancel(self)
 
 
-class _Worker:
+class Worker:
     """One worker process and the thread reading its events."""
 
     def __init__(self, client: EngineClient, spec: ModelSpec | None) -> None:
@@ -184,6 +191,7 @@ class _Worker:
                 pass
             else:
                 self.jobs[job.id] = job
+                job._worker = self
                 if job.kind in (protocol.LOAD, protocol.CHAT):
                     self.sent[job.id] = message
                 try:
@@ -376,6 +384,19 @@ def _too_long_event(job: Job, size: int) -> dict[str, Any]:
     }
 
 
+class WorkerShare(Protocol):
+    """Somewhere else that keeps workers (the API's pool of models): it may lend one that
+    has a model loaded, and keep one a client no longer needs."""
+
+    def lend(self, spec: ModelSpec) -> Worker | None:
+        """An idle live worker with ``spec`` loaded, detached from its client, or None."""
+        ...
+
+    def keep(self, worker: Worker) -> bool:
+        """Take ``worker`` (live, with its model loaded) instead of its ending; False: no."""
+        ...
+
+
 class EngineClient:
     def __init__(
         self,
@@ -386,9 +407,10 @@ class EngineClient:
         self.log_dir = log_dir
         self.command = list(command) if command is not None else worker_command()
         self.cancel_grace_s = cancel_grace_s
-        self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._worker: _Worker | None = None
+        self._choosing = threading.Lock()  # one choice of worker at a time (see _worker_for)
+        self._worker: Worker | None = None
+        self.share: WorkerShare | None = None
         self._closed = False
         # A spec whose automatically chosen runtime failed -> the same without that runtime.
         self._rerouted: dict[ModelSpec, ModelSpec] = {}
@@ -406,32 +428,67 @@ class EngineClient:
             pass
         return open(path, "ab")
 
-    def worker_ended(self, worker: _Worker) -> None:
+    def worker_ended(self, worker: Worker) -> None:
         with self._lock:
             if self._worker is worker:
                 self._worker = None
 
-    def _worker_for(self, spec: ModelSpec | None) -> tuple[_Worker, bool]:
-        """The worker for ``spec``, starting one (and ending another model's) if needed."""
-        retired: _Worker | None = None
+    def _worker_for(self, spec: ModelSpec | None) -> tuple[Worker, bool]:
+        """The worker for ``spec``: this client's own, one lent by the share (with the
+        model loaded), or a new one; the one it replaces is kept by the share or ended.
+        True when the worker is new (it must be greeted)."""
+        with self._choosing:
+            with self._lock:
+                if self._closed:
+                    raise RuntimeError("the engine client is closed")
+                current = self._worker
+                if (
+                    current is not None
+                    and not current.dead
+                    and (spec is None or current.spec is None or current.spec == spec)
+                ):
+                    if spec is not None and current.spec is None:
+                        current.spec = spec
+                    return current, False
+                share = self.share
+            # The share is asked without this client's lock: it locks its own clients.
+            lent = share.lend(spec) if share is not None and spec is not None else None
+            with self._lock:
+                retired, started = self._worker, lent is None
+                worker = lent or Worker(self, spec)
+                worker.client = self
+                self._worker = worker
+            if retired is not None:
+                self._retire(retired)
+            return worker, started
+
+    def _retire(self, worker: Worker) -> None:
+        """A worker this client no longer uses: to the share if it takes it, else ended."""
+        share = self.share
+        if share is not None and not worker.dead and worker.model_loaded and share.keep(worker):
+            return
+        threading.Thread(target=worker.stop, args=(5.0,), daemon=True).start()
+
+    def take_worker(self, spec: ModelSpec) -> Worker | None:
+        """This client's worker if it is live, idle and has ``spec`` loaded, detached (the
+        client has none afterwards); else None.  For a ``WorkerShare`` lending it."""
         with self._lock:
-            if self._closed:
-                raise RuntimeError("the engine client is closed")
-            current = self._worker
-            if (
-                current is not None
-                and not current.dead
-                and (spec is None or current.spec is None or current.spec == spec)
-            ):
-                if spec is not None and current.spec is None:
-                    current.spec = spec
-                return current, False
-            retired = current
-            self._worker = _Worker(self, spec)
             worker = self._worker
-        if retired is not None:
-            threading.Thread(target=retired.stop, args=(5.0,), daemon=True).start()
-        return worker, True
+            if worker is None or worker.dead or worker.spec != spec or not worker.model_loaded:
+                return None
+            with worker.lock:
+                if any(not job.finished for job in worker.jobs.values()):
+                    return None
+            self._worker = None
+            return worker
+
+    def adopt(self, worker: Worker) -> None:
+        """Make ``worker`` (taken from another client) this client's; it must have none."""
+        with self._lock:
+            if self._worker is not None and not self._worker.dead:
+                raise RuntimeError("this engine client already has a worker")
+            worker.client = self
+            self._worker = worker
 
     @property
     def loaded_model(self) -> ModelSpec | None:
@@ -478,7 +535,7 @@ class EngineClient:
         payload: dict[str, Any],
         on_event: EventCallback | None,
     ) -> Job:
-        job = Job(next(self._ids), kind, on_event)
+        job = Job(next(_JOB_IDS), kind, on_event)
         job._client = self
         with self._lock:
             rerouted = self._rerouted.get(spec) if spec is not None else None
@@ -494,7 +551,7 @@ class EngineClient:
     ) -> None:
         worker, started = self._worker_for(spec)
         if started:
-            hello = Job(next(self._ids), protocol.HELLO, lambda e: _forward_hello_failure(e, job))
+            hello = Job(next(_JOB_IDS), protocol.HELLO, lambda e: _forward_hello_failure(e, job))
             worker.send(
                 hello,
                 {"type": protocol.HELLO, "id": hello.id, "protocol": protocol.PROTOCOL_VERSION},
@@ -510,9 +567,7 @@ class EngineClient:
                 )
         worker.send(job, {"type": kind, "id": job.id, **payload})
 
-    def retry_elsewhere(
-        self, worker: _Worker, job: Job, failed: str, event: dict[str, Any]
-    ) -> bool:
+    def retry_elsewhere(self, worker: Worker, job: Job, failed: str, event: dict[str, Any]) -> bool:
         """Send ``job`` again to a new worker that skips the runtime ``failed`` (chosen
         automatically, it could not load the model); the user gets a notice.  False when
         there is nothing to send again.  Runs on the failed worker's reader thread."""
@@ -616,7 +671,7 @@ class EngineClient:
         if job.finished or job.cancel_requested:
             return
         job.cancel_requested = True
-        worker = self._worker
+        worker = job._worker or self._worker
         if worker is None or worker.dead:
             job.deliver(
                 {"type": protocol.DONE, "id": job.id, "finish_reason": protocol.FINISH_CANCELLED}

@@ -18,14 +18,14 @@ from app.core import Core
 from app.engines import engine_for
 from app.errors import HearthError
 from app.models.library import ModelEntry
-from app.serve.model_pool import Offered
+from app.serve.model_pool import Needs, Offered
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 
 REFRESH_S = 10.0
-# Before a model is loaded and measured: its file, plus this share for the context and
-# the engine's buffers.
+# When a model's memory cannot be estimated from its metadata: its file, plus this share
+# for the context and the engine's buffers.
 ESTIMATE_OVERHEAD = 0.25
 BUDGET_SHARE_OF_FREE = 0.8
 
@@ -80,17 +80,40 @@ class LibraryOffer:
             facts=facts,
             spec=lambda: self.core.load_spec(entry, self.n_ctx),
             defaults=lambda: self.core.sampling(advice_for(entry)),
-            estimate_bytes=int(entry.size_bytes * (1 + ESTIMATE_OVERHEAD)),
+            needs=lambda: self.needs(entry),
         )
 
+    def needs(self, entry: ModelEntry) -> Needs:
+        """The memory ``entry`` will take as it is loaded here: the ``fit`` estimate (the
+        same that places its layers on the GPU), else its file and a quarter more; a
+        remote model takes nothing here but its worker, which is measured."""
+        if entry.format == "remote":
+            return Needs(0)
+        spec_context = self.n_ctx or int(self.core.settings.get("engine.context_length"))
+        try:
+            from app.machine.fit_service import estimate_entry
+
+            result = estimate_entry(entry, self.core.machine_facts(), spec_context)
+        except HearthError:
+            return Needs(int(entry.size_bytes * (1 + ESTIMATE_OVERHEAD)))
+        return Needs(result.ram_bytes, result.gpu_bytes)
+
     def budget_bytes(self) -> int:
-        """The setting, else four fifths of the memory free now."""
+        """RAM for the served models: the setting, else four fifths of the RAM free now."""
         chosen = float(self.core.settings.get("server.memory_budget_gb"))
         if chosen > 0:
             return int(chosen * 1e9)
         import psutil
 
         return int(psutil.virtual_memory().available * BUDGET_SHARE_OF_FREE)
+
+    def vram_budget_bytes(self) -> int:
+        """GPU memory for the served models: the share of the usable GPUs' free memory
+        that the fit estimates plan with (0 without a GPU)."""
+        from app.machine.fit import VRAM_SHARE
+
+        gpus = self.core.machine_facts().usable_gpus
+        return int(sum(g.vram_free_bytes or g.vram_total_bytes for g in gpus) * VRAM_SHARE)
 
 
 def advice_for(entry: ModelEntry) -> dict[str, Any]:

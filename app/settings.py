@@ -219,9 +219,11 @@ DECLARATIONS: tuple[Setting, ...] = (
         float,
         0.0,
         "API models' memory (GB)",
-        "How much memory the models that `hearth serve` keeps loaded may take together. "
-        "When a requested model does not fit, the least recently used idle one is unloaded "
-        "first. 0: four fifths of the memory free when the server starts.",
+        "How much RAM the models that the API (`hearth serve`, or Chat › Serve the API) "
+        "keeps loaded may take together, the chat's model included. When a requested model "
+        "does not fit, the least recently used idle one is unloaded first. 0: four fifths "
+        "of the memory free when the server starts. GPU memory is budgeted from the GPUs' "
+        "free memory.",
         minimum=0.0,
         maximum=65536.0,
         advanced=True,

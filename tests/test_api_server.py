@@ -404,6 +404,7 @@ def test_health_and_one_model_by_its_id(served: tuple[int, Path], client: OpenAI
     port, _log = served
     name = "SmolLM2-135M-Instruct.Q4_1"
     assert client.models.retrieve(name).id == name
+    assert client.models.retrieve("smollm2-135m-instruct:q4_1").id == name, "Ollama's name"
     with pytest.raises(NotFoundError) as missing:
         client.models.retrieve("gpt-4o")
     assert name in str(missing.value), "the server says what it has"

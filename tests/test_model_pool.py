@@ -16,6 +16,7 @@ import pytest
 from openai import NotFoundError, OpenAI
 
 from app.core import Core
+from app.engine_client import EngineClient
 from app.library_offer import LibraryOffer
 from app.serve.api_server import ApiServer, ServerConfig, build_app_for
 from app.serve.model_pool import LoadFailed, ModelPool
@@ -189,3 +190,42 @@ def test_over_http_the_request_names_the_model(
 def stack() -> Iterator[ExitStack]:
     with ExitStack() as opened:
         yield opened
+
+
+def test_the_window_and_the_api_share_their_workers(library: Core, pool: ModelPool) -> None:
+    """The window's client takes a model the API already loaded instead of loading it
+    twice; a request for the window's model runs on the window's worker; the model the
+    window leaves stays loaded for the API; the window's model counts in the budget but
+    is never unloaded to make room."""
+    window = EngineClient(log_dir=library.paths.logs_dir)
+    try:
+        pool.share_with(window)
+        starter = next(r for r in pool.resident() if r.offered.name == STARTER)
+        api_pid = starter.client.worker_pid  # the fixture loaded it to measure it
+        assert window.load(starter.spec).wait(300)["type"] == "loaded"  # type: ignore[index]
+        assert window.worker_pid == api_pid, "taken from the API, not loaded again"
+        assert [(r.offered.name, r.hosted) for r in pool.resident()] == [(STARTER, True)]
+        use(pool, STARTER)
+        served = pool.acquire(pool.find(STARTER))
+        pool.release(served)
+        assert served.client is window, "the API's requests run on the window's worker"
+        assert window.worker_pid == api_pid
+        use(pool, "alpha.Q4_1")
+        use(pool, "beta.Q4_1")  # the budget holds two: alpha goes, the window's model stays
+        assert [(r.offered.name, r.hosted) for r in pool.resident()] == [
+            (STARTER, True),
+            ("beta.Q4_1", False),
+        ]
+        beta = pool.resident()[1]
+        beta_pid = beta.client.worker_pid
+        assert window.load(beta.spec).wait(300)["type"] == "loaded"  # type: ignore[index]
+        assert window.worker_pid == beta_pid
+        kept = {r.offered.name: r for r in pool.resident()}
+        assert kept["beta.Q4_1"].hosted and not kept[STARTER].hosted
+        assert kept[STARTER].client.worker_pid == api_pid, "the starter stays for the API"
+        use(pool, STARTER)
+        assert kept[STARTER].client.worker_pid == api_pid
+        pool.close()
+        assert window.worker_pid == beta_pid and window.share is None, "the window keeps its own"
+    finally:
+        window.close()

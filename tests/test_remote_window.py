@@ -1,19 +1,24 @@
 """Server endpoints and the local API switch in the real window."""
 
 import json
+import os
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 from openai import OpenAI
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.chat import store as st
 from app.core import Core
 from tests.conftest import free_port
 from tests.gui_helpers import open_window, wait_until
+from ui.loaded_models import LoadedModelsDialog
 from ui.models.endpoint_dialog import EndpointDialog
 
 pytestmark = pytest.mark.slow
@@ -101,17 +106,29 @@ def test_reasoning_is_shown_apart_from_the_answer(qtbot: QtBot, core: Core, thin
     assert saved.content == "It is 4."  # the answer, without the thinking
 
 
-def test_the_api_switch_serves_the_window_model(qtbot: QtBot, core: Core) -> None:
+def test_the_api_switch_serves_the_library_beside_the_chat(
+    qtbot: QtBot, core: Core, starter: Path
+) -> None:
+    """The window's model answers the API on the window's own worker while the window
+    chats; another model of the library is loaded beside it, is listed in Loaded models
+    with its memory, and Unload there ends it."""
+    core.models_dir.mkdir(parents=True, exist_ok=True)
+    os.link(starter, core.models_dir / "second.Q4_1.gguf")
     window = open_window(qtbot, core)
+    window_pid = window.client.worker_pid
     port = free_port()
     window.set_api_server(True, port=port)
     assert window.api.running and window.serve_action.isChecked()
     client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+    chosen = window.chat.model_bar.model
+    assert chosen is not None
     answers: list[str] = []
     thread = threading.Thread(
         target=lambda: answers.append(
             client.chat.completions.create(
-                model="x", messages=[{"role": "user", "content": "Say hi."}], max_tokens=8
+                model=chosen.name,
+                messages=[{"role": "user", "content": "Say hi."}],
+                max_tokens=8,
             )
             .choices[0]
             .message.content
@@ -125,5 +142,24 @@ def test_the_api_switch_serves_the_window_model(qtbot: QtBot, core: Core) -> Non
     wait_until(qtbot, lambda: not thread.is_alive(), 300_000)
     assert answers and answers[0].strip()
     assert window.chat.transcript.streamed_text.strip()
+    assert window.client.worker_pid == window_pid, "one worker for the chat and the API"
+    second = client.chat.completions.create(
+        model="second.Q4_1", messages=[{"role": "user", "content": "Hi"}], max_tokens=2
+    )
+    assert second.model == "second.Q4_1"
+    window.show_loaded_models()
+    dialog = window.findChild(LoadedModelsDialog)
+    assert dialog is not None
+    table = dialog.table
+    rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}  # type: ignore[union-attr]
+    assert set(rows) == {chosen.name, "second.Q4_1"}
+    assert table.item(rows[chosen.name], 1).text() == "Chat and API"  # type: ignore[union-attr]
+    assert table.item(rows["second.Q4_1"], 2).text().endswith("GB")  # type: ignore[union-attr]
+    unload = table.cellWidget(rows["second.Q4_1"], 4)
+    assert isinstance(unload, QPushButton)
+    qtbot.mouseClick(unload, Qt.MouseButton.LeftButton)
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == [chosen.name]  # type: ignore[union-attr]
+    assert window.client.worker_pid == window_pid, "the chat's model stays"
+    dialog.close()
     window.set_api_server(False)
     assert window.api.server is None and not window.serve_action.isChecked()

@@ -1,13 +1,19 @@
-"""The window's switch for Hearth's local OpenAI-compatible API (Chat › Serve the API).
+"""The window's switch for Hearth's local API (Chat › Serve the API), and what the window
+knows of the models loaded for it (Chat › Loaded models).
 
-The server shares the window's engine client and worker, whose queue keeps a request from
-an editor and a chat in the window from ever mixing; it serves the model chosen in the
-window at the time of each request.
+The server offers the whole library, as ``hearth serve`` does, and shares workers with
+the window (``ModelPool.share_with``): a request for the window's model runs on the
+window's own worker, whose queue keeps an editor's request and a chat here from ever
+mixing; another model is loaded for the API beside it, under the memory budget; choosing
+that model here takes its worker instead of loading it again.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject
@@ -16,6 +22,7 @@ from PySide6.QtWidgets import QStatusBar
 from app.core import Core
 from app.engine_client import EngineClient
 from ui.chat.model_bar import ModelBar
+from ui.loaded_models import LoadedModel
 
 
 class ApiSwitch(QObject):
@@ -31,42 +38,108 @@ class ApiSwitch(QObject):
         self.core, self.client, self.models = core, client, models
         self.status, self.report = status, report
         self.server: Any = None
+        self.pool: Any = None  # app.serve.model_pool.ModelPool while the API runs
 
     @property
     def running(self) -> bool:
         return self.server is not None
 
     def set(self, on: bool, port: int = 8765) -> None:
-        """Start (for the chosen model) or stop the API; problems are reported."""
+        """Start (for the whole library) or stop the API; problems are reported."""
         if not on:
-            if self.server is not None:
-                self.server.stop()
-                self.server = None
-                self.status.showMessage(self.tr("API stopped"), 3000)
+            self._stop()
             return
         if self.server is not None:
             return
-        from app.serve.api_server import ApiServer, ServerConfig, build_app  # FastAPI: ~0.5 s
+        # FastAPI and the library's offer: about half a second, once.
+        from app.errors import HearthError
+        from app.library_offer import LibraryOffer
+        from app.serve.api_server import ApiServer, ServerConfig, build_app_for
+        from app.serve.model_pool import ModelPool
+        from app.serve.served_models import LibraryModels
 
-        model = self.models.model
-        if model is None:
-            self.models.show_error(self.tr("Choose a model first, then start the API."))
+        offer = LibraryOffer(self.core, None)
+        try:
+            default = offer.first()
+        except HearthError as exc:
+            self.report(exc, self.tr("starting the API"))
             return
-        config = ServerConfig(port=port, model_name=model.name, model_facts=model.as_json())
-        core, models = self.core, self.models
-        app = build_app(
-            self.client,
-            lambda: core.model_spec(models.model or model),
-            config,
-            lambda: core.sampling(models.advice()),
+        chosen = self.models.model
+        config = ServerConfig(port=port, model_name=chosen.name if chosen else default.name)
+        pool = ModelPool(
+            offer.offered,
+            self.core.paths.logs_dir,
+            offer.budget_bytes(),
+            60.0 * float(self.core.settings.get("server.keep_alive_minutes")),
+            vram_budget_bytes=offer.vram_budget_bytes(),
         )
-        server = ApiServer(app, config)
+        pool.share_with(self.client)
+        server = ApiServer(build_app_for(LibraryModels(pool), config), config)
         try:
             server.start()
         except Exception as exc:  # noqa: BLE001 - shown to the user
+            pool.close()
             self.report(exc, self.tr("starting the API"))
             return
-        self.server = server
+        self.server, self.pool = server, pool
         self.status.showMessage(
-            self.tr("API serving {0} at http://127.0.0.1:{1}/v1").format(model.name, port)
+            self.tr("API serving the library at http://127.0.0.1:{0}/v1, {1} by default").format(
+                port, config.model_name
+            )
         )
+
+    def _stop(self) -> None:
+        if self.server is None:
+            return
+        self.server.stop()
+        self.pool.close()  # the API's own models; the window keeps its model
+        self.server = self.pool = None
+        self.status.showMessage(self.tr("API stopped"), 3000)
+
+    # -- the loaded models ---------------------------------------------------------------
+    def loaded(self) -> list[LoadedModel]:
+        """The window's model (when loaded), then those loaded for the API."""
+        listing: list[LoadedModel] = []
+        spec = self.client.loaded_model
+        hosted = self.pool.hosted() if self.pool is not None else None
+        if spec is not None:
+            chosen = self.models.model
+            name = chosen.name if chosen and str(chosen.path) == spec.path else Path(spec.path).name
+            listing.append(
+                LoadedModel(
+                    name,
+                    self.tr("Chat and API") if self.running else self.tr("Chat"),
+                    self.client.worker_memory(),
+                    hosted.gpu_memory() if hosted is not None else 0,
+                    None,
+                    self.client.busy,
+                    self._unload_window_model,
+                )
+            )
+        if self.pool is None:
+            return listing
+        now, pool = self.pool.now(), self.pool
+        for resident in pool.resident():
+            if resident.hosted:
+                continue
+            name = resident.offered.name
+            listing.append(
+                LoadedModel(
+                    name,
+                    self.tr("API"),
+                    resident.memory(),
+                    resident.gpu_memory(),
+                    max(resident.expires_at(now) - time.time(), 0.0),
+                    resident.busy,
+                    partial(pool.unload, name),
+                )
+            )
+        return listing
+
+    def _unload_window_model(self) -> bool:
+        """End the window's worker when it is idle; the next message loads it again."""
+        if self.client.busy:
+            return False
+        self.client.unload()
+        self.models.engine_stopped()
+        return True

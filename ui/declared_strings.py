@@ -35,7 +35,7 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Settings', 'ModelScope address'),
     QT_TRANSLATE_NOOP('Settings', 'Where Hearth finds ModelScope models. Empty: $MODELSCOPE_ENDPOINT, else https://www.modelscope.cn.'),
     QT_TRANSLATE_NOOP('Settings', "API models' memory (GB)"),
-    QT_TRANSLATE_NOOP('Settings', 'How much memory the models that `hearth serve` keeps loaded may take together. When a requested model does not fit, the least recently used idle one is unloaded first. 0: four fifths of the memory free when the server starts.'),
+    QT_TRANSLATE_NOOP('Settings', "How much RAM the models that the API (`hearth serve`, or Chat › Serve the API) keeps loaded may take together, the chat's model included. When a requested model does not fit, the least recently used idle one is unloaded first. 0: four fifths of the memory free when the server starts. GPU memory is budgeted from the GPUs' free memory."),
     QT_TRANSLATE_NOOP('Settings', 'Keep idle API models loaded (minutes)'),
     QT_TRANSLATE_NOOP('Settings', "A model that `hearth serve` loaded for a request is unloaded after this long without requests (a request may ask for another time, as Ollama's keep_alive does). 0: unload as soon as a request is answered."),
     QT_TRANSLATE_NOOP('Settings', 'Downloads at once'),

@@ -221,6 +221,7 @@ class MainWindow(QMainWindow):
             lambda on: self.set_api_server(bool(on)),
         )
         self.serve_action.setCheckable(True)
+        action(chat_menu, self.tr("&Loaded models…"), "Ctrl+Shift+L", self.show_loaded_models)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
         action(help_menu, self.tr("&About Hearth"), None, self.show_about)
 
@@ -230,6 +231,19 @@ class MainWindow(QMainWindow):
         from ui.models.token_dialog import ask_token
 
         return ask_token(self, source, self.report)
+
+    def show_loaded_models(self) -> None:
+        """The models loaded now (the chat's and the API's), their memory, and Unload."""
+        from ui.loaded_models import LoadedModelsDialog
+
+        existing = self.findChild(LoadedModelsDialog)
+        if existing is not None:
+            existing.raise_()
+            existing.activateWindow()
+            return
+        dialog = LoadedModelsDialog(self.api.loaded, self)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.show()  # not modal: the chat goes on beside it
 
     def open_settings(self) -> None:
         from ui.settings_dialog import SettingsDialog
@@ -377,7 +391,8 @@ class MainWindow(QMainWindow):
 
     # -- the local API -----------------------------------------------------------------
     def set_api_server(self, on: bool, port: int = API_PORT) -> None:
-        """Start or stop the local OpenAI-compatible API for the model chosen here."""
+        """Start or stop the local API (OpenAI, Ollama and Anthropic dialects) for the
+        library, sharing the chat's worker."""
         self.api.set(on, port)
         self.serve_action.setChecked(self.api.running)
 

@@ -52,6 +52,7 @@ from app.serve.embeddings import (
     openai_reply,
 )
 from app.serve.model_pool import LoadFailed, UnknownModel
+from app.serve.naming import ollama_name
 from app.serve.openai_chat import ChatCompletion, ChatRequest, refused_by_engine
 from app.serve.openai_completions import CompletionRequest, TextCompletion
 from app.serve.openai_responses import ModelResponse, ResponsesRequest
@@ -243,6 +244,8 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
     @app.get("/v1/models/{model_id:path}")
     async def one_model(model_id: str) -> Any:
         names = [name for name, _facts in models.listed()]
+        by_ollama_name = {ollama_name(name): name for name in names}
+        model_id = by_ollama_name.get(model_id.lower(), model_id)
         if model_id not in names:
             return refuse(
                 404,

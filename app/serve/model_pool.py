@@ -3,8 +3,9 @@ model, loaded on first use, unloaded when idle too long or when another needs th
 
 * A request's ``model`` names a model of the library (its name, Ollama's ``name:tag``, or
   either without the tag, any case); an unknown name is refused with the closest names.
-* Resident models stay under a memory budget (each counted by its worker's measured
-  memory once loaded, by an estimate before).  When a new one does not fit, the least
+* Resident models stay under a memory budget, RAM and GPU memory apart (each model
+  counted by the ``fit`` estimate, and in RAM by its worker's measured memory once that
+  is larger).  When a new one does not fit, the least
   recently used idle model is unloaded first; a model that is generating, or has requests
   waiting, is never unloaded.  If only busy models are in the way, the request is refused
   (503) rather than made to wait behind them blindly.
@@ -13,8 +14,14 @@ model, loaded on first use, unloaded when idle too long or when another needs th
 * Requests for one model queue in its worker, in order; requests for two resident models
   run side by side.
 
+* In the window, the pool shares workers with the chat (``share_with``): a request for
+  the window's model uses the window's own worker; when the window switches to a model
+  the pool has loaded, it takes that worker instead of loading the model again, and the
+  pool keeps the window's previous worker for the API.  The window's model is never
+  unloaded by the pool, but its memory counts in the budget.
+
 Nothing here imports the library: whoever starts the server passes the ``Offered`` models
-(``app.cli``).
+(``app.cli``, ``ui.api_switch``).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.engine_client import EngineClient
+from app.engine_client import EngineClient, Worker
 from app.errors import HearthError
 from app.serve.naming import ollama_name
 from wire import protocol
@@ -53,15 +60,28 @@ class LoadFailed(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Needs:
+    """The memory a model is expected to take once loaded: RAM and GPU memory."""
+
+    ram_bytes: int
+    vram_bytes: int = 0
+
+
+@dataclass(frozen=True)
 class Offered:
     """A model the server offers: its library name and facts, how to load it here, its
-    sampling defaults, and the memory it is expected to take before it is measured."""
+    sampling defaults, and the memory it is expected to take (``needs``: read when it is
+    about to load, since estimating reads the model's header)."""
 
     name: str
     facts: dict[str, Any]
     spec: Callable[[], ModelSpec]
     defaults: Callable[[], dict[str, Any]]
-    estimate_bytes: int
+    needs: Callable[[], Needs]
+
+    @property
+    def path(self) -> str:
+        return str(self.facts.get("path") or "")
 
     def names(self) -> set[str]:
         """Every name a request may use for it."""
@@ -81,6 +101,8 @@ class Resident:
     reserved: int = 0  # requests between choosing this model and sending their job
     measured_bytes: int = 0
     info: dict[str, Any] = field(default_factory=dict)
+    needs: Needs = field(default_factory=lambda: Needs(0))
+    hosted: bool = False  # the window's model, on the window's worker: never unloaded here
 
     @property
     def busy(self) -> bool:
@@ -94,7 +116,12 @@ class Resident:
         measured = self.client.worker_memory()
         if measured:
             self.measured_bytes = measured
-        return max(self.measured_bytes, self.offered.estimate_bytes)
+        return max(self.measured_bytes, self.needs.ram_bytes)
+
+    def gpu_memory(self) -> int:
+        """The GPU memory it is expected to take (the estimate: a worker's share of the
+        GPU is not measured)."""
+        return self.needs.vram_bytes
 
     def expires_at(self, now: float) -> float:
         """When it will be unloaded if no request comes (a ``time.time()`` stamp), from
@@ -110,15 +137,20 @@ class ModelPool:
         budget_bytes: int,
         keep_alive_s: float,
         clock: Callable[[], float] = time.monotonic,
+        vram_budget_bytes: int = 0,
     ) -> None:
         self._offered = offered
         self._log_dir = log_dir
-        self.budget_bytes = budget_bytes
+        self.budget_bytes = budget_bytes  # RAM
+        self.vram_budget_bytes = vram_budget_bytes  # GPU memory; 0: none to budget
         self.keep_alive_s = keep_alive_s
         self._clock = clock
         self._lock = threading.Lock()  # the resident table
         self._loading = threading.Lock()  # one load (and its evictions) at a time
         self._resident: dict[str, Resident] = {}
+        self._last_offer: list[Offered] = []
+        self._host: EngineClient | None = None
+        self._hosted: Resident | None = None  # the window's model, while it is loaded
         self._stop = threading.Event()
         self._sweeper = threading.Thread(target=self._sweep_forever, name="pool-ttl", daemon=True)
         self._sweeper.start()
@@ -128,7 +160,9 @@ class ModelPool:
 
     # -- names -----------------------------------------------------------------------
     def offered(self) -> list[Offered]:
-        return self._offered()
+        offered = self._offered()
+        self._last_offer = offered
+        return offered
 
     def find(self, name: str | None) -> Offered:
         """The model a request names; with no name, the first offered (the default)."""
@@ -136,7 +170,8 @@ class ModelPool:
         if not offered:
             raise UnknownModel("This server has no model to offer.")
         if not name:
-            return offered[0]
+            hosted = self._hosted_offer(offered)
+            return hosted or offered[0]  # the window's model first, where there is one
         for candidate in offered:
             if name in candidate.names() or name.lower() in candidate.names():
                 return candidate
@@ -154,6 +189,12 @@ class ModelPool:
     ) -> Resident | None:
         """The model reserved for one request if it is loaded (never blocks), else None."""
         keep = self.keep_alive_s if keep_alive_s is None else keep_alive_s
+        hosted = self.hosted()
+        if hosted is not None and hosted.offered.name == offered.name:
+            with self._lock:
+                hosted.reserved += 1
+                hosted.last_used = self._clock()
+            return hosted
         with self._lock:
             resident = self._resident.get(offered.name)
             if resident is None:
@@ -180,8 +221,11 @@ class ModelPool:
             resident = self.reserve_loaded(offered, keep)  # loaded while this one waited?
             if resident is not None:
                 return resident
-            self._make_room(offered)
-            return self._load(offered, keep)
+            needs = _needs_of(offered)
+            self._make_room(offered, needs)
+            resident = self._load(offered, keep)
+            resident.needs = needs
+            return resident
 
     def release(self, resident: Resident) -> None:
         with self._lock:
@@ -189,8 +233,89 @@ class ModelPool:
             resident.last_used = self._clock()
 
     def resident(self) -> list[Resident]:
+        """The loaded models: the window's first (when shared), then the pool's own."""
+        hosted = self.hosted()
         with self._lock:
-            return [r for r in self._resident.values() if not r.client.dead]
+            own = [r for r in self._resident.values() if not r.client.dead]
+        return ([hosted] if hosted is not None else []) + own
+
+    # -- sharing with the window -------------------------------------------------------
+    def share_with(self, host: EngineClient) -> None:
+        """Share workers with ``host`` (the window's engine client) until ``close``."""
+        self._host = host
+        host.share = self
+
+    def hosted(self) -> Resident | None:
+        """The window's model as a resident, while its worker has a library model loaded."""
+        host = self._host
+        spec = host.loaded_model if host is not None else None
+        if host is None or spec is None:
+            return None
+        with self._lock:
+            current = self._hosted
+            if current is not None and current.spec == spec:
+                return current
+        offered = next((o for o in self._last_offer if o.path == spec.path), None)
+        if offered is None:
+            return None  # a model the library does not offer (removed, or not a chat model)
+        made = Resident(offered, host, spec, self.keep_alive_s, self._clock(), hosted=True)
+        made.needs = _needs_of(offered)
+        with self._lock:
+            self._hosted = made
+        return made
+
+    def _hosted_offer(self, offered: list[Offered]) -> Offered | None:
+        host = self._host
+        spec = host.loaded_model if host is not None else None
+        if spec is None:
+            return None
+        return next((o for o in offered if o.path == spec.path), None)
+
+    def lend(self, spec: ModelSpec) -> Worker | None:
+        """The window wants ``spec``: the pool's idle worker that has it loaded, if any
+        (its model leaves the pool's table: it is the window's now)."""
+        with self._lock:
+            for name, resident in list(self._resident.items()):
+                if resident.spec != spec or resident.reserved:
+                    continue
+                worker = resident.client.take_worker(spec)
+                if worker is None:
+                    return None  # generating for the API: the window loads its own copy
+                del self._resident[name]
+                break
+            else:
+                return None
+        resident.client.close()  # has no worker any more: closing only marks it closed
+        log.info("the window took %s from the API's models", resident.offered.name)
+        return worker
+
+    def keep(self, worker: Worker) -> bool:
+        """The window no longer needs ``worker``: keep its model loaded for the API (with
+        the usual time to live) when it is a library model not loaded here yet and it fits
+        the budget — or when API requests are still running on it."""
+        spec = worker.spec
+        if spec is None or self._stop.is_set():
+            return False
+        offered = next((o for o in self._last_offer if o.path == spec.path), None)
+        if offered is None:
+            return False
+        with worker.lock:
+            running = any(not job.finished for job in worker.jobs.values())
+        client = EngineClient(log_dir=self._log_dir)
+        resident = Resident(offered, client, spec, self.keep_alive_s, self._clock())
+        resident.needs = _needs_of(offered)
+        with self._lock:
+            if offered.name in self._resident:
+                return False
+            if not running:
+                others = [r for r in self._resident.values() if not r.client.dead]
+                ram = sum(r.memory() for r in others) + resident.needs.ram_bytes
+                if ram > self.budget_bytes:
+                    return False
+            client.adopt(worker)
+            self._resident[offered.name] = resident
+        log.info("kept %s loaded for the API (the window moved on)", offered.name)
+        return True
 
     def unload(self, name: str) -> bool:
         """Unload an idle model now (the window's Unload); False if busy or not loaded."""
@@ -203,32 +328,45 @@ class ModelPool:
         return True
 
     def close(self) -> None:
+        """Unload the pool's models (the window keeps its own) and stop sharing."""
         self._stop.set()
+        if self._host is not None and self._host.share is self:
+            self._host.share = None
         with self._lock:
             residents = list(self._resident.values())
             self._resident.clear()
         for resident in residents:
             resident.client.close()
 
-    def _make_room(self, offered: Offered) -> None:
+    def _make_room(self, offered: Offered, needs: Needs) -> None:
         """Unload idle models, least recently used first, until ``offered`` fits."""
         while True:
+            hosted = self.hosted()  # the window's model: counted, never unloaded here
             with self._lock:
                 live = [r for r in self._resident.values() if not r.client.dead]
-                used = sum(r.memory() for r in live)
-                if not live or used + offered.estimate_bytes <= self.budget_bytes:
+                counted = live + ([hosted] if hosted is not None else [])
+                ram = sum(r.memory() for r in counted) + needs.ram_bytes
+                vram = sum(r.gpu_memory() for r in counted) + needs.vram_bytes
+                fits_vram = not needs.vram_bytes or vram <= self.vram_budget_bytes
+                if not live or (ram <= self.budget_bytes and fits_vram):
                     return
                 idle = sorted((r for r in live if not r.busy), key=lambda r: r.last_used)
                 if not idle:
                     busy = ", ".join(r.offered.name for r in live)
                     raise LoadFailed(
                         f"{offered.name} does not fit in the server's memory budget "
-                        f"({self.budget_bytes / 1e9:.1f} GB) beside the models that are "
+                        f"({self._budget_words()}) beside the models that are "
                         f"generating ({busy}). Try again when they are done."
                     )
                 victim = idle[0]
                 del self._resident[victim.offered.name]
             self._close(victim, "room for " + offered.name)
+
+    def _budget_words(self) -> str:
+        ram = f"{self.budget_bytes / 1e9:.1f} GB"
+        if not self.vram_budget_bytes:
+            return ram
+        return f"{ram} of RAM, {self.vram_budget_bytes / 1e9:.1f} GB of GPU memory"
 
     def _load(self, offered: Offered, keep_alive_s: float) -> Resident:
         try:
@@ -282,3 +420,13 @@ class ModelPool:
                 self.sweep()
             except Exception:  # the sweeper must outlive one failure
                 log.exception("unloading idle models failed")
+
+
+def _needs_of(offered: Offered) -> Needs:
+    """``offered.needs()``, or nothing known when estimating fails (logged): the measured
+    memory then counts alone once it is loaded."""
+    try:
+        return offered.needs()
+    except Exception:
+        log.warning("could not estimate the memory of %s", offered.name, exc_info=True)
+        return Needs(0)

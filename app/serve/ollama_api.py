@@ -381,7 +381,7 @@ def register(app: FastAPI, models: ServedModels, take: Take) -> None:
                 {
                     **model.listed(),
                     "size": running.memory_bytes or model.size(),
-                    "size_vram": 0,
+                    "size_vram": running.vram_bytes,
                     "context_length": running.context_length,
                     "expires_at": _iso(min(running.expires_at, 1e10)),
                 }

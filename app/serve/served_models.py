@@ -38,9 +38,10 @@ class Running:
     name: str
     facts: dict[str, Any]
     spec: ModelSpec
-    memory_bytes: int
+    memory_bytes: int  # RAM and GPU memory together, as Ollama's ``size``
     expires_at: float  # a time.time() stamp
     context_length: int
+    vram_bytes: int = 0
 
 
 class ServedModels(Protocol):
@@ -147,13 +148,16 @@ class LibraryModels:
 
 def _running(resident: Resident, now: float) -> Running:
     offered: Offered = resident.offered
+    vram = resident.gpu_memory()
+    forever = time.time() + 10 * 365 * 86400  # the window's model stays while it is chosen
     return Running(
         offered.name,
         offered.facts,
         resident.spec,
-        resident.memory(),
-        resident.expires_at(now),
+        resident.memory() + vram,
+        forever if resident.hosted else resident.expires_at(now),
         int(resident.info.get("n_ctx") or resident.spec.n_ctx or 0),
+        vram,
     )
 
 

@@ -4,20 +4,28 @@
 <context>
     <name>ApiSwitch</name>
     <message>
+        <source>API serving the library at http://127.0.0.1:{0}/v1, {1} by default</source>
+        <translation>API 正在提供模型库：http://127.0.0.1:{0}/v1，默认模型 {1}</translation>
+    </message>
+    <message>
         <source>API stopped</source>
         <translation>API 已停止</translation>
     </message>
     <message>
-        <source>Choose a model first, then start the API.</source>
-        <translation>请先选择模型，再启动 API。</translation>
+        <source>Chat and API</source>
+        <translation>聊天和 API</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
     </message>
     <message>
         <source>starting the API</source>
         <translation>启动 API</translation>
-    </message>
-    <message>
-        <source>API serving {0} at http://127.0.0.1:{1}/v1</source>
-        <translation>API 正在 http://127.0.0.1:{1}/v1 提供 {0}</translation>
     </message>
 </context>
 <context>
@@ -506,6 +514,73 @@
     </message>
 </context>
 <context>
+    <name>LoadedModelsDialog</name>
+    <message>
+        <source>Loaded models</source>
+        <translation>已加载的模型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Used by</source>
+        <translation>使用者</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Unloads</source>
+        <translation>卸载时间</translation>
+    </message>
+    <message>
+        <source>Models loaded for the API leave after the time set in Settings without requests, or sooner when another needs their memory. Memory is measured; GPU memory is estimated.</source>
+        <translation>为 API 加载的模型在设置中规定的时间内没有请求后会被卸载；当其他模型需要内存时会更早卸载。内存为实测值，显存为估计值。</translation>
+    </message>
+    <message>
+        <source>Unload</source>
+        <translation>卸载</translation>
+    </message>
+    <message>
+        <source>Unload {0}</source>
+        <translation>卸载 {0}</translation>
+    </message>
+    <message>
+        <source>It is answering; unload it when it is done.</source>
+        <translation>它正在回答，请在完成后再卸载。</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>没有加载模型。</translation>
+    </message>
+    <message>
+        <source>One model loaded, {0}.</source>
+        <translation>已加载 1 个模型，{0}。</translation>
+    </message>
+    <message>
+        <source>{0} models loaded, {1} in all.</source>
+        <translation>已加载 {0} 个模型，共 {1}。</translation>
+    </message>
+    <message>
+        <source>answering</source>
+        <translation>正在回答</translation>
+    </message>
+    <message>
+        <source>while chosen</source>
+        <translation>选中期间保留</translation>
+    </message>
+    <message>
+        <source>in {0}:{1:02d}</source>
+        <translation>{0}:{1:02d} 后</translation>
+    </message>
+    <message>
+        <source>{0} is answering a request; unload it when it is done.</source>
+        <translation>{0} 正在回答请求，请在完成后再卸载。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Hearth</source>
@@ -606,6 +681,10 @@
     <message>
         <source>Serve the &amp;API on 127.0.0.1:8765</source>
         <translation>在 127.0.0.1:8765 提供 &amp;API 服务</translation>
+    </message>
+    <message>
+        <source>&amp;Loaded models…</source>
+        <translation>已加载的模型(&amp;L)…</translation>
     </message>
     <message>
         <source>&amp;Help</source>
@@ -2121,8 +2200,8 @@
         <translation>API 模型内存（GB）</translation>
     </message>
     <message>
-        <source>How much memory the models that `hearth serve` keeps loaded may take together. When a requested model does not fit, the least recently used idle one is unloaded first. 0: four fifths of the memory free when the server starts.</source>
-        <translation>`hearth serve` 保持加载的模型总共可以占用多少内存。请求的模型放不下时，先卸载最久未使用的空闲模型。0：服务器启动时空闲内存的五分之四。</translation>
+        <source>How much RAM the models that the API (`hearth serve`, or Chat › Serve the API) keeps loaded may take together, the chat&apos;s model included. When a requested model does not fit, the least recently used idle one is unloaded first. 0: four fifths of the memory free when the server starts. GPU memory is budgeted from the GPUs&apos; free memory.</source>
+        <translation>API（`hearth serve` 或 聊天 › 提供 API）保持加载的模型合计可占用的内存，包括聊天正在使用的模型。请求的模型放不下时，先卸载最久未使用的空闲模型。0：服务器启动时空闲内存的五分之四。显存按各 GPU 的空闲显存计算。</translation>
     </message>
     <message>
         <source>Keep idle API models loaded (minutes)</source>
