@@ -127,6 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     models_commands = models.add_subparsers(dest="models_command", metavar="ACTION")
     listing = models_commands.add_parser("list", parents=[common], help="list models")
     listing.add_argument("--json", action="store_true", help="print a JSON list")
+    catalog = models_commands.add_parser(
+        "catalog",
+        parents=[common],
+        help="Hearth's recommended models, best first for this machine",
+    )
+    catalog.add_argument("--json", action="store_true", help="print a JSON list")
     remove = models_commands.add_parser(
         "rm", parents=[common], help="delete a model Hearth downloaded (asks first)"
     )
@@ -191,7 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Download (resumable, verified) from a repository. Without --file, Hearth "
         "picks the usual quantization (Q4_K_M) or the whole checkpoint.",
     )
-    pull.add_argument("repo", help="repository id, e.g. bartowski/Qwen2.5-1.5B-Instruct-GGUF")
+    pull.add_argument(
+        "repo",
+        help="repository id (e.g. bartowski/Qwen2.5-1.5B-Instruct-GGUF) or a name from "
+        "'hearth models catalog' (e.g. qwen3-4b)",
+    )
     pull.add_argument(
         "--file",
         "-f",
@@ -201,8 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     pull.add_argument(
         "--source",
         choices=("hf", "modelscope"),
-        default="hf",
-        help="where to download from (default: hf)",
+        default=None,
+        help="where to download from (default: hf for a repository; for a catalogue name, "
+        "modelscope on a Chinese locale, else hf)",
     )
 
     bench = commands.add_parser(
@@ -507,6 +518,29 @@ def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -
     return EXIT_OK
 
 
+def cmd_models_catalog(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """``hearth models catalog``: the curated models, best first for this machine, with
+    the fit verdict; ``hearth pull NAME`` fetches one."""
+    from app.hub.catalog import ranked
+
+    core.learn_machine()
+    context = int(core.settings.get("engine.context_length"))
+    listing = ranked(core.machine_facts(), context)
+    if getattr(args, "json", False):
+        out.write(json.dumps([r.to_json() for r in listing], indent=2) + "\n")
+        return EXIT_OK
+    width = max(len(r.entry.name) for r in listing)
+    for item in listing:
+        entry, fit = item.entry, item.estimate
+        speed = f", ~{fit.tokens_per_s:.0f} tok/s" if fit.tokens_per_s else ""
+        out.write(
+            f"{entry.name:<{width}}  {entry.size_bytes / 1e9:5.1f} GB  {entry.purpose:<12} "
+            f"{fit.verdict_text}{speed}\n"
+        )
+    out.write("\nDownload one with: hearth pull NAME\n")
+    return EXIT_OK
+
+
 def cmd_models_rm(core: Core, args: argparse.Namespace) -> int:
     from app.errors import HearthError
     from app.hub.library_actions import delete_model
@@ -679,6 +713,8 @@ def run_command(core: Core, args: argparse.Namespace) -> int:
         return cmd_chat(core, args)
     if args.command == "models" and args.models_command == "rm":
         return cmd_models_rm(core, args)
+    if args.command == "models" and args.models_command == "catalog":
+        return cmd_models_catalog(core, args)
     if args.command == "models":
         return cmd_models(core, args)
     if args.command == "pull":

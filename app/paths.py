@@ -9,6 +9,7 @@ conventional place is used (platformdirs).
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,15 @@ import platformdirs
 
 APP_NAME = "Hearth"
 DATA_DIR_ENV = "HEARTH_DATA_DIR"
+
+
+def resources_dir() -> Path:
+    """Hearth's bundled resources (icons, translations, the model catalogue), in a source
+    tree or a frozen bundle."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        return Path(bundle) / "resources"
+    return Path(__file__).resolve().parent.parent / "resources"
 
 
 def default_data_dir() -> Path:

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from app.paths import resources_dir
 
-def resources_dir() -> Path:
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle:
-        return Path(bundle) / "resources"
-    return Path(__file__).resolve().parent.parent / "resources"
+__all__ = ["app_icon_path", "resources_dir"]
 
 
 def app_icon_path() -> Path | None:

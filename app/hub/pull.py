@@ -4,6 +4,8 @@ Without ``--file`` Hearth picks for the user what the Models screen recommends o
 machine (``app.hub.recommend``: the best quality that fits the GPU, else Q4_K_M or the
 nearest that fits; the whole safetensors checkpoint in a transformers repository).
 ``--file`` takes a glob over file names (``*.Q8_0.gguf``) or a quantization name (``Q8_0``).
+A catalogue name (``hearth pull qwen3-4b``) fetches that entry's recommended file, from
+ModelScope first on a Chinese locale (``app.hub.catalog``).
 """
 
 from __future__ import annotations
@@ -18,10 +20,18 @@ from typing import TextIO
 from app.core import Core
 from app.errors import HearthError
 from app.hub import huggingface
+from app.hub.catalog import CatalogEntry
 from app.hub.downloads import DONE, FAILED, PAUSED, DownloadManager, PullPlan
 from app.hub.recommend import estimate_offers, recommend
 from app.hub.repo_files import Offer, RepoFile, group_files, human_duration, human_size
-from app.hub.sources import HF, MODELSCOPE, download_manager, hf_endpoint, modelscope_endpoint
+from app.hub.sources import (
+    HF,
+    MODELSCOPE,
+    SOURCES,
+    download_manager,
+    hf_endpoint,
+    modelscope_endpoint,
+)
 from app.machine.fit import Estimate
 from app.machine.hardware import SystemFacts
 from app.secrets import get_token
@@ -100,13 +110,50 @@ def _estimates(
         return {}
 
 
+def plan_catalog(core: Core, entry: CatalogEntry, source: str) -> tuple[str, str, PullPlan]:
+    """(source, repository, plan) for a catalogue entry's recommended file: from
+    ``source``, else from the other hub; the file by its name, else by its quantization
+    (a repository that renamed its files since the catalogue was written)."""
+    problems: list[str] = []
+    for where in (source, *(s for s in SOURCES if s != source)):
+        repo_id = entry.repo(where)
+        for pattern in (entry.file, entry.quantization):
+            try:
+                return where, repo_id, plan(core, repo_id, pattern, where)
+            except HearthError as exc:
+                problems.append(f"{repo_id}: {exc}")
+                if "matches" not in str(exc):
+                    break  # the repository itself failed: try the other hub
+    raise HearthError(
+        Phrase("{0} could not be found on either hub. {1}", entry.name, " ".join(problems))
+    )
+
+
 def run_pull(
-    core: Core, repo_id: str, pattern: str | None, source: str, err: TextIO = sys.stderr
+    core: Core, repo_id: str, pattern: str | None, source: str | None, err: TextIO = sys.stderr
 ) -> int:
+    """``hearth pull REPO`` or ``hearth pull CATALOG_NAME``."""
+    from app.hub.catalog import find, preferred_source
     from app.machine.hardware import probe_system
 
-    facts = None if pattern else probe_system(core.models_dir, engines=False)
-    chosen = plan(core, repo_id, pattern, source, facts)
+    entry = find(repo_id) if "/" not in repo_id else None
+    if "/" not in repo_id and entry is None:
+        raise HearthError(
+            Phrase(
+                "{0!r} is neither a repository id (owner/name) nor a model of Hearth's "
+                "catalogue (hearth models catalog lists them).",
+                repo_id,
+            )
+        )
+    if entry is not None and not pattern:
+        language = str(core.settings.get("appearance.language"))
+        source, repo_id, chosen = plan_catalog(core, entry, source or preferred_source(language))
+    else:
+        source = source or HF
+        if entry is not None:
+            repo_id = entry.repo(source)
+        facts = None if pattern else probe_system(core.models_dir, engines=False)
+        chosen = plan(core, repo_id, pattern, source, facts)
     total = sum(f.size for f in chosen.files)
     print(
         f"Pulling {repo_id} ({chosen.label}, {len(chosen.files)} file(s), {human_size(total)}) "

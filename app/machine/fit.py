@@ -102,6 +102,7 @@ class Estimate:
     ram_bytes: int
     speed_hint: str
     notes: list[str] = field(default_factory=list)
+    tokens_per_s: float = 0.0  # the rough generation speed the hint is about (0: unknown)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -206,17 +207,19 @@ def _gpu_bandwidth(gpu: GpuFacts) -> float:
     return 300.0
 
 
-def _speed_hint(gpu_bytes: int, cpu_bytes: int, gpu_bw: float, cpu_bw: float) -> str:
+def _speed_hint(gpu_bytes: int, cpu_bytes: int, gpu_bw: float, cpu_bw: float) -> tuple[str, float]:
+    """In words, and the rough tokens per second a reply is generated at (0: unknown)."""
     seconds = gpu_bytes / (gpu_bw * 1e9) + cpu_bytes / (cpu_bw * 1e9)
     if seconds <= 0:
-        return ""
+        return "", 0.0
     rate = 0.6 / seconds  # about 60 % of the memory bandwidth is reached in practice
     word = (
         "fast"
         if rate >= 30
         else ("usable" if rate >= 8 else ("slow" if rate >= 2 else "very slow"))
     )
-    return f"{word}, roughly {rate:.0f} tokens/s" if rate >= 1 else f"{word}, under 1 token/s"
+    text = f"{word}, roughly {rate:.0f} tokens/s" if rate >= 1 else f"{word}, under 1 token/s"
+    return text, rate
 
 
 def estimate(
@@ -261,7 +264,7 @@ def estimate(
         peak_bytes: int,
         gpu_bytes: int,
         ram_bytes: int,
-        speed: str,
+        speed: tuple[str, float],
     ) -> Estimate:
         return Estimate(
             model=shape.name,
@@ -278,8 +281,9 @@ def estimate(
             n_layers=shape.n_layers,
             gpu_bytes=gpu_bytes,
             ram_bytes=ram_bytes,
-            speed_hint=speed,
+            speed_hint=speed[0],
             notes=notes,
+            tokens_per_s=round(speed[1], 1),
         )
 
     no_gpu_layers = 0 if gpus or metal else None
@@ -358,4 +362,4 @@ def estimate(
         f"It needs about {peak / 1e9:.1f} GB but about {ram_budget / 1e9:.1f} GB of memory is "
         "usable here. Choose a smaller quantization or a shorter context."
     )
-    return result(NO_FIT, "will not fit", no_gpu_layers, overhead, peak, 0, peak, "")
+    return result(NO_FIT, "will not fit", no_gpu_layers, overhead, peak, 0, peak, ("", 0.0))
