@@ -51,6 +51,10 @@ def test_a_laptop_gets_models_it_can_chat_with_at_a_comfortable_speed() -> None:
     chat = cards[0]
     assert chat.fits and chat.estimate.tokens_per_s >= 8, "a model that answers briskly"
     assert best[0].comfortable and best[-1].entry.purpose == "embedding"
+    chinese = picks(best, language="zh_CN")
+    assert chinese[0].entry.purpose == "multilingual", (
+        "a Chinese window: a Chinese-strong model first"
+    )
     big = next(r for r in best if r.entry.name == "deepseek-r1-distill-qwen-14b")
     assert best.index(big) > best.index(chat), "the 14B is not suggested before a small one"
 

@@ -108,9 +108,20 @@ def chinese() -> Iterator[None]:
     install_translations("en")
 
 
+def catalogue_words() -> set[str]:
+    """The catalogue's names, licences and repositories are data, shown as they are."""
+    from app.hub.catalog import load_catalog
+
+    words: set[str] = set()
+    for entry in load_catalog():
+        for text in (entry.title, entry.license, entry.repo_hf, entry.repo_modelscope, entry.file):
+            words |= set(re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", text))
+    return words
+
+
 def untranslated_words(text: str) -> list[str]:
     words = re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", re.sub(r"<[^>]+>|\{\d[^}]*\}", " ", text))
-    keep = {k.lower() for k in KEEP}
+    keep = {k.lower() for k in KEEP | catalogue_words()}
     # Words with digits or underscores are data (CPU features, versions, file names).
     return [w for w in words if w.lower() not in keep and not re.search(r"[0-9_]", w)]
 

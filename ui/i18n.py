@@ -20,6 +20,11 @@ log = logging.getLogger(__name__)
 
 LANGUAGES = ("en", "zh_CN")
 _installed: list[QTranslator] = []
+_current = ["en"]  # the language installed now (for data that carries its own translations)
+
+
+def current_language() -> str:
+    return _current[0]
 
 
 def translated(text: str) -> str:
@@ -50,6 +55,7 @@ def install_translations(setting: str) -> str:
     for translator in _installed:
         QCoreApplication.removeTranslator(translator)
     _installed.clear()
+    _current[0] = "en"
     if app is None or language == "en":
         return "en"
     ours = QTranslator(app)
@@ -62,4 +68,5 @@ def install_translations(setting: str) -> str:
     if qt.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
         QCoreApplication.installTranslator(qt)
         _installed.append(qt)
+    _current[0] = language
     return language

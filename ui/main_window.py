@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
@@ -126,6 +127,7 @@ class MainWindow(QMainWindow):
         bar.listed.connect(self.models_screen.show_library)
         self.system_screen = SystemScreen(self.core, self.report, self._smallest_peak)
         self.system_screen.facts_ready.connect(self._facts_ready)
+        self._build_welcome()
         self.tabs = QTabWidget()
         self.tabs.setObjectName("screens")
         self.tabs.setDocumentMode(True)
@@ -145,6 +147,81 @@ class MainWindow(QMainWindow):
         self.api = ApiSwitch(self.core, self.client, bar, self.statusBar(), self.report)
         self._build_menus()
         self.chat.composer.setFocus()
+
+    def _build_welcome(self) -> None:
+        """The empty chat's welcome and the Models screen's recommendations: one catalogue,
+        one download per model, whichever card started it."""
+        from ui.catalog_downloads import CatalogDownloads
+        from ui.chat.welcome import WelcomePanel
+
+        bar = self.chat.model_bar
+        self.catalog_downloads = CatalogDownloads(self.core, self.downloads, self)
+        self.catalog_downloads.finished.connect(self._catalog_model_downloaded)
+        self.catalog_downloads.failed.connect(self._catalog_download_failed)
+        self.welcome = WelcomePanel(self.catalog_downloads, self._in_library)
+        self.welcome.chat_requested.connect(self._chat_with_catalog_model)
+        self.welcome.models_requested.connect(
+            lambda: self.tabs.setCurrentWidget(self.models_screen)
+        )
+        self.chat.set_welcome(self.welcome)
+        from ui.models.catalog_panel import CatalogPanel
+
+        self.catalog_panel = CatalogPanel(self.catalog_downloads, self._in_library)
+        self.catalog_panel.chat_requested.connect(self._chat_with_catalog_model)
+        self.models_screen.show_catalog(self.catalog_panel)
+        bar.model_chosen.connect(
+            lambda entry: self.welcome.set_model(entry.name, entry.source == "starter")
+        )
+        bar.listed.connect(lambda _models: self.welcome.refresh())
+        self.models_screen.library_changed.connect(lambda _models: self.welcome.refresh())
+        self.models_screen.library_changed.connect(lambda _models: self.catalog_panel.refresh())
+
+    def _in_library(self, entry: Any) -> bool:
+        return self._library_entry(entry) is not None
+
+    def _library_entry(self, catalog_entry: Any) -> Any:
+        """The library's model for a catalogue entry: its file, or its repository and
+        quantization (a file renamed on the hub)."""
+        repos = {catalog_entry.repo_hf, catalog_entry.repo_modelscope}
+        for model in self.chat.model_bar.library:
+            if model.path.name.lower() == catalog_entry.file.lower():
+                return model
+            if model.repo_id in repos and model.quantization == catalog_entry.quantization:
+                return model
+        return None
+
+    def _chat_with_catalog_model(self, name: str) -> None:
+        from app.hub.catalog import find
+
+        entry = find(name)
+        model = self._library_entry(entry) if entry is not None else None
+        if model is not None:
+            self._chat_with(model)
+
+    def _catalog_model_downloaded(self, name: str, path: str) -> None:
+        """A recommended model arrived: chat with it (a new chat), and list it."""
+        from app.models.library import describe
+
+        self.models_screen.library_panel.refresh()
+        entry = describe(Path(path), "models_dir")
+        if entry.problem:
+            self.show_error(
+                self.tr("{0} was downloaded but cannot be used: {1}").format(
+                    name, translated(entry.problem)
+                )
+            )
+            return
+        self.chat.model_bar.library.append(entry)
+        self.welcome.refresh()  # its cards now offer to chat with it
+        self.catalog_panel.refresh()
+        self._chat_with(entry)
+        self.statusBar().showMessage(self.tr("{0} is ready.").format(entry.name), 5000)
+
+    def _catalog_download_failed(self, name: str, message: str) -> None:
+        log.warning("downloading the catalogue model %s failed: %s", name, message)
+        for card in (self.welcome.card(name), self.catalog_panel.card(name)):
+            if card is not None:
+                card.show_failure(message)
 
     def _build_menus(self) -> None:
         chat = self.chat
@@ -301,6 +378,8 @@ class MainWindow(QMainWindow):
         from ui.theme import apply_theme
 
         colors = apply_theme(str(self.core.settings.get("appearance.theme")))
+        for styled in (self.welcome, self.catalog_panel):
+            styled.setStyleSheet(styled.styleSheet())  # palette() in it: read the new theme
         size = int(self.core.settings.get("appearance.font_size"))
         points = float(size) if size > 0 else float(self.font().pointSizeF())
         composer, transcript = self.chat.composer, self.chat.transcript
@@ -362,7 +441,25 @@ class MainWindow(QMainWindow):
         if isinstance(facts, SystemFacts):
             self.core.facts = facts
             self.models_screen.set_facts(facts)
+            self._show_recommendations(facts)
             self._usage = UsageSampler(gpus=bool(facts.usable_gpus))
+
+    def _show_recommendations(self, facts: SystemFacts) -> None:
+        """The catalogue ranked for this machine (a few estimates: instant)."""
+        from app.errors import HearthError
+        from app.hub.catalog import picks, ranked
+
+        context = int(self.core.settings.get("engine.context_length"))
+        try:
+            best = ranked(facts, context)
+        except HearthError as exc:
+            self.report(exc, self.tr("reading the model catalogue"))
+            return
+        from ui.i18n import current_language
+
+        chosen = picks(best, language=current_language())
+        self.welcome.set_picks(chosen)
+        self.catalog_panel.set_ranked(best, chosen)
 
     def _smallest_peak(self, facts: object) -> int | None:
         """Called on a worker thread by the system check: the least memory any model needs."""

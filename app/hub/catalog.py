@@ -55,6 +55,10 @@ class CatalogEntry:
     size_bytes: int
     context_length: int
     shape: tuple[int, int, int, int, int, int, int]
+    summary_zh: str = ""  # the summary for the Chinese window
+
+    def summary_in(self, language: str) -> str:
+        return self.summary_zh if language == "zh_CN" and self.summary_zh else self.summary
 
     def repo(self, source: str) -> str:
         return self.repo_modelscope if source == MODELSCOPE else self.repo_hf
@@ -157,6 +161,7 @@ def _entry(raw: dict[str, Any]) -> CatalogEntry:
         size_bytes=int(raw["size_bytes"]),
         context_length=int(raw["context_length"]),
         shape=shape,
+        summary_zh=str(raw.get("summary_zh", "")),
     )
 
 
@@ -191,12 +196,16 @@ def ranked(
     return sorted(result, key=order)
 
 
-def picks(best_first: list[Ranked], count: int = 4) -> list[Ranked]:
+def picks(best_first: list[Ranked], count: int = 4, language: str = "en") -> list[Ranked]:
     """The welcome's cards: the best comfortable model of each purpose, in the order of
-    ``WELCOME_PURPOSES``; where none of a purpose is comfortable, the fastest one that
-    fits.  Embedding models are not chat models and are never picked."""
+    ``WELCOME_PURPOSES`` (a Chinese window puts the Chinese-strong model first); where
+    none of a purpose is comfortable, the fastest one that fits.  Embedding models are not
+    chat models and are never picked."""
     chosen: list[Ranked] = []
-    for purpose in WELCOME_PURPOSES:
+    order: tuple[str, ...] = WELCOME_PURPOSES
+    if language == "zh_CN":
+        order = ("multilingual", *(p for p in WELCOME_PURPOSES if p != "multilingual"))
+    for purpose in order:
         of_purpose = [r for r in best_first if r.entry.purpose == purpose and r.fits]
         if of_purpose:
             chosen.append(of_purpose[0])

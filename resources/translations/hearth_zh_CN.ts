@@ -29,6 +29,143 @@
     </message>
 </context>
 <context>
+    <name>CatalogCard</name>
+    <message>
+        <source>Everyday chat</source>
+        <translation>日常聊天</translation>
+    </message>
+    <message>
+        <source>Reasoning (thinks first)</source>
+        <translation>推理（先思考）</translation>
+    </message>
+    <message>
+        <source>Coding</source>
+        <translation>编程</translation>
+    </message>
+    <message>
+        <source>Chinese and many languages</source>
+        <translation>中文及多种语言</translation>
+    </message>
+    <message>
+        <source>Document search (embeddings)</source>
+        <translation>文档检索（向量）</translation>
+    </message>
+    <message>
+        <source>Runs on your GPU</source>
+        <translation>在你的 GPU 上运行</translation>
+    </message>
+    <message>
+        <source>Runs partly on your GPU</source>
+        <translation>部分在你的 GPU 上运行</translation>
+    </message>
+    <message>
+        <source>Runs on your CPU</source>
+        <translation>在你的 CPU 上运行</translation>
+    </message>
+    <message>
+        <source>Too large for this computer</source>
+        <translation>对这台电脑来说太大</translation>
+    </message>
+    <message>
+        <source>about {0} words a second</source>
+        <translation>每秒约 {0} 个词</translation>
+    </message>
+    <message>
+        <source>{0} download</source>
+        <translation>下载 {0}</translation>
+    </message>
+    <message>
+        <source>{0} parameters, {1} file {2} from {3}</source>
+        <translation>{0} 参数，{1} 文件 {2}，来自 {3}</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel downloading {0}</source>
+        <translation>取消下载 {0}</translation>
+    </message>
+    <message>
+        <source>Downloaded</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <source>Chat with it</source>
+        <translation>用它聊天</translation>
+    </message>
+    <message>
+        <source>Chat with {0}</source>
+        <translation>与 {0} 聊天</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Download {0}</source>
+        <translation>下载 {0}</translation>
+    </message>
+    <message>
+        <source>Could not download: {0}</source>
+        <translation>无法下载：{0}</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogDownloads</name>
+    <message>
+        <source>Finding the file…</source>
+        <translation>正在查找文件…</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>The download was cancelled.</source>
+        <translation>下载已取消。</translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation>{0} / {1}</translation>
+    </message>
+    <message>
+        <source>Checking the file…</source>
+        <translation>正在校验文件…</translation>
+    </message>
+    <message>
+        <source>Paused — resume it in Models › Downloads</source>
+        <translation>已暂停——可在 模型 › 下载 中继续</translation>
+    </message>
+    <message>
+        <source> · {0} left</source>
+        <translation> · 剩余 {0}</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogPanel</name>
+    <message>
+        <source>Recommended for this computer</source>
+        <translation>为这台电脑推荐</translation>
+    </message>
+    <message>
+        <source>Hearth&apos;s catalogue, best first for this computer</source>
+        <translation>Hearth 模型目录（按适合这台电脑排序）</translation>
+    </message>
+    <message>
+        <source>Show fewer</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <source>All {0} catalogue models</source>
+        <translation>目录中全部 {0} 个模型</translation>
+    </message>
+</context>
+<context>
     <name>ChatScreen</name>
     <message>
         <source>New chat</source>
@@ -599,6 +736,14 @@
         <translation>系统</translation>
     </message>
     <message>
+        <source>{0} was downloaded but cannot be used: {1}</source>
+        <translation>{0} 已下载，但无法使用：{1}</translation>
+    </message>
+    <message>
+        <source>{0} is ready.</source>
+        <translation>{0} 已就绪。</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -693,6 +838,10 @@
     <message>
         <source>&amp;About Hearth</source>
         <translation>关于 Hearth(&amp;A)</translation>
+    </message>
+    <message>
+        <source>reading the model catalogue</source>
+        <translation>读取模型目录</translation>
     </message>
     <message>
         <source>{0} access token</source>
@@ -1756,6 +1905,22 @@
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
     <message>
+        <source>Hearth&apos;s model catalogue names a model twice.</source>
+        <translation>Hearth 的模型目录中有重复的模型名称。</translation>
+    </message>
+    <message>
+        <source>Hearth&apos;s model catalogue cannot be read ({0}). Reinstall Hearth to restore it; searching the hubs still works.</source>
+        <translation>无法读取 Hearth 的模型目录（{0}）。请重新安装 Hearth 以恢复；搜索模型仓库仍然可用。</translation>
+    </message>
+    <message>
+        <source>{0} could not be found on either hub. {1}</source>
+        <translation>在两个模型仓库中都找不到 {0}。{1}</translation>
+    </message>
+    <message>
+        <source>{0!r} is neither a repository id (owner/name) nor a model of Hearth&apos;s catalogue (hearth models catalog lists them).</source>
+        <translation>{0!r} 既不是仓库 ID（所有者/名称），也不是 Hearth 目录中的模型（hearth models catalog 可列出它们）。</translation>
+    </message>
+    <message>
         <source>Hearth found no model to serve. Reinstall Hearth to restore the starter model, or put a .gguf file into {0}.</source>
         <translation>Hearth 没有找到可提供服务的模型。请重新安装 Hearth 以恢复入门模型，或把 .gguf 文件放入 {0}。</translation>
     </message>
@@ -2440,6 +2605,33 @@
     <message>
         <source>Undo</source>
         <translation>撤销</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePanel</name>
+    <message>
+        <source>Welcome to Hearth</source>
+        <translation>欢迎使用 Hearth</translation>
+    </message>
+    <message>
+        <source>Hearth runs open language models on this computer. What you write stays here: nothing is sent anywhere, and it works offline.</source>
+        <translation>Hearth 在这台电脑上运行开放的语言模型。你写的内容只留在这里：不会发送到任何地方，并且可以离线使用。</translation>
+    </message>
+    <message>
+        <source>More models…</source>
+        <translation>更多模型…</translation>
+    </message>
+    <message>
+        <source>You are chatting with the starter, a tiny demo model (135 million parameters): it answers at once, but often wrongly. For useful answers, download one of these models, chosen for this computer:</source>
+        <translation>你正在使用入门模型，这是一个很小的演示模型（1.35 亿参数）：回答很快，但经常出错。想要有用的回答，请下载以下为这台电脑挑选的模型之一：</translation>
+    </message>
+    <message>
+        <source>Type a message below to chat with {0}, or try a model recommended for this computer:</source>
+        <translation>在下方输入消息与 {0} 聊天，或试试为这台电脑推荐的模型：</translation>
+    </message>
+    <message>
+        <source>Download a model to start; these suit this computer:</source>
+        <translation>下载一个模型即可开始；以下模型适合这台电脑：</translation>
     </message>
 </context>
 </TS>

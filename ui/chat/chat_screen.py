@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -118,7 +119,11 @@ class ChatScreen(QWidget, SessionListener):
         layout.addWidget(self.undo_bar)
         self.transcript = TranscriptView()
         self.transcript.action.connect(self.message_action)
-        layout.addWidget(self.transcript, 1)
+        # The welcome (set by the window) stands in for the transcript of an empty chat.
+        self.stage = QStackedWidget()
+        self.stage.addWidget(self.transcript)
+        self.welcome: QWidget | None = None
+        layout.addWidget(self.stage, 1)
         under = QHBoxLayout()
         self.edit_label = QLabel()
         self.edit_label.setObjectName("editLabel")
@@ -160,6 +165,22 @@ class ChatScreen(QWidget, SessionListener):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.splitter)
+
+    def set_welcome(self, welcome: QWidget) -> None:
+        """What an empty chat shows instead of an empty transcript."""
+        self.welcome = welcome
+        self.stage.addWidget(welcome)
+        self._update_stage()
+
+    def _update_stage(self, empty: bool | None = None) -> None:
+        """The welcome while the chat shown has no message and no reply, else the
+        transcript."""
+        if self.welcome is None:
+            return
+        if empty is None:
+            session = self.session
+            empty = session.reply is None and not session.messages()
+        self.stage.setCurrentWidget(self.welcome if empty else self.transcript)
 
     def show_error(self, message: str) -> None:
         """Show a sentence for the user, in the window's language where it is a Phrase."""
@@ -206,6 +227,7 @@ class ChatScreen(QWidget, SessionListener):
         self.conversation_list.clearSelection()
         self.conversation_list.setCurrentRow(-1)
         self.transcript.show_messages([])
+        self._update_stage(empty=True)
         self.update_context_meter()
         self.composer.setFocus()
 
@@ -230,6 +252,7 @@ class ChatScreen(QWidget, SessionListener):
         self.transcript.show_messages(shown, session.branches())
         if reply is not None:
             self.transcript.begin_reply(reply.model_name, reply.text, reply.reasoning)
+        self._update_stage(empty=not messages and reply is None)
         self.update_context_meter(messages=messages)
 
     def open_search_hit(self, conversation_id: int, query: str) -> None:
@@ -515,6 +538,7 @@ class ChatScreen(QWidget, SessionListener):
         self._flush_timer.start()
         if not self._shown(session):
             return
+        self._update_stage(empty=False)
         if reply.appended and reply.user_message_id is not None:
             self.transcript.append_message(self.store.message(reply.user_message_id))
             self.transcript.begin_reply(reply.model_name)

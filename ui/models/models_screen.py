@@ -111,6 +111,12 @@ class ModelsScreen(QWidget):
             return
         self.mirror_button.hide()
 
+    def show_catalog(self, panel: QWidget) -> None:
+        """Hearth's catalogue as the screen's first view, above the search."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(0, panel)
+
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
         layout = QVBoxLayout(self)

@@ -1,0 +1,107 @@
+"""The first ten minutes: the empty chat's welcome says what Hearth is and that the
+starter is a demo, recommends models for this machine, and one click on a card downloads
+a model (progress in the card) and switches the chat to it."""
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.chat import store as st
+from app.core import Core
+from app.hub.catalog import CatalogEntry, load_catalog
+from tests.fakehub import FakeHub
+from tests.gui_helpers import open_window, wait_until
+from ui.main_window import MainWindow
+
+pytestmark = pytest.mark.slow
+HUB_SPEED = 100_000_000  # bytes/s, as the issue's figure asks
+
+
+@pytest.fixture
+def hub(core: Core) -> Iterator[FakeHub]:
+    server = FakeHub().start()
+    core.settings.set("hub.huggingface_endpoint", server.url)
+    core.settings.set("hub.modelscope_endpoint", server.url)
+    core.settings.set("appearance.language", "en")
+    yield server
+    server.stop()
+
+
+def serve(hub: FakeHub, entry: CatalogEntry, data: bytes) -> None:
+    """The card's model on both hubs (one fake serves both), at HUB_SPEED."""
+    for repo in {entry.repo_hf, entry.repo_modelscope}:
+        hub.add(repo, {entry.file: data, "README.md": b"model card"})
+        hub.fault(repo, entry.file, bytes_per_s=HUB_SPEED)
+
+
+def cards_shown(window: MainWindow) -> bool:
+    return bool(window.welcome.cards)
+
+
+def test_a_recommended_model_downloads_from_its_card_and_the_chat_uses_it(
+    qtbot: QtBot, core: Core, hub: FakeHub, starter: Path
+) -> None:
+    started = time.perf_counter()
+    window = open_window(qtbot, core)
+    assert window.chat.stage.currentWidget() is window.welcome, "an empty chat welcomes"
+    assert (
+        "starter" in window.welcome.model_note.text() and "demo" in window.welcome.model_note.text()
+    )
+    wait_until(qtbot, lambda: cards_shown(window), 60_000)
+    purposes = [card.entry.purpose for card in window.welcome.cards]
+    assert 3 <= len(purposes) <= 5 and "embedding" not in purposes
+    card = window.welcome.cards[0]
+    assert card.button.text() == "Download" and "GB download" in card.facts.text()
+    serve(hub, card.entry, starter.read_bytes())  # a small real GGUF stands in for it
+    seen: list[float] = []
+    window.catalog_downloads.changed.connect(
+        lambda name: (
+            seen.append(s.fraction) if (s := window.catalog_downloads.state(name)) else None
+        )
+    )
+    with qtbot.waitSignal(window.model_loaded, timeout=300_000):
+        card.button.click()
+    downloaded = window.chat.model_bar.model
+    assert downloaded is not None and downloaded.path.name == card.entry.file
+    assert any(0 <= f < 1 for f in seen), "progress showed in the card"
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
+        window.chat.sampling_overrides = {"max_tokens": 8}
+        window.chat.send("Hello")
+    first_reply_s = time.perf_counter() - started
+    assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
+    assert window.chat.stage.currentWidget() is window.chat.transcript
+    print(f"\nfirst start to the first reply of a recommended model: {first_reply_s:.1f} s")
+    window.chat.new_chat()
+    assert window.chat.stage.currentWidget() is window.welcome
+    wait_until(qtbot, lambda: window.welcome.cards[0].button.text() == "Chat with it", 60_000)
+    assert "starter" not in window.welcome.model_note.text()
+
+
+def test_a_card_whose_model_cannot_be_found_says_so_and_offers_a_retry(
+    qtbot: QtBot, core: Core, hub: FakeHub
+) -> None:
+    window = open_window(qtbot, core)
+    wait_until(qtbot, lambda: cards_shown(window), 60_000)
+    card = window.welcome.cards[0]
+    card.button.click()  # the fake hub has no such repository: as if it were gone
+    wait_until(qtbot, lambda: card.button.text() == "Try again", 60_000)
+    assert "Could not download" in card.status.text()
+    assert window.chat.model_bar.model is not None
+    assert window.chat.model_bar.model.source == "starter", "the chat goes on as it was"
+
+
+def test_the_models_screen_opens_on_the_same_recommendations_and_the_whole_catalogue(
+    qtbot: QtBot, core: Core, hub: FakeHub
+) -> None:
+    window = open_window(qtbot, core)
+    wait_until(qtbot, lambda: cards_shown(window), 60_000)
+    panel = window.catalog_panel
+    assert [c.entry.name for c in panel.cards] == [c.entry.name for c in window.welcome.cards]
+    panel.toggle.click()
+    assert len(panel.cards) == len(load_catalog()) >= 15
+    assert panel.toggle.text() == "Show fewer"
+    panel.toggle.click()
+    assert len(panel.cards) == len(window.welcome.cards)

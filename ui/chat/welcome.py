@@ -1,0 +1,137 @@
+"""What an empty chat shows: what Hearth is, that nothing leaves this computer, whether
+the model chosen is only the starter demo, and a few models recommended for this machine
+as cards (``ui.catalog_card``) that download with one click.
+
+It stands in for the transcript until the conversation has a message (``ChatScreen``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.hub.catalog import CatalogEntry, Ranked
+from ui.catalog_card import CatalogCard
+from ui.catalog_downloads import CatalogDownloads
+
+COLUMNS = 2
+READING_WIDTH = 860  # the column the welcome is laid out in, centred
+# Colours from the palette, so the light and dark themes both apply.
+STYLE = """
+#welcome, #welcomeInner { background: transparent; }
+#welcomeTitle { font-size: 20pt; font-weight: 600; }
+#welcomeModelNote { background: palette(alternate-base); border-radius: 8px; padding: 10px; }
+#catalogCard { background: palette(base); border: 1px solid palette(mid); border-radius: 10px; }
+#cardTitle { font-size: 11pt; font-weight: 600; }
+"""
+
+
+class WelcomePanel(QScrollArea):
+    chat_requested = Signal(str)  # a catalogue model's name
+    models_requested = Signal()  # "More models": the Models screen
+
+    def __init__(
+        self,
+        downloads: CatalogDownloads,
+        is_here: Callable[[CatalogEntry], bool],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("welcome")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.downloads, self.is_here = downloads, is_here
+        self.cards: list[CatalogCard] = []
+        self.setStyleSheet(STYLE)
+        inner = QWidget()
+        inner.setObjectName("welcomeInner")
+        outer = QVBoxLayout(inner)
+        outer.setContentsMargins(24, 24, 24, 24)
+        column = QWidget()
+        column.setMaximumWidth(READING_WIDTH)
+        # Centred by stretches, not by alignment: an aligned widget is sized to its hint,
+        # and its wrapped text would be cut.
+        centred = QHBoxLayout()
+        centred.addStretch(1)
+        centred.addWidget(column, 100)
+        centred.addStretch(1)
+        outer.addLayout(centred)
+        outer.addStretch(1)
+        layout = QVBoxLayout(column)
+        layout.setSpacing(10)
+        title = QLabel(self.tr("Welcome to Hearth"))
+        title.setObjectName("welcomeTitle")
+        layout.addWidget(title)
+        about = QLabel(
+            self.tr(
+                "Hearth runs open language models on this computer. What you write stays "
+                "here: nothing is sent anywhere, and it works offline."
+            )
+        )
+        about.setWordWrap(True)
+        layout.addWidget(about)
+        self.model_note = QLabel("")
+        self.model_note.setObjectName("welcomeModelNote")
+        self.model_note.setWordWrap(True)
+        layout.addWidget(self.model_note)
+        self.grid = QGridLayout()
+        self.grid.setSpacing(12)
+        for index in range(COLUMNS):
+            self.grid.setColumnStretch(index, 1)
+        layout.addLayout(self.grid)
+        self.more = QPushButton(self.tr("More models…"))
+        self.more.setObjectName("welcomeMore")
+        self.more.clicked.connect(self.models_requested)
+        layout.addWidget(self.more, 0, Qt.AlignmentFlag.AlignLeft)
+        self.setWidget(inner)
+        self.set_model(None, starter=False)
+
+    def set_model(self, name: str | None, starter: bool) -> None:
+        """Say what the chosen model is: the starter gets an honest warning."""
+        if starter:
+            self.model_note.setText(
+                self.tr(
+                    "You are chatting with the starter, a tiny demo model (135 million "
+                    "parameters): it answers at once, but often wrongly. For useful answers, "
+                    "download one of these models, chosen for this computer:"
+                )
+            )
+        elif name:
+            self.model_note.setText(
+                self.tr(
+                    "Type a message below to chat with {0}, or try a model recommended for "
+                    "this computer:"
+                ).format(name)
+            )
+        else:
+            self.model_note.setText(self.tr("Download a model to start; these suit this computer:"))
+
+    def set_picks(self, picks: list[Ranked]) -> None:
+        for card in self.cards:
+            self.grid.removeWidget(card)
+            card.deleteLater()
+        self.cards = []
+        for index, ranked in enumerate(picks):
+            card = CatalogCard(ranked, self.downloads, self.is_here)
+            card.chat_requested.connect(self.chat_requested)
+            self.grid.addWidget(card, index // COLUMNS, index % COLUMNS)
+            self.cards.append(card)
+
+    def refresh(self) -> None:
+        """The library changed: cards say Download or Chat with it accordingly."""
+        for card in self.cards:
+            card.refresh()
+
+    def card(self, name: str) -> CatalogCard | None:
+        return next((c for c in self.cards if c.entry.name == name), None)
