@@ -28,6 +28,7 @@ from typing import Any
 
 from backends import cpu_features
 from wire.model_spec import BUILT_IN_RUNTIME
+from wire.phrases import Phrase, to_wire
 
 RUNTIME_FILE = "runtime.json"
 RUNTIMES_ENV = "HEARTH_RUNTIMES_DIR"
@@ -69,6 +70,8 @@ class RuntimeStatus:
     selected: bool = False
     path: str = ""
     devices: list[dict[str, Any]] = field(default_factory=list)
+    # The reason's template and values (wire.phrases.to_wire): the window translates it.
+    reason_wire: dict[str, Any] = field(default_factory=dict)
 
 
 class RuntimeUnavailable(Exception):
@@ -162,14 +165,18 @@ def judge(runtime: Runtime, facts: dict[str, Any], version: str) -> tuple[bool, 
     if facts.get("error"):
         return False, str(facts["error"])
     if runtime.version and version and runtime.version != version:
-        return False, (f"built for llama-cpp-python {runtime.version}, but {version} is installed")
+        return False, Phrase(
+            "built for llama-cpp-python {0}, but {1} is installed", runtime.version, version
+        )
     if runtime.kind in GPU_KINDS:
         gpus = [d for d in facts.get("devices") or [] if d.get("type") in ("gpu", "igpu")]
         if not gpus:
-            return False, f"no {runtime.kind} GPU was found (is the GPU's driver installed?)"
+            return False, Phrase(
+                "no {0} GPU was found (is the GPU's driver installed?)", runtime.kind
+            )
         names = ", ".join(str(d.get("description") or d.get("name")) for d in gpus)
-        return True, f"GPU: {names}"
-    return True, "runs on the CPU"
+        return True, Phrase("GPU: {0}", names)
+    return True, Phrase("runs on the CPU")
 
 
 def assess(runtime: Runtime, version: str) -> tuple[bool, str, dict[str, Any]]:
@@ -203,6 +210,7 @@ def survey(wants_gpu: bool = True) -> list[RuntimeStatus]:
                 reason,
                 path=runtime.path,
                 devices=list(facts.get("devices") or []),
+                reason_wire=to_wire(reason),
             )
         )
     best = next((s for s in statuses if s.usable and (wants_gpu or s.kind == "cpu")), None)

@@ -54,8 +54,8 @@ def declared_source() -> str:
         add("Presets", preset.name)
         add("Presets", preset.system_prompt)
     for engine in CATALOGUE:
+        add("Engines", engine.label)  # the picker names every model's engine
         if engine.offered:
-            add("Engines", engine.label)
             for option in engine.options:
                 add("Engines", option.label)
                 add("Engines", option.description)

@@ -31,7 +31,9 @@ def test_chat_stream_stop_and_find_it_again_after_restart(
     qtbot: QtBot, core: Core, data_dir: Path
 ) -> None:
     window = open_window(qtbot, core)
-    assert "starter" in window.chat.model_bar.picker.currentText()
+    shown = window.chat.model_bar.picker.currentText()
+    assert "demo model" in shown and "llama.cpp" in shown, "the picker explains the model"
+    assert "0.1 GB" in shown and "loaded" in shown
 
     # A complete reply: streamed into the window, stats shown under it, saved.
     with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPlainTextEdit,
     QTableView,
+    QTableWidget,
     QTabWidget,
     QWidget,
 )
@@ -95,6 +96,13 @@ KEEP = {
     "txt",
     "Q4_1",
     "tok",
+    "llama",
+    "cpp",
+    "gguf",
+    "python",
+    "NVIDIA",
+    "NVML",
+    "NUMA",
 }
 
 
@@ -119,6 +127,20 @@ def catalogue_words() -> set[str]:
     return words
 
 
+def machine_words(facts: object) -> set[str]:
+    """What the System report shows as it was found (the CPU's name, paths, runtime and
+    feature names, true/false): data, not text to translate.  The sentences (reasons,
+    notes) are left out: those must be translated."""
+    import json
+
+    found = facts.to_json()  # type: ignore[attr-defined]
+    found.pop("notes", None)
+    for runtime in found.get("runtimes", []) + found.get("engines", {}).get("runtimes", []):
+        runtime.pop("reason", None)
+        runtime.pop("reason_wire", None)
+    return set(re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", json.dumps(found))) | {"True", "False"}
+
+
 def untranslated_words(text: str) -> list[str]:
     words = re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", re.sub(r"<[^>]+>|\{\d[^}]*\}", " ", text))
     keep = {k.lower() for k in KEEP | catalogue_words()}
@@ -135,7 +157,7 @@ def visible_texts(root: QWidget) -> list[str]:
             texts.append(widget.text())
         if isinstance(widget, QLineEdit | QPlainTextEdit):
             texts.append(widget.placeholderText())
-        if isinstance(widget, QComboBox) and widget.objectName() != "modelPicker":
+        if isinstance(widget, QComboBox):
             texts += [widget.itemText(i) for i in range(widget.count())]
         if isinstance(widget, QTabWidget):
             texts += [widget.tabText(i) for i in range(widget.count())]
@@ -150,6 +172,15 @@ def visible_texts(root: QWidget) -> list[str]:
                 )
                 for c in range(model.columnCount())
             ]
+        if isinstance(widget, QTableWidget):  # the cells too (the library's Fits column…)
+            texts += [
+                item.text()
+                for r in range(widget.rowCount())
+                for c in range(widget.columnCount())
+                if (item := widget.item(r, c)) is not None
+            ]
+        if isinstance(widget, QPlainTextEdit) and widget.isReadOnly():  # the System report
+            texts.append(widget.toPlainText())
         if isinstance(widget, QMenu):
             texts += [a.text() for a in widget.actions()]
     return [t for t in texts if t]
@@ -187,16 +218,20 @@ def test_the_chinese_window_shows_no_untranslated_string(
     window = scripted_window(qtbot, core, "**好的**，这是回答。\n\n```python\nprint(1)\n```\n")
     send_and_wait(qtbot, window, "你好")
     qtbot.waitUntil(lambda: window.system_screen.tree.topLevelItemCount() > 0, timeout=300_000)
+    window._show_usage()  # the status bar's memory readout, as during a reply
+    assert window.usage_label.text()
+    qtbot.waitUntil(lambda: window.models_screen.library_panel.estimates != {}, timeout=300_000)
     from ui.settings_dialog import SettingsDialog
 
     dialogs: list[QDialog] = [SettingsDialog(core.settings, window)]
     dialogs.append(window.chat.open_conversation_settings())
     problems: dict[str, list[str]] = {}
+    data = machine_words(window.system_screen.facts)
     for root in [window, *dialogs]:
         for text in visible_texts(root):
-            words = untranslated_words(text)
+            words = [w for w in untranslated_words(text) if w not in data]
             if words:
-                problems[text] = words
+                problems[text[-60:]] = words
     for menu in window.menuBar().findChildren(QMenu):
         for item in menu.actions():
             if untranslated_words(item.text()):

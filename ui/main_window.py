@@ -125,6 +125,8 @@ class MainWindow(QMainWindow):
         self.models_screen.chat_requested.connect(self._chat_with)
         self.models_screen.library_changed.connect(bar.set_library)
         bar.listed.connect(self.models_screen.show_library)
+        library = self.models_screen.library_panel
+        library.estimates_shown.connect(lambda: bar.set_fits(library.estimates))
         self.system_screen = SystemScreen(self.core, self.report, self._smallest_peak)
         self.system_screen.facts_ready.connect(self._facts_ready)
         self._build_welcome()
@@ -482,9 +484,11 @@ class MainWindow(QMainWindow):
             self._usage_timer.start()  # first reading after a second: nothing slow on send
         else:
             self._usage_timer.stop()
+            if self.usage_label.text():
+                self._show_usage()  # the last figures: no model process if it ended
 
     def _show_usage(self) -> None:
-        self.usage_label.setText(self._usage.line(self.client.worker_pid))
+        self.usage_label.setText(translated(self._usage.line(self.client.worker_pid)))
 
     # -- the local API -----------------------------------------------------------------
     def set_api_server(self, on: bool, port: int = API_PORT) -> None:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.core import Core
 from app.machine.hardware import SystemFacts, probe_system
-from app.machine.system_check import SYMBOL, Check, format_facts, report_text, run_checks
+from app.machine.system_check import SYMBOL, Check, facts_lines, report_text, run_checks
 from ui.background import run_in_background
 from ui.i18n import translated
 
@@ -113,7 +113,8 @@ class SystemScreen(QWidget):
                 item.addChild(QTreeWidgetItem([self.tr("What to do: {0}").format(action)]))
             self.tree.addTopLevelItem(item)
             item.setExpanded(check.status in ("problem", "warning"))
-        self.details.setPlainText(format_facts(facts))
+        # In the window's language; Copy report stays in English for bug reports.
+        self.details.setPlainText("\n".join(translated(line) for line in facts_lines(facts)))
         self.facts_ready.emit(facts)
 
     def report_text(self) -> str:

@@ -219,7 +219,10 @@ def probe_gpus(notes: list[str]) -> list[GpuFacts]:
     try:
         pynvml.nvmlInit()
     except Exception as exc:  # noqa: BLE001 - no driver is the common case
-        notes.append(Phrase("NVIDIA GPUs: no driver found ({0}).", exc))
+        if type(exc).__name__ == "NVMLError_LibraryNotFound":
+            notes.append(Phrase("NVIDIA GPUs: no driver found."))  # all there is to say
+        else:
+            notes.append(Phrase("NVIDIA GPUs: no driver found ({0}).", exc))
         return []
     gpus: list[GpuFacts] = []
     try:

@@ -11,6 +11,8 @@ from typing import Any
 
 import psutil
 
+from wire.phrases import Phrase, joined
+
 
 class UsageSampler:
     def __init__(self, gpus: bool = True) -> None:
@@ -34,22 +36,33 @@ class UsageSampler:
         return self._handles
 
     def line(self, worker_pid: int | None) -> str:
+        """The readout, a ``Phrase`` (the window shows it in its language)."""
         parts: list[str] = []
         if worker_pid is not None:
             with contextlib.suppress(psutil.Error):
                 rss = psutil.Process(worker_pid).memory_info().rss
-                parts.append(f"model process {rss / 1e9:.2f} GB")
+                parts.append(Phrase("model process {0} GB", f"{rss / 1e9:.2f}"))
         memory = psutil.virtual_memory()
         parts.append(
-            f"RAM {(memory.total - memory.available) / 1e9:.1f}/{memory.total / 1e9:.1f} GB"
+            Phrase(
+                "RAM {0}/{1} GB",
+                f"{(memory.total - memory.available) / 1e9:.1f}",
+                f"{memory.total / 1e9:.1f}",
+            )
         )
         for index, handle in enumerate(self._gpu_handles()):
             try:
                 info = self._nvml.nvmlDeviceGetMemoryInfo(handle)
                 busy = self._nvml.nvmlDeviceGetUtilizationRates(handle).gpu
                 parts.append(
-                    f"GPU{index} {info.used / 1e9:.1f}/{info.total / 1e9:.1f} GB, {busy} %"
+                    Phrase(
+                        "GPU{0} {1}/{2} GB, {3} %",
+                        index,
+                        f"{info.used / 1e9:.1f}",
+                        f"{info.total / 1e9:.1f}",
+                        busy,
+                    )
                 )
             except Exception:  # noqa: BLE001 - a GPU that went away: skip it
                 continue
-        return " · ".join(parts)
+        return joined(" · ", parts)

@@ -8,10 +8,11 @@ one).  ``report_text`` is the plain-text report behind the "Copy report" button.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from app import __version__
 from app.machine.hardware import SystemFacts
-from wire.phrases import Phrase, joined
+from wire.phrases import Phrase, from_wire, joined
 
 OK, INFO, WARNING, PROBLEM = "ok", "info", "warning", "problem"
 SYMBOL = {OK: "✓", INFO: "i", WARNING: "!", PROBLEM: "✗"}
@@ -84,7 +85,7 @@ def runtime_checks(facts: SystemFacts) -> list[Check]:
         ]
         if not runtime.get("usable"):
             # The reason is the library's or the probe's own words.
-            detail = Phrase("{0}", str(runtime.get("reason") or ""))
+            detail = runtime_reason(runtime)
             title = Phrase("llama.cpp runtime {0} ({1}): not usable", name, kind)
             checks.append(Check(INFO, title, detail))
             continue
@@ -325,58 +326,116 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
     return checks
 
 
-def format_facts(facts: SystemFacts) -> str:
-    lines = [
-        f"System: {facts.os}",
-        f"CPU: {facts.cpu.model} ({facts.cpu.physical_cores} physical, "
-        f"{facts.cpu.logical_cores} logical cores; {' '.join(facts.cpu.features)})",
-        f"Memory: {_gb(facts.memory.total_bytes)} total, "
-        f"{_gb(facts.memory.available_bytes)} available",
-        f"Disk: {_gb(facts.disk.free_bytes)} free at {facts.disk.path}",
+def runtime_reason(runtime: dict[str, Any]) -> str:
+    """Why a runtime can or cannot run here: a ``Phrase`` again where the probe sent its
+    template (a report from an older Hearth has the English only)."""
+    wired = runtime.get("reason_wire")
+    if isinstance(wired, dict) and wired.get("template"):
+        return from_wire(wired)
+    return Phrase("{0}", str(runtime.get("reason") or ""))
+
+
+def facts_lines(facts: SystemFacts) -> list[str]:
+    """What Hearth found, a line each: ``Phrase`` lines, so the window shows them in its
+    language while the copied report stays in English (anyone can read a bug report)."""
+    cpu = facts.cpu
+    lines: list[str] = [
+        Phrase("System: {0}", facts.os),
+        Phrase(
+            "CPU: {0} ({1} physical, {2} logical cores; {3})",
+            cpu.model,
+            cpu.physical_cores,
+            cpu.logical_cores,
+            " ".join(cpu.features),
+        ),
+        Phrase(
+            "Memory: {0} total, {1} available",
+            _gb(facts.memory.total_bytes),
+            _gb(facts.memory.available_bytes),
+        ),
+        Phrase("Disk: {0} free at {1}", _gb(facts.disk.free_bytes), facts.disk.path),
     ]
     for gpu in facts.gpus:
         cuda = (
-            f", CUDA {gpu.cuda_driver_version}, compute {gpu.compute_capability}"
+            Phrase(", CUDA {0}, compute {1}", gpu.cuda_driver_version, gpu.compute_capability)
             if gpu.cuda_driver_version
             else ""
         )
         lines.append(
-            f"GPU {gpu.index}: {gpu.name}, {_gb(gpu.vram_total_bytes)} VRAM "
-            f"({_gb(gpu.vram_free_bytes)} free), driver {gpu.driver_version}{cuda}"
+            Phrase(
+                "GPU {0}: {1}, {2} VRAM ({3} free), driver {4}{5}",
+                gpu.index,
+                gpu.name,
+                _gb(gpu.vram_total_bytes),
+                _gb(gpu.vram_free_bytes),
+                gpu.driver_version,
+                cuda,
+            )
         )
     if not facts.gpus:
-        lines.append("GPU: none found" + (" (Apple Silicon, Metal)" if facts.metal else ""))
+        lines.append(
+            Phrase("GPU: none found (Apple Silicon, Metal)")
+            if facts.metal
+            else Phrase("GPU: none found")
+        )
     engines = facts.engines
-    offload = {True: "GPU offload", False: "CPU only", None: "unknown"}[engines.llama_gpu_offload]
-    lines.append(f"llama.cpp: llama-cpp-python {engines.llama_cpp_version or '?'} ({offload})")
+    offload = {
+        True: Phrase("GPU offload"),
+        False: Phrase("CPU only"),
+        None: Phrase("unknown"),
+    }[engines.llama_gpu_offload]
+    lines.append(
+        Phrase("llama.cpp: llama-cpp-python {0} ({1})", engines.llama_cpp_version or "?", offload)
+    )
     for runtime in engines.runtimes:
         state = (
-            "in use"
+            Phrase("in use")
             if runtime.get("selected")
-            else ("usable" if runtime.get("usable") else "not usable")
+            else (Phrase("usable") if runtime.get("usable") else Phrase("not usable"))
         )
         lines.append(
-            f"  runtime {runtime.get('name')} ({runtime.get('kind')}): {state}; "
-            f"{runtime.get('reason', '')}"
+            Phrase(
+                "  runtime {0} ({1}): {2}; {3}",
+                runtime.get("name"),
+                runtime.get("kind"),
+                state,
+                runtime_reason(runtime),
+            )
         )
     torch = engines.torch
     if torch.installed:
-        build = f"CUDA {torch.cuda_version}" if torch.cuda_version else "CPU build"
+        build = (
+            Phrase("CUDA {0}", torch.cuda_version) if torch.cuda_version else Phrase("CPU build")
+        )
         lines.append(
-            f"PyTorch: {torch.version} ({build}; GPU usable: {torch.cuda_available}; "
-            f"architectures: {' '.join(torch.arch_list) or '-'}; bf16: "
-            f"{torch.bf16_supported})"
+            Phrase(
+                "PyTorch: {0} ({1}; GPU usable: {2}; architectures: {3}; bf16: {4})",
+                torch.version,
+                build,
+                torch.cuda_available,
+                " ".join(torch.arch_list) or "-",
+                torch.bf16_supported,
+            )
         )
     else:
-        lines.append("PyTorch: not installed")
+        lines.append(Phrase("PyTorch: not installed"))
     if facts.linux is not None:
         linux = facts.linux
         lines.append(
-            f"Linux: transparent huge pages {linux.transparent_hugepages or '?'}, "
-            f"swappiness {linux.swappiness}, NUMA nodes {linux.numa_nodes}"
+            Phrase(
+                "Linux: transparent huge pages {0}, swappiness {1}, NUMA nodes {2}",
+                linux.transparent_hugepages or "?",
+                linux.swappiness,
+                linux.numa_nodes,
+            )
         )
-    lines.extend(f"Note: {note}" for note in facts.notes)
-    return "\n".join(lines)
+    lines.extend(Phrase("Note: {0}", note) for note in facts.notes)
+    return lines
+
+
+def format_facts(facts: SystemFacts) -> str:
+    """The facts in English, for the copied report and ``hearth sysinfo``."""
+    return "\n".join(facts_lines(facts))
 
 
 def report_text(facts: SystemFacts, checks: list[Check]) -> str:

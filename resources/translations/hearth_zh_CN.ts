@@ -587,6 +587,14 @@
         <source>Only for checkpoints without safetensors, from sources you trust.</source>
         <translation>仅用于没有 safetensors 的检查点，且来源可信。</translation>
     </message>
+    <message>
+        <source>OpenAI-compatible server</source>
+        <translation>OpenAI 兼容服务器</translation>
+    </message>
+    <message>
+        <source>Scripted replies (tests)</source>
+        <translation>脚本回复（测试）</translation>
+    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -920,6 +928,22 @@
         <translation>就绪</translation>
     </message>
     <message>
+        <source>on the GPU</source>
+        <translation>在 GPU 上</translation>
+    </message>
+    <message>
+        <source>partly on the GPU</source>
+        <translation>部分在 GPU 上</translation>
+    </message>
+    <message>
+        <source>on the CPU</source>
+        <translation>在 CPU 上</translation>
+    </message>
+    <message>
+        <source>too large here</source>
+        <translation>在此太大</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -966,6 +990,14 @@
     <message>
         <source>No model</source>
         <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>demo model</source>
+        <translation>演示模型</translation>
+    </message>
+    <message>
+        <source>loaded</source>
+        <translation>已加载</translation>
     </message>
     <message>
         <source>Open a GGUF model</source>
@@ -1084,6 +1116,22 @@
     <message>
         <source>Recommended</source>
         <translation>推荐</translation>
+    </message>
+    <message>
+        <source>fits on the GPU</source>
+        <translation>完全放入 GPU</translation>
+    </message>
+    <message>
+        <source>partly on the GPU</source>
+        <translation>部分在 GPU 上</translation>
+    </message>
+    <message>
+        <source>CPU and RAM</source>
+        <translation>CPU 和内存</translation>
+    </message>
+    <message>
+        <source>will not fit</source>
+        <translation>放不下</translation>
     </message>
     <message>
         <source>Expected speed: {0}.</source>
@@ -1925,8 +1973,112 @@
         <translation>Hearth 没有找到可提供服务的模型。请重新安装 Hearth 以恢复入门模型，或把 .gguf 文件放入 {0}。</translation>
     </message>
     <message>
+        <source>NVIDIA GPUs: no driver found.</source>
+        <translation>NVIDIA GPU：未找到驱动。</translation>
+    </message>
+    <message>
+        <source>RAM {0}/{1} GB</source>
+        <translation>内存 {0}/{1} GB</translation>
+    </message>
+    <message>
+        <source>model process {0} GB</source>
+        <translation>模型进程 {0} GB</translation>
+    </message>
+    <message>
+        <source>GPU{0} {1}/{2} GB, {3} %</source>
+        <translation>GPU{0} {1}/{2} GB，{3} %</translation>
+    </message>
+    <message>
+        <source>System: {0}</source>
+        <translation>系统：{0}</translation>
+    </message>
+    <message>
+        <source>CPU: {0} ({1} physical, {2} logical cores; {3})</source>
+        <translation>CPU：{0}（{1} 个物理核心，{2} 个逻辑核心；{3}）</translation>
+    </message>
+    <message>
+        <source>Memory: {0} total, {1} available</source>
+        <translation>内存：共 {0}，可用 {1}</translation>
+    </message>
+    <message>
+        <source>Disk: {0} free at {1}</source>
+        <translation>磁盘：{1} 处可用 {0}</translation>
+    </message>
+    <message>
+        <source>llama.cpp: llama-cpp-python {0} ({1})</source>
+        <translation>llama.cpp：llama-cpp-python {0}（{1}）</translation>
+    </message>
+    <message>
         <source>{0} VRAM ({1} free), seen through llama.cpp&apos;s {2} runtime.</source>
         <translation>显存 {0}（可用 {1}），由 llama.cpp 的 {2} 运行时发现。</translation>
+    </message>
+    <message>
+        <source>, CUDA {0}, compute {1}</source>
+        <translation>，CUDA {0}，计算能力 {1}</translation>
+    </message>
+    <message>
+        <source>GPU {0}: {1}, {2} VRAM ({3} free), driver {4}{5}</source>
+        <translation>GPU {0}：{1}，显存 {2}（可用 {3}），驱动 {4}{5}</translation>
+    </message>
+    <message>
+        <source>GPU offload</source>
+        <translation>GPU 加速</translation>
+    </message>
+    <message>
+        <source>CPU only</source>
+        <translation>仅 CPU</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>in use</source>
+        <translation>使用中</translation>
+    </message>
+    <message>
+        <source>  runtime {0} ({1}): {2}; {3}</source>
+        <translation>  运行时 {0}（{1}）：{2}；{3}</translation>
+    </message>
+    <message>
+        <source>CUDA {0}</source>
+        <translation>CUDA {0}</translation>
+    </message>
+    <message>
+        <source>CPU build</source>
+        <translation>CPU 版本</translation>
+    </message>
+    <message>
+        <source>PyTorch: {0} ({1}; GPU usable: {2}; architectures: {3}; bf16: {4})</source>
+        <translation>PyTorch：{0}（{1}；GPU 可用：{2}；架构：{3}；bf16：{4}）</translation>
+    </message>
+    <message>
+        <source>PyTorch: not installed</source>
+        <translation>PyTorch：未安装</translation>
+    </message>
+    <message>
+        <source>Linux: transparent huge pages {0}, swappiness {1}, NUMA nodes {2}</source>
+        <translation>Linux：透明大页 {0}，swappiness {1}，NUMA 节点 {2}</translation>
+    </message>
+    <message>
+        <source>Note: {0}</source>
+        <translation>注意：{0}</translation>
+    </message>
+    <message>
+        <source>GPU: none found (Apple Silicon, Metal)</source>
+        <translation>GPU：未找到独立显卡（Apple Silicon，Metal）</translation>
+    </message>
+    <message>
+        <source>GPU: none found</source>
+        <translation>GPU：未找到</translation>
+    </message>
+    <message>
+        <source>usable</source>
+        <translation>可用</translation>
+    </message>
+    <message>
+        <source>not usable</source>
+        <translation>不可用</translation>
     </message>
     <message>
         <source>the header holds more nested lists than any model</source>
@@ -2063,6 +2215,18 @@
     <message>
         <source>The server reported an error: {0}</source>
         <translation>服务器报告了错误：{0}</translation>
+    </message>
+    <message>
+        <source>runs on the CPU</source>
+        <translation>在 CPU 上运行</translation>
+    </message>
+    <message>
+        <source>built for llama-cpp-python {0}, but {1} is installed</source>
+        <translation>为 llama-cpp-python {0} 构建，但安装的是 {1}</translation>
+    </message>
+    <message>
+        <source>no {0} GPU was found (is the GPU&apos;s driver installed?)</source>
+        <translation>未找到 {0} GPU（GPU 驱动是否已安装？）</translation>
     </message>
     <message>
         <source>The model&apos;s chat template ran away ({0} limit reached) and was stopped. This model file cannot be used as it is; choose another model.</source>

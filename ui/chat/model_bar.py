@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
@@ -28,7 +28,9 @@ from PySide6.QtWidgets import (
 from app.chat.presets import recommended_sampling
 from app.core import Core
 from app.engine_client import EngineClient
+from app.engines import engine_for
 from app.errors import HearthError
+from app.machine.fit import CPU, FITS_GPU, NO_FIT, PARTIAL
 from app.models.library import ModelEntry, describe
 from ui.background import run_in_background
 from ui.elided_label import ElidedLabel
@@ -50,6 +52,14 @@ STAGES = (
     QT_TRANSLATE_NOOP("ModelBar", "Reading the prompt"),
     QT_TRANSLATE_NOOP("ModelBar", "Ready"),
 )
+
+# How a model will run here, as the picker says it (from the fit estimate).
+PICKER_VERDICTS = {
+    FITS_GPU: QT_TRANSLATE_NOOP("ModelBar", "on the GPU"),
+    PARTIAL: QT_TRANSLATE_NOOP("ModelBar", "partly on the GPU"),
+    CPU: QT_TRANSLATE_NOOP("ModelBar", "on the CPU"),
+    NO_FIT: QT_TRANSLATE_NOOP("ModelBar", "too large here"),
+}
 
 Report = Callable[[BaseException, str], None]
 ShowError = Callable[[str], None]
@@ -77,6 +87,7 @@ class ModelBar(QWidget):
         self.show_error, self.report, self.defer = show_error, report, defer
         self.models: list[ModelEntry] = []  # what the picker offers (chat-capable)
         self.library: list[ModelEntry] = []  # everything found, for the Models screen
+        self.fits: dict[str, Any] = {}  # Estimate (or why none) by model path
         self.remote: list[ModelEntry] = []  # models of the server endpoints
         self.model: ModelEntry | None = None
         self.loaded_context: int | None = None  # the context of the loaded model
@@ -170,16 +181,40 @@ class ModelBar(QWidget):
             self.models.append(self.model)  # a model opened from a file stays offered
         self._fill()
 
+    def set_fits(self, fits: dict[str, Any]) -> None:
+        """How each library model will run here (``Estimate`` by path, or why unknown)."""
+        self.fits = dict(fits)
+        self._fill()
+
+    def item_label(self, entry: ModelEntry, loaded_path: str | None) -> str:
+        """What the picker says of a model: name, size, quantization, how it runs here,
+        its engine, and whether it is loaded; the starter is called the demo it is."""
+        parts = [entry.name]
+        if entry.size_bytes:
+            parts.append(f"{entry.size_bytes / 1e9:.1f} GB")
+        quant = entry.quantization
+        if quant and quant not in entry.name:
+            parts.append(quant)
+        fit = self.fits.get(str(entry.path))
+        verdict = getattr(fit, "verdict", "")
+        if verdict:
+            parts.append(self.tr(str(PICKER_VERDICTS.get(verdict, verdict))))
+        parts.append(QCoreApplication.translate("Engines", engine_for(entry.format).label))
+        if entry.source == "starter":
+            parts.append(self.tr("demo model"))
+        label = " · ".join(parts)
+        if loaded_path == str(entry.path):
+            label += "  ● " + self.tr("loaded")
+        return label
+
     def _fill(self) -> None:
         self.picker.blockSignals(True)
         self.picker.clear()
         model = self.picker.model()
+        loaded = self.client.loaded_model
+        loaded_path = loaded.path if loaded is not None else None
         for index, entry in enumerate(self.models):
-            quant = entry.quantization
-            label = entry.name + (f"  ({quant})" if quant and quant not in entry.name else "")
-            if entry.source == "starter":
-                label += "  — starter"
-            self.picker.addItem(label, str(entry.path))
+            self.picker.addItem(self.item_label(entry, loaded_path), str(entry.path))
             tip = translated(entry.problem) or f"{entry.path}\n{entry.size_bytes / 1e6:,.0f} MB"
             self.picker.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
             if entry.problem and isinstance(model, QStandardItemModel):
@@ -301,12 +336,14 @@ class ModelBar(QWidget):
             self.tr("{0} · {1} tokens context").format(name, context) if context else name
         )
         self.status.setText(self._ready_text)
+        self._fill()  # the picker marks the loaded model
         self.model_loaded.emit(event)
 
     def engine_stopped(self) -> None:
         """The worker died: nothing is loaded any more."""
         self._ready_text = self.tr("Not loaded")
         self.status.setText(self._ready_text)
+        self._fill()
 
     def advice(self) -> dict[str, Any]:
         """The chosen model's recommended sampling: read once per model on a background

@@ -40,11 +40,35 @@ def make_table(headers: tuple[object, ...], name: str) -> QTableWidget:
 
 RECOMMENDED_HERE = QT_TRANSLATE_NOOP("ModelsScreen", "Recommended for this machine")
 RECOMMENDED = QT_TRANSLATE_NOOP("ModelsScreen", "Recommended")
+VERDICT_WORDS = {
+    "gpu": QT_TRANSLATE_NOOP("ModelsScreen", "fits on the GPU"),
+    "partial": QT_TRANSLATE_NOOP("ModelsScreen", "partly on the GPU"),
+    "cpu": QT_TRANSLATE_NOOP("ModelsScreen", "CPU and RAM"),
+    "no": QT_TRANSLATE_NOOP("ModelsScreen", "will not fit"),
+}
 VERDICT_COLOURS = {"gpu": "#15803d", "partial": "#1d4ed8", "cpu": "#b45309", "no": "#b91c1c"}
 
 
+def verdict_words(result: Estimate) -> str:
+    """The fit verdict in the window's language."""
+    if result.verdict == "partial" and result.gpu_layers:
+        return tr_models("partly on the GPU ({0} of {1} layers)").format(
+            result.gpu_layers, result.n_layers
+        )
+    return tr_models(VERDICT_WORDS.get(result.verdict, result.verdict_text))
+
+
+def speed_words(result: Estimate) -> str:
+    rate = result.tokens_per_s
+    if not rate:
+        return ""
+    if rate < 1:
+        return tr_models("under 1 token/s")
+    return tr_models("roughly {0} tokens/s").format(round(rate))
+
+
 def verdict_cell(result: Estimate) -> QTableWidgetItem:
-    text = result.verdict_text
+    text = verdict_words(result)
     if result.verdict != "no":
         text += f" · {result.total_bytes / 1e9:.1f} GB"
     cell = QTableWidgetItem(text)
@@ -59,10 +83,10 @@ def verdict_cell(result: Estimate) -> QTableWidgetItem:
             result.n_ctx,
         )
     ]
-    if result.speed_hint:
+    if speed_words(result):
         lines.append(
             QCoreApplication.translate("ModelsScreen", "Expected speed: {0}.").format(
-                result.speed_hint
+                speed_words(result)
             )
         )
     lines.extend(result.notes)
