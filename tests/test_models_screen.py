@@ -152,7 +152,7 @@ def test_modelscope_search_and_pickle_warning(qtbot: QtBot, core: Core, hub: Fak
     assert "pickle" in cell(screen.offers_table, 0, 4)
 
 
-def test_errors_reach_the_banner(
+def test_errors_show_in_the_models_screen_with_a_retry(
     qtbot: QtBot, core: Core, hub: FakeHub, expect_error_logs: None
 ) -> None:
     window = open_window(qtbot, core)
@@ -160,7 +160,29 @@ def test_errors_reach_the_banner(
     screen.query.setText("acme/missing")
     with qtbot.waitSignal(screen.repo_opened, timeout=300_000):
         screen.open_button.click()
-    assert "not found" in window.error_banner.message
+    assert "not found" in screen.banner.message, "where the user is looking"
+    assert not window.error_banner.message, "not on the Chat tab"
+    assert "acme/missing" in screen.repo_label.text() and screen.busy_row.isHidden()
+    assert not screen.banner.retry_button.isHidden()
+    hub.add("acme/missing", {"late-Q4_K_M.gguf": b"GGUF" + b"\0" * 2000})  # it appears
+    with qtbot.waitSignal(screen.repo_opened, timeout=300_000):
+        screen.banner.retry_button.click()
+    assert not screen.banner.message and [o.label for o in screen.offers]
+
+
+def test_an_unreachable_hub_fails_fast_in_words(
+    qtbot: QtBot, core: Core, expect_error_logs: None
+) -> None:
+    core.settings.set("hub.huggingface_endpoint", "http://hearth-test-hub.invalid")
+    window = open_window(qtbot, core)
+    screen = window.models_screen
+    screen.query.setText("qwen")
+    with qtbot.waitSignal(screen.search_finished, timeout=300_000):
+        screen.search_button.click()
+        assert not screen.busy_row.isHidden() and "Searching" in screen.busy_label.text()
+    assert "hearth-test-hub.invalid" in screen.banner.message
+    assert "internet connection" in screen.banner.message
+    assert screen.busy_row.isHidden() and screen.search_button.isEnabled()
 
 
 @pytest.fixture

@@ -1,9 +1,12 @@
-"""The one place where problems are shown to the user, as sentences, until dismissed."""
+"""Where problems are shown to the user, as sentences, until dismissed: one banner per
+screen, in the screen whose action failed, with Retry where trying again can help."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
 
 class ErrorBanner(QFrame):
@@ -27,17 +30,34 @@ class ErrorBanner(QFrame):
         close.setAccessibleName(self.tr("Dismiss error"))
         close.setAutoRaise(True)
         close.clicked.connect(self.dismiss)
+        self.retry_button = QPushButton(self.tr("Retry"))
+        self.retry_button.setObjectName("retryButton")
+        self.retry_button.clicked.connect(self._retry)
+        self.retry_button.hide()
+        self._retry_action: Callable[[], None] | None = None
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         self.hide()
 
-    def show_message(self, message: str) -> None:
+    def show_message(self, message: str, retry: Callable[[], None] | None = None) -> None:
+        """Show ``message``; with ``retry``, a Retry button that dismisses and runs it."""
         self.label.setText(message)
+        self._retry_action = retry
+        self.retry_button.setVisible(retry is not None)
         self.show()
 
     def dismiss(self) -> None:
         self.label.clear()
+        self._retry_action = None
+        self.retry_button.hide()
         self.hide()
+
+    def _retry(self) -> None:
+        action = self._retry_action
+        self.dismiss()
+        if action is not None:
+            action()
 
     @property
     def message(self) -> str:

@@ -116,9 +116,7 @@ class MainWindow(QMainWindow):
         from ui.models.models_screen import ModelsScreen
         from ui.system_screen import SystemScreen
 
-        self.models_screen = ModelsScreen(
-            self.core, self.downloads, self.report, self.show_error, self.ask_token
-        )
+        self.models_screen = ModelsScreen(self.core, self.downloads, self.ask_token)
         self.models_screen.suggest_for_region(
             resolve_language(str(self.core.settings.get("appearance.language")))
         )

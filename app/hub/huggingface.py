@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from app.errors import AccessDenied, HearthError
+from app.hub.reachable import check_reachable
 from app.hub.repo_files import RepoFile
 from wire.phrases import Phrase
 
@@ -55,6 +56,7 @@ def search(
     token: str | None = None,
 ) -> list[RepoSummary]:
     """Search models; ``kind`` is 'gguf' or 'transformers' (text-generation checkpoints)."""
+    check_reachable(endpoint_url, "Hugging Face")
     api = _api(endpoint_url, token)
     extra: dict[str, Any] = (
         {"filter": "gguf"}
@@ -88,6 +90,7 @@ def list_files(
     token: str | None = None,
 ) -> list[RepoFile]:
     """Every file of a repository with its size and hash, without downloading anything."""
+    check_reachable(endpoint_url, "Hugging Face")
     api = _api(endpoint_url, token)
     try:
         info = api.model_info(repo_id, revision=revision, files_metadata=True)

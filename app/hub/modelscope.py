@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 from app.errors import AccessDenied, HearthError
 from app.hub.huggingface import RepoSummary
+from app.hub.reachable import check_reachable
 from app.hub.repo_files import RepoFile
 from wire.phrases import Phrase
 
@@ -37,6 +38,7 @@ def search(
     endpoint_url: str,
     token: str | None = None,
 ) -> list[RepoSummary]:
+    check_reachable(endpoint_url, "ModelScope")
     api = _api(endpoint_url, token)
     try:
         page = api.list_repos(
@@ -63,6 +65,7 @@ def search(
 def list_files(
     repo_id: str, *, revision: str = "master", endpoint_url: str, token: str | None = None
 ) -> list[RepoFile]:
+    check_reachable(endpoint_url, "ModelScope")
     api = _api(endpoint_url, token)
     try:
         files = api.list_repo_files(repo_id, "model", revision=revision)

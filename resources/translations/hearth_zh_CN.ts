@@ -606,6 +606,10 @@
         <source>Dismiss error</source>
         <translation>关闭错误提示</translation>
     </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
 </context>
 <context>
     <name>LibraryPanel</name>
@@ -1218,6 +1222,18 @@
         <translation>文件</translation>
     </message>
     <message>
+        <source>Searching {0}…</source>
+        <translation>正在搜索 {0}…</translation>
+    </message>
+    <message>
+        <source>Listing the files of {0}…</source>
+        <translation>正在列出 {0} 的文件…</translation>
+    </message>
+    <message>
+        <source>Could not open {0} (the reason is above).</source>
+        <translation>无法打开 {0}（原因见上方）。</translation>
+    </message>
+    <message>
         <source>Size</source>
         <translation>大小</translation>
     </message>
@@ -1280,10 +1296,6 @@
     <message>
         <source>Opening {0}…</source>
         <translation>正在打开 {0}…</translation>
-    </message>
-    <message>
-        <source>Could not open the repository.</source>
-        <translation>无法打开该仓库。</translation>
     </message>
     <message>
         <source>opening the repository</source>
@@ -1967,6 +1979,26 @@
     <message>
         <source>{0!r} is neither a repository id (owner/name) nor a model of Hearth&apos;s catalogue (hearth models catalog lists them).</source>
         <translation>{0!r} 既不是仓库 ID（所有者/名称），也不是 Hearth 目录中的模型（hearth models catalog 可列出它们）。</translation>
+    </message>
+    <message>
+        <source>Hearth cannot reach {0} at {1}: {2}. Check the internet connection (or a proxy or firewall), or set another address for {0} in Settings.</source>
+        <translation>Hearth 无法连接 {1} 上的 {0}：{2}。请检查网络连接（或代理、防火墙），或在设置中为 {0} 设置其他地址。</translation>
+    </message>
+    <message>
+        <source>the connection was refused</source>
+        <translation>连接被拒绝</translation>
+    </message>
+    <message>
+        <source>no answer</source>
+        <translation>没有响应</translation>
+    </message>
+    <message>
+        <source>no address</source>
+        <translation>没有地址</translation>
+    </message>
+    <message>
+        <source>Hearth cannot reach {0}: the name {1} cannot be looked up. Check the internet connection, or set another address for {0} in Settings.</source>
+        <translation>Hearth 无法连接 {0}：无法解析域名 {1}。请检查网络连接，或在设置中为 {0} 设置其他地址。</translation>
     </message>
     <message>
         <source>Hearth found no model to serve. Reinstall Hearth to restore the starter model, or put a .gguf file into {0}.</source>

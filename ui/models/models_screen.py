@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QTableWidgetItem,
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import Core
-from app.errors import HearthError
+from app.errors import HearthError, describe_error
 from app.hub import huggingface
 from app.hub.downloads import DownloadManager
 from app.hub.huggingface import HubAccessError, RepoSummary
@@ -37,6 +38,8 @@ from app.machine.hardware import SystemFacts
 from app.models.library import ModelEntry
 from app.secrets import get_token
 from ui.background import run_in_background
+from ui.error_banner import ErrorBanner
+from ui.i18n import translated
 from ui.models.downloads_panel import DownloadsPanel
 from ui.models.library_panel import LibraryPanel
 from ui.models.tables import (
@@ -70,8 +73,6 @@ class ModelsScreen(QWidget):
         self,
         core: Core,
         manager: DownloadManager,
-        report: Callable[[BaseException, str], None],
-        show_error: Callable[[str], None],
         ask_token: Callable[[str], bool] | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -79,8 +80,10 @@ class ModelsScreen(QWidget):
         self.setObjectName("modelsScreen")
         self.core = core
         self.manager = manager
-        self.report = report
-        self.show_error = show_error
+        # This screen's own problems are shown here, where the user is looking.
+        self.banner = ErrorBanner()
+        self.report = self.report_here
+        self.show_error = self.show_here
         self.ask_token = ask_token
         self.facts: SystemFacts | None = None
         self.offer_estimates: dict[int, Estimate] = {}
@@ -91,6 +94,16 @@ class ModelsScreen(QWidget):
         self.repo_source = HF
         self.library: list[ModelEntry] = []
         self._build()
+
+    def report_here(
+        self, exc: BaseException, doing: str, retry: Callable[[], None] | None = None
+    ) -> None:
+        """Log with the stack, then the sentence in this screen's banner."""
+        sentence = describe_error(exc, doing, str(self.core.paths.logs_dir))
+        self.banner.show_message(translated(sentence), retry)
+
+    def show_here(self, message: str) -> None:
+        self.banner.show_message(message)
 
     def suggest_for_region(self, language: str) -> None:
         """On a Chinese locale, start on ModelScope and offer a Hugging Face mirror,
@@ -151,6 +164,21 @@ class ModelsScreen(QWidget):
         search_row.addWidget(self.search_button)
         search_row.addWidget(self.open_button)
         layout.addLayout(search_row)
+        layout.addWidget(self.banner)
+        self.busy_row = QWidget()
+        busy = QHBoxLayout(self.busy_row)
+        busy.setContentsMargins(0, 0, 0, 0)
+        self.busy_label = QLabel("")
+        self.busy_label.setObjectName("hubBusy")
+        moving = QProgressBar()
+        moving.setRange(0, 0)  # no end known: it moves
+        moving.setMaximumWidth(160)
+        moving.setMaximumHeight(10)
+        busy.addWidget(self.busy_label)
+        busy.addWidget(moving)
+        busy.addStretch(1)
+        self.busy_row.hide()
+        layout.addWidget(self.busy_row)
         self.region_hint = QWidget()
         self.region_hint.setObjectName("regionHint")
         hint_row = QHBoxLayout(self.region_hint)
@@ -246,15 +274,24 @@ class ModelsScreen(QWidget):
             )
 
         self.search_button.setEnabled(False)
+        self.banner.dismiss()
+        self._set_busy(self.tr("Searching {0}…").format(SOURCE_LABELS[source]))
         run_in_background(self, work, self._show_results, self._search_failed)
+
+    def _set_busy(self, words: str) -> None:
+        """A search or a listing is in flight: say so, with a moving bar."""
+        self.busy_label.setText(words)
+        self.busy_row.setVisible(bool(words))
 
     def _search_failed(self, exc: BaseException) -> None:
         self.search_button.setEnabled(True)
-        self.report(exc, self.tr("searching models"))
+        self._set_busy("")
+        self.report_here(exc, self.tr("searching models"), retry=self.search)
         self.search_finished.emit()
 
     def _show_results(self, results: list[RepoSummary]) -> None:
         self.search_button.setEnabled(True)
+        self._set_busy("")
         self.results = results
         self.results_table.setRowCount(len(results))
         for row, summary in enumerate(results):
@@ -283,6 +320,8 @@ class ModelsScreen(QWidget):
         source = str(self.source.currentData())
         core = self.core
         self.repo_label.setText(self.tr("Opening {0}…").format(repo_id))
+        self.banner.dismiss()
+        self._set_busy(self.tr("Listing the files of {0}…").format(repo_id))
         run_in_background(
             self,
             lambda: group_files(list_repo(core, repo_id, source)),
@@ -291,7 +330,10 @@ class ModelsScreen(QWidget):
         )
 
     def _open_failed(self, repo_id: str, source: str, exc: BaseException) -> None:
-        self.repo_label.setText(self.tr("Could not open the repository."))
+        self._set_busy("")
+        self.repo_label.setText(
+            self.tr("Could not open {0} (the reason is above).").format(repo_id)
+        )
         if (
             isinstance(exc, HubAccessError)
             and self.ask_token is not None
@@ -299,10 +341,13 @@ class ModelsScreen(QWidget):
         ):
             self.open_repo(repo_id)  # again, with the token just given
             return
-        self.report(exc, self.tr("opening the repository"))
+        self.report_here(
+            exc, self.tr("opening the repository"), retry=lambda: self.open_repo(repo_id)
+        )
         self.repo_opened.emit()
 
     def _show_offers(self, repo_id: str, source: str, offers: list[Offer]) -> None:
+        self._set_busy("")
         self.repo_id, self.repo_source, self.offers = repo_id, source, offers
         best = recommend(offers)
         self.repo_label.setText(
