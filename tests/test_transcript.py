@@ -89,3 +89,55 @@ def test_long_conversations_open_with_their_end_and_show_more_on_request(
     assert "Show 250 earlier messages" in text
     assert view.highlight("message number 10")  # a search hit renders the rest
     assert "message number 1\n" in view.toPlainText()
+
+
+def test_a_poem_keeps_its_lines_and_long_code_never_scrolls_the_conversation(
+    view: TranscriptView,
+) -> None:
+    poem = "Roses are red,\nviolets are blue,\na model at home\nwrites this for you."
+    code = "```python\nvalue = " + " + ".join(f"term_{i}" for i in range(60)) + "\n```"
+    view.show_messages([st.Message(1, 1, "assistant", f"{poem}\n\n{code}", model="m")])
+    shown = view.toPlainText()
+    assert "Roses are red,\nviolets are blue," in shown.replace("\u2028", "\n"), "lines kept"
+    assert view.horizontalScrollBar().maximum() == 0, "the long line wraps in its block"
+
+
+def test_a_quote_has_a_bar_and_a_nested_list_no_gap(view: TranscriptView) -> None:
+    view.show_messages(
+        [st.Message(1, 1, "assistant", "> wise words\n\n1. one\n   - inner\n2. two", model="m")]
+    )
+    document = view.document()
+    cursor = QTextCursor(document)
+    tables = []
+    while True:
+        table = cursor.currentTable()
+        if table is not None and table not in tables:
+            tables.append(table)
+        if not cursor.movePosition(QTextCursor.MoveOperation.NextBlock):
+            break
+    assert len(tables) == 1 and tables[0].columns() == 2, "a bar cell beside the quote"
+    bar = tables[0].cellAt(0, 0).format().background().color().name()
+    assert bar == view.palette_colors.quote_bar
+    inner = next(r for r in layout_of(view) if r[0] == "inner")
+    assert inner[1] <= 4, "the nested list sits close to its item"
+
+
+def test_your_messages_are_tinted_and_the_one_being_edited_stands_out(
+    view: TranscriptView,
+) -> None:
+    mine = st.Message(1, 1, "user", "My question")
+    view.show_messages([mine, st.Message(2, 1, "assistant", "The answer", model="m")])
+
+    def background(text: str) -> str:
+        block = view.document().firstBlock()
+        while block.isValid() and text not in block.text():
+            block = block.next()
+        return block.blockFormat().background().color().name()
+
+    colors = view.palette_colors
+    assert background("My question") == colors.user_background
+    assert background("The answer") != colors.user_background
+    view.set_editing(1)
+    assert background("My question") == colors.editing_background
+    view.set_editing(None)
+    assert background("My question") == colors.user_background

@@ -105,3 +105,22 @@ def test_the_models_screen_opens_on_the_same_recommendations_and_the_whole_catal
     assert panel.toggle.text() == "Show fewer"
     panel.toggle.click()
     assert len(panel.cards) == len(window.welcome.cards)
+
+
+def test_at_800_by_600_every_button_shows_its_whole_label(
+    qtbot: QtBot, core: Core, hub: FakeHub
+) -> None:
+    from PySide6.QtWidgets import QAbstractButton
+
+    window = open_window(qtbot, core)
+    wait_until(qtbot, lambda: cards_shown(window), 60_000)
+    window.resize(800, 600)
+    cut: list[str] = []
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        qtbot.wait(50)  # the tab is laid out
+        for button in window.findChildren(QAbstractButton):
+            if button.isVisible() and button.width() < button.sizeHint().width():
+                cut.append(f"{window.tabs.tabText(index)}: {button.text()!r}")
+    assert window.width() <= 800 and window.height() <= 600
+    assert cut == []

@@ -18,10 +18,12 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
+    QFrame,
     QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QScrollArea,
     QTabWidget,
 )
 
@@ -132,7 +134,13 @@ class MainWindow(QMainWindow):
         self.tabs.setObjectName("screens")
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.chat, self.tr("Chat"))
-        self.tabs.addTab(self.models_screen, self.tr("Models"))
+        # The Models screen scrolls in a small window rather than crushing its tables.
+        self.models_page = QScrollArea()
+        self.models_page.setObjectName("modelsPage")
+        self.models_page.setWidgetResizable(True)
+        self.models_page.setFrameShape(QFrame.Shape.NoFrame)
+        self.models_page.setWidget(self.models_screen)
+        self.tabs.addTab(self.models_page, self.tr("Models"))
         self.tabs.addTab(self.system_screen, self.tr("System"))
         self.setCentralWidget(self.tabs)
         self.usage_label = QLabel("")
@@ -160,9 +168,7 @@ class MainWindow(QMainWindow):
         self.catalog_downloads.failed.connect(self._catalog_download_failed)
         self.welcome = WelcomePanel(self.catalog_downloads, self._in_library)
         self.welcome.chat_requested.connect(self._chat_with_catalog_model)
-        self.welcome.models_requested.connect(
-            lambda: self.tabs.setCurrentWidget(self.models_screen)
-        )
+        self.welcome.models_requested.connect(lambda: self.tabs.setCurrentWidget(self.models_page))
         self.chat.set_welcome(self.welcome)
         from ui.models.catalog_panel import CatalogPanel
 

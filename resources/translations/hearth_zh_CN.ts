@@ -2768,6 +2768,10 @@
         <translation>删除</translation>
     </message>
     <message>
+        <source>(editing)</source>
+        <translation>（正在编辑）</translation>
+    </message>
+    <message>
         <source>Thinking…</source>
         <translation>思考中…</translation>
     </message>
@@ -2790,6 +2794,10 @@
     <message>
         <source>Continue</source>
         <translation>继续</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
     </message>
 </context>
 <context>

@@ -19,7 +19,6 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -44,6 +43,7 @@ from ui.chat.model_bar import ModelBar
 from ui.chat.search_panel import SearchPanel
 from ui.chat.transcript import TranscriptView, plain_text, stats_text
 from ui.chat.undo_bar import UndoBar
+from ui.elided_label import ElidedLabel
 from ui.error_banner import ErrorBanner
 from ui.event_relay import CHAT_END, EventRelay
 from ui.i18n import translated
@@ -125,11 +125,12 @@ class ChatScreen(QWidget, SessionListener):
         self.welcome: QWidget | None = None
         layout.addWidget(self.stage, 1)
         under = QHBoxLayout()
-        self.edit_label = QLabel()
+        # On its own row, shortened to fit: a long note must not push the sidebar aside.
+        self.edit_label = ElidedLabel()
         self.edit_label.setObjectName("editLabel")
         self.edit_label.hide()
+        layout.addWidget(self.edit_label)
         self.context_meter = ContextMeter()
-        under.addWidget(self.edit_label, 1)
         under.addWidget(self.model_bar.status, 1)
         under.addWidget(self.model_bar.progress)
         under.addWidget(self.context_meter)
@@ -417,12 +418,14 @@ class ChatScreen(QWidget, SessionListener):
             self.tr("Editing your message: Send keeps the old version as a branch (Esc cancels).")
         )
         self.edit_label.show()
+        self.transcript.set_editing(message_id)
 
     def cancel_edit(self) -> None:
         if self.editing is not None:
             self.editing = None
             self.composer.clear()
         self.edit_label.hide()
+        self.transcript.set_editing(None)
 
     def delete_message(self, message_id: int) -> None:
         self.session.delete_message(message_id)
@@ -449,6 +452,7 @@ class ChatScreen(QWidget, SessionListener):
             return False
         self.editing = None
         self.edit_label.hide()
+        self.transcript.editing_id = None  # the conversation is drawn again for the branch
         self.composer.clear()
         return True
 

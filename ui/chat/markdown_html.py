@@ -37,6 +37,9 @@ class Palette:
     table_border: str
     header_background: str
     pygments_style: str
+    quote_bar: str = "#d0d7de"
+    user_background: str = "#eef2f9"  # your messages, set apart from the model's
+    editing_background: str = "#fff4d6"  # the message being edited
 
 
 LIGHT = Palette(
@@ -60,6 +63,9 @@ DARK = Palette(
     table_border="#30363d",
     header_background="#1f2630",
     pygments_style="monokai",
+    quote_bar="#3d444d",
+    user_background="#1d2533",
+    editing_background="#3a3220",
 )
 
 
@@ -90,9 +96,11 @@ class MarkdownRenderer:
         if self._md is None:
             from markdown_it import MarkdownIt
 
-            self._md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
-                ["table", "strikethrough"]
-            )
+            # breaks: a single newline is a line break, as chat apps show it (a poem keeps
+            # its lines); CommonMark alone would join the lines into one paragraph.
+            self._md = MarkdownIt(
+                "commonmark", {"html": False, "linkify": False, "breaks": True}
+            ).enable(["table", "strikethrough"])
             rules: Any = getattr(self._md.renderer, "rules")  # noqa: B009 - untyped
             rules["fence"] = self._fence
             rules["code_block"] = self._code_block
@@ -132,8 +140,11 @@ class MarkdownRenderer:
             f' font-size:small; margin-top:8px; margin-bottom:0px;">&nbsp;{label}'
             f'&nbsp;&nbsp;·&nbsp;&nbsp;<a href="{COPY_CODE}{key}" style="color:{p.link};">'
             f"{html.escape(copy)}</a></p>"
+            # pre-wrap: a long line wraps inside its block instead of widening the whole
+            # conversation (a QTextDocument cannot scroll one block on its own); Copy
+            # gives the code exactly as written.
             f"<pre style=\"background-color:{p.code_background}; font-family:'{self.mono_family}';"
-            f' margin-top:0px; margin-bottom:8px;">{body}</pre>'
+            f' white-space:pre-wrap; margin-top:0px; margin-bottom:8px;">{body}</pre>'
         )
 
     # -- markdown-it rules ---------------------------------------------------------------
@@ -183,7 +194,19 @@ class MarkdownRenderer:
                 '<th style="text-align:',
                 f'<th style="background-color:{p.header_background};text-align:',
             )
-            .replace("<blockquote>", f'<blockquote style="color:{p.quote};">')
+            # A quote is a bar and its text: a two-cell table (Qt's blocks have no left
+            # border); quotes are rare, so the frame they cost does not matter.
+            .replace(
+                "<blockquote>",
+                f'<table cellspacing="0" cellpadding="0" style="margin-top:6px;'
+                f' margin-bottom:6px;"><tr><td width="4" style="background-color:{p.quote_bar};">'
+                f'</td><td style="padding-left:12px; color:{p.quote};">',
+            )
+            .replace("</blockquote>", "</td></tr></table>")
+            # Lists sit close to their text, a nested list close to its item.
+            .replace("<ul>", '<ul style="margin-top:2px; margin-bottom:2px;">')
+            .replace("<ol>", '<ol style="margin-top:2px; margin-bottom:2px;">')
+            .replace("<ol start=", '<ol style="margin-top:2px; margin-bottom:2px;" start=')
             .replace("<code>", f"<code style=\"font-family:'{self.mono_family}';\">")
             .replace("<a href=", f'<a style="color:{p.link};" href=')
         )

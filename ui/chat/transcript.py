@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QByteArray, QCoreApplication, QUrl, Signal
 from PySide6.QtGui import (
+    QCursor,
     QDesktopServices,
     QFont,
     QFontDatabase,
     QGuiApplication,
+    QResizeEvent,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -37,13 +39,14 @@ from PySide6.QtGui import (
     QTextDocumentFragment,
     QTextFormat,
 )
-from PySide6.QtWidgets import QTextBrowser, QWidget
+from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.chat import store as st
 from app.chat.markdown_blocks import BlockSplitter, split_blocks
 from ui.chat.markdown_html import COPY_CODE, LIGHT, CodeBlocks, MarkdownRenderer, Palette
 
 ACTION = "hearth:act/"
+READING_WIDTH = 860  # the widest the conversation's column gets, in pixels
 DEFAULT_WINDOW = 100  # messages rendered when a conversation opens
 LIVE = -1  # the message id used for the reply being streamed
 
@@ -127,6 +130,7 @@ class TranscriptView(QTextBrowser):
         self.streamed_text = ""  # the answer being streamed, as received
         self.reasoning_text = ""
         self.last_copied = ""
+        self.editing_id: int | None = None  # the message of yours being edited (highlighted)
 
     # -- appearance ----------------------------------------------------------------------
     def set_palette_colors(self, palette: Palette) -> None:
@@ -217,11 +221,16 @@ class TranscriptView(QTextBrowser):
             branch,
             is_last,
             message.id in self.expanded,
+            message.id == self.editing_id,
         )
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        parts = [self._header_html(message.role, message.model, message.id, branch)]
+        parts = [
+            self._header_html(
+                message.role, message.model, message.id, branch, message.id == self.editing_id
+            )
+        ]
         if message.role == "assistant":
             if message.reasoning:
                 seconds = message.stats.get("thinking_s")
@@ -237,7 +246,7 @@ class TranscriptView(QTextBrowser):
             parts += [self.renderer.block(block) for block in split_blocks(message.content)]
             parts.append(self._footer_html(message, is_last))
         else:
-            parts.append(self._user_html(message))
+            parts.append(self._user_html(message, message.id == self.editing_id))
         result = "".join(parts)
         if len(self._cache) > 4000:
             self._cache.clear()
@@ -251,8 +260,20 @@ class TranscriptView(QTextBrowser):
             f' text-decoration:none;">{html.escape(label)}</a>'
         )
 
+    def _user_style(self, editing: bool) -> str:
+        """Your messages are tinted blocks (the model's are not); the one being edited is
+        highlighted."""
+        p = self.palette_colors
+        tint = p.editing_background if editing else p.user_background
+        return f"background-color:{tint}; padding-left:8px;"
+
     def _header_html(
-        self, role: str, model: str, message_id: int, branch: tuple[int, int] | None
+        self,
+        role: str,
+        model: str,
+        message_id: int,
+        branch: tuple[int, int] | None,
+        editing: bool = False,
     ) -> str:
         if role == "user":
             label = self.tr("You")
@@ -279,14 +300,32 @@ class TranscriptView(QTextBrowser):
                 )
             )
         muted = self.palette_colors.muted
+        tint = self._user_style(editing) if role == "user" else ""
+        editing_note = (
+            f'&nbsp;&nbsp;<span style="color:{muted}; font-size:small;">'
+            + html.escape(self.tr("(editing)"))
+            + "</span>"
+            if editing
+            else ""
+        )
         return (
-            f'<p style="margin-top:16px; margin-bottom:2px;"><b>{html.escape(label)}</b>'
-            f'<span style="color:{muted}; font-size:small;">{nav}{actions}</span></p>'
+            f'<p style="margin-top:16px; margin-bottom:0px; {tint}">'
+            f"<b>{html.escape(label)}</b>"
+            f'<span style="color:{muted}; font-size:small;">{nav}{actions}</span>{editing_note}</p>'
         )
 
-    def _user_html(self, message: st.Message) -> str:
+    def _user_html(self, message: st.Message, editing: bool = False) -> str:
         text = html.escape(message.content).replace("\n", "<br>")
-        return f'<p style="margin-top:2px; white-space:pre-wrap;">{text}</p>'
+        return (
+            f'<p style="margin-top:0px; margin-bottom:4px; white-space:pre-wrap;'
+            f' {self._user_style(editing)}">{text}<br></p>'
+        )
+
+    def set_editing(self, message_id: int | None) -> None:
+        """Highlight the message being edited (None: none)."""
+        if message_id != self.editing_id:
+            self.editing_id = message_id
+            self._rerender()
 
     def _thinking_html(
         self,
@@ -558,6 +597,15 @@ class TranscriptView(QTextBrowser):
     def copy_to_clipboard(self, text: str) -> None:
         self.last_copied = text
         QGuiApplication.clipboard().setText(text)
+        QToolTip.showText(QCursor.pos(), self.tr("Copied"), self)  # where the click was
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A centred reading column: lines longer than ``READING_WIDTH`` are tiring, and
+        on a wide window the text would otherwise run from edge to edge."""
+        side = max((event.size().width() - READING_WIDTH) // 2, 0)
+        if side != self.viewportMargins().left():
+            self.setViewportMargins(side, 0, side, 0)
+        super().resizeEvent(event)
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         """Nothing is ever loaded to show a reply: no images, no style sheets, no files."""
