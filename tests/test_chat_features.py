@@ -187,13 +187,34 @@ def test_search_finds_a_word_in_an_old_message_and_opens_it(qtbot: QtBot, core: 
     qtbot.waitUntil(lambda: window.chat.search_panel.results.count() > 0, timeout=300_000)
     assert not window.chat.conversation_list.isVisible()
     item = window.chat.search_panel.results.item(0)
-    assert "Long ago" in item.text() and "lighthouse" in item.text()
+    from ui.chat.search_panel import TEXT_ROLE
+
+    assert "Long ago" in item.data(TEXT_ROLE) and "lighthouse" in item.data(TEXT_ROLE)
     window.chat.search_panel.results.itemClicked.emit(item)
     assert window.chat.conversation_id == old.id
     assert window.chat.transcript.textCursor().selectedText() == "lighthouse"
     window.chat.search_panel.field.clear()
     window.chat.search_panel.run_search()
     assert window.chat.conversation_list.isVisible()
+
+
+def test_search_lists_each_conversation_once_with_the_words_in_bold(
+    qtbot: QtBot, core: Core
+) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    window = scripted_window(qtbot, core, "Noted.")
+    store = window.store
+    chat = store.create_conversation(title="Baking")
+    for turn in range(3):
+        store.add_message(chat.id, "user", f"Sourdough question {turn}: how long to proof?")
+    panel = window.chat.search_panel
+    panel.field.setText("sourdough")
+    panel.run_search()
+    assert panel.results.count() == 1, "one entry for the conversation, not one per message"
+    shown = panel.results.itemWidget(panel.results.item(0))
+    assert isinstance(shown, QLabel)
+    assert "<b>Sourdough</b>" in shown.text() and "3 matches" in shown.text()
 
 
 def test_export_and_import_through_the_window(qtbot: QtBot, core: Core, tmp_path: Path) -> None:
@@ -406,3 +427,13 @@ def test_every_control_has_a_name_for_screen_readers(qtbot: QtBot, core: Core) -
                 )
     dialog.reject()
     assert nameless == [], "\n".join(nameless)
+
+
+def test_the_context_meter_counts_the_first_message_at_once(qtbot: QtBot, core: Core) -> None:
+    window = scripted_window(qtbot, core, "A short answer.")
+    meter = window.chat.context_meter
+    before = meter.used
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000):
+        window.chat.send("Please explain how tides work, in a few careful sentences.")
+        assert meter.used > before and "≈" in meter.label.text(), "your message, counted"
+    assert meter.used > 0

@@ -78,3 +78,27 @@ def test_sigkill_mid_reply_keeps_the_conversation(data_dir: Path) -> None:
     assert reply.status == st.INTERRUPTED
     assert reply.content.startswith(saved_before_kill)  # nothing saved before the kill is lost
     store.close()
+
+
+def test_the_window_reopens_on_the_interrupted_reply_and_says_so_calmly(
+    qtbot: object, data_dir: Path
+) -> None:
+    from app.core import open_core
+    from tests.gui_helpers import open_window
+
+    core = open_core(data_dir)
+    store = core.open_store()
+    older = store.create_conversation("Something else").id
+    store.add_message(older, "user", "Hi")
+    cut = store.create_conversation("The story").id
+    store.add_message(cut, "user", "Tell me a story")
+    store.add_message(cut, "assistant", "Once upon a", status=st.STREAMING, model="m")
+    newest = store.create_conversation("Opened later").id
+    store.add_message(newest, "user", "Hello")
+    store.close()  # as if Hearth had been killed while writing the story
+    window = open_window(qtbot, core)  # type: ignore[arg-type]
+    assert window.chat.conversation_id == cut, "the interrupted reply is shown"
+    assert "Once upon a" in window.chat.transcript.toPlainText()
+    banner = window.error_banner
+    assert banner.info and "closed while writing this reply" in banner.message
+    assert "(s)" not in banner.message

@@ -430,17 +430,30 @@ class MainWindow(QMainWindow):
             notes.append(self.downloads.document.problem)
         if self.store.recovery_note:
             notes.append(self.store.recovery_note)
-        if self.store.recovered_replies:
-            notes.append(
-                self.tr(
-                    "Hearth was closed while writing %n reply(s); what was written was kept "
-                    "and marked as interrupted.",
-                    "",
-                    self.store.recovered_replies,
-                )
-            )
         if notes:
             self.show_error(" ".join(notes))
+        elif self.store.recovered_replies:
+            self._show_recovered_reply()
+
+    def _show_recovered_reply(self) -> None:
+        """Hearth was closed (or killed) while writing a reply: open that conversation and
+        say so calmly — nothing was lost, and Continue goes on with it."""
+        count = self.store.recovered_replies
+        message = (
+            self.tr(
+                "Hearth was closed while writing this reply. What was written is kept; "
+                "Continue goes on with it."
+            )
+            if count == 1
+            else self.tr(
+                "Hearth was closed while writing {0} replies. What was written is kept; "
+                "Continue goes on with each."
+            ).format(count)
+        )
+        conversations = self.store.recovered_conversations
+        if conversations:
+            self.chat.open_conversation(conversations[0])
+        self.error_banner.show_message(message, info=True)
 
     # -- this machine -------------------------------------------------------------------
     def _facts_ready(self, facts: object) -> None:

@@ -124,6 +124,7 @@ class ChatStore:
         self.path = Path(path) if str(path) != ":memory:" else None
         self.recovery_note = ""  # what a repair did, for the user (kept until shown)
         self.recovered_replies = 0
+        self.recovered_conversations: list[int] = []
         # Told at once of a repair made while the store is open (the window shows it).
         self.on_note: Callable[[str], None] | None = None
         self._marker = Marker(self.path) if self.path is not None else None
@@ -266,6 +267,13 @@ class ChatStore:
             )
         self._create_schema(db)
         with Transaction(db):
+            # The conversations whose reply was being written when Hearth stopped: the
+            # window opens the latest of them.
+            latest_first = db.execute(
+                "SELECT conversation_id FROM messages WHERE status = ? ORDER BY id DESC",
+                (STREAMING,),
+            )
+            self.recovered_conversations = list(dict.fromkeys(int(r[0]) for r in latest_first))
             cursor = db.execute(
                 "UPDATE messages SET status = ? WHERE status = ?", (INTERRUPTED, STREAMING)
             )

@@ -28,7 +28,13 @@ from PySide6.QtWidgets import (
 
 from app.chat import store as st
 from app.chat import transfer
-from app.chat.session import TICK_S, ChatSession, Reply, SessionListener
+from app.chat.session import (
+    CHARACTERS_PER_TOKEN,
+    TICK_S,
+    ChatSession,
+    Reply,
+    SessionListener,
+)
 from app.core import Core
 from app.engine_client import EngineClient
 from app.engines import can_run
@@ -81,6 +87,7 @@ class ChatScreen(QWidget, SessionListener):
         self.model_bar.settings_requested.connect(self.open_conversation_settings)
         self.model_bar.model_loaded.connect(lambda _event: self.update_context_meter())
         self.running: ChatSession | None = None  # the session whose reply is streaming
+        self._meter_base: tuple[int, int] | None = None  # the estimate when the reply began
         self.session = self._session(None)  # the session shown
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(int(TICK_S * 1000))  # a pause in the stream is saved too
@@ -501,6 +508,13 @@ class ChatScreen(QWidget, SessionListener):
     def _tick(self) -> None:
         if self.running is not None:
             self.running.tick()
+            reply = self.running.reply
+            if reply is not None and self._shown(self.running) and self._meter_base:
+                used, window = self._meter_base
+                grown = used + round(
+                    (len(reply.text) + len(reply.reasoning)) / CHARACTERS_PER_TOKEN
+                )
+                self.context_meter.show_usage(grown, window, False)
 
     def update_context_meter(
         self, stats: dict[str, Any] | None = None, messages: list[st.Message] | None = None
@@ -543,6 +557,11 @@ class ChatScreen(QWidget, SessionListener):
         if not self._shown(session):
             return
         self._update_stage(empty=False)
+        # An estimate at once (your message counted), growing with the reply until the
+        # engine's own count arrives at its end.
+        used, window, _exact = session.context_usage(self.model_bar.loaded_context)
+        self._meter_base = (used, window)
+        self.context_meter.show_usage(used, window, False)
         if reply.appended and reply.user_message_id is not None:
             self.transcript.append_message(self.store.message(reply.user_message_id))
             self.transcript.begin_reply(reply.model_name)

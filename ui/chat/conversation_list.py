@@ -25,6 +25,10 @@ class ConversationList(QListWidget):
         super().__init__(parent)
         self.setObjectName("conversations")
         self.setAccessibleName(self.tr("Conversations"))
+        # A long title ends in "…" (its whole text is the tooltip), never scrolls sideways.
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWordWrap(False)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
         self.setEditTriggers(

@@ -7,16 +7,37 @@ shown the conversation list is hidden; Esc or clearing the field brings it back.
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.chat.store import SearchHit
 
 HIT_ROLE = Qt.ItemDataRole.UserRole
+TEXT_ROLE = Qt.ItemDataRole.UserRole + 1  # the entry's plain text (title, passage)
 DEBOUNCE_MS = 150
+
+
+def hit_html(title: str, snippet: str, query: str, count: str) -> str:
+    """A search entry as rich text: the title in bold, how many messages matched, and the
+    passage with the words searched for in bold (escaped first: it is the user's text)."""
+    passage = html.escape(snippet)
+    if query:
+        pattern = re.compile(re.escape(html.escape(query)), re.IGNORECASE)
+        passage = pattern.sub(lambda m: f"<b>{m.group(0)}</b>", passage)
+    extra = f" <span style='color:gray;'>· {html.escape(count)}</span>" if count else ""
+    return f"<b>{html.escape(title)}</b>{extra}<br>{passage}"
 
 
 class SearchField(QLineEdit):
@@ -69,11 +90,29 @@ class SearchPanel(QWidget):
         query = self.field.text().strip()
         self.results.clear()
         self.hits = self._search(query) if query else []
+        # One entry per conversation (its first hit's passage, and how many matched),
+        # the words searched for in bold, a line between entries.
+        grouped: dict[int, list[SearchHit]] = {}
         for hit in self.hits:
-            item = QListWidgetItem(f"{hit.title}\n{hit.snippet}")
-            item.setData(HIT_ROLE, hit.conversation_id)
-            item.setToolTip(hit.snippet)
+            grouped.setdefault(hit.conversation_id, []).append(hit)
+        for conversation_id, hits in grouped.items():
+            first = hits[0]
+            count = self.tr("{0} matches").format(len(hits)) if len(hits) > 1 else ""
+            label = QLabel(hit_html(first.title, first.snippet, query, count))
+            label.setObjectName("searchHit")
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setContentsMargins(6, 4, 6, 6)
+            label.setStyleSheet("#searchHit { border-bottom: 1px solid palette(mid); }")
+            item = QListWidgetItem()
+            item.setData(HIT_ROLE, conversation_id)
+            item.setData(TEXT_ROLE, f"{first.title}\n{first.snippet}")
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{first.title}: {first.snippet}")
+            item.setToolTip(first.snippet)
             self.results.addItem(item)
+            self.results.setItemWidget(item, label)
+            width = max(self.results.viewport().width() - 4, 120)
+            item.setSizeHint(QSize(width, label.heightForWidth(width) + 2))
         if query and not self.hits:
             empty = QListWidgetItem(self.tr("Nothing found for “{0}”.").format(query))
             empty.setFlags(Qt.ItemFlag.NoItemFlags)

@@ -52,9 +52,8 @@ LIVE = -1  # the message id used for the reply being streamed
 
 STATUS_TEXT = {
     st.STOPPED: QT_TRANSLATE_NOOP("TranscriptView", "Stopped"),
-    st.INTERRUPTED: QT_TRANSLATE_NOOP(
-        "TranscriptView", "Interrupted: the engine stopped before the reply was finished"
-    ),
+    # Hearth itself or its engine may have stopped: the cause, when known, is under it.
+    st.INTERRUPTED: QT_TRANSLATE_NOOP("TranscriptView", "Interrupted before it was finished"),
     st.LENGTH: QT_TRANSLATE_NOOP("TranscriptView", "Cut at the token limit"),
     st.FAILED: QT_TRANSLATE_NOOP("TranscriptView", "Failed"),
     st.STREAMING: QT_TRANSLATE_NOOP("TranscriptView", "Writing…"),
