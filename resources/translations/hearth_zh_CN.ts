@@ -852,6 +852,14 @@
         <translation>关于 Hearth(&amp;A)</translation>
     </message>
     <message>
+        <source>Hearth was closed while writing this reply. What was written is kept; Continue goes on with it.</source>
+        <translation>Hearth 在写这条回复时被关闭。已写的内容都保留了；点“继续”可接着写。</translation>
+    </message>
+    <message>
+        <source>Hearth was closed while writing {0} replies. What was written is kept; Continue goes on with each.</source>
+        <translation>Hearth 在写 {0} 条回复时被关闭。已写的内容都保留了；点“继续”可分别接着写。</translation>
+    </message>
+    <message>
         <source>reading the model catalogue</source>
         <translation>读取模型目录</translation>
     </message>
@@ -874,12 +882,6 @@
     <message>
         <source>&lt;b&gt;Hearth {0}&lt;/b&gt;&lt;br&gt;Private, offline chat with open language models.&lt;br&gt;&lt;br&gt;Data folder: {1}</source>
         <translation>&lt;b&gt;Hearth {0}&lt;/b&gt;&lt;br&gt;与开源语言模型进行私密、离线的对话。&lt;br&gt;&lt;br&gt;数据文件夹：{1}</translation>
-    </message>
-    <message numerus="yes">
-        <source>Hearth was closed while writing %n reply(s); what was written was kept and marked as interrupted.</source>
-        <translation>
-            <numerusform>Hearth 在写入 %n 条回复时被关闭；已写入的内容已保留并标记为已中断。</numerusform>
-        </translation>
     </message>
 </context>
 <context>
@@ -2430,6 +2432,10 @@
         <translation>搜索结果</translation>
     </message>
     <message>
+        <source>{0} matches</source>
+        <translation>{0} 处匹配</translation>
+    </message>
+    <message>
         <source>Nothing found for “{0}”.</source>
         <translation>没有找到“{0}”。</translation>
     </message>
@@ -2708,8 +2714,8 @@
         <translation>已停止</translation>
     </message>
     <message>
-        <source>Interrupted: the engine stopped before the reply was finished</source>
-        <translation>已中断：引擎在回复完成前停止</translation>
+        <source>Interrupted before it was finished</source>
+        <translation>未完成即被中断</translation>
     </message>
     <message>
         <source>Cut at the token limit</source>
