@@ -37,6 +37,9 @@ class Setting:
     advanced: bool = False  # shown under "Advanced" in the dialog
     multiline: bool = False  # edited in a text box rather than a line
     internal: bool = False  # kept by Hearth itself, not shown in the dialog
+    special: str = ""  # what the minimum means, shown in its place ("Automatic", "Off")
+    empty: str = ""  # what an empty text means, shown greyed in the empty field
+    folder: bool = False  # a folder: the dialog offers Browse
 
     def validate(self, value: Any) -> Any:
         """Return ``value`` converted to this setting's type; ValueError if it is not valid."""
@@ -73,6 +76,8 @@ DECLARATIONS: tuple[Setting, ...] = (
         "Models folder",
         "Folder where Hearth looks for and keeps GGUF models. Empty: the 'models' "
         "folder inside Hearth's data folder.",
+        empty="the 'models' folder inside Hearth's data folder",
+        folder=True,
     ),
     Setting(
         "models.added",
@@ -129,6 +134,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         minimum=0,
         maximum=512,
         advanced=True,
+        special="Automatic (physical cores)",
     ),
     Setting(
         "sampling.temperature",
@@ -158,6 +164,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         minimum=0,
         maximum=1000,
         advanced=True,
+        special="Off",
     ),
     Setting(
         "sampling.min_p",
@@ -168,6 +175,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         minimum=0.0,
         maximum=1.0,
         advanced=True,
+        special="Off",
     ),
     Setting(
         "sampling.repeat_penalty",
@@ -187,6 +195,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         "0 lets the reply run until the model stops or the context is full.",
         minimum=0,
         maximum=1_048_576,
+        special="No limit",
     ),
     Setting(
         "sampling.seed",
@@ -197,6 +206,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         minimum=-1,
         maximum=2**31 - 1,
         advanced=True,
+        special="Random each time",
     ),
     Setting(
         "hub.huggingface_endpoint",
@@ -205,6 +215,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         "Hugging Face address",
         "Where Hearth finds Hugging Face models, e.g. a mirror such as https://hf-mirror.com. "
         "Empty: $HF_ENDPOINT, else https://huggingface.co.",
+        empty="https://huggingface.co (or $HF_ENDPOINT)",
     ),
     Setting(
         "hub.modelscope_endpoint",
@@ -213,6 +224,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         "ModelScope address",
         "Where Hearth finds ModelScope models. Empty: $MODELSCOPE_ENDPOINT, else "
         "https://www.modelscope.cn.",
+        empty="https://www.modelscope.cn (or $MODELSCOPE_ENDPOINT)",
     ),
     Setting(
         "server.memory_budget_gb",
@@ -227,6 +239,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         minimum=0.0,
         maximum=65536.0,
         advanced=True,
+        special="Automatic (4/5 of free memory)",
     ),
     Setting(
         "server.keep_alive_minutes",
@@ -239,6 +252,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         minimum=0.0,
         maximum=10080.0,
         advanced=True,
+        special="Unload at once",
     ),
     Setting(
         "downloads.parallel",
@@ -275,6 +289,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         "Size of the text in conversations and the message box. 0 uses the system size.",
         minimum=0,
         maximum=48,
+        special="System size",
     ),
     Setting(
         "appearance.language",

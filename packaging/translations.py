@@ -50,6 +50,8 @@ def declared_source() -> str:
         if not setting.internal:
             add("Settings", setting.label)
             add("Settings", setting.description)
+            add("Settings", setting.special)
+            add("Settings", setting.empty)
     for preset in BUILTIN:
         add("Presets", preset.name)
         add("Presets", preset.system_prompt)

@@ -39,3 +39,26 @@ def test_ok_saves_and_restore_defaults_resets(qtbot: QtBot, core: Core) -> None:
     dialog.accept()
     assert core.settings.get("sampling.temperature") == 0.7
     assert core.settings.get("chat.system_prompt") == ""
+
+
+def test_special_values_are_words_and_the_models_folder_has_a_default_and_browse(
+    qtbot: QtBot, core: Core
+) -> None:
+    from PySide6.QtWidgets import QPushButton
+
+    from ui.settings_dialog import FolderEdit
+
+    dialog = SettingsDialog(core.settings)
+    qtbot.addWidget(dialog)
+    seed, threads = dialog.editors["sampling.seed"], dialog.editors["engine.threads"]
+    assert isinstance(seed, QSpinBox) and isinstance(threads, QSpinBox)
+    assert seed.text() == "Random each time" and threads.text().startswith("Automatic")
+    seed.setValue(7)
+    assert seed.text() == "7"
+    folder = dialog.editors["models.directory"]
+    assert isinstance(folder, FolderEdit)
+    assert "models" in folder.line.placeholderText() and not folder.line.text()
+    assert any(b.text() == "Browse…" for b in folder.findChildren(QPushButton))
+    folder.line.setText(str(core.models_dir))
+    dialog.accept()
+    assert core.settings.get("models.directory") == str(core.models_dir)

@@ -16,10 +16,13 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -80,6 +83,8 @@ def _editor(setting: Setting, value: Any) -> QWidget:
             int(min(setting.maximum if setting.maximum is not None else INT_LIMIT, INT_LIMIT)),
         )
         spin.setValue(int(value))
+        if setting.special:
+            spin.setSpecialValueText(QCoreApplication.translate("Settings", setting.special))
         return spin
     if setting.kind is float:
         double = QDoubleSpinBox()
@@ -87,6 +92,8 @@ def _editor(setting: Setting, value: Any) -> QWidget:
         double.setSingleStep(0.05)
         double.setRange(float(setting.minimum or 0.0), float(setting.maximum or 1e9))
         double.setValue(float(value))
+        if setting.special:
+            double.setSpecialValueText(QCoreApplication.translate("Settings", setting.special))
         return double
     if setting.multiline:
         text = QPlainTextEdit()
@@ -94,7 +101,32 @@ def _editor(setting: Setting, value: Any) -> QWidget:
         text.setFixedHeight(text.fontMetrics().lineSpacing() * 5)
         return text
     line = QLineEdit(str(value))
+    if setting.empty:
+        line.setPlaceholderText(QCoreApplication.translate("Settings", setting.empty))
+    if setting.folder:
+        return FolderEdit(line)
     return line
+
+
+class FolderEdit(QWidget):
+    """A folder's path and a Browse button."""
+
+    def __init__(self, line: QLineEdit) -> None:
+        super().__init__()
+        self.line = line
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        browse = QPushButton(self.tr("Browse…"))
+        browse.clicked.connect(self.browse)
+        layout.addWidget(line, 1)
+        layout.addWidget(browse)
+
+    def browse(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(
+            self, self.tr("Choose a folder"), self.line.text()
+        )
+        if chosen:
+            self.line.setText(chosen)
 
 
 def value_of(editor: QWidget) -> Any:
@@ -106,6 +138,8 @@ def value_of(editor: QWidget) -> Any:
         return editor.value()
     if isinstance(editor, QPlainTextEdit):
         return editor.toPlainText()
+    if isinstance(editor, FolderEdit):
+        return editor.line.text()
     assert isinstance(editor, QLineEdit)
     return editor.text()
 
@@ -121,6 +155,8 @@ def set_value(editor: QWidget, value: Any) -> None:
         editor.setPlainText(str(value))
     elif isinstance(editor, QLineEdit):
         editor.setText(str(value))
+    elif isinstance(editor, FolderEdit):
+        editor.line.setText(str(value))
 
 
 class SettingsDialog(QDialog):

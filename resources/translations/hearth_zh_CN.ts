@@ -612,6 +612,17 @@
     </message>
 </context>
 <context>
+    <name>FolderEdit</name>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Choose a folder</source>
+        <translation>选择文件夹</translation>
+    </message>
+</context>
+<context>
     <name>LibraryPanel</name>
     <message>
         <source>Library</source>
@@ -2451,6 +2462,10 @@
         <translation>Hearth 查找和存放 GGUF 模型的文件夹。留空：Hearth 数据文件夹中的“models”文件夹。</translation>
     </message>
     <message>
+        <source>the &apos;models&apos; folder inside Hearth&apos;s data folder</source>
+        <translation>Hearth 数据文件夹中的 models 文件夹</translation>
+    </message>
+    <message>
         <source>Other model files and folders</source>
         <translation>其他模型文件和文件夹</translation>
     </message>
@@ -2491,6 +2506,10 @@
         <translation>生成时使用的线程数。0 表示使用物理核心数。</translation>
     </message>
     <message>
+        <source>Automatic (physical cores)</source>
+        <translation>自动（物理核心数）</translation>
+    </message>
+    <message>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
@@ -2513,6 +2532,10 @@
     <message>
         <source>Only the k most likely words are considered. 0 turns this off.</source>
         <translation>只考虑最可能的 k 个词。0 表示关闭。</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
     </message>
     <message>
         <source>Min-p</source>
@@ -2539,12 +2562,20 @@
         <translation>0 表示一直生成，直到模型停止或上下文已满。</translation>
     </message>
     <message>
+        <source>No limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
         <source>Seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
         <source>The same seed, model and settings give the same reply. -1 picks a new one each time.</source>
         <translation>相同的种子、模型和设置会得到相同的回复。-1 表示每次随机选择。</translation>
+    </message>
+    <message>
+        <source>Random each time</source>
+        <translation>每次随机</translation>
     </message>
     <message>
         <source>Hugging Face address</source>
@@ -2555,12 +2586,20 @@
         <translation>Hearth 查找 Hugging Face 模型的地址，例如镜像 https://hf-mirror.com。留空：使用 $HF_ENDPOINT，否则为 https://huggingface.co。</translation>
     </message>
     <message>
+        <source>https://huggingface.co (or $HF_ENDPOINT)</source>
+        <translation>https://huggingface.co（或 $HF_ENDPOINT）</translation>
+    </message>
+    <message>
         <source>ModelScope address</source>
         <translation>ModelScope 地址</translation>
     </message>
     <message>
         <source>Where Hearth finds ModelScope models. Empty: $MODELSCOPE_ENDPOINT, else https://www.modelscope.cn.</source>
         <translation>Hearth 查找 ModelScope 模型的地址。留空：使用 $MODELSCOPE_ENDPOINT，否则为 https://www.modelscope.cn。</translation>
+    </message>
+    <message>
+        <source>https://www.modelscope.cn (or $MODELSCOPE_ENDPOINT)</source>
+        <translation>https://www.modelscope.cn（或 $MODELSCOPE_ENDPOINT）</translation>
     </message>
     <message>
         <source>API models&apos; memory (GB)</source>
@@ -2571,12 +2610,20 @@
         <translation>API（`hearth serve` 或 聊天 › 提供 API）保持加载的模型合计可占用的内存，包括聊天正在使用的模型。请求的模型放不下时，先卸载最久未使用的空闲模型。0：服务器启动时空闲内存的五分之四。显存按各 GPU 的空闲显存计算。</translation>
     </message>
     <message>
+        <source>Automatic (4/5 of free memory)</source>
+        <translation>自动（空闲内存的五分之四）</translation>
+    </message>
+    <message>
         <source>Keep idle API models loaded (minutes)</source>
         <translation>空闲 API 模型保持加载（分钟）</translation>
     </message>
     <message>
         <source>A model that `hearth serve` loaded for a request is unloaded after this long without requests (a request may ask for another time, as Ollama&apos;s keep_alive does). 0: unload as soon as a request is answered.</source>
         <translation>`hearth serve` 为请求加载的模型在这么长时间没有请求后卸载（请求可以像 Ollama 的 keep_alive 那样指定别的时间）。0：请求一答完就卸载。</translation>
+    </message>
+    <message>
+        <source>Unload at once</source>
+        <translation>立即卸载</translation>
     </message>
     <message>
         <source>Downloads at once</source>
@@ -2609,6 +2656,10 @@
     <message>
         <source>Size of the text in conversations and the message box. 0 uses the system size.</source>
         <translation>对话和消息框中文字的大小。0 表示使用系统字号。</translation>
+    </message>
+    <message>
+        <source>System size</source>
+        <translation>系统大小</translation>
     </message>
     <message>
         <source>Language</source>
