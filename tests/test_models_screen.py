@@ -225,3 +225,21 @@ def test_a_gated_repository_asks_for_a_token_and_keeps_it_in_the_keyring(
 
     assert get_token("hf") == hub.token  # kept in the keyring, not in settings.json
     assert hub.token not in core.paths.settings_file.read_text()
+
+
+def test_buttons_with_nothing_to_act_on_are_disabled(
+    qtbot: QtBot, core: Core, hub: FakeHub
+) -> None:
+    window = open_window(qtbot, core)
+    screen = window.models_screen
+    panel = screen.downloads_panel
+    assert not screen.download_button.isEnabled(), "no repository open"
+    assert not panel.pause_button.isEnabled() and not panel.resume_button.isEnabled()
+    assert not panel.cancel_button.isEnabled() and not panel.clear_button.isEnabled()
+    search(qtbot, window, "acme")
+    open_first(qtbot, window)
+    assert screen.download_button.isEnabled(), "the recommended file is chosen"
+    screen.download_button.click()
+    panel.view.selectRow(0)
+    wait_until(qtbot, panel.clear_button.isEnabled, 300_000)  # it finished
+    assert not panel.pause_button.isEnabled(), "a finished download has nothing to pause"

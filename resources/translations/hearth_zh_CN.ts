@@ -629,6 +629,10 @@
         <translation>模型库</translation>
     </message>
     <message>
+        <source>The longest context the model was trained for. A chat uses the context set in Settings (or the model&apos;s or the conversation&apos;s own), which is often shorter to save memory.</source>
+        <translation>模型训练时支持的最长上下文。聊天使用设置中（或该模型、该对话自己）设定的上下文，为节省内存通常更短。</translation>
+    </message>
+    <message>
         <source>Chat with this model</source>
         <translation>与此模型聊天</translation>
     </message>
@@ -1287,8 +1291,8 @@
         <translation>量化</translation>
     </message>
     <message>
-        <source>Context</source>
-        <translation>上下文</translation>
+        <source>Trained context</source>
+        <translation>训练上下文</translation>
     </message>
     <message>
         <source>From</source>

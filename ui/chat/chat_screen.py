@@ -146,6 +146,7 @@ class ChatScreen(QWidget, SessionListener):
         bottom = QHBoxLayout()
         self.composer = Composer()
         self.composer.submitted.connect(self.send)
+        self.composer.escaped.connect(self.escape)
         self.search_panel.field.cleared.connect(self.composer.setFocus)
         self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("sendButton")

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
 class Composer(QPlainTextEdit):
     submitted = Signal(str)
+    escaped = Signal()  # Esc, handled here at once (no trip through the window's shortcuts)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -29,6 +30,10 @@ class Composer(QPlainTextEdit):
         return QSize(hint.width(), self.fontMetrics().lineSpacing() * 3 + 12)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.escaped.emit()
+            event.accept()
+            return
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
         if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             text = self.toPlainText()

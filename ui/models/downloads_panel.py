@@ -71,6 +71,23 @@ class DownloadsPanel(QGroupBox):
         buttons.addStretch(1)
         downloads_layout.addWidget(self.view)
         downloads_layout.addLayout(buttons)
+        # Each button is enabled only when the chosen download can take it.
+        self.view.selectionModel().selectionChanged.connect(lambda *_: self.update_buttons())
+        self.model.dataChanged.connect(lambda *_: self.update_buttons())
+        self.model.modelReset.connect(self.update_buttons)
+        self.update_buttons()
+
+    def update_buttons(self) -> None:
+        from app.hub import downloads as dl
+
+        rows = self.view.selectionModel().selectedRows()
+        item = self.model.item_at(rows[0].row()) if rows else None
+        state = item.state if item is not None else ""
+        self.pause_button.setEnabled(state in dl.ACTIVE)
+        self.resume_button.setEnabled(state in (dl.PAUSED, dl.FAILED))
+        self.cancel_button.setEnabled(state in (*dl.ACTIVE, dl.PAUSED, dl.FAILED))
+        finished = (dl.DONE, dl.CANCELLED, dl.FAILED)
+        self.clear_button.setEnabled(any(i.state in finished for i in self.model.items))
 
     def _selected_download(self) -> str | None:
         rows = self.view.selectionModel().selectedRows()

@@ -58,7 +58,7 @@ class LibraryPanel(QGroupBox):
                 QT_TRANSLATE_NOOP("ModelsScreen", "Architecture"),
                 QT_TRANSLATE_NOOP("ModelsScreen", "Parameters"),
                 QT_TRANSLATE_NOOP("ModelsScreen", "Quantization"),
-                QT_TRANSLATE_NOOP("ModelsScreen", "Context"),
+                QT_TRANSLATE_NOOP("ModelsScreen", "Trained context"),
                 QT_TRANSLATE_NOOP("ModelsScreen", "Size"),
                 QT_TRANSLATE_NOOP("ModelsScreen", "From"),
                 QT_TRANSLATE_NOOP("ModelsScreen", "Fits here?"),
@@ -66,6 +66,15 @@ class LibraryPanel(QGroupBox):
             "library",
         )
         self.table.setAccessibleName(self.tr("Library"))
+        trained = self.table.horizontalHeaderItem(5)
+        if trained is not None:
+            trained.setToolTip(
+                self.tr(
+                    "The longest context the model was trained for. A chat uses the context "
+                    "set in Settings (or the model's or the conversation's own), which is "
+                    "often shorter to save memory."
+                )
+            )
         library_buttons = QHBoxLayout()
         self.chat_button = QPushButton(self.tr("Chat with this model"))
         self.chat_button.clicked.connect(self._chat_with_selected)

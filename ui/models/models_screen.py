@@ -229,9 +229,11 @@ class ModelsScreen(QWidget):
             "offers",
         )
         self.offers_table.setAccessibleName(self.tr("Files in this repository"))
+        self.offers_table.itemSelectionChanged.connect(self._offer_chosen)
         self.download_button = QPushButton(self.tr("Download"))
         self.download_button.setObjectName("downloadButton")
         self.download_button.clicked.connect(self.download_selected)
+        self.download_button.setEnabled(False)  # until a file of a repository is chosen
         files_layout.addWidget(self.repo_label)
         files_layout.addWidget(self.offers_table, 1)
         files_layout.addWidget(self.download_button)
@@ -413,6 +415,10 @@ class ModelsScreen(QWidget):
             self.estimates_shown.emit()
 
         run_in_background(self, work, show, failed)
+
+    def _offer_chosen(self) -> None:
+        chosen = bool(self.offers and self.offers_table.selectionModel().selectedRows())
+        self.download_button.setEnabled(chosen)
 
     def download_selected(self) -> None:
         rows = self.offers_table.selectionModel().selectedRows()
