@@ -129,6 +129,34 @@ def shoot_chat(window: MainWindow, light: Path, dark: Path) -> None:
         print(f"saved {output}")
 
 
+def settle(condition: object, timeout_s: float = 60.0) -> None:
+    """Let the window work until ``condition()`` holds (or the time is up)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not condition() and time.monotonic() < deadline:  # type: ignore[operator]
+        QApplication.processEvents()
+        time.sleep(0.02)
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def shoot_welcome(window: MainWindow, output: Path) -> None:
+    """The first start: the welcome with the models recommended for this machine, in the
+    light theme and the dark one."""
+    settle(lambda: bool(window.welcome.cards))
+    window.grab().save(str(output))
+    print(f"saved {output}")
+    window.core.settings.set("appearance.theme", "dark")
+    window.apply_appearance()
+    settle(lambda: True)
+    dark = output.with_name(output.stem + "-dark.png")
+    window.grab().save(str(dark))
+    print(f"saved {dark}")
+    window.core.settings.set("appearance.theme", "light")
+    window.apply_appearance()
+
+
 def main() -> int:
     output = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots/main-window.png")
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -140,6 +168,7 @@ def main() -> int:
         window.resize(1100, 720)
         window.show()
         wait(window.model_loaded)
+        shoot_welcome(window, output.with_name("first-start.png"))
         for prompt in ("Name three primary colors.", "What is 2+2?"):
             window.chat.send(prompt)
             wait(window.reply_finished)
@@ -173,12 +202,21 @@ def shoot_chinese(core: object, conversation: int | None, output: Path) -> None:
     window.resize(1100, 720)
     window.show()
     wait(window.model_loaded)
+    settle(lambda: bool(window.welcome.cards))
+    welcome = output.with_name("first-start-zh.png")
+    window.grab().save(str(welcome))
+    print(f"saved {welcome}")
     if conversation is not None:
         window.chat.open_conversation(conversation)
     for _ in range(5):
         QApplication.processEvents()
     window.grab().save(str(output))
     print(f"saved {output}")
+    window.tabs.setCurrentWidget(window.system_screen)
+    settle(lambda: window.system_screen.tree.topLevelItemCount() > 0)
+    system = output.with_name("system-zh.png")
+    window.grab().save(str(system))
+    print(f"saved {system}")
     dispose_window(window)
     install_translations("en")
 
