@@ -81,7 +81,9 @@ def test_the_official_client_streaming_and_not(client: OpenAI) -> None:
         )
         if c.choices
     ]
-    assert len([p for p in pieces if p]) > 3 and "".join(pieces).strip()
+    # The first words go out at once and the rest after them (how many pieces the rest
+    # makes depends on this machine's speed: deltas are merged per 20 ms).
+    assert len([p for p in pieces if p]) >= 2 and "".join(pieces).strip()
 
 
 def raw(
