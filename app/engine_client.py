@@ -454,6 +454,10 @@ class EngineClient:
             # The share is asked without this client's lock: it locks its own clients.
             lent = share.lend(spec) if share is not None and spec is not None else None
             with self._lock:
+                if self.closed:  # closed while the share was asked: nothing may stay
+                    if lent is not None:
+                        threading.Thread(target=lent.stop, args=(5.0,), daemon=True).start()
+                    raise RuntimeError("the engine client is closed")
                 retired, started = self._worker, lent is None
                 worker = lent or Worker(self, spec)
                 worker.client = self
@@ -463,11 +467,21 @@ class EngineClient:
             return worker, started
 
     def _retire(self, worker: Worker) -> None:
-        """A worker this client no longer uses: to the share if it takes it, else ended."""
+        """A worker this client no longer uses: to the share if it takes it, else ended —
+        once the requests still running on it (an API client's) are answered."""
         share = self.share
         if share is not None and not worker.dead and worker.model_loaded and share.keep(worker):
             return
-        threading.Thread(target=worker.stop, args=(5.0,), daemon=True).start()
+        threading.Thread(target=_stop_when_idle, args=(worker,), daemon=True).start()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def current_worker(self) -> Worker | None:
+        """The live worker, for a ``WorkerShare`` that sends to it (``PinnedClient``)."""
+        worker = self._worker
+        return worker if worker is not None and not worker.dead else None
 
     def take_worker(self, spec: ModelSpec) -> Worker | None:
         """This client's worker if it is live, idle and has ``spec`` loaded, detached (the
@@ -701,6 +715,39 @@ class EngineClient:
         if worker is not None:
             worker.stop(timeout)
             worker.reader.join(timeout)
+
+
+class PinnedClient(EngineClient):
+    """Requests sent straight to one worker that another client owns (the window's, for
+    the API): it never starts, ends or swaps a worker, so a request can never change the
+    model the window has chosen."""
+
+    def __init__(self, owner: EngineClient, worker: Worker) -> None:
+        super().__init__(owner.log_dir, owner.command, owner.cancel_grace_s)
+        self._worker = worker
+
+    def _worker_for(self, spec: ModelSpec | None) -> tuple[Worker, bool]:
+        worker = self._worker
+        if worker is None or worker.dead or (spec is not None and worker.spec != spec):
+            raise RuntimeError("the window switched to another model; send the request again")
+        return worker, False
+
+    def unload(self) -> None:
+        """Not this client's worker to end."""
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Not this client's worker to end."""
+
+
+def _stop_when_idle(worker: Worker, grace_s: float = 5.0, patience_s: float = 3600.0) -> None:
+    """End ``worker`` once it has no request left (at most ``patience_s`` from now)."""
+    deadline = time.monotonic() + patience_s
+    while time.monotonic() < deadline and not worker.dead:
+        with worker.lock:
+            if not any(not job.finished for job in worker.jobs.values()):
+                break
+        time.sleep(0.2)
+    worker.stop(grace_s)
 
 
 def _forward_hello_failure(event: dict[str, Any], job: Job) -> None:

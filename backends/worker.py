@@ -67,6 +67,7 @@ class Worker:
         self.lock = threading.Lock()
         self.engine: Engine | None = None
         self.loaded_spec: dict[str, Any] | None = None
+        self.loaded_facts: dict[str, Any] = {}  # what the load reported (context, template…)
         self.runtime: runtimes.Runtime | None = None
 
     # -- reader thread -------------------------------------------------------------
@@ -258,7 +259,9 @@ class Worker:
                 protocol.ERR_BAD_REQUEST, Phrase("A load request needs a model path.")
             )
         if self.engine is not None and self.loaded_spec == spec:
-            return {"model": spec, "loaded_now": False}
+            # What the load found (context, template…), again: a client that took this
+            # worker over from another (the window from the API) has not seen it.
+            return {**self.loaded_facts, "model": spec, "loaded_now": False}
         self.close_engine()
 
         def progress(fraction: float, stage: str) -> None:
@@ -295,6 +298,7 @@ class Worker:
             engine.close()
             raise
         self.engine, self.loaded_spec = engine, spec
+        self.loaded_facts = dict(facts)
         return {
             "model": spec,
             "loaded_now": True,

@@ -208,7 +208,9 @@ def test_the_window_and_the_api_share_their_workers(library: Core, pool: ModelPo
         use(pool, STARTER)
         served = pool.acquire(pool.find(STARTER))
         pool.release(served)
-        assert served.client is window, "the API's requests run on the window's worker"
+        window_worker = window.current_worker()
+        assert window_worker is not None
+        assert served.client.current_worker() is window_worker, "on the window's worker"
         assert window.worker_pid == api_pid
         use(pool, "alpha.Q4_1")
         use(pool, "beta.Q4_1")  # the budget holds two: alpha goes, the window's model stays
@@ -225,7 +227,17 @@ def test_the_window_and_the_api_share_their_workers(library: Core, pool: ModelPo
         assert kept[STARTER].client.worker_pid == api_pid, "the starter stays for the API"
         use(pool, STARTER)
         assert kept[STARTER].client.worker_pid == api_pid
+        # A request reserved for the window's model and sent after the window moved on
+        # runs on that same worker (now the API's): it never switches the window back.
+        served = pool.acquire(pool.find("beta.Q4_1"))
+        assert window.load(kept[STARTER].spec).wait(300)["type"] == "loaded"  # type: ignore[index]
+        text, _ = collect(
+            served.client.chat(served.spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 2})
+        )
+        pool.release(served)
+        assert text and window.loaded_model == kept[STARTER].spec
+        assert window.worker_pid == api_pid, "the window kept the model it chose"
         pool.close()
-        assert window.worker_pid == beta_pid and window.share is None, "the window keeps its own"
+        assert window.worker_pid == api_pid and window.share is None, "the window keeps its own"
     finally:
         window.close()

@@ -74,6 +74,10 @@ class ApiSwitch(QObject):
             vram_budget_bytes=offer.vram_budget_bytes(),
         )
         pool.share_with(self.client)
+        if not float(self.core.settings.get("server.memory_budget_gb")):
+            # "Free memory" was measured with the chat's model already loaded, and the
+            # pool counts that model too: give its share back.
+            pool.budget_bytes += self.client.worker_memory()
         server = ApiServer(build_app_for(LibraryModels(pool), config), config)
         try:
             server.start()
@@ -92,7 +96,7 @@ class ApiSwitch(QObject):
         if self.server is None:
             return
         self.server.stop()
-        self.pool.close()  # the API's own models; the window keeps its model
+        self.pool.close(wait=False)  # the API's own models end in the background
         self.server = self.pool = None
         self.status.showMessage(self.tr("API stopped"), 3000)
 

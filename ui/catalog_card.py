@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -104,6 +104,7 @@ class CatalogCard(QFrame):
         self.progress.setMaximumHeight(8)
         self.status = QLabel("")
         self.status.setObjectName("cardStatus")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # a hub's words, never markup
         self.button = QPushButton("")
         self.button.setObjectName("cardButton")
         self.button.clicked.connect(self._clicked)

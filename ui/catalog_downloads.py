@@ -20,6 +20,8 @@ from app.hub.catalog import CatalogEntry, preferred_source
 from app.hub.downloads import DownloadManager, PullPlan
 from app.hub.repo_files import human_duration, human_size
 from ui.background import run_in_background
+from ui.i18n import translated
+from wire.phrases import message_of
 
 POLL_MS = 300
 
@@ -63,7 +65,7 @@ class CatalogDownloads(QObject):
             self,
             lambda: plan_catalog(self.core, entry, source),
             lambda found: self._planned(entry, found),
-            lambda exc: self._fail(entry.name, str(exc)),
+            lambda exc: self._fail(entry.name, translated(message_of(exc))),
         )
 
     def cancel(self, name: str) -> None:
@@ -86,7 +88,7 @@ class CatalogDownloads(QObject):
                 for file in plan.files
             ]
         except Exception as exc:  # noqa: BLE001 - a full disk, a bad path: said on the card
-            self._fail(entry.name, str(exc))
+            self._fail(entry.name, translated(message_of(exc)))
             return
         models = [i for i in items if i.target.endswith(".gguf")] or items
         self.states[entry.name] = CardState(

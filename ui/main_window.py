@@ -220,8 +220,16 @@ class MainWindow(QMainWindow):
         self.chat.model_bar.library.append(entry)
         self.welcome.refresh()  # its cards now offer to chat with it
         self.catalog_panel.refresh()
-        self._chat_with(entry)
-        self.statusBar().showMessage(self.tr("{0} is ready.").format(entry.name), 5000)
+        chat = self.chat
+        waiting = chat.stage.currentWidget() is self.welcome and not chat.busy
+        if waiting and chat.editing is None and not chat.composer.toPlainText().strip():
+            self._chat_with(entry)  # the user is waiting for it on the welcome
+        self.statusBar().showMessage(
+            self.tr("{0} is ready: choose it in the model list or on its card.").format(entry.name)
+            if not waiting
+            else self.tr("{0} is ready.").format(entry.name),
+            8000,
+        )
 
     def _catalog_download_failed(self, name: str, message: str) -> None:
         log.warning("downloading the catalogue model %s failed: %s", name, message)
@@ -430,12 +438,12 @@ class MainWindow(QMainWindow):
             notes.append(self.downloads.document.problem)
         if self.store.recovery_note:
             notes.append(self.store.recovery_note)
-        if notes:
+        if self.store.recovered_replies:
+            self._show_recovered_reply(notes)
+        elif notes:
             self.show_error(" ".join(notes))
-        elif self.store.recovered_replies:
-            self._show_recovered_reply()
 
-    def _show_recovered_reply(self) -> None:
+    def _show_recovered_reply(self, notes: list[str]) -> None:
         """Hearth was closed (or killed) while writing a reply: open that conversation and
         say so calmly — nothing was lost, and Continue goes on with it."""
         count = self.store.recovered_replies
@@ -453,7 +461,10 @@ class MainWindow(QMainWindow):
         conversations = self.store.recovered_conversations
         if conversations:
             self.chat.open_conversation(conversations[0])
-        self.error_banner.show_message(message, info=True)
+        if notes:  # a repair too: that is a problem, and both are said
+            self.show_error(" ".join([*notes, message]))
+        else:
+            self.error_banner.show_message(message, info=True)
 
     # -- this machine -------------------------------------------------------------------
     def _facts_ready(self, facts: object) -> None:

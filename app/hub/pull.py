@@ -35,7 +35,7 @@ from app.hub.sources import (
 from app.machine.fit import Estimate
 from app.machine.hardware import SystemFacts
 from app.secrets import get_token
-from wire.phrases import Phrase
+from wire.phrases import Phrase, message_of
 
 log = logging.getLogger(__name__)
 
@@ -134,17 +134,19 @@ def run_pull(
 ) -> int:
     """``hearth pull REPO`` or ``hearth pull CATALOG_NAME``."""
     from app.hub.catalog import find, preferred_source
-    from app.machine.hardware import probe_system
 
     entry = find(repo_id) if "/" not in repo_id else None
     if "/" not in repo_id and entry is None:
-        raise HearthError(
-            Phrase(
-                "{0!r} is neither a repository id (owner/name) nor a model of Hearth's "
-                "catalogue (hearth models catalog lists them).",
-                repo_id,
-            )
-        )
+        try:  # a repository without an owner (gpt2): the hub may still have it
+            return _run_repo_pull(core, repo_id, pattern, source or HF, err)
+        except HearthError as exc:
+            raise HearthError(
+                Phrase(
+                    "{0} It is not a model of Hearth's catalogue either (hearth models "
+                    "catalog lists them).",
+                    message_of(exc),
+                )
+            ) from exc
     if entry is not None and not pattern:
         language = str(core.settings.get("appearance.language"))
         source, repo_id, chosen = plan_catalog(core, entry, source or preferred_source(language))
@@ -152,8 +154,19 @@ def run_pull(
         source = source or HF
         if entry is not None:
             repo_id = entry.repo(source)
-        facts = None if pattern else probe_system(core.models_dir, engines=False)
-        chosen = plan(core, repo_id, pattern, source, facts)
+        return _run_repo_pull(core, repo_id, pattern, source, err)
+    return _download(core, repo_id, source, chosen, err)
+
+
+def _run_repo_pull(core: Core, repo_id: str, pattern: str | None, source: str, err: TextIO) -> int:
+    from app.machine.hardware import probe_system
+
+    facts = None if pattern else probe_system(core.models_dir, engines=False)
+    chosen = plan(core, repo_id, pattern, source, facts)
+    return _download(core, repo_id, source, chosen, err)
+
+
+def _download(core: Core, repo_id: str, source: str, chosen: PullPlan, err: TextIO) -> int:
     total = sum(f.size for f in chosen.files)
     print(
         f"Pulling {repo_id} ({chosen.label}, {len(chosen.files)} file(s), {human_size(total)}) "

@@ -26,6 +26,7 @@ Nothing here imports the library: whoever starts the server passes the ``Offered
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import logging
 import threading
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.engine_client import EngineClient, Worker
+from app.engine_client import EngineClient, PinnedClient, Worker
 from app.errors import HearthError
 from app.serve.naming import ollama_name
 from wire import protocol
@@ -150,6 +151,7 @@ class ModelPool:
         self._resident: dict[str, Resident] = {}
         self._last_offer: list[Offered] = []
         self._host: EngineClient | None = None
+        self._needs_cache: dict[tuple[str, str], Needs] = {}
         self._hosted: Resident | None = None  # the window's model, while it is loaded
         self._stop = threading.Event()
         self._sweeper = threading.Thread(target=self._sweep_forever, name="pool-ttl", daemon=True)
@@ -221,7 +223,7 @@ class ModelPool:
             resident = self.reserve_loaded(offered, keep)  # loaded while this one waited?
             if resident is not None:
                 return resident
-            needs = _needs_of(offered)
+            needs = self._needs(offered)
             self._make_room(offered, needs)
             resident = self._load(offered, keep)
             resident.needs = needs
@@ -248,18 +250,22 @@ class ModelPool:
     def hosted(self) -> Resident | None:
         """The window's model as a resident, while its worker has a library model loaded."""
         host = self._host
-        spec = host.loaded_model if host is not None else None
-        if host is None or spec is None:
+        worker = host.current_worker() if host is not None else None
+        spec = worker.spec if worker is not None else None
+        if host is None or worker is None or spec is None:
             return None
         with self._lock:
             current = self._hosted
-            if current is not None and current.spec == spec:
+            if current is not None and current.client.current_worker() is worker:
                 return current
         offered = next((o for o in self._last_offer if o.path == spec.path), None)
         if offered is None:
             return None  # a model the library does not offer (removed, or not a chat model)
-        made = Resident(offered, host, spec, self.keep_alive_s, self._clock(), hosted=True)
-        made.needs = _needs_of(offered)
+        # Requests go to this very worker: one that arrives after the window switched
+        # model is refused, rather than switching the window's model back.
+        pinned = PinnedClient(host, worker)
+        made = Resident(offered, pinned, spec, self.keep_alive_s, self._clock(), hosted=True)
+        made.needs = self._needs(offered)
         with self._lock:
             self._hosted = made
         return made
@@ -284,10 +290,23 @@ class ModelPool:
                 del self._resident[name]
                 break
             else:
-                return None
+                resident = None
+        if resident is None:
+            self._room_for_window(spec)
+            return None
         resident.client.close()  # has no worker any more: closing only marks it closed
         log.info("the window took %s from the API's models", resident.offered.name)
         return worker
+
+    def _room_for_window(self, spec: ModelSpec) -> None:
+        """The window is about to load ``spec`` itself: unload idle API models, least
+        recently used first, until it fits beside the others."""
+        offered = next((o for o in self._last_offer if o.path == spec.path), None)
+        if offered is None:
+            return
+        # Only models that are generating in the way (LoadFailed): the window loads anyway.
+        with contextlib.suppress(LoadFailed):
+            self._make_room(offered, self._needs(offered), count_window=False)
 
     def keep(self, worker: Worker) -> bool:
         """The window no longer needs ``worker``: keep its model loaded for the API (with
@@ -303,14 +322,23 @@ class ModelPool:
             running = any(not job.finished for job in worker.jobs.values())
         client = EngineClient(log_dir=self._log_dir)
         resident = Resident(offered, client, spec, self.keep_alive_s, self._clock())
-        resident.needs = _needs_of(offered)
+        resident.needs = self._needs(offered)
+        window = self.hosted()  # the model the window moves to counts too
         with self._lock:
-            if offered.name in self._resident:
-                return False
+            if self._stop.is_set() or offered.name in self._resident:
+                return False  # running requests finish, then it ends (EngineClient._retire)
             if not running:
                 others = [r for r in self._resident.values() if not r.client.dead]
+                if window is not None:
+                    others.append(window)
                 ram = sum(r.memory() for r in others) + resident.needs.ram_bytes
-                if ram > self.budget_bytes:
+                vram = sum(r.gpu_memory() for r in others) + resident.needs.vram_bytes
+                over_vram = bool(
+                    self.vram_budget_bytes
+                    and resident.needs.vram_bytes
+                    and vram > self.vram_budget_bytes
+                )
+                if ram > self.budget_bytes or over_vram:
                     return False
             client.adopt(worker)
             self._resident[offered.name] = resident
@@ -327,8 +355,9 @@ class ModelPool:
         self._close(resident, "asked")
         return True
 
-    def close(self) -> None:
-        """Unload the pool's models (the window keeps its own) and stop sharing."""
+    def close(self, wait: bool = True) -> None:
+        """Unload the pool's models (the window keeps its own) and stop sharing.
+        ``wait=False`` (the window): the workers end in the background."""
         self._stop.set()
         if self._host is not None and self._host.share is self:
             self._host.share = None
@@ -336,18 +365,27 @@ class ModelPool:
             residents = list(self._resident.values())
             self._resident.clear()
         for resident in residents:
-            resident.client.close()
+            if wait:
+                resident.client.close()
+            else:
+                self._close(resident, "the API stopped")
 
-    def _make_room(self, offered: Offered, needs: Needs) -> None:
+    def _make_room(self, offered: Offered, needs: Needs, count_window: bool = True) -> None:
         """Unload idle models, least recently used first, until ``offered`` fits."""
         while True:
-            hosted = self.hosted()  # the window's model: counted, never unloaded here
+            # The window's model: counted, never unloaded here.
+            hosted = self.hosted() if count_window else None
             with self._lock:
                 live = [r for r in self._resident.values() if not r.client.dead]
                 counted = live + ([hosted] if hosted is not None else [])
                 ram = sum(r.memory() for r in counted) + needs.ram_bytes
                 vram = sum(r.gpu_memory() for r in counted) + needs.vram_bytes
-                fits_vram = not needs.vram_bytes or vram <= self.vram_budget_bytes
+                # No GPU budget (none found, or unified memory): RAM is the measure.
+                fits_vram = (
+                    not self.vram_budget_bytes
+                    or not needs.vram_bytes
+                    or vram <= self.vram_budget_bytes
+                )
                 if not live or (ram <= self.budget_bytes and fits_vram):
                     return
                 idle = sorted((r for r in live if not r.busy), key=lambda r: r.last_used)
@@ -393,8 +431,18 @@ class ModelPool:
         return resident
 
     def _close(self, resident: Resident, why: str) -> None:
+        """End a model's worker in the background: never hold up a request, the window or
+        the event loop while a process exits."""
         log.info("unloading %s (%s)", resident.offered.name, why)
-        resident.client.close()
+        threading.Thread(target=resident.client.close, name="pool-unload", daemon=True).start()
+
+    def _needs(self, offered: Offered) -> Needs:
+        """``offered``'s memory estimate, read once (it reads the model's header)."""
+        key = (offered.name, offered.path)
+        known = self._needs_cache.get(key)
+        if known is None:
+            known = self._needs_cache[key] = _needs_of(offered)
+        return known
 
     # -- time to live ----------------------------------------------------------------
     def sweep(self) -> None:

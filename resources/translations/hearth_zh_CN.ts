@@ -767,6 +767,10 @@
         <translation>{0} 已下载，但无法使用：{1}</translation>
     </message>
     <message>
+        <source>{0} is ready: choose it in the model list or on its card.</source>
+        <translation>{0} 已就绪：可在模型列表或它的卡片上选择。</translation>
+    </message>
+    <message>
         <source>{0} is ready.</source>
         <translation>{0} 已就绪。</translation>
     </message>
@@ -1153,6 +1157,22 @@
     <message>
         <source>will not fit</source>
         <translation>放不下</translation>
+    </message>
+    <message>
+        <source>partly on the GPU ({0} of {1} layers)</source>
+        <translation>部分在 GPU 上（{1} 层中的 {0} 层）</translation>
+    </message>
+    <message>
+        <source>under 1 token/s</source>
+        <translation>每秒不到 1 个 token</translation>
+    </message>
+    <message>
+        <source>roughly {0} tokens/s</source>
+        <translation>每秒约 {0} 个 token</translation>
+    </message>
+    <message>
+        <source>Weights {0:.2f} GB, KV cache {1:.2f} GB, overhead {2:.2f} GB at {3} tokens of context.</source>
+        <translation>权重 {0:.2f} GB，KV 缓存 {1:.2f} GB，额外开销 {2:.2f} GB（上下文 {3} 个 token）。</translation>
     </message>
     <message>
         <source>Expected speed: {0}.</source>
@@ -1722,6 +1742,10 @@
         <translation>{0} 中没有适合本机内存的文件；它可能无法在这里运行。</translation>
     </message>
     <message>
+        <source>{0} It is not a model of Hearth&apos;s catalogue either (hearth models catalog lists them).</source>
+        <translation>{0} 它也不是 Hearth 目录中的模型（hearth models catalog 可列出它们）。</translation>
+    </message>
+    <message>
         <source>Your {0} could not be read (the file was damaged), so Hearth uses the defaults. The damaged file was kept as {1}.</source>
         <translation>无法读取你的{0}（文件已损坏），Hearth 将使用默认值。损坏的文件已保留为 {1}。</translation>
     </message>
@@ -1992,10 +2016,6 @@
     <message>
         <source>{0} could not be found on either hub. {1}</source>
         <translation>在两个模型仓库中都找不到 {0}。{1}</translation>
-    </message>
-    <message>
-        <source>{0!r} is neither a repository id (owner/name) nor a model of Hearth&apos;s catalogue (hearth models catalog lists them).</source>
-        <translation>{0!r} 既不是仓库 ID（所有者/名称），也不是 Hearth 目录中的模型（hearth models catalog 可列出它们）。</translation>
     </message>
     <message>
         <source>Hearth cannot reach {0} at {1}: {2}. Check the internet connection (or a proxy or firewall), or set another address for {0} in Settings.</source>

@@ -32,10 +32,15 @@ DEBOUNCE_MS = 150
 def hit_html(title: str, snippet: str, query: str, count: str) -> str:
     """A search entry as rich text: the title in bold, how many messages matched, and the
     passage with the words searched for in bold (escaped first: it is the user's text)."""
-    passage = html.escape(snippet)
     if query:
-        pattern = re.compile(re.escape(html.escape(query)), re.IGNORECASE)
-        passage = pattern.sub(lambda m: f"<b>{m.group(0)}</b>", passage)
+        # Split the plain text first, then escape each piece: bolding escaped text could
+        # cut through an entity (a search for "amp" in "&amp;").
+        pieces = re.split(f"({re.escape(query)})", snippet, flags=re.IGNORECASE)
+        passage = "".join(
+            f"<b>{html.escape(p)}</b>" if i % 2 else html.escape(p) for i, p in enumerate(pieces)
+        )
+    else:
+        passage = html.escape(snippet)
     extra = f" <span style='color:gray;'>· {html.escape(count)}</span>" if count else ""
     return f"<b>{html.escape(title)}</b>{extra}<br>{passage}"
 

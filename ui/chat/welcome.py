@@ -83,6 +83,7 @@ class WelcomePanel(QScrollArea):
         layout.addWidget(about)
         self.model_note = QLabel("")
         self.model_note.setObjectName("welcomeModelNote")
+        self.model_note.setTextFormat(Qt.TextFormat.PlainText)  # a model's name, never markup
         self.model_note.setWordWrap(True)
         layout.addWidget(self.model_note)
         self.grid = QGridLayout()

@@ -52,9 +52,9 @@ VERDICT_COLOURS = {"gpu": "#15803d", "partial": "#1d4ed8", "cpu": "#b45309", "no
 def verdict_words(result: Estimate) -> str:
     """The fit verdict in the window's language."""
     if result.verdict == "partial" and result.gpu_layers:
-        return tr_models("partly on the GPU ({0} of {1} layers)").format(
-            result.gpu_layers, result.n_layers
-        )
+        return QCoreApplication.translate(
+            "ModelsScreen", "partly on the GPU ({0} of {1} layers)"
+        ).format(result.gpu_layers, result.n_layers)
     return tr_models(VERDICT_WORDS.get(result.verdict, result.verdict_text))
 
 
@@ -63,8 +63,8 @@ def speed_words(result: Estimate) -> str:
     if not rate:
         return ""
     if rate < 1:
-        return tr_models("under 1 token/s")
-    return tr_models("roughly {0} tokens/s").format(round(rate))
+        return QCoreApplication.translate("ModelsScreen", "under 1 token/s")
+    return QCoreApplication.translate("ModelsScreen", "roughly {0} tokens/s").format(round(rate))
 
 
 def verdict_cell(result: Estimate) -> QTableWidgetItem:
@@ -74,8 +74,10 @@ def verdict_cell(result: Estimate) -> QTableWidgetItem:
     cell = QTableWidgetItem(text)
     cell.setForeground(QColor(VERDICT_COLOURS.get(result.verdict, "#000000")))
     lines = [
-        tr_models(
-            "Weights {0:.2f} GB, KV cache {1:.2f} GB, overhead {2:.2f} GB at {3} tokens of context."
+        QCoreApplication.translate(
+            "ModelsScreen",
+            "Weights {0:.2f} GB, KV cache {1:.2f} GB, overhead {2:.2f} GB at {3} tokens of "
+            "context.",
         ).format(
             result.weights_bytes / 1e9,
             result.kv_cache_bytes / 1e9,
