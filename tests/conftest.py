@@ -17,6 +17,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from app.core import Core, open_core
 from app.engine_client import EngineClient
+from app.machine.hardware import SystemFacts
 from app.models.library import starter_model_path
 from wire.model_spec import ModelSpec
 
@@ -199,3 +200,13 @@ def run_hearth(
         timeout=timeout,
         check=False,
     )
+
+
+MACHINES = Path(__file__).parent / "machines"
+
+
+def recorded_machine(name: str) -> SystemFacts:
+    """The facts of a machine recorded in ``tests/machines`` (a laptop, an RTX 3060…)."""
+    import json
+
+    return SystemFacts.from_json(json.loads((MACHINES / f"{name}.json").read_text()))

@@ -18,16 +18,10 @@ from app.hub.catalog import (
     ranked,
 )
 from app.machine.fit import FITS_GPU
-from app.machine.hardware import SystemFacts
+from tests.conftest import recorded_machine as machine
 from tests.conftest import run_hearth
 from tests.fakehub import FakeHub
 from tests.gguf_files import build_gguf
-
-MACHINES = Path(__file__).parent / "machines"
-
-
-def machine(name: str) -> SystemFacts:
-    return SystemFacts.from_json(json.loads((MACHINES / f"{name}.json").read_text()))
 
 
 def test_the_shipped_catalogue_covers_every_use_with_files_on_both_hubs() -> None:

@@ -35,7 +35,6 @@ total × 0.85; Apple: 70 % of memory for Metal, no CUDA context):
   in 11.2e9 but 34.0e9 would remain for 13.6e9 of RAM → will not fit.
 """
 
-import json
 from pathlib import Path
 
 import gguf
@@ -55,10 +54,8 @@ from app.machine.fit import (
     kv_cache_bytes,
     shape_from_gguf,
 )
-from app.machine.hardware import SystemFacts
 from app.models.gguf_header import read_gguf
-
-MACHINES = Path(__file__).parent / "machines"
+from tests.conftest import recorded_machine as machine
 
 SHAPES = {
     "1.5B": dict(
@@ -134,10 +131,6 @@ def shapes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModelShape]:
         )
         for name, spec in SHAPES.items()
     }
-
-
-def machine(name: str) -> SystemFacts:
-    return SystemFacts.from_json(json.loads((MACHINES / f"{name}.json").read_text()))
 
 
 def test_shapes_are_read_from_the_header(shapes: dict[str, ModelShape]) -> None:

@@ -17,12 +17,7 @@ from app.machine.system_check import (
     torch_install_command,
 )
 from tests.conftest import REPO
-
-MACHINES = Path(__file__).parent / "machines"
-
-
-def machine(name: str) -> SystemFacts:
-    return SystemFacts.from_json(json.loads((MACHINES / f"{name}.json").read_text()))
+from tests.conftest import recorded_machine as machine
 
 
 def titles(facts: SystemFacts, **kwargs: Any) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -162,3 +163,45 @@ class CatalogCard(QFrame):
             self.status.setToolTip("")
             self.downloads.start(self.entry)
         self.refresh()
+
+
+class CardGrid(QGridLayout):
+    """Cards of catalogue models in equal columns: made, found and refreshed in one place
+    for the welcome and the Models screen."""
+
+    def __init__(
+        self,
+        downloads: CatalogDownloads,
+        is_here: Callable[[CatalogEntry], bool],
+        on_chat: Callable[[str], None],
+        columns: int,
+        spacing: int,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.downloads, self.is_here, self.on_chat = downloads, is_here, on_chat
+        self.columns = columns
+        self.cards: list[CatalogCard] = []
+        self.setContentsMargins(0, 0, 0, 0)
+        self.setSpacing(spacing)
+        for index in range(columns):
+            self.setColumnStretch(index, 1)
+
+    def show_cards(self, shown: list[Ranked]) -> None:
+        for card in self.cards:
+            card.setParent(None)
+            card.deleteLater()
+        self.cards = []
+        for index, ranked in enumerate(shown):
+            card = CatalogCard(ranked, self.downloads, self.is_here)
+            card.chat_requested.connect(self.on_chat)
+            self.addWidget(card, index // self.columns, index % self.columns)
+            self.cards.append(card)
+
+    def card(self, name: str) -> CatalogCard | None:
+        return next((c for c in self.cards if c.entry.name == name), None)
+
+    def refresh(self) -> None:
+        """The library changed: cards say Download or Chat with it accordingly."""
+        for card in self.cards:
+            card.refresh()

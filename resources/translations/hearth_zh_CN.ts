@@ -2903,6 +2903,10 @@
         <translation>Hearth 在这台电脑上运行开放的语言模型。你写的内容只留在这里：不会发送到任何地方，并且可以离线使用。</translation>
     </message>
     <message>
+        <source>Finding the models that suit this computer…</source>
+        <translation>正在寻找适合这台电脑的模型…</translation>
+    </message>
+    <message>
         <source>More models…</source>
         <translation>更多模型…</translation>
     </message>

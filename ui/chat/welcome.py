@@ -12,7 +12,6 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -22,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.hub.catalog import CatalogEntry, Ranked
-from ui.catalog_card import CatalogCard
+from ui.catalog_card import CardGrid, CatalogCard
 from ui.catalog_downloads import CatalogDownloads
 
 COLUMNS = 2
@@ -51,8 +50,6 @@ class WelcomePanel(QScrollArea):
         self.setObjectName("welcome")
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self.downloads, self.is_here = downloads, is_here
-        self.cards: list[CatalogCard] = []
         self.setStyleSheet(STYLE)
         inner = QWidget()
         inner.setObjectName("welcomeInner")
@@ -86,10 +83,11 @@ class WelcomePanel(QScrollArea):
         self.model_note.setTextFormat(Qt.TextFormat.PlainText)  # a model's name, never markup
         self.model_note.setWordWrap(True)
         layout.addWidget(self.model_note)
-        self.grid = QGridLayout()
-        self.grid.setSpacing(12)
-        for index in range(COLUMNS):
-            self.grid.setColumnStretch(index, 1)
+        # Until the system check has found this machine's memory and GPU (a second or two).
+        self.finding = QLabel(self.tr("Finding the models that suit this computer…"))
+        self.finding.setObjectName("welcomeFinding")
+        layout.addWidget(self.finding)
+        self.grid = CardGrid(downloads, is_here, self.chat_requested.emit, COLUMNS, 12)
         layout.addLayout(self.grid)
         self.more = QPushButton(self.tr("More models…"))
         self.more.setObjectName("welcomeMore")
@@ -118,21 +116,17 @@ class WelcomePanel(QScrollArea):
         else:
             self.model_note.setText(self.tr("Download a model to start; these suit this computer:"))
 
+    @property
+    def cards(self) -> list[CatalogCard]:
+        return self.grid.cards
+
     def set_picks(self, picks: list[Ranked]) -> None:
-        for card in self.cards:
-            self.grid.removeWidget(card)
-            card.deleteLater()
-        self.cards = []
-        for index, ranked in enumerate(picks):
-            card = CatalogCard(ranked, self.downloads, self.is_here)
-            card.chat_requested.connect(self.chat_requested)
-            self.grid.addWidget(card, index // COLUMNS, index % COLUMNS)
-            self.cards.append(card)
+        self.grid.show_cards(picks)
+        self.finding.hide()
 
     def refresh(self) -> None:
         """The library changed: cards say Download or Chat with it accordingly."""
-        for card in self.cards:
-            card.refresh()
+        self.grid.refresh()
 
     def card(self, name: str) -> CatalogCard | None:
-        return next((c for c in self.cards if c.entry.name == name), None)
+        return self.grid.card(name)

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -19,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.hub.catalog import CatalogEntry, Ranked
-from ui.catalog_card import CatalogCard
+from ui.catalog_card import CardGrid, CatalogCard
 from ui.catalog_downloads import CatalogDownloads
 from ui.chat.welcome import STYLE
 
@@ -38,11 +37,9 @@ class CatalogPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("catalogPanel")
         self.setStyleSheet(STYLE)
-        self.downloads, self.is_here = downloads, is_here
         self.best: list[Ranked] = []
         self.picks: list[Ranked] = []
         self.showing_all = False
-        self.cards: list[CatalogCard] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
@@ -60,56 +57,44 @@ class CatalogPanel(QWidget):
         # The recommendations lie in the page (their wrapped text sizes them); the whole
         # catalogue scrolls in about two rows of the same height.
         self.picks_box = QWidget()
-        self.picks_grid = self._grid(self.picks_box)
+        self.picks_grid = CardGrid(
+            downloads, is_here, self.chat_requested.emit, COLUMNS, 10, self.picks_box
+        )
         layout.addWidget(self.picks_box)
         self.all_box = QScrollArea()
         self.all_box.setWidgetResizable(True)
         self.all_box.setFrameShape(QFrame.Shape.NoFrame)
         self.all_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         every = QWidget()
-        self.all_grid = self._grid(every)
+        self.all_grid = CardGrid(downloads, is_here, self.chat_requested.emit, COLUMNS, 10, every)
         self.all_box.setWidget(every)
         layout.addWidget(self.all_box)
         self._fill()
-
-    @staticmethod
-    def _grid(parent: QWidget) -> QGridLayout:
-        grid = QGridLayout(parent)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setSpacing(10)
-        for index in range(COLUMNS):
-            grid.setColumnStretch(index, 1)
-        return grid
 
     def set_ranked(self, best: list[Ranked], picks: list[Ranked]) -> None:
         self.best, self.picks = best, picks
         self._fill()
 
+    @property
+    def cards(self) -> list[CatalogCard]:
+        return (self.all_grid if self.showing_all else self.picks_grid).cards
+
     def card(self, name: str) -> CatalogCard | None:
-        return next((c for c in self.cards if c.entry.name == name), None)
+        return (self.all_grid if self.showing_all else self.picks_grid).card(name)
 
     def refresh(self) -> None:
-        for card in self.cards:
-            card.refresh()
+        (self.all_grid if self.showing_all else self.picks_grid).refresh()
 
     def _toggle(self) -> None:
         self.showing_all = not self.showing_all
         self._fill()
 
     def _fill(self) -> None:
-        for card in self.cards:
-            card.setParent(None)
-            card.deleteLater()
-        self.cards = []
         shown = self.best if self.showing_all else self.picks
-        grid = self.all_grid if self.showing_all else self.picks_grid
         if self.showing_all:
             self.all_box.setFixedHeight(max(2 * self.picks_box.height(), 200) + 10)
-        for index, ranked in enumerate(shown):
-            card = CatalogCard(ranked, self.downloads, self.is_here)
-            card.chat_requested.connect(self.chat_requested)
-            grid.addWidget(card, index // COLUMNS, index % COLUMNS)
-            self.cards.append(card)
+        self.all_grid.show_cards(shown if self.showing_all else [])
+        self.picks_grid.show_cards([] if self.showing_all else shown)
         self.title.setText(
             self.tr("Hearth's catalogue, best first for this computer")
             if self.showing_all
