@@ -115,6 +115,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the exchange as a conversation in Hearth's history (the window shows it)",
     )
     chat.add_argument(
+        "--collection",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="answer from a document collection (see 'hearth docs'); repeat for several",
+    )
+    chat.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="give the model a file (whole if it fits, else its passages that match the "
+        "question); repeat for several",
+    )
+    chat.add_argument(
         "--continue",
         dest="continue_id",
         type=int,
@@ -215,6 +230,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to download from (default: hf for a repository; for a catalogue name, "
         "modelscope on a Chinese locale, else hf)",
     )
+
+    from app.docs_commands import add_parser as add_docs_parser
+
+    add_docs_parser(commands, common)
 
     bench = commands.add_parser(
         "bench",
@@ -320,7 +339,11 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
         session.overrides = _flag_values(args)
         if args.system is not None:
             session.set_instructions(args.system, session.own_settings)
-        reply = session.send(prompt)
+        documents = None
+        if args.collection or args.attach:
+            documents = _grounding(core, session, prompt, args)
+            terminal.grounded(documents)
+        reply = session.send(prompt, documents=documents.to_json() if documents else None)
         assert reply is not None
         interrupted = False
 
@@ -338,6 +361,8 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
         client.close()
         store.close()
     terminal.end()
+    if documents is not None and not reply.error:
+        terminal.sources(documents, reply.text)
     if reply.error:
         print(f"hearth: {reply.error}", file=sys.stderr)
         return EXIT_ERROR
@@ -356,6 +381,22 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
                 )
             )
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _grounding(core: Core, session: Any, prompt: str, args: argparse.Namespace) -> Any:
+    """What ``--collection`` and ``--attach`` give the model, sized to its context."""
+    from app.docs_commands import open_documents
+
+    documents = open_documents(core)
+    try:
+        return documents.ground(
+            prompt,
+            collections=list(args.collection),
+            attachments=[Path(p) for p in args.attach],
+            budget_tokens=session.room_for_documents(prompt),
+        )
+    finally:
+        documents.index.close()
 
 
 def _advice(entry: Any) -> dict[str, Any]:
@@ -472,6 +513,40 @@ class _Terminal(SessionListener):
     def end(self) -> None:
         if not self.as_json and not self.ended_with_newline:
             self._print("\n")
+
+    def grounded(self, grounding: Any) -> None:
+        """What the model is given besides the question: a ``sources`` event with
+        ``--json``, else the notes (a file given as passages, nothing found) on stderr."""
+        if self.as_json:
+            sources = [
+                {k: v for k, v in source.to_json().items() if k != "whole"}
+                for source in grounding.sources
+            ]
+            event = {
+                "type": "sources",
+                "sources": sources,
+                "notes": [str(n) for n in grounding.notes],
+            }
+            self._print(json.dumps(event, ensure_ascii=False) + "\n")
+            return
+        for note in grounding.notes:
+            print(f"[{note}]", file=self.err)
+
+    def sources(self, grounding: Any, answer: str) -> None:
+        """After the answer: its numbered sources, the ones it cited marked."""
+        from app.docs.grounding import cited_numbers
+
+        cited = cited_numbers(answer)
+        if self.as_json:
+            known = sorted(n for n in cited if 1 <= n <= len(grounding.sources))
+            self._print(json.dumps({"type": "cited", "sources": known}) + "\n")
+            return
+        if not grounding.sources:
+            return
+        self._print("\nSources:\n")
+        for source in grounding.sources:
+            mark = "" if source.n in cited else "  (given to the model, not cited)"
+            self._print(f"[{source.n}] {source.label}{mark}\n")
 
     def saved(self, conversation_id: int, message_id: int) -> None:
         if self.as_json:
@@ -717,6 +792,10 @@ def run_command(core: Core, args: argparse.Namespace) -> int:
         return cmd_models_catalog(core, args)
     if args.command == "models":
         return cmd_models(core, args)
+    if args.command == "docs":
+        from app.docs_commands import cmd_docs
+
+        return cmd_docs(core, args)
     if args.command == "pull":
         from app.hub.pull import run_pull
 

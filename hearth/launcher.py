@@ -16,6 +16,7 @@ from collections.abc import Sequence
 WORKER_FLAG = "--worker"
 CAPABILITIES_FLAG = "--capabilities"
 PROBE_RUNTIME_FLAG = "--probe-runtime"  # the same as backends.runtimes.PROBE_FLAG
+EXTRACT_FLAG = "--extract-documents"  # the same as app.docs.extraction.extract_command
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,6 +29,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from backends.runtime_probe import main as probe_main
 
         return probe_main()
+    if argv[:1] == [EXTRACT_FLAG]:  # the document reader (app.docs.extraction)
+        from app.docs.extract_child import main as extract_main
+
+        return extract_main()
     if argv[:1] == [CAPABILITIES_FLAG]:  # the frozen app's engine probe (app.machine.hardware)
         from backends.capabilities import main as capabilities_main
 

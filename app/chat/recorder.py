@@ -106,6 +106,9 @@ def engine_messages(
             content = f"<think>\n{message.reasoning}\n</think>\n\n{content}"
         if message.role == "assistant" and not content:
             continue
+        context = message.documents.get("context") if message.role == "user" else None
+        if isinstance(context, str) and context:
+            content = f"{context}\n\n{content}"  # the files and passages it was given
         result.append({"role": message.role, "content": content})
     return result
 

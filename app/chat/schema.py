@@ -142,7 +142,13 @@ def _v3(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
+def _v4(db: sqlite3.Connection) -> None:
+    """What a user's message was given besides its words: attached files and passages of
+    document collections, numbered for citations (``app.docs.grounding``), as JSON."""
+    db.execute("ALTER TABLE messages ADD COLUMN documents TEXT NOT NULL DEFAULT '{}'")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

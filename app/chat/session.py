@@ -217,8 +217,20 @@ class ChatSession:
             used = int(stats["prompt_tokens"]) + int(stats.get("generated_tokens") or 0)
             return used, size, True
         shown = self.messages() if messages is None else messages
-        characters = len(self.system_prompt) + sum(len(m.content) for m in shown)
+        characters = len(self.system_prompt) + sum(
+            len(m.content) + len(str(m.documents.get("context") or "")) for m in shown
+        )
         return round(characters / CHARACTERS_PER_TOKEN), size, False
+
+    def room_for_documents(self, question: str) -> int:
+        """About how many tokens of files and passages the next message can be given: the
+        context, less the conversation so far, the question and room for the answer (the
+        reply limit, else a quarter of the context up to 1,024 tokens)."""
+        used, size, _exact = self.context_usage(None)
+        limit = int(self.values().get("sampling.max_tokens") or 0)
+        answer = limit if limit > 0 else min(1024, size // 4)
+        question_tokens = round(len(question) / CHARACTERS_PER_TOKEN)
+        return max(0, size - used - answer - question_tokens - 64)
 
     def _planned_context(self) -> int:
         """The context the next reply would load with (the per-model choice included)."""
@@ -244,10 +256,14 @@ class ChatSession:
         return True
 
     # -- replies ------------------------------------------------------------------------
-    def send(self, text: str, edit_of: int | None = None) -> Reply | None:
+    def send(
+        self, text: str, edit_of: int | None = None, documents: dict[str, Any] | None = None
+    ) -> Reply | None:
         """Send ``text`` as the user's next message (as a new version of ``edit_of``, a
-        message of this conversation) and stream the reply.  None for an empty text;
-        HearthError when it cannot be sent now; storage errors propagate (nothing sent)."""
+        message of this conversation) and stream the reply.  ``documents``: what the
+        message is given besides its words (``Grounding.to_json()``: attached files and
+        passages), stored with it.  None for an empty text; HearthError when it cannot be
+        sent now; storage errors propagate (nothing sent)."""
         text = text.strip("\n")
         if not text.strip():
             return None
@@ -258,6 +274,8 @@ class ChatSession:
         edited = self.store.message(edit_of) if edit_of is not None else None
         if edited is not None and edited.conversation_id != self.conversation_id:
             raise HearthError(Phrase("That message belongs to another conversation."))
+        if edited is not None and documents is None:
+            documents = edited.documents  # an edited question keeps its files
         if self.conversation_id is None:
             conversation = self.store.create_conversation(
                 model=model.name, system_prompt=self._pending_prompt
@@ -269,10 +287,12 @@ class ChatSession:
             self.conversation_id = conversation.id
         if edited is not None:
             user_id = self.store.add_message(
-                self.conversation_id, "user", text, parent_id=edited.parent_id
+                self.conversation_id, "user", text, parent_id=edited.parent_id, documents=documents
             )
         else:
-            user_id = self.store.add_message(self.conversation_id, "user", text)
+            user_id = self.store.add_message(
+                self.conversation_id, "user", text, documents=documents
+            )
         return self._start(spec, user_id, appended=edited is None)
 
     def _readable(self, text: str, what: str) -> str:

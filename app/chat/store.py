@@ -108,6 +108,8 @@ class Message:
     created_at: float = 0.0
     parent_id: int | None = None
     reasoning: str = ""  # the model's thinking, kept apart from the answer
+    # A user's message: the files and passages it was given (``app.docs.grounding``).
+    documents: dict[str, Any] = field(default_factory=dict)
 
 
 def make_title(text: str) -> str:
@@ -371,6 +373,7 @@ class ChatStore:
         status: str = COMPLETE,
         model: str = "",
         parent_id: int | None = _LEAF,
+        documents: dict[str, Any] | None = None,
     ) -> int:
         """Add a message after ``parent_id`` (default: the end of the current branch) and
         make it the end of the current branch.  A parent that already has a reply starts
@@ -381,8 +384,18 @@ class ChatStore:
                 parent_id = self.conversation(conversation_id).current_leaf
             cursor = self._db.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, status, model,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, parent_id, role, content, status, model, now, now),
+                " documents, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    parent_id,
+                    role,
+                    content,
+                    status,
+                    model,
+                    json.dumps(documents or {}, ensure_ascii=False),
+                    now,
+                    now,
+                ),
             )
             self._db.execute(
                 "UPDATE conversations SET updated_at = ?, current_leaf = ? WHERE id = ?",
@@ -561,8 +574,8 @@ class ChatStore:
                 parent = m["parent"]
                 row = self._db.execute(
                     "INSERT INTO messages (conversation_id, parent_id, role, content, reasoning,"
-                    " status, model, stats, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " status, model, stats, documents, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         conversation_id,
                         ids[parent] if parent is not None else None,
@@ -572,6 +585,7 @@ class ChatStore:
                         m["status"],
                         m["model"],
                         json.dumps(m["stats"]),
+                        json.dumps(m.get("documents") or {}, ensure_ascii=False),
                         m["created_at"] or now,
                         now,
                     ),
@@ -661,4 +675,5 @@ def _message(row: sqlite3.Row) -> Message:
         created_at=row["created_at"],
         parent_id=row["parent_id"],
         reasoning=row["reasoning"],
+        documents=_json_object(row["documents"]),
     )

@@ -48,6 +48,7 @@ def export_document(store: ChatStore, conversation_id: int) -> dict[str, Any]:
                 "status": m.status,
                 "model": m.model,
                 "stats": m.stats,
+                "documents": m.documents,
                 "created_at": m.created_at,
                 "parent": index.get(m.parent_id) if m.parent_id is not None else None,
             }
@@ -123,6 +124,7 @@ def import_document(store: ChatStore, document: Any) -> int:
                 "status": _status(m.get("status")),
                 "model": str(m.get("model") or ""),
                 "stats": m.get("stats") if isinstance(m.get("stats"), dict) else {},
+                "documents": m.get("documents") if isinstance(m.get("documents"), dict) else {},
                 "created_at": float(m.get("created_at") or 0) or None,
                 "parent": parent,
             }

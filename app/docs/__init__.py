@@ -1,0 +1,1 @@
+"""Documents: attachments and collections, their index, retrieval and citations."""

@@ -1,0 +1,89 @@
+"""The extraction process: reads one document at a time for ``app.docs.extraction``.
+
+Parsers for PDF, DOCX, EPUB and HTML are large and meet hostile files; they run here, in
+a process of their own with a cap on its memory (Unix: its address space; everywhere:
+its parent watches its size), so one that hangs or blows up is killed and the file is
+skipped — the window and the indexer go on.  Requests and answers are lines of JSON on
+stdin and a private copy of stdout; fd 1 itself goes to stderr so a library that prints
+cannot corrupt the channel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+MEMORY_LIMIT_ENV = "HEARTH_EXTRACT_MEMORY_LIMIT"
+
+
+def _limit_memory() -> None:
+    limit = os.environ.get(MEMORY_LIMIT_ENV)
+    if not limit:
+        return
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
+    except (ImportError, ValueError, OSError):
+        pass  # Windows: the parent's watch on the process size is the limit
+
+
+def _private_channel() -> IO[bytes]:
+    sys.stdout.flush()
+    channel_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", closefd=False)
+    return os.fdopen(channel_fd, "wb", buffering=0)
+
+
+def answer(request: dict[str, Any]) -> dict[str, Any]:
+    """The sections of the requested file, or why it cannot be read."""
+    from app.docs.formats import Unreadable, read_document
+
+    path = Path(str(request["path"]))
+    try:
+        sections = read_document(path, str(request["kind"]))
+    except Unreadable as exc:
+        return {"ok": False, "reason": str(exc), "failed": exc.damaged}
+    except FileNotFoundError:
+        return {"ok": False, "reason": "it vanished while it was being read", "vanished": True}
+    except PermissionError:
+        return {"ok": False, "reason": "Hearth may not read it (permission denied)"}
+    except MemoryError:
+        return {
+            "ok": False,
+            "reason": "reading it needed more memory than Hearth allows",
+            "failed": True,
+        }
+    except RecursionError:
+        return {"ok": False, "reason": "it is nested too deeply to read", "failed": True}
+    except OSError as exc:
+        return {
+            "ok": False,
+            "reason": f"it could not be read ({exc.strerror or exc})",
+            "failed": True,
+        }
+    except Exception as exc:  # noqa: BLE001 - a parser's bug on a strange file is a skip
+        reason = f"it could not be read ({type(exc).__name__}: {exc})"[:300]
+        return {"ok": False, "reason": reason, "failed": True}
+    return {"ok": True, "sections": [section.to_json() for section in sections]}
+
+
+def main() -> int:
+    _limit_memory()
+    channel = _private_channel()
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        reply = answer(request)
+        data = json.dumps(reply, ensure_ascii=False).encode("utf-8", errors="replace")
+        channel.write(data + b"\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""Documents, as every front end uses them: collections, their index, search, and what a
+message is given (``ground``).  The window, ``hearth docs``, ``hearth chat`` and
+``hearth serve`` all go through this one object; it has no Qt and no engine of its own
+(an ``Embedder`` may be handed in for vectors)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.docs.chunking import passages
+from app.docs.collections import Collection, Collections
+from app.docs.extraction import Extracted, Extractor, Skipped
+from app.docs.grounding import Attachment, Grounding, Source
+from app.docs.index import DocumentIndex, Hit
+from app.docs.indexer import Embedder, Indexer, Progress, UpdateReport
+from app.docs.retrieval import Retriever
+from app.docs.terms import estimate_tokens
+from app.errors import HearthError
+from wire.phrases import Phrase
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PASSAGES = 6
+ATTACHED = "\x00attached"  # the in-memory collection of a message's attachments
+
+
+@dataclass(frozen=True)
+class CollectionSummary:
+    name: str
+    paths: list[str]
+    files: int
+    indexed: int
+    skipped: int
+    failed: int
+    chunks: int
+    tokens: int
+    paused: bool
+
+
+class Documents:
+    def __init__(self, data_dir: Path, logs_dir: Path | None = None) -> None:
+        self.collections = Collections(data_dir / "collections.json")
+        self.index = DocumentIndex(data_dir / "documents.sqlite3")
+        self.logs_dir = logs_dir
+        self.embedder: Embedder | None = None
+        self._retriever: Retriever | None = None
+        self._lock = threading.Lock()  # one indexer at a time
+
+    @property
+    def problems(self) -> list[str]:
+        return [p for p in (self.collections.problem, self.index.problem) if p]
+
+    def extractor(self) -> Extractor:
+        log_file = self.logs_dir / "documents.log" if self.logs_dir is not None else None
+        return Extractor(log_file=log_file)
+
+    @property
+    def retriever(self) -> Retriever:
+        if self._retriever is None or self._retriever.embedder is not self.embedder:
+            self._retriever = Retriever(self.index, self.embedder)
+        return self._retriever
+
+    # -- collections ------------------------------------------------------------------
+    def add(
+        self,
+        name: str,
+        paths: Sequence[Path],
+        on_progress: Callable[[Progress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> UpdateReport:
+        """Add files and folders to ``name`` (made if new) and index what changed."""
+        missing = [
+            str(p) for p in paths if not Path(p).expanduser().exists() and not Path(p).is_symlink()
+        ]
+        if missing:
+            raise HearthError(Phrase("Nothing was added: {0} does not exist.", ", ".join(missing)))
+        collection = self.collections.add_paths(name, [Path(p) for p in paths])
+        return self.update(collection.name, on_progress, should_stop)
+
+    def update(
+        self,
+        name: str,
+        on_progress: Callable[[Progress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> UpdateReport:
+        collection = self.collections.get(name)
+        with self._lock, self.extractor() as extractor:
+            return Indexer(self.index, extractor, self.embedder).update(
+                collection, on_progress, should_stop
+            )
+
+    def remove(self, name: str) -> None:
+        self.collections.get(name)
+        with self._lock:
+            self.index.remove_collection(name)
+            self.collections.remove(name)
+
+    def summaries(self) -> list[CollectionSummary]:
+        result = []
+        for name in self.collections.names():
+            item: Collection = self.collections.get(name)
+            counts = self.index.counts(name)
+            result.append(
+                CollectionSummary(
+                    name,
+                    list(item.paths),
+                    counts.files,
+                    counts.indexed,
+                    counts.skipped,
+                    counts.failed,
+                    counts.chunks,
+                    counts.tokens,
+                    item.paused,
+                )
+            )
+        return result
+
+    def search(self, names: Sequence[str], question: str, k: int = DEFAULT_PASSAGES) -> list[Hit]:
+        for name in names:
+            self.collections.get(name)  # an unknown name is an error, not "no results"
+        return self.retriever.search(list(names), question, k)
+
+    # -- what a message is given ------------------------------------------------------
+    def ground(
+        self,
+        question: str,
+        collections: Sequence[str] = (),
+        attachments: Sequence[Path] = (),
+        budget_tokens: int = 3000,
+        k: int = DEFAULT_PASSAGES,
+    ) -> Grounding:
+        """Attached files (whole when they fit in ``budget_tokens``, else their passages
+        most related to the question) and the collections' best passages, numbered."""
+        grounding = Grounding(collections=list(collections))
+        room = max(0, budget_tokens)
+        if attachments:
+            with self.extractor() as extractor:
+                files = [_attached(extractor, Path(p)) for p in attachments]
+            room -= _attach(grounding, files, question, room)
+        if collections:
+            hits = self.search(collections, question, k)
+            if not hits:
+                grounding.notes.append(
+                    Phrase("Nothing in {0} matched the question.", ", ".join(collections))
+                )
+            for hit in hits:
+                tokens = estimate_tokens(hit.text) + 12
+                if tokens > room:
+                    break
+                room -= tokens
+                grounding.sources.append(
+                    Source(
+                        len(grounding.sources) + 1,
+                        hit.file,
+                        hit.text,
+                        hit.page,
+                        hit.section,
+                        hit.collection,
+                    )
+                )
+        return grounding
+
+
+def _attached(extractor: Extractor, path: Path) -> Extracted:
+    try:
+        return extractor.extract(path)
+    except Skipped as exc:
+        raise HearthError(Phrase("{0} cannot be attached: {1}.", path.name, exc.reason)) from None
+
+
+def _attach(grounding: Grounding, files: list[Extracted], question: str, room: int) -> int:
+    """Put ``files`` into ``grounding``; the tokens used."""
+    sizes = [estimate_tokens(f.text) for f in files]
+    if sum(sizes) + 12 * len(files) <= room:
+        for extracted, tokens in zip(files, sizes, strict=True):
+            grounding.attachments.append(
+                Attachment(
+                    extracted.path.name,
+                    extracted.sha256,
+                    extracted.kind,
+                    tokens,
+                    "whole",
+                    extracted.size,
+                )
+            )
+            grounding.sources.append(
+                Source(len(grounding.sources) + 1, extracted.path.name, extracted.text, whole=True)
+            )
+        return sum(sizes) + 12 * len(files)
+    # Too long to give whole: the passages most related to the question, as many as fit.
+    scratch = DocumentIndex(":memory:")
+    try:
+        for extracted in files:
+            scratch.record_indexed(
+                ATTACHED,
+                extracted.path.name,
+                extracted.kind,
+                extracted.size,
+                extracted.mtime_ns,
+                extracted.sha256,
+                passages(extracted.sections),
+            )
+        hits = scratch.search_words([ATTACHED], question, 200)
+        if not hits:  # "summarise this": no words to search by, so from the beginning
+            hits = sorted(scratch.hits(list(range(1, 201))).values(), key=lambda h: h.chunk_id)
+        used = 0
+        for hit in hits:
+            tokens = estimate_tokens(hit.text) + 12
+            if used + tokens > room:
+                continue
+            used += tokens
+            grounding.sources.append(
+                Source(len(grounding.sources) + 1, hit.file, hit.text, hit.page, hit.section)
+            )
+    finally:
+        scratch.close()
+    for extracted, tokens in zip(files, sizes, strict=True):
+        grounding.attachments.append(
+            Attachment(
+                extracted.path.name,
+                extracted.sha256,
+                extracted.kind,
+                tokens,
+                "passages",
+                extracted.size,
+            )
+        )
+    names = ", ".join(f.path.name for f in files)
+    grounding.notes.append(
+        Phrase(
+            "{0} is too long to give whole ({1:,} tokens; about {2:,} fit), so the {3} "
+            "passages most related to your question were given instead.",
+            names,
+            sum(sizes),
+            room,
+            sum(1 for s in grounding.sources if not s.whole),
+        )
+    )
+    return used

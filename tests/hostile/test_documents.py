@@ -1,0 +1,143 @@
+"""Class 7: hostile and broken documents never crash anything and never hang indexing.
+
+Each bad file is left out with a reason a person can read, the rest of its folder is
+indexed, and the parser runs in a process of its own that is killed when it hangs or
+grows too large (``app.docs.extraction``).  Nothing in a document runs or is fetched.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.docs.extraction import Extractor, Skipped
+from app.docs.library import Documents
+from tests import documents as make
+
+
+@pytest.fixture
+def docs(data_dir: Path) -> Iterator[Documents]:
+    documents = Documents(data_dir, data_dir / "logs")
+    yield documents
+    documents.index.close()
+
+
+def _reasons(docs: Documents, name: str) -> dict[str, tuple[str, str]]:
+    return {Path(r.path).name: (r.status, r.reason) for r in docs.index.files(name)}
+
+
+def test_a_folder_of_bad_files_is_indexed_around_them(docs: Documents, tmp_path: Path) -> None:
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "good.md").write_text("The good file mentions pelicans.\n", encoding="utf-8")
+    make.pdf(folder / "locked.pdf", ["secret plans"], password="hunter2")
+    (folder / "broken.pdf").write_bytes(
+        b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >>\n%%EOF garbage"
+    )
+    (folder / "notzip.docx").write_bytes(b"This is not a zip file at all, just text.")
+    make.zip_bomb(folder / "bomb.docx")
+    make.zip_bomb(folder / "bomb.epub", inner="OEBPS/chapter.xhtml")
+    (folder / "junk.txt").write_bytes(os.urandom(20_000))
+    with (folder / "huge.log").open("wb") as handle:  # 2 GB, sparse: no disk used
+        handle.truncate(2 * 1024**3)
+    (folder / "loop").symlink_to(folder)  # a folder link back to itself
+    (folder / "self.txt").symlink_to(folder / "self.txt")  # a file link to itself
+    (folder / "gone.md").symlink_to(folder / "nowhere.md")
+    (folder / "mixed.txt").write_bytes(
+        "Mixed encodings: the café sells croissants. ".encode()
+        + b"\xe9t\xe9 caf\xe9 "
+        + b"more words."
+    )
+    (folder / "gbk.txt").write_bytes("这是一份用国标码保存的文件，讲的是熊猫。".encode("gbk"))
+    (folder / "empty.md").write_bytes(b"")
+
+    report = docs.add("bad", [folder])
+    reasons = _reasons(docs, "bad")
+    assert reasons["good.md"][0] == "indexed"
+    assert reasons["mixed.txt"][0] == "indexed" and reasons["gbk.txt"][0] == "indexed"
+    assert reasons["locked.pdf"] == ("skipped", "the PDF is protected by a password")
+    assert reasons["broken.pdf"][0] in ("failed", "skipped") and "PDF" in reasons["broken.pdf"][1]
+    assert reasons["notzip.docx"] == ("failed", "it is not a valid DOCX file (not a zip archive)")
+    assert "zip bomb" in reasons["bomb.docx"][1] and "zip bomb" in reasons["bomb.epub"][1]
+    assert reasons["junk.txt"] == ("skipped", "it is binary data, not text")
+    assert "2.1 GB" in reasons["huge.log"][1] and "up to" in reasons["huge.log"][1]
+    assert reasons["empty.md"] == ("skipped", "it is empty")
+    scan_problems = {Path(p.path).name: p.reason for p in report.problems}
+    assert "link loop" in scan_problems["loop"]
+    assert "loops" in scan_problems["self.txt"]
+    assert "symbolic link to nothing" in scan_problems["gone.md"]
+    # what could be read is found, in any encoding
+    assert docs.search(["bad"], "pelicans")
+    assert "croissants" in docs.search(["bad"], "croissants")[0].text
+    assert "熊猫" in docs.search(["bad"], "熊猫")[0].text
+
+
+def test_a_file_that_vanishes_while_indexing_is_left_out(docs: Documents, tmp_path: Path) -> None:
+    folder = tmp_path / "going"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (folder / name).write_text(f"{name} holds a word.\n")
+
+    def delete_the_next(progress: object) -> None:
+        if getattr(progress, "files_done", 0) == 1 and (folder / "b.txt").exists():
+            (folder / "b.txt").unlink()
+
+    report = docs.add("going", [folder], on_progress=delete_the_next)
+    assert sorted(_reasons(docs, "going")) == ["a.txt", "c.txt"]
+    assert report.problems == []
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root reads every file")
+def test_an_unreadable_file_is_skipped(docs: Documents, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("private\n")
+    secret.chmod(0)
+    docs.add("private", [tmp_path])
+    assert _reasons(docs, "private")["secret.md"] == (
+        "skipped",
+        "Hearth may not read it (permission denied)",
+    )
+
+
+def test_a_reader_that_hangs_is_killed_and_the_next_file_read(tmp_path: Path) -> None:
+    document = tmp_path / "notes.md"
+    document.write_text("Readable notes.\n")
+    hanging = [sys.executable, "-c", "import time; time.sleep(3600)"]
+    with Extractor(timeout_s=1, command=hanging) as extractor:
+        with pytest.raises(Skipped, match="took longer than 1 s") as raised:
+            extractor.extract(document)
+        assert raised.value.failed
+        extractor.command = Extractor().command  # a fresh, working reader for the next file
+        assert "Readable notes." in extractor.extract(document).text
+
+
+def test_a_reader_that_grows_too_large_is_killed(tmp_path: Path) -> None:
+    document = tmp_path / "notes.md"
+    document.write_text("Readable notes.\n")
+    greedy = [
+        sys.executable,
+        "-c",
+        'import time; block = b"x" * (400 * 1024 * 1024); time.sleep(3600)',
+    ]
+    limit = 200 * 1024 * 1024
+    with (
+        Extractor(memory_limit=limit, timeout_s=3600, command=greedy) as extractor,
+        pytest.raises(Skipped, match=r"more than 0\.2 GB of memory"),
+    ):
+        extractor.extract(document)
+
+
+def test_html_and_epub_run_and_fetch_nothing(docs: Documents, tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><body><script>document.write('INJECTED')</script>"
+        "<iframe src='http://example.invalid/'></iframe><p>Visible words only.</p>"
+        "<style>p { color: red }</style></body></html>"
+    )
+    docs.add("web", [page])
+    texts = [hit.text for hit in docs.search(["web"], "visible words")]
+    assert texts == ["Visible words only."]
