@@ -256,6 +256,21 @@ def build_parser() -> argparse.ArgumentParser:
         "llama-cpp-python[server])",
     )
     bench.add_argument(
+        "--docs",
+        action="store_true",
+        help="also measure documents: recall@5 of BM25 and hybrid search on a generated "
+        "corpus, query latency over 10,000 passages, indexing throughput",
+    )
+    bench.add_argument(
+        "--docs-only", action="store_true", help="measure documents only (see --docs)"
+    )
+    bench.add_argument(
+        "--docs-corpus",
+        metavar="FOLDER",
+        help="with --docs: also index this real folder (for example the HTML Python "
+        "documentation) and report its throughput",
+    )
+    bench.add_argument(
         "--download-mb",
         type=int,
         default=256,

@@ -12,6 +12,7 @@ import pytest
 
 from app.chat.recorder import engine_messages
 from app.chat.store import ChatStore
+from app.chat.transfer import export_document, import_document
 from app.docs.grounding import Grounding, cited_numbers
 from app.docs.library import Documents
 from tests import documents as make

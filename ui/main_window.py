@@ -94,10 +94,15 @@ class MainWindow(QMainWindow):
         self.after_first_paint(warm_up.start)
         self.downloads.resume_interrupted()
         self.system_screen.run()
+        # Collections are brought up to date once the window is painted, then every minute.
+        self.after_first_paint(self.indexing.start_watching)
 
     # -- layout ------------------------------------------------------------------------
     def _build(self, load_on_start: bool) -> None:
         self.error_banner = ErrorBanner()
+        from app.docs.library import Documents
+
+        self.documents = Documents(self.core.paths.data_dir, self.core.paths.logs_dir)
         self.chat = ChatScreen(
             self.core,
             self.client,
@@ -106,6 +111,7 @@ class MainWindow(QMainWindow):
             self.report,
             self.after_first_paint,
             load_on_start,
+            documents=self.documents,
         )
         bar = self.chat.model_bar
         bar.models_ready.connect(self.models_ready)
@@ -142,6 +148,12 @@ class MainWindow(QMainWindow):
         self.models_page.setWidget(self.models_screen)
         self.tabs.addTab(self.models_page, self.tr("Models"))
         self.tabs.addTab(self.system_screen, self.tr("System"))
+        from ui.documents.documents_screen import DocumentsScreen
+        from ui.documents.indexing import Indexing
+
+        self.indexing = Indexing(self.documents, self)
+        self.documents_screen = DocumentsScreen(self.documents, self.indexing)
+        self.tabs.addTab(self.documents_screen, self.tr("Documents"))
         self.setCentralWidget(self.tabs)
         self.usage_label = QLabel("")
         self.usage_label.setObjectName("usageLabel")
@@ -280,6 +292,7 @@ class MainWindow(QMainWindow):
                 (self.tr("&Chat"), "Ctrl+1"),
                 (self.tr("&Models"), "Ctrl+2"),
                 (self.tr("&System check"), "Ctrl+3"),
+                (self.tr("&Documents"), "Ctrl+4"),
             )
         ):
             action(view_menu, text, keys, lambda _c=False, i=index: self.tabs.setCurrentIndex(i))
@@ -534,6 +547,7 @@ class MainWindow(QMainWindow):
         except Exception:
             log.exception("could not save the reply while closing")
         self.api.set(False)
+        self.indexing.close()
         self.client.close(timeout=3.0)
         self.downloads.close()
         self.store.close()

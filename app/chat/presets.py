@@ -36,6 +36,8 @@ CONVERSATION_KEYS = (
     "engine.context_length",
 )
 PRESET_KEY = "preset"  # the conversation's preset name, kept among its settings
+# The document collections a conversation answers from (names), kept among its settings.
+COLLECTIONS_KEY = "documents.collections"
 
 
 @dataclass(frozen=True)

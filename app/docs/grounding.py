@@ -33,6 +33,8 @@ class Source:
     section: str = ""
     collection: str = ""  # empty for an attached file
     whole: bool = False  # a whole attached file rather than a passage
+    path: str = ""  # where the file was when it was read (to open it, if it is still there)
+    ordinal: int = 0  # the passage's place in its document
 
     @property
     def label(self) -> str:

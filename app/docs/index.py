@@ -154,10 +154,9 @@ class DocumentIndex:
         return db
 
     def _check(self, db: sqlite3.Connection) -> None:
+        """Cheap enough for the window's start: the header and the files table are read
+        (a damaged page elsewhere is found when a search meets it)."""
         db.execute("SELECT count(*) FROM files").fetchone()
-        result = db.execute("PRAGMA quick_check").fetchone()[0]
-        if result != "ok":
-            raise sqlite3.DatabaseError(result)
 
     def _set_aside(self, exc: BaseException) -> None:
         assert self.path is not None
@@ -353,6 +352,22 @@ class DocumentIndex:
             tuple(chunk_ids),
         ).fetchall()
         return {r[0]: Hit(r[0], r[1], r[2], r[3], r[4], r[5], 0.0, r[6]) for r in rows}
+
+    def neighbours(
+        self, collection: str, path: str, ordinal: int, around: int = 1
+    ) -> list[tuple[int, str]]:
+        """The passage at ``ordinal`` of a file and those ``around`` it, in order (for a
+        preview of a cited passage in its place)."""
+        return [
+            (int(r[0]), str(r[1]))
+            for r in self.db.execute(
+                "SELECT chunks.ordinal, chunks.text FROM chunks"
+                " JOIN files ON files.id = chunks.file_id"
+                " WHERE files.collection = ? AND files.path = ? AND chunks.ordinal BETWEEN ? AND ?"
+                " ORDER BY chunks.ordinal",
+                (collection, path, ordinal - around, ordinal + around),
+            ).fetchall()
+        ]
 
     # -- vectors ----------------------------------------------------------------------
     def chunks_without_vectors(

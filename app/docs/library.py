@@ -160,6 +160,8 @@ class Documents:
                         hit.page,
                         hit.section,
                         hit.collection,
+                        path=hit.file,
+                        ordinal=hit.ordinal,
                     )
                 )
         return grounding
@@ -188,10 +190,17 @@ def _attach(grounding: Grounding, files: list[Extracted], question: str, room: i
                 )
             )
             grounding.sources.append(
-                Source(len(grounding.sources) + 1, extracted.path.name, extracted.text, whole=True)
+                Source(
+                    len(grounding.sources) + 1,
+                    extracted.path.name,
+                    extracted.text,
+                    whole=True,
+                    path=str(extracted.path.absolute()),
+                )
             )
         return sum(sizes) + 12 * len(files)
     # Too long to give whole: the passages most related to the question, as many as fit.
+    paths = {f.path.name: f.path.absolute() for f in files}
     scratch = DocumentIndex(":memory:")
     try:
         for extracted in files:
@@ -214,7 +223,15 @@ def _attach(grounding: Grounding, files: list[Extracted], question: str, room: i
                 continue
             used += tokens
             grounding.sources.append(
-                Source(len(grounding.sources) + 1, hit.file, hit.text, hit.page, hit.section)
+                Source(
+                    len(grounding.sources) + 1,
+                    hit.file,
+                    hit.text,
+                    hit.page,
+                    hit.section,
+                    path=str(paths.get(hit.file, "")),
+                    ordinal=hit.ordinal,
+                )
             )
     finally:
         scratch.close()

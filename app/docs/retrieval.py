@@ -12,11 +12,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from app.docs.index import DocumentIndex, Hit
 from app.docs.indexer import Embedder
+from app.docs.terms import proximity, query_terms
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RRF_K = 60
 CANDIDATES = 50
@@ -27,10 +30,12 @@ class Retriever:
         self.index = index
         self.embedder = embedder
         self._lock = threading.Lock()
-        self._cache: tuple[object, np.ndarray, np.ndarray] | None = None
+        self._cache: tuple[object, Any, Any] | None = None
 
     def search(self, collections: Sequence[str], question: str, k: int = 5) -> list[Hit]:
-        by_words = self.index.search_words(collections, question, CANDIDATES)
+        by_words = by_proximity(
+            self.index.search_words(collections, question, CANDIDATES), question
+        )
         by_meaning = self._by_meaning(collections, question)
         if not by_meaning:
             return by_words[:k]
@@ -43,6 +48,8 @@ class Retriever:
     def _by_meaning(self, collections: Sequence[str], question: str) -> list[Hit]:
         if self.embedder is None or not question.strip():
             return []
+        import numpy as np  # only with vectors: numpy costs the window's start otherwise
+
         ids, matrix = self._matrix(collections, self.embedder.name)
         if not len(ids):
             return []
@@ -58,6 +65,8 @@ class Retriever:
 
     def _matrix(self, collections: Sequence[str], model: str) -> tuple[np.ndarray, np.ndarray]:
         """The collections' vectors as one matrix, kept until vectors change."""
+        import numpy as np
+
         key = (tuple(sorted(collections)), model, self.index.vector_state(model))
         with self._lock:
             if self._cache is not None and self._cache[0] == key:
@@ -74,6 +83,14 @@ class Retriever:
         with self._lock:
             self._cache = (key, ids, matrix)
         return ids, matrix
+
+
+def by_proximity(hits: list[Hit], question: str) -> list[Hit]:
+    """BM25's best candidates ranked again with the closeness of the question's terms in
+    each (``terms.proximity``): a passage where they stand together comes first."""
+    terms = query_terms(question)
+    scored = [replace(hit, score=hit.score * (1.0 + proximity(hit.text, terms))) for hit in hits]
+    return sorted(scored, key=lambda hit: -hit.score)
 
 
 def fuse(rankings: Sequence[Sequence[Hit]], index: DocumentIndex, k: int) -> list[Hit]:

@@ -50,6 +50,41 @@ def query_terms(question: str) -> list[str]:
     return terms
 
 
+def _positions(text: str) -> list[str]:
+    """``text`` as the sequence of terms the index sees (lower case, CJK as pairs)."""
+    sequence: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        sequence.extend(_pairs(word) if _CJK_CHAR.match(word) else [word])
+    return sequence
+
+
+def proximity(text: str, terms: list[str]) -> float:
+    """How closely the question's terms stand together in ``text``: the share of them it
+    holds, divided by the shortest stretch of it that holds them all (1.0: all of them,
+    side by side).  BM25 counts words but not where they are, so "the chess club of
+    Dunmere" and "Dunmere … the chess club of Brightwater" look alike to it."""
+    wanted = set(terms)
+    if not wanted:
+        return 0.0
+    sequence = [(i, t) for i, t in enumerate(_positions(text)) if t in wanted]
+    present = {t for _, t in sequence}
+    if not present:
+        return 0.0
+    best = len(_positions(text)) + 1
+    counts: dict[str, int] = {}
+    start = 0
+    for end in range(len(sequence)):
+        counts[sequence[end][1]] = counts.get(sequence[end][1], 0) + 1
+        while len(counts) == len(present):
+            best = min(best, sequence[end][0] - sequence[start][0] + 1)
+            first = sequence[start][1]
+            counts[first] -= 1
+            if not counts[first]:
+                del counts[first]
+            start += 1
+    return (len(present) / len(wanted)) * (len(present) / best)
+
+
 def match_expression(question: str) -> str:
     """An FTS5 MATCH expression that finds passages with any of the question's terms
     (BM25 ranks those with more and rarer ones first); empty when nothing is searchable."""

@@ -267,7 +267,80 @@ def engine_figures(engine: Any) -> list[Figure]:
     return figures
 
 
+def docs_figures(core: Core, args: argparse.Namespace, say: Any) -> list[Figure]:
+    """The documents benchmark (``hearth.bench.documents``), with the chosen model (the
+    starter by default) as the embedding model for hybrid search."""
+    from pathlib import Path
+
+    from app.docs.embedding import WorkerEmbedder
+    from app.engine_client import EngineClient
+    from hearth.bench.documents import measure as measure_docs
+
+    entry = core.find_model(getattr(args, "model", None))
+    corpus = Path(args.docs_corpus) if getattr(args, "docs_corpus", None) else None
+    say(f"bench: documents, embedding with {entry.name}")
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-docs-") as scratch:
+        client = EngineClient(log_dir=Path(scratch) / "logs")
+        try:
+            embedder = None
+            if entry.format == "gguf":
+                embedder = WorkerEmbedder(client, core.model_spec(entry), entry.name)
+            docs = measure_docs(Path(scratch), embedder, entry.name, corpus, say)
+        finally:
+            client.close()
+    figures = [
+        Figure("docs_recall_at_5_bm25", round(docs.recall_bm25[0], 3), "ratio", None, None),
+        Figure("docs_recall_at_5_bm25_en", round(docs.recall_bm25[1], 3), "ratio", None, None),
+        Figure("docs_recall_at_5_bm25_zh", round(docs.recall_bm25[2], 3), "ratio", None, None),
+        Figure("docs_index_mb_s", round(docs.index_mb_s, 2), "MB/s", None, None),
+        Figure(
+            "docs_query_p95_ms",
+            round(docs.query_p95_ms, 2),
+            "ms",
+            "<= 50",
+            docs.query_p95_ms <= 50,
+        ),
+        Figure(
+            "docs_latency_passages",
+            docs.passages_for_latency,
+            "count",
+            ">= 10000",
+            docs.passages_for_latency >= 10_000,
+        ),
+    ]
+    if docs.recall_hybrid is not None:
+        figures += [
+            Figure(f"docs_recall_at_5_hybrid{part}", round(value, 3), "ratio", None, None)
+            for part, value in zip(("", "_en", "_zh"), docs.recall_hybrid, strict=True)
+        ]
+    if docs.query_p95_hybrid_ms is not None:
+        figures.append(
+            Figure(
+                "docs_query_p95_hybrid_ms",
+                round(docs.query_p95_hybrid_ms, 2),
+                "ms",
+                "<= 50",
+                docs.query_p95_hybrid_ms <= 50,
+            )
+        )
+    if docs.embed_question_ms is not None:
+        figures.append(
+            Figure("docs_embed_question_ms", round(docs.embed_question_ms, 1), "ms", None, None)
+        )
+    if corpus is not None:
+        figures += [
+            Figure("docs_corpus_files", docs.corpus_files, "count", None, None),
+            Figure("docs_corpus_mb", round(docs.corpus_mb, 1), "MB", None, None),
+            Figure("docs_corpus_index_mb_s", round(docs.corpus_mb_s, 2), "MB/s", None, None),
+            Figure("docs_corpus_passages", docs.corpus_passages, "count", None, None),
+            Figure("docs_corpus_skipped", docs.corpus_skipped, "count", None, None),
+        ]
+    return figures
+
+
 def run_bench(core: Core, args: argparse.Namespace) -> int:
+    if getattr(args, "docs_only", False):
+        return print_figures(docs_figures(core, args, _say_unless(args.json)), args)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from ui.gui import dispose_window, make_application
     from ui.main_window import MainWindow
@@ -492,6 +565,20 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
                 None,
             ),
         ]
+    if getattr(args, "docs", False):
+        figures += docs_figures(core, args, say)
+    return print_figures(figures, args)
+
+
+def _say_unless(quiet: bool) -> Any:
+    def say(text: str) -> None:
+        if not quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    return say
+
+
+def print_figures(figures: list[Figure], args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([asdict(f) for f in figures], indent=2))
     else:

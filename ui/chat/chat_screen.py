@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.chat import store as st
 from app.chat import transfer
+from app.chat.presets import COLLECTIONS_KEY
 from app.chat.session import (
     CHARACTERS_PER_TOKEN,
     TICK_S,
@@ -36,17 +37,22 @@ from app.chat.session import (
     SessionListener,
 )
 from app.core import Core
+from app.docs.grounding import Grounding
+from app.docs.library import Documents
 from app.engine_client import EngineClient
 from app.engines import can_run
 from app.errors import HearthError
 from app.files import safe_file_name, write_text_atomically
 from app.models.library import ModelEntry
+from ui.background import run_in_background
 from ui.chat.composer import Composer
 from ui.chat.context_meter import ContextMeter
 from ui.chat.conversation_list import ConversationList
 from ui.chat.conversation_settings_dialog import ConversationSettingsDialog
+from ui.chat.documents_bar import DocumentsBar
 from ui.chat.model_bar import ModelBar
 from ui.chat.search_panel import SearchPanel
+from ui.chat.source_preview import SourcePreview
 from ui.chat.transcript import TranscriptView, plain_text, stats_text
 from ui.chat.undo_bar import UndoBar
 from ui.elided_label import ElidedLabel
@@ -74,9 +80,12 @@ class ChatScreen(QWidget, SessionListener):
         defer: Callable[[Callable[[], None]], None],
         load_on_start: bool = True,
         parent: QWidget | None = None,
+        documents: Documents | None = None,
     ) -> None:
         super().__init__(parent)
         self.core, self.client, self.store = core, client, store
+        self.documents = documents or Documents(core.paths.data_dir, core.paths.logs_dir)
+        self.preparing = False  # files are being read for the message about to be sent
         self.error_banner, self.report = banner, report
         self.editing: st.Message | None = None  # a message of the user's being edited
         self.closed = False
@@ -126,6 +135,7 @@ class ChatScreen(QWidget, SessionListener):
         layout.addWidget(self.undo_bar)
         self.transcript = TranscriptView()
         self.transcript.action.connect(self.message_action)
+        self.transcript.source_requested.connect(self.show_source)
         # The welcome (set by the window) stands in for the transcript of an empty chat.
         self.stage = QStackedWidget()
         self.stage.addWidget(self.transcript)
@@ -157,7 +167,13 @@ class ChatScreen(QWidget, SessionListener):
         self.stop_button.setAccessibleName(self.tr("Stop the reply"))
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.hide()
-        bottom.addWidget(self.composer, 1)
+        self.composer.files_dropped.connect(self._attach_dropped)
+        composer_column = QVBoxLayout()
+        composer_column.addWidget(self.composer, 1)
+        self.documents_bar = DocumentsBar(self.documents, self.show_error)
+        self.documents_bar.changed.connect(self._remember_collections)
+        composer_column.addWidget(self.documents_bar)
+        bottom.addLayout(composer_column, 1)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
@@ -236,6 +252,7 @@ class ChatScreen(QWidget, SessionListener):
         self.conversation_list.clearSelection()
         self.conversation_list.setCurrentRow(-1)
         self.transcript.show_messages([])
+        self._show_collections()
         self._update_stage(empty=True)
         self.update_context_meter()
         self.composer.setFocus()
@@ -248,6 +265,7 @@ class ChatScreen(QWidget, SessionListener):
             return
         self.session = self._session(conversation_id)
         self.cancel_edit()
+        self._show_collections()
         self.show_conversation()
         self.conversation_list.select_id(conversation_id)
 
@@ -359,8 +377,11 @@ class ChatScreen(QWidget, SessionListener):
 
         def accepted() -> None:
             try:
+                kept = {
+                    k: v for k, v in session.own_settings.items() if k == COLLECTIONS_KEY
+                }  # chosen under the composer, not in this dialog
                 session.set_instructions(
-                    dialog.system_prompt.toPlainText(), dialog.result_settings()
+                    dialog.system_prompt.toPlainText(), {**dialog.result_settings(), **kept}
                 )
             except Exception as exc:  # noqa: BLE001
                 self.report(exc, self.tr("saving the conversation settings"))
@@ -444,8 +465,89 @@ class ChatScreen(QWidget, SessionListener):
             self.show_conversation()
 
     def send(self, text: str) -> bool:
-        """Send ``text`` as the user's next message; False when it cannot be sent now."""
-        if not text.strip() or self.busy:
+        """Send ``text`` as the user's next message; False when it cannot be sent now.
+
+        With attached files or collections, the files are read and searched in the
+        background first (``Documents.ground``), then the message is sent with them."""
+        if not text.strip() or self.busy or self.preparing:
+            return False
+        attachments = self.documents_bar.attachments()
+        collections = self.documents_bar.collections()
+        if attachments or collections:
+            return self._send_grounded(text, attachments, collections)
+        return self._send(text, None)
+
+    def _send_grounded(self, text: str, attachments: list[Path], collections: list[str]) -> bool:
+        budget = self._ready(self.session).room_for_documents(text)
+        self.preparing = True
+        self.send_button.setEnabled(False)
+        self.status_message.emit(self.tr("Reading your documents…"), 0)
+
+        def grounded(grounding: Grounding) -> None:
+            self.preparing = False
+            self.send_button.setEnabled(True)
+            self.status_message.emit("", 1)
+            for note in grounding.notes:
+                self.status_message.emit(translated(note), 15_000)
+            if self._send(text, grounding.to_json()):
+                self.documents_bar.clear_attachments()
+
+        def failed(exc: BaseException) -> None:
+            self.preparing = False
+            self.send_button.setEnabled(True)
+            self.status_message.emit("", 1)
+            if isinstance(exc, HearthError):
+                self.show_error(exc.message)
+            else:
+                self.report(exc, self.tr("reading your documents"))
+
+        run_in_background(
+            self,
+            lambda: self.documents.ground(text, collections, attachments, budget),
+            grounded,
+            failed,
+        )
+        return True
+
+    def show_source(self, user_message_id: int, number: int) -> SourcePreview | None:
+        """The preview of source ``number`` of the answer to ``user_message_id``."""
+        try:
+            grounding = Grounding.from_json(self.store.message(user_message_id).documents)
+        except (KeyError, TypeError, ValueError):
+            return None
+        source = next((s for s in grounding.sources if s.n == number), None)
+        if source is None:
+            return None
+        preview = SourcePreview(source, self.documents.index, self.transcript.palette_colors, self)
+        preview.open()
+        return preview
+
+    def _attach_dropped(self, paths: list[str]) -> None:
+        self.documents_bar.add_files([Path(p) for p in paths])
+
+    def _remember_collections(self) -> None:
+        """The collections ticked are the conversation's own (they stay for it)."""
+        session = self.session
+        chosen = self.documents_bar.collections()
+        settings = {**session.own_settings}
+        if chosen:
+            settings[COLLECTIONS_KEY] = chosen
+        else:
+            settings.pop(COLLECTIONS_KEY, None)
+        if settings != session.own_settings:
+            try:
+                session.set_instructions(session.system_prompt, settings)
+            except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so
+                self.report(exc, self.tr("saving the conversation settings"))
+
+    def _show_collections(self) -> None:
+        chosen = self.session.own_settings.get(COLLECTIONS_KEY, [])
+        self.documents_bar.set_collections(
+            [str(c) for c in chosen] if isinstance(chosen, list) else []
+        )
+
+    def _send(self, text: str, documents: dict[str, Any] | None) -> bool:
+        if self.busy:
             return False
         editing = self.editing
         if editing is not None and editing.conversation_id != self.conversation_id:
@@ -453,7 +555,7 @@ class ChatScreen(QWidget, SessionListener):
         if self.model_bar.model is not None:
             self.error_banner.dismiss()
         reply = self._run(
-            lambda s: s.send(text, edit_of=editing.id if editing else None),
+            lambda s: s.send(text, edit_of=editing.id if editing else None, documents=documents),
             self.tr("saving your message"),
         )
         if reply is None:

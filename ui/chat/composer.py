@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 class Composer(QPlainTextEdit):
     submitted = Signal(str)
     escaped = Signal()  # Esc, handled here at once (no trip through the window's shortcuts)
+    files_dropped = Signal(list)  # paths of local files dropped on the box (attachments)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -29,6 +30,17 @@ class Composer(QPlainTextEdit):
         hint = super().sizeHint()
         return QSize(hint.width(), self.fontMetrics().lineSpacing() * 3 + 12)
 
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return bool(_local_files(source)) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """Files dropped (or pasted) become attachments; text is inserted as text."""
+        files = _local_files(source)
+        if files:
+            self.files_dropped.emit(files)
+            return
+        super().insertFromMimeData(source)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.escaped.emit()
@@ -42,3 +54,9 @@ class Composer(QPlainTextEdit):
             event.accept()
             return
         super().keyPressEvent(event)
+
+
+def _local_files(source: QMimeData) -> list[str]:
+    if not source.hasUrls():
+        return []
+    return [url.toLocalFile() for url in source.urls() if url.isLocalFile()]

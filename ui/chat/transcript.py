@@ -43,6 +43,7 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.chat import store as st
 from app.chat.markdown_blocks import BlockSplitter, split_blocks
+from ui.chat.documents_html import SOURCE, attachments_html, sources_html
 from ui.chat.markdown_html import COPY_CODE, LIGHT, CodeBlocks, MarkdownRenderer, Palette
 
 ACTION = "hearth:act/"
@@ -106,6 +107,7 @@ class _Live:
 
 class TranscriptView(QTextBrowser):
     action = Signal(str, int)  # (action, message id): edit, delete, regenerate, …
+    source_requested = Signal(int, int)  # (your message's id, source number): a preview
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -243,6 +245,7 @@ class TranscriptView(QTextBrowser):
                     )
                 )
             parts += [self.renderer.block(block) for block in split_blocks(message.content)]
+            parts.append(self._sources_html(message))
             parts.append(self._footer_html(message, is_last))
         else:
             parts.append(self._user_html(message, message.id == self.editing_id))
@@ -318,7 +321,18 @@ class TranscriptView(QTextBrowser):
         return (
             f'<p style="margin-top:0px; margin-bottom:4px; white-space:pre-wrap;'
             f' {self._user_style(editing)}">{text}<br></p>'
-        )
+        ) + attachments_html(message.documents, self.palette_colors)
+
+    def _sources_html(self, message: st.Message) -> str:
+        """The sources the answer was given (kept with your message before it)."""
+        if message.parent_id is None:
+            return ""
+        for earlier in reversed(self._messages):
+            if earlier.id == message.parent_id:
+                return sources_html(
+                    earlier.id, earlier.documents, message.content, self.palette_colors
+                )
+        return ""
 
     def set_editing(self, message_id: int | None) -> None:
         """Highlight the message being edited (None: none)."""
@@ -484,7 +498,7 @@ class TranscriptView(QTextBrowser):
                 LIVE, 0, "assistant", self.streamed_text, status, stats=dict(stats), error=error
             )
         self._messages.append(message)
-        self._append_html(self._footer_html(message, True))
+        self._append_html(self._sources_html(message) + self._footer_html(message, True))
         self._scroll_to_end()
 
     @property
@@ -577,6 +591,10 @@ class TranscriptView(QTextBrowser):
         if target.startswith(COPY_CODE):
             key = int(target.removeprefix(COPY_CODE) or 0)
             self.copy_to_clipboard(self.code_blocks.texts.get(key, ""))
+            return
+        if target.startswith(SOURCE):
+            user_id, _, number = target.removeprefix(SOURCE).partition("/")
+            self.source_requested.emit(int(user_id or 0), int(number or 0))
             return
         if target.startswith(ACTION):
             name, _, number = target.removeprefix(ACTION).partition("/")

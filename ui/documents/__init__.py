@@ -1,0 +1,1 @@
+"""The Documents screen: collections of the user's files, indexed in the background."""
