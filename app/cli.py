@@ -725,6 +725,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     core.learn_machine()  # the GPU, as the window would use it, and the memory budgets
     if not args.model:
         return _serve_library(core, args)
+    from app.docs.library import api_grounder
     from app.serve.api_server import ServerConfig, serve_forever
 
     entry = core.find_model(args.model)
@@ -736,6 +737,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
         allowed_origins=tuple(args.allow_origin),
         model_name=entry.name,
         model_facts=entry.as_json(),
+        ground=api_grounder(core.paths.data_dir, core.paths.logs_dir),
     )
     config.check()
     client = EngineClient(log_dir=core.paths.logs_dir)
@@ -753,6 +755,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
 def _serve_library(core: Core, args: argparse.Namespace) -> int:
     """``hearth serve`` without ``--model``: every model of the library, each loaded when
     a request names it (the default model when a request names none)."""
+    from app.docs.library import api_grounder
     from app.library_offer import LibraryOffer
     from app.serve.api_server import ServerConfig, serve_models
     from app.serve.model_pool import ModelPool
@@ -766,6 +769,7 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
         api_key=_server_key(args),
         allowed_origins=tuple(args.allow_origin),
         model_name=default.name,
+        ground=api_grounder(core.paths.data_dir, core.paths.logs_dir),
     )
     config.check()
     pool = ModelPool(

@@ -628,3 +628,44 @@ def test_logprobs_are_the_models_own_and_match_the_text(client: OpenAI) -> None:
     assert streamed == [e.token for e in entries]
     with pytest.raises(BadRequestError):
         client.chat.completions.create(**{**asked, "logprobs": False})  # top_logprobs alone
+
+
+def test_a_request_answers_from_a_document_collection(
+    client: OpenAI, data_dir: Path, tmp_path: Path
+) -> None:
+    from app.docs.library import Documents
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "ferry.md").write_text("# Ferries\n\nThe ferry to Tarn leaves at 7:40.\n")
+    documents = Documents(data_dir)
+    documents.add("notes", [folder])  # made while the server runs: found at once
+    documents.index.close()
+    options = {"hearth": {"collections": ["notes"], "k": 3}}
+    question: Any = [{"role": "user", "content": "When does the ferry to Tarn leave?"}]
+    reply = client.chat.completions.create(
+        model=STARTER,
+        messages=question,
+        max_tokens=8,
+        extra_body=options,
+    )
+    sources = (reply.model_extra or {})["sources"]
+    assert sources[0]["file"].endswith("ferry.md") and "7:40" in sources[0]["text"]
+    assert sources[0]["section"] == "Ferries" and sources[0]["n"] == 1
+    stream = client.chat.completions.create(
+        model=STARTER,
+        messages=question,
+        max_tokens=4,
+        stream=True,
+        extra_body=options,
+    )
+    extras: list[dict[str, Any]] = [chunk.model_extra or {} for chunk in stream]
+    assert extras[0]["sources"] == sources
+    assert all("sources" not in extra for extra in extras[1:])
+    with pytest.raises(BadRequestError, match="no collection named nope"):
+        client.chat.completions.create(
+            model=STARTER,
+            messages=question,
+            max_tokens=4,
+            extra_body={"hearth": {"collections": ["nope"]}},
+        )

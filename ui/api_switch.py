@@ -52,6 +52,7 @@ class ApiSwitch(QObject):
         if self.server is not None:
             return
         # FastAPI and the library's offer: about half a second, once.
+        from app.docs.library import api_grounder
         from app.errors import HearthError
         from app.library_offer import LibraryOffer
         from app.serve.api_server import ApiServer, ServerConfig, build_app_for
@@ -65,7 +66,11 @@ class ApiSwitch(QObject):
             self.report(exc, self.tr("starting the API"))
             return
         chosen = self.models.model
-        config = ServerConfig(port=port, model_name=chosen.name if chosen else default.name)
+        config = ServerConfig(
+            port=port,
+            model_name=chosen.name if chosen else default.name,
+            ground=api_grounder(self.core.paths.data_dir, self.core.paths.logs_dir),
+        )
         pool = ModelPool(
             offer.offered,
             self.core.paths.logs_dir,

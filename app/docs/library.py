@@ -167,6 +167,30 @@ class Documents:
         return grounding
 
 
+def api_grounder(
+    data_dir: Path, logs_dir: Path | None = None
+) -> Callable[..., tuple[str, list[dict[str, object]]]]:
+    """The ``ground`` function of ``hearth serve`` (``ServerConfig.ground``): searches the
+    collections a request names and gives back the context and its sources.  The
+    collections are read again for each request, so ones made since are found."""
+
+    def ground(
+        question: str, collections: list[str], k: int, budget: int
+    ) -> tuple[str, list[dict[str, object]]]:
+        documents = Documents(data_dir, logs_dir)
+        try:
+            grounding = documents.ground(question, collections, (), budget, k)
+        finally:
+            documents.index.close()
+        sources = [
+            {key: value for key, value in source.to_json().items() if key not in ("whole", "path")}
+            for source in grounding.sources
+        ]
+        return grounding.context, sources
+
+    return ground
+
+
 def _attached(extractor: Extractor, path: Path) -> Extracted:
     try:
         return extractor.extract(path)

@@ -41,6 +41,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.engine_client import EngineClient
+from app.errors import HearthError
 from app.serve import anthropic_messages, ollama_api
 from app.serve.anthropic_messages import CountRequest, MessagesReply, MessagesRequest
 from app.serve.embeddings import (
@@ -61,6 +62,9 @@ from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase
 
+# (question, collections, passages wanted, tokens they may take) -> (context, sources)
+Grounder = Callable[[str, list[str], int, int], tuple[str, list[dict[str, Any]]]]
+
 MAX_BODY_BYTES = 4 * 1024 * 1024
 TOO_LARGE = "The request is too large (at most 4 MB)."
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -76,6 +80,10 @@ class ServerConfig:
     extra_hosts: tuple[str, ...] = field(default_factory=tuple)
     # What the library knows of the model (``ModelEntry.as_json``), for Ollama's listings.
     model_facts: dict[str, Any] = field(default_factory=dict)
+    # Document collections for the ``hearth.collections`` request option: given the
+    # question, the collections, the passages wanted and the tokens they may take, the
+    # context to put before the question and its sources (``Documents.for_api``).
+    ground: Grounder | None = None
 
     def check(self) -> None:
         from app.errors import HearthError
@@ -140,6 +148,28 @@ def build_app(
 def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
     """The ASGI app: ``models`` says which model answers each request."""
     app = FastAPI(title="Hearth", docs_url=None, redoc_url=None, openapi_url=None)
+
+    async def ground(
+        reply: ChatCompletion, body: ChatRequest, spec: ModelSpec, params: dict[str, Any]
+    ) -> str:
+        """Search the request's collections and put the passages before its question;
+        a sentence when that cannot be done."""
+        assert body.hearth is not None
+        if config.ground is None:
+            return "this server has no document collections"
+        question = reply.question()
+        used = sum(len(str(m.get("content") or "")) for m in reply.messages) // 4
+        answer = int(params.get("max_tokens") or min(1024, spec.n_ctx // 4))
+        budget = max(0, spec.n_ctx - used - answer - 64)
+        try:
+            context, sources = await asyncio.to_thread(
+                config.ground, question, list(body.hearth.collections), body.hearth.k, budget
+            )
+        except HearthError as exc:
+            return str(exc.message)
+        reply.ground(context, sources)
+        return ""
+
     allowed_hosts = config.allowed_hosts()
     state = {"requests": 0}
 
@@ -268,6 +298,10 @@ def build_app_for(models: ServedModels, config: ServerConfig) -> Any:
                 return refuse(400, refusal, "invalid_request_error")
             params = body.params(served.defaults)
             reply = ChatCompletion(served.client, served.spec, body, params, served.name)
+            if body.hearth is not None and body.hearth.collections:
+                problem = await ground(reply, body, served.spec, params)
+                if problem:
+                    return refuse(400, problem, "invalid_request_error")
             if body.stream:
                 return await reply.streamed(request, refuse)
             return await reply.whole(request, refuse)

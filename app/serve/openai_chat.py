@@ -123,6 +123,15 @@ class ChatMessage(BaseModel):
         return message
 
 
+class HearthOptions(BaseModel):
+    """Hearth's own request options (``"hearth": {...}`` in the body; other servers'
+    clients never send it): answer from document collections, with sources."""
+
+    model_config = ConfigDict(extra="forbid")
+    collections: list[str] = Field(default_factory=list, max_length=16)
+    k: int = Field(default=6, ge=1, le=20)  # passages at most
+
+
 class StreamOptions(BaseModel):
     model_config = ConfigDict(extra="ignore")
     include_usage: bool = False
@@ -234,6 +243,7 @@ class ChatRequest(Sampling):
     parallel_tool_calls: bool | None = None  # several calls are always allowed
     logprobs: bool = False
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
+    hearth: HearthOptions | None = None
 
     @model_validator(mode="after")
     def _top_needs_logprobs(self) -> ChatRequest:
@@ -337,8 +347,23 @@ class ChatCompletion:
         self.client, self.spec, self.body, self.params = client, spec, body, params
         self.model_name = model_name
         self.messages = [m.as_engine_message() for m in body.messages]
+        # The passages given to the model from document collections (``hearth`` option):
+        # sent back as ``sources`` with the answer (the first chunk of a stream).
+        self.sources: list[dict[str, Any]] = []
         self.reply_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
         self.created = int(time.time())
+
+    def ground(self, context: str, sources: list[dict[str, Any]]) -> None:
+        """Put ``context`` (numbered passages) before the last user message's words."""
+        self.sources = sources
+        for message in reversed(self.messages):
+            if message["role"] == "user" and context:
+                message["content"] = f"{context}\n\n{message['content']}"
+                break
+
+    def question(self) -> str:
+        """The last user message: what the collections are searched for."""
+        return next((m["content"] for m in reversed(self.messages) if m["role"] == "user"), "")
 
     def start(self, index: int) -> tuple[Relay, Any]:
         relay = Relay()
@@ -359,11 +384,13 @@ class ChatCompletion:
             if choice.final.get("type") == protocol.ERROR:
                 return refused_by_engine(choice.final, refuse)
             choices.append(choice)
+        sources = {"sources": self.sources} if self.sources else {}
         return {
             "id": self.reply_id,
             "object": "chat.completion",
             "created": self.created,
             "model": self.model_name,
+            **sources,
             "choices": [
                 {
                     "index": index,
@@ -412,6 +439,8 @@ class ChatCompletion:
         }
         if self.body.include_usage:
             payload["usage"] = usage
+        if self.sources:  # once, with the first chunk
+            payload["sources"], self.sources = self.sources, []
         return "data: " + json.dumps(payload) + "\n\n"
 
     def _tool_call_chunks(
