@@ -16,9 +16,9 @@ Chinese, each stating one fact once among sentences that reuse the same names an
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -248,6 +248,14 @@
         <translation>正在编辑你的消息：发送后旧版本会保留为一个分支（Esc 取消）。</translation>
     </message>
     <message>
+        <source>Reading your documents…</source>
+        <translation>正在读取你的文档…</translation>
+    </message>
+    <message>
+        <source>reading your documents</source>
+        <translation>读取你的文档</translation>
+    </message>
+    <message>
         <source>saving your message</source>
         <translation>保存你的消息</translation>
     </message>
@@ -370,6 +378,146 @@
     <message>
         <source>The preset was not saved: {0}</source>
         <translation>预设未保存：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentsBar</name>
+    <message>
+        <source>📎 Attach</source>
+        <translation>📎 附件</translation>
+    </message>
+    <message>
+        <source>Give the model files with your next message (or drop them on the box)</source>
+        <translation>随下一条消息把文件交给模型（也可以把文件拖到输入框上）</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>添加附件</translation>
+    </message>
+    <message>
+        <source>Collections this chat answers from</source>
+        <translation>此对话据以回答的文档集</translation>
+    </message>
+    <message>
+        <source>Documents ({0})</source>
+        <translation>文档（{0}）</translation>
+    </message>
+    <message>
+        <source>{0} cannot be attached: {1}.</source>
+        <translation>无法附加 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>No collections yet: make one on the Documents screen</source>
+        <translation>还没有文档集：请在“文档”页面新建一个</translation>
+    </message>
+    <message>
+        <source>📚 Collections ▾</source>
+        <translation>📚 文档集 ▾</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentsScreen</name>
+    <message>
+        <source>Collections of your files that chats can answer from, with sources. Files stay where they are, are read only on this computer, and are kept up to date.</source>
+        <translation>对话可以据以回答并注明出处的文件集合。文件保留在原处，只在这台电脑上读取，并会自动保持最新。</translation>
+    </message>
+    <message>
+        <source>Collections</source>
+        <translation>文档集</translation>
+    </message>
+    <message>
+        <source>New collection…</source>
+        <translation>新建文档集…</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Add files…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <source>Update now</source>
+        <translation>立即更新</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <source>{0}
+{1} files · {2} passages</source>
+        <translation>{0}
+{1} 个文件 · {2} 个段落</translation>
+    </message>
+    <message>
+        <source>No collections yet. Make one, then add a folder to it.</source>
+        <translation>还没有文档集。新建一个，然后向其中添加文件夹。</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>(no files or folders yet)</source>
+        <translation>（还没有文件或文件夹）</translation>
+    </message>
+    <message>
+        <source> (paused)</source>
+        <translation>（已暂停）</translation>
+    </message>
+    <message>
+        <source>indexed</source>
+        <translation>已索引</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>New collection</source>
+        <translation>新建文档集</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>A folder for {0}</source>
+        <translation>为 {0} 选择文件夹</translation>
+    </message>
+    <message>
+        <source>Add a folder to {0}</source>
+        <translation>向 {0} 添加文件夹</translation>
+    </message>
+    <message>
+        <source>Add files to {0}</source>
+        <translation>向 {0} 添加文件</translation>
+    </message>
+    <message>
+        <source>Remove {0}?</source>
+        <translation>移除 {0}？</translation>
+    </message>
+    <message>
+        <source>Forget the collection {0} and its index? Your files are not touched.</source>
+        <translation>要忘记文档集 {0} 及其索引吗？你的文件不会被改动。</translation>
+    </message>
+    <message>
+        <source> · about {0} left</source>
+        <translation> · 约剩 {0}</translation>
+    </message>
+    <message>
+        <source>{0}: {1} of {2} files · {3} of {4}{5}</source>
+        <translation>{0}：{1}/{2} 个文件 · {3}/{4}{5}</translation>
     </message>
 </context>
 <context>
@@ -763,6 +911,10 @@
         <translation>系统</translation>
     </message>
     <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
         <source>{0} was downloaded but cannot be used: {1}</source>
         <translation>{0} 已下载，但无法使用：{1}</translation>
     </message>
@@ -829,6 +981,10 @@
     <message>
         <source>&amp;System check</source>
         <translation>系统检查(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Documents</source>
+        <translation>文档(&amp;D)</translation>
     </message>
     <message>
         <source>&amp;Stop reply</source>
@@ -2002,6 +2158,46 @@
         <translation>其文件头比任何模型的都大</translation>
     </message>
     <message>
+        <source>A collection&apos;s name must be 1 to 80 characters without slashes or control characters; {0!r} is not.</source>
+        <translation>文档集名称须为 1 到 80 个字符，且不含斜杠或控制字符；{0!r} 不符合。</translation>
+    </message>
+    <message>
+        <source>document collections</source>
+        <translation>文档集</translation>
+    </message>
+    <message>
+        <source>There is no collection named {0}. Make it with: hearth docs add {0} FOLDER</source>
+        <translation>没有名为 {0} 的文档集。可以这样新建：hearth docs add {0} 文件夹</translation>
+    </message>
+    <message>
+        <source>The embedding model did not answer within {0} s.</source>
+        <translation>嵌入模型在 {0} 秒内没有回应。</translation>
+    </message>
+    <message>
+        <source>The embedding model failed: {0}</source>
+        <translation>嵌入模型出错：{0}</translation>
+    </message>
+    <message>
+        <source>The document index was damaged and has been set aside as {0}; your collections are being indexed again.</source>
+        <translation>文档索引已损坏，已另存为 {0}；正在重新索引你的文档集。</translation>
+    </message>
+    <message>
+        <source>{0} is too long to give whole ({1:,} tokens; about {2:,} fit), so the {3} passages most related to your question were given instead.</source>
+        <translation>{0} 太长，无法整篇交给模型（{1:,} 个词元；约能容纳 {2:,} 个），因此改为提供与你的问题最相关的 {3} 个段落。</translation>
+    </message>
+    <message>
+        <source>Nothing was added: {0} does not exist.</source>
+        <translation>未添加任何内容：{0} 不存在。</translation>
+    </message>
+    <message>
+        <source>{0} cannot be attached: {1}.</source>
+        <translation>无法附加 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>Nothing in {0} matched the question.</source>
+        <translation>{0} 中没有与问题匹配的内容。</translation>
+    </message>
+    <message>
         <source>The model engine stopped ({0}, an illegal instruction): this build of llama.cpp uses processor instructions that this computer, or the virtual machine it runs in, does not allow. Choose another llama.cpp runtime in Model settings; a build from source needs rebuilding for this processor.</source>
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
@@ -2730,6 +2926,33 @@
     </message>
 </context>
 <context>
+    <name>SourcePreview</name>
+    <message>
+        <source>Source [{0}]: {1}</source>
+        <translation>来源 [{0}]：{1}</translation>
+    </message>
+    <message>
+        <source>Open the file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>The file is no longer where it was.</source>
+        <translation>该文件已不在原来的位置。</translation>
+    </message>
+    <message>
+        <source>The whole of {0} was given to the model.</source>
+        <translation>{0} 的全文已交给模型。</translation>
+    </message>
+    <message>
+        <source>This passage of {0} (collection {1}) was given to the model.</source>
+        <translation>{0}（文档集 {1}）的这一段已交给模型。</translation>
+    </message>
+    <message>
+        <source>This passage of {0} was given to the model.</source>
+        <translation>{0} 的这一段已交给模型。</translation>
+    </message>
+</context>
+<context>
     <name>SystemScreen</name>
     <message>
         <source>Checking this machine…</source>
@@ -2880,6 +3103,26 @@
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
+    <message>
+        <source>whole</source>
+        <translation>全文</translation>
+    </message>
+    <message>
+        <source>passages</source>
+        <translation>段落</translation>
+    </message>
+    <message>
+        <source>{0} · {1:,} tokens · {2}</source>
+        <translation>{0} · {1:,} 个词元 · {2}</translation>
+    </message>
+    <message>
+        <source>given to the model, not cited</source>
+        <translation>已交给模型，未被引用</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
 </context>
 <context>
     <name>UndoBar</name>
@@ -2921,6 +3164,21 @@
     <message>
         <source>Download a model to start; these suit this computer:</source>
         <translation>下载一个模型即可开始；以下模型适合这台电脑：</translation>
+    </message>
+</context>
+<context>
+    <name>_Chip</name>
+    <message>
+        <source>Remove {0}</source>
+        <translation>移除 {0}</translation>
+    </message>
+    <message>
+        <source>📎 {0} · reading…</source>
+        <translation>📎 {0} · 正在读取…</translation>
+    </message>
+    <message>
+        <source>📎 {0} · {1:,} tokens</source>
+        <translation>📎 {0} · {1:,} 个词元</translation>
     </message>
 </context>
 </TS>

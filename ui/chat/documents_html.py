@@ -15,10 +15,6 @@ from ui.chat.markdown_html import Palette
 SOURCE = "hearth:source/"  # SOURCE + "<message id of your message>/<source number>"
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("TranscriptView", text)
-
-
 def grounding_of(documents: dict[str, Any]) -> Grounding | None:
     if not documents:
         return None
@@ -37,9 +33,18 @@ def attachments_html(documents: dict[str, Any], palette: Palette) -> str:
         return ""
     parts = []
     for item in grounding.attachments:
-        how = _tr("whole") if item.mode == "whole" else _tr("passages")
+        how = (
+            QCoreApplication.translate("TranscriptView", "whole")
+            if item.mode == "whole"
+            else QCoreApplication.translate("TranscriptView", "passages")
+        )
         parts.append(
-            "📎 " + html.escape(_tr("{0} · {1:,} tokens · {2}").format(item.name, item.tokens, how))
+            "📎 "
+            + html.escape(
+                QCoreApplication.translate("TranscriptView", "{0} · {1:,} tokens · {2}").format(
+                    item.name, item.tokens, how
+                )
+            )
         )
     if grounding.collections:
         parts.append("📚 " + html.escape(", ".join(grounding.collections)))
@@ -67,11 +72,13 @@ def sources_html(user_id: int, documents: dict[str, Any], answer: str, palette: 
         if source.n not in cited:
             link += (
                 f'<span style="color:{palette.muted};"> — '
-                + html.escape(_tr("given to the model, not cited"))
+                + html.escape(
+                    QCoreApplication.translate("TranscriptView", "given to the model, not cited")
+                )
                 + "</span>"
             )
         lines.append(link)
-    title = html.escape(_tr("Sources"))
+    title = html.escape(QCoreApplication.translate("TranscriptView", "Sources"))
     return (
         f'<p style="margin-top:6px; margin-bottom:2px; font-size:small;"><b>{title}</b><br>'
         + "<br>".join(lines)
