@@ -409,9 +409,10 @@ def _grounding(core: Core, session: Any, prompt: str, args: argparse.Namespace) 
             collections=list(args.collection),
             attachments=[Path(p) for p in args.attach],
             budget_tokens=session.room_for_documents(prompt),
+            k=int(core.settings.get("documents.passages")),
         )
     finally:
-        documents.index.close()
+        documents.close()
 
 
 def _advice(entry: Any) -> dict[str, Any]:
@@ -726,10 +727,12 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     if not args.model:
         return _serve_library(core, args)
     from app.docs.library import api_grounder
+    from app.docs_commands import open_documents
     from app.serve.api_server import ServerConfig, serve_forever
 
     entry = core.find_model(args.model)
     spec = core.load_spec(entry, args.ctx)
+    documents = open_documents(core)
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -737,7 +740,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
         allowed_origins=tuple(args.allow_origin),
         model_name=entry.name,
         model_facts=entry.as_json(),
-        ground=api_grounder(core.paths.data_dir, core.paths.logs_dir),
+        ground=api_grounder(documents),
     )
     config.check()
     client = EngineClient(log_dir=core.paths.logs_dir)
@@ -749,6 +752,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
         serve_forever(client, spec, config, core.sampling(_advice(entry)), ready)
     finally:
         client.close()
+        documents.close()
     return EXIT_OK
 
 
@@ -756,6 +760,7 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
     """``hearth serve`` without ``--model``: every model of the library, each loaded when
     a request names it (the default model when a request names none)."""
     from app.docs.library import api_grounder
+    from app.docs_commands import open_documents
     from app.library_offer import LibraryOffer
     from app.serve.api_server import ServerConfig, serve_models
     from app.serve.model_pool import ModelPool
@@ -763,13 +768,14 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
 
     offer = LibraryOffer(core, args.ctx)
     default = offer.first()  # an empty library is said now, not at the first request
+    documents = open_documents(core)
     config = ServerConfig(
         host=args.host,
         port=args.port,
         api_key=_server_key(args),
         allowed_origins=tuple(args.allow_origin),
         model_name=default.name,
-        ground=api_grounder(core.paths.data_dir, core.paths.logs_dir),
+        ground=api_grounder(documents),
     )
     config.check()
     pool = ModelPool(
@@ -793,6 +799,7 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
         serve_models(LibraryModels(pool), config, ready)
     finally:
         pool.close()
+        documents.close()
     return EXIT_OK
 
 

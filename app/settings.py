@@ -255,6 +255,28 @@ DECLARATIONS: tuple[Setting, ...] = (
         special="Unload at once",
     ),
     Setting(
+        "documents.passages",
+        int,
+        6,
+        "Passages per question",
+        "How many passages of the chosen collections are given to the model with each "
+        "question, the best first (fewer when they do not fit in its context).",
+        minimum=1,
+        maximum=20,
+    ),
+    Setting(
+        "documents.embedding_model",
+        str,
+        "",
+        "Embedding model for documents",
+        "A GGUF embedding model (its name in the library, or a path) whose vectors are "
+        "searched beside the words of your documents, to find passages that say the same "
+        "thing in other words. It runs in a worker process of its own. Empty: word search "
+        "only, which works in every language with no model.",
+        empty="none: word search only",
+        advanced=True,
+    ),
+    Setting(
         "downloads.parallel",
         int,
         2,

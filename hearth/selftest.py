@@ -159,4 +159,4 @@ def check_documents(data_dir: Path) -> None:
             if not hits or not hits[0].file.endswith(name):
                 raise SelfTestFailure(f"the search did not find {name}")
     finally:
-        documents.index.close()
+        documents.close()

@@ -12,7 +12,7 @@ import pytest
 
 from app.chat.recorder import engine_messages
 from app.chat.store import ChatStore
-from app.chat.transfer import export_document, import_document
+from app.core import Core
 from app.docs.grounding import Grounding, cited_numbers
 from app.docs.library import Documents
 from tests import documents as make
@@ -257,3 +257,30 @@ def test_the_command_line_contracts(shelf: Path, data_dir: Path) -> None:
     assert removed.returncode == 0 and json.loads(run_hearth("docs", "list", "--json").stdout) == []
     assert (shelf / "atlas.pdf").exists()  # the user's files are never touched
     shutil.rmtree(shelf)
+
+
+def test_an_embedding_model_adds_vectors_and_hybrid_search(
+    core: Core, starter: Path, tmp_path: Path
+) -> None:
+    from app.docs_commands import open_documents
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("The lighthouse keeper feeds the gulls at dawn.\n")
+    (folder / "b.md").write_text("Quarterly revenue grew by four percent.\n")
+    words_only = open_documents(core, quiet=True)
+    try:
+        words_only.add("notes", [folder])
+        assert words_only.index.vector_state("") == (0, 0)  # no model: no worker, no vectors
+    finally:
+        words_only.close()
+    core.settings.set("documents.embedding_model", str(starter))
+    documents = open_documents(core, quiet=True)
+    try:
+        documents.update("notes")  # nothing changed on disk: only the missing vectors
+        assert documents.index.vector_state(str(starter))[0] == 2
+        hits = documents.search(["notes"], "Who feeds the gulls?", 2)
+        assert Path(hits[0].file).name == "a.md"
+        assert len(hits) == 2  # the vectors rank every passage, beside the words
+    finally:
+        documents.close()

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QStatusBar
 
 from app.core import Core
+from app.docs.library import Documents
 from app.engine_client import EngineClient
 from ui.chat.model_bar import ModelBar
 from ui.loaded_models import LoadedModel
@@ -33,9 +34,11 @@ class ApiSwitch(QObject):
         models: ModelBar,
         status: QStatusBar,
         report: Callable[[BaseException, str], None],
+        documents: Documents | None = None,
     ) -> None:
         super().__init__(status)
         self.core, self.client, self.models = core, client, models
+        self.documents = documents  # for the hearth.collections request option
         self.status, self.report = status, report
         self.server: Any = None
         self.pool: Any = None  # app.serve.model_pool.ModelPool while the API runs
@@ -69,7 +72,7 @@ class ApiSwitch(QObject):
         config = ServerConfig(
             port=port,
             model_name=chosen.name if chosen else default.name,
-            ground=api_grounder(self.core.paths.data_dir, self.core.paths.logs_dir),
+            ground=api_grounder(self.documents) if self.documents is not None else None,
         )
         pool = ModelPool(
             offer.offered,

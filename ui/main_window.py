@@ -100,9 +100,10 @@ class MainWindow(QMainWindow):
     # -- layout ------------------------------------------------------------------------
     def _build(self, load_on_start: bool) -> None:
         self.error_banner = ErrorBanner()
-        from app.docs.library import Documents
+        from app.docs_commands import open_documents
 
-        self.documents = Documents(self.core.paths.data_dir, self.core.paths.logs_dir)
+        # the embedding model of the settings starts only when a passage needs vectors
+        self.documents = open_documents(self.core, quiet=True)
         self.chat = ChatScreen(
             self.core,
             self.client,
@@ -164,7 +165,9 @@ class MainWindow(QMainWindow):
         self.chat.stats_shown.connect(self.stats_label.setText)
         from ui.api_switch import ApiSwitch
 
-        self.api = ApiSwitch(self.core, self.client, bar, self.statusBar(), self.report)
+        self.api = ApiSwitch(
+            self.core, self.client, bar, self.statusBar(), self.report, self.documents
+        )
         self._build_menus()
         self.chat.composer.setFocus()
 
@@ -451,6 +454,7 @@ class MainWindow(QMainWindow):
             notes.append(self.downloads.document.problem)
         if self.store.recovery_note:
             notes.append(self.store.recovery_note)
+        notes += self.documents.problems  # a damaged collections file or index
         if self.store.recovered_replies:
             self._show_recovered_reply(notes)
         elif notes:
@@ -548,6 +552,7 @@ class MainWindow(QMainWindow):
             log.exception("could not save the reply while closing")
         self.api.set(False)
         self.indexing.close()
+        self.documents.close()
         self.client.close(timeout=3.0)
         self.downloads.close()
         self.store.close()

@@ -177,6 +177,13 @@ class DocumentIndex:
         )
         self._check(self.db)
 
+    def close_thread(self) -> None:
+        """Close this thread's connection (a thread that is about to end)."""
+        connection = getattr(self._local, "db", None)
+        if connection is not None and self._memory is None:
+            connection.close()
+            self._local.db = None
+
     def close(self) -> None:
         connection = self._memory or getattr(self._local, "db", None)
         if connection is not None:

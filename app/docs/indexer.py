@@ -36,7 +36,8 @@ EMBED_BATCH = 32
 
 
 class Embedder(Protocol):
-    """Turns passages into vectors (an embedding model in a worker)."""
+    """Turns passages into vectors (an embedding model in a worker).  ``name`` tells
+    vectors of different models apart; an empty name means no model (words only)."""
 
     @property
     def name(self) -> str: ...
@@ -270,7 +271,7 @@ class Indexer:
 
     def embed_missing(self, collection: str, should_stop: Callable[[], bool] | None = None) -> int:
         """Vectors for the collection's passages that have none (with the embedder's model)."""
-        if self.embedder is None:
+        if self.embedder is None or not self.embedder.name:  # none chosen: words only
             return 0
         done = 0
         while not (should_stop is not None and should_stop()):

@@ -48,7 +48,17 @@ class Documents:
         self.logs_dir = logs_dir
         self.embedder: Embedder | None = None
         self._retriever: Retriever | None = None
+        self._closers: list[Callable[[], None]] = []
         self._lock = threading.Lock()  # one indexer at a time
+
+    def on_close(self, closer: Callable[[], None]) -> None:
+        self._closers.append(closer)
+
+    def close(self) -> None:
+        """Close the index (and the embedding model's worker, if one was started)."""
+        for closer in self._closers:
+            closer()
+        self.index.close()
 
     @property
     def problems(self) -> list[str]:
@@ -167,21 +177,16 @@ class Documents:
         return grounding
 
 
-def api_grounder(
-    data_dir: Path, logs_dir: Path | None = None
-) -> Callable[..., tuple[str, list[dict[str, object]]]]:
+def api_grounder(documents: Documents) -> Callable[..., tuple[str, list[dict[str, object]]]]:
     """The ``ground`` function of ``hearth serve`` (``ServerConfig.ground``): searches the
-    collections a request names and gives back the context and its sources.  The
-    collections are read again for each request, so ones made since are found."""
+    collections a request names and gives back the context and its sources.  The list of
+    collections is read again for each request, so ones made since are found."""
 
     def ground(
         question: str, collections: list[str], k: int, budget: int
     ) -> tuple[str, list[dict[str, object]]]:
-        documents = Documents(data_dir, logs_dir)
-        try:
-            grounding = documents.ground(question, collections, (), budget, k)
-        finally:
-            documents.index.close()
+        documents.collections.reload()
+        grounding = documents.ground(question, collections, (), budget, k)
         sources = [
             {key: value for key, value in source.to_json().items() if key not in ("whole", "path")}
             for source in grounding.sources

@@ -46,7 +46,7 @@ class Retriever:
         return self.embedder is not None
 
     def _by_meaning(self, collections: Sequence[str], question: str) -> list[Hit]:
-        if self.embedder is None or not question.strip():
+        if self.embedder is None or not self.embedder.name or not question.strip():
             return []
         import numpy as np  # only with vectors: numpy costs the window's start otherwise
 

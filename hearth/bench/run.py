@@ -308,6 +308,16 @@ def docs_figures(core: Core, args: argparse.Namespace, say: Any) -> list[Figure]
             docs.passages_for_latency >= 10_000,
         ),
     ]
+    figures += [
+        Figure(
+            "docs_indexing_longest_stall_ms",
+            round(docs.indexing_stall_ms, 1),
+            "ms",
+            "<= 50",
+            docs.indexing_stall_ms <= 50,
+        ),
+        Figure("docs_indexing_1000_files_s", round(docs.indexing_1000_files_s, 1), "s", None, None),
+    ]
     if docs.recall_hybrid is not None:
         figures += [
             Figure(f"docs_recall_at_5_hybrid{part}", round(value, 3), "ratio", None, None)

@@ -2198,6 +2198,10 @@
         <translation>{0} 中没有与问题匹配的内容。</translation>
     </message>
     <message>
+        <source>The embedding model must be a GGUF model; {0} is not.</source>
+        <translation>嵌入模型必须是 GGUF 模型；{0} 不是。</translation>
+    </message>
+    <message>
         <source>The model engine stopped ({0}, an illegal instruction): this build of llama.cpp uses processor instructions that this computer, or the virtual machine it runs in, does not allow. Choose another llama.cpp runtime in Model settings; a build from source needs rebuilding for this processor.</source>
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
@@ -2844,6 +2848,26 @@
     <message>
         <source>Unload at once</source>
         <translation>立即卸载</translation>
+    </message>
+    <message>
+        <source>Passages per question</source>
+        <translation>每个问题的段落数</translation>
+    </message>
+    <message>
+        <source>How many passages of the chosen collections are given to the model with each question, the best first (fewer when they do not fit in its context).</source>
+        <translation>每个问题从所选文档集中交给模型的段落数，最相关的在前（放不进上下文时会少一些）。</translation>
+    </message>
+    <message>
+        <source>Embedding model for documents</source>
+        <translation>文档嵌入模型</translation>
+    </message>
+    <message>
+        <source>A GGUF embedding model (its name in the library, or a path) whose vectors are searched beside the words of your documents, to find passages that say the same thing in other words. It runs in a worker process of its own. Empty: word search only, which works in every language with no model.</source>
+        <translation>一个 GGUF 嵌入模型（模型库中的名称或路径），在按词搜索文档的同时按其向量搜索，以找到用不同措辞表达同一意思的段落。它在自己的工作进程中运行。留空：只按词搜索，无需模型即可用于所有语言。</translation>
+    </message>
+    <message>
+        <source>none: word search only</source>
+        <translation>无：只按词搜索</translation>
     </message>
     <message>
         <source>Downloads at once</source>

@@ -100,10 +100,12 @@ class Indexing(QObject):
                 report: UpdateReport = self.documents.update(
                     name, lambda p: self.progress.emit(replace(p)), self._stop.is_set
                 )
-            except Exception as exc:
+            except Exception as exc:  # said on the screen, logged with its stack
                 log.error("indexing %s failed", name, exc_info=exc)
                 self.failed.emit(name, exc)
                 return
+            finally:
+                self.documents.index.close_thread()
             self.finished.emit(name, report)
 
         self._thread = threading.Thread(target=work, name=f"index-{name}", daemon=True)
