@@ -59,7 +59,7 @@ def test_a_chat_answers_from_a_collection_with_sources_you_can_check(
     assert "[1] atlas.pdf, page 2" in text
     if len(grounding.sources) > 1:
         assert "given to the model, not cited" in text
-    assert "📚 shelf" in text  # under your message: what it asked
+    assert "Collections: shelf" in text  # under your message: what it asked
 
     # a click on the source shows the passage given to the model, in its place
     with qtbot.waitSignal(chat.transcript.source_requested):
@@ -104,7 +104,7 @@ def test_files_dropped_on_the_composer_are_attached_and_kept_with_the_message(
     assert grounding.attachments[0].mode == "whole"
     assert "Descale the kettle every month." in grounding.sources[0].text
     text = chat.transcript.toPlainText()
-    assert "📎 guide.md" in text and "[1] guide.md" in text
+    assert "Attached: guide.md" in text and "[1] guide.md" in text
 
     # a file that cannot be read says why, and is not attached
     junk = tmp_path / "junk.txt"

@@ -383,8 +383,8 @@
 <context>
     <name>DocumentsBar</name>
     <message>
-        <source>📎 Attach</source>
-        <translation>📎 附件</translation>
+        <source>Attach…</source>
+        <translation>附件…</translation>
     </message>
     <message>
         <source>Give the model files with your next message (or drop them on the box)</source>
@@ -411,8 +411,12 @@
         <translation>还没有文档集：请在“文档”页面新建一个</translation>
     </message>
     <message>
-        <source>📚 Collections ▾</source>
-        <translation>📚 文档集 ▾</translation>
+        <source>Collections: {0} ▾</source>
+        <translation>文档集：{0} ▾</translation>
+    </message>
+    <message>
+        <source>Collections ▾</source>
+        <translation>文档集 ▾</translation>
     </message>
 </context>
 <context>
@@ -3136,8 +3140,12 @@
         <translation>段落</translation>
     </message>
     <message>
-        <source>{0} · {1:,} tokens · {2}</source>
-        <translation>{0} · {1:,} 个词元 · {2}</translation>
+        <source>Attached: {0} · {1:,} tokens · {2}</source>
+        <translation>附件：{0} · {1:,} 个词元 · {2}</translation>
+    </message>
+    <message>
+        <source>Collections: {0}</source>
+        <translation>文档集：{0}</translation>
     </message>
     <message>
         <source>given to the model, not cited</source>
@@ -3197,12 +3205,12 @@
         <translation>移除 {0}</translation>
     </message>
     <message>
-        <source>📎 {0} · reading…</source>
-        <translation>📎 {0} · 正在读取…</translation>
+        <source>{0} · reading…</source>
+        <translation>{0} · 正在读取…</translation>
     </message>
     <message>
-        <source>📎 {0} · {1:,} tokens</source>
-        <translation>📎 {0} · {1:,} 个词元</translation>
+        <source>{0} · {1:,} tokens</source>
+        <translation>{0} · {1:,} 个词元</translation>
     </message>
 </context>
 </TS>

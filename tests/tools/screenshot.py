@@ -157,6 +157,69 @@ def shoot_welcome(window: MainWindow, output: Path) -> None:
     window.apply_appearance()
 
 
+SOURCED_REPLY = "The river Wombat is **412 kilometres** long and flows into the Bay of Marmots [1]."
+
+
+def shoot_documents(
+    window: MainWindow, screen_png: Path, chat_png: Path, preview_png: Path
+) -> None:
+    """The Documents screen after indexing a folder (one file left out, with its reason),
+    a chat answering from the collection with its sources, and the preview of a source."""
+    from PySide6.QtCore import QUrl
+
+    from app.models.library import ModelEntry
+    from tests import documents as make
+    from ui.chat.documents_html import SOURCE
+    from ui.chat.source_preview import SourcePreview
+
+    folder = window.core.paths.data_dir / "Field notes"
+    folder.mkdir(parents=True, exist_ok=True)
+    make.pdf(
+        folder / "atlas.pdf",
+        [
+            "Chapter one describes the coast of Freedonia and its harbours.",
+            "The river Wombat is 412 kilometres long and flows into the Bay of Marmots.",
+            "Otters live along the lower course of the river Wombat, near Freedonia.",
+        ],
+    )
+    (folder / "ferries.md").write_text(
+        "# Ferries\n\nThe ferry to Tarn leaves at 7:40 every weekday.\n", encoding="utf-8"
+    )
+    make.docx(folder / "budget.docx", [("Spending", "The lighthouse repair cost 9,300 florins.")])
+    (folder / "scan.pdf").write_bytes(b"%PDF-1.4\n%%EOF")
+    screen = window.documents_screen
+    window.tabs.setCurrentWidget(screen)
+    screen.new_collection("Field notes", str(folder))
+    settle(lambda: window.indexing.running is None and screen.files.rowCount() == 4)
+    window.grab().save(str(screen_png))
+    print(f"saved {screen_png}")
+
+    script = window.core.paths.data_dir / "sourced-demo.txt"
+    script.write_text(SOURCED_REPLY, encoding="utf-8")
+    entry = ModelEntry("Sourced demo (scripted)", script, "synthetic", 1, "file")
+    window.chat.model_bar.models.append(entry)
+    window.chat.model_bar.select(entry)
+    wait(window.model_loaded)
+    window.tabs.setCurrentWidget(window.chat)
+    window.chat.new_chat()
+    window.chat.documents_bar.set_collections(["Field notes"])
+    window.chat._remember_collections()
+    window.chat.send("How long is the river Wombat?")
+    wait(window.reply_finished)
+    settle(lambda: True)
+    window.grab().save(str(chat_png))
+    print(f"saved {chat_png}")
+    question = window.chat.session.messages()[-2]
+    window.chat.transcript.anchorClicked.emit(QUrl(f"{SOURCE}{question.id}/1"))
+    settle(lambda: window.chat.findChild(SourcePreview) is not None)
+    preview = window.chat.findChild(SourcePreview)
+    assert preview is not None
+    settle(lambda: True)
+    preview.grab().save(str(preview_png))
+    print(f"saved {preview_png}")
+    preview.reject()
+
+
 def main() -> int:
     output = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots/main-window.png")
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -183,6 +246,12 @@ def main() -> int:
         shoot_chat(window, output.with_name("chat-light.png"), output.with_name("chat-dark.png"))
         window.core.settings.set("appearance.theme", "light")
         window.apply_appearance()
+        shoot_documents(
+            window,
+            output.with_name("documents.png"),
+            output.with_name("chat-sources.png"),
+            output.with_name("source-preview.png"),
+        )
         models_shot = output.with_name("models.png")
         shoot_models_screen(window, models_shot)
         print(f"saved {models_shot}")

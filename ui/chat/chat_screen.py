@@ -503,7 +503,13 @@ class ChatScreen(QWidget, SessionListener):
 
         run_in_background(
             self,
-            lambda: self.documents.ground(text, collections, attachments, budget),
+            lambda: self.documents.ground(
+                text,
+                collections,
+                attachments,
+                budget,
+                int(self.core.settings.get("documents.passages")),
+            ),
             grounded,
             failed,
         )

@@ -54,11 +54,11 @@ class _Chip(QFrame):
         self.show_reading()
 
     def show_reading(self) -> None:
-        self.label.setText(self.tr("📎 {0} · reading…").format(self.path.name))
+        self.label.setText(self.tr("{0} · reading…").format(self.path.name))
 
     def show_tokens(self, tokens: int) -> None:
         self.tokens = tokens
-        self.label.setText(self.tr("📎 {0} · {1:,} tokens").format(self.path.name, tokens))
+        self.label.setText(self.tr("{0} · {1:,} tokens").format(self.path.name, tokens))
 
 
 class DocumentsBar(QWidget):
@@ -80,7 +80,7 @@ class DocumentsBar(QWidget):
         row.setSpacing(6)
         self.attach_button = QToolButton()
         self.attach_button.setObjectName("attachButton")
-        self.attach_button.setText(self.tr("📎 Attach"))
+        self.attach_button.setText(self.tr("Attach…"))
         self.attach_button.setToolTip(
             self.tr("Give the model files with your next message (or drop them on the box)")
         )
@@ -196,9 +196,9 @@ class DocumentsBar(QWidget):
     def _show_collections(self) -> None:
         chosen = self.collections()
         if chosen:
-            self.collections_button.setText("📚 " + ", ".join(chosen) + " ▾")
+            self.collections_button.setText(self.tr("Collections: {0} ▾").format(", ".join(chosen)))
         else:
-            self.collections_button.setText(self.tr("📚 Collections ▾"))
+            self.collections_button.setText(self.tr("Collections ▾"))
 
 
 def _count_tokens(path: Path) -> int:

@@ -39,15 +39,20 @@ def attachments_html(documents: dict[str, Any], palette: Palette) -> str:
             else QCoreApplication.translate("TranscriptView", "passages")
         )
         parts.append(
-            "📎 "
-            + html.escape(
-                QCoreApplication.translate("TranscriptView", "{0} · {1:,} tokens · {2}").format(
-                    item.name, item.tokens, how
-                )
+            html.escape(
+                QCoreApplication.translate(
+                    "TranscriptView", "Attached: {0} · {1:,} tokens · {2}"
+                ).format(item.name, item.tokens, how)
             )
         )
     if grounding.collections:
-        parts.append("📚 " + html.escape(", ".join(grounding.collections)))
+        parts.append(
+            html.escape(
+                QCoreApplication.translate("TranscriptView", "Collections: {0}").format(
+                    ", ".join(grounding.collections)
+                )
+            )
+        )
     if not parts:
         return ""
     return (

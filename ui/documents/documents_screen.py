@@ -3,7 +3,7 @@ what was left out (and why), follow the indexing, pause it.
 
 Files stay where they are; a collection remembers its folders, and the indexer keeps up
 with them in the background (``ui.documents.indexing``).  A chat uses a collection through
-the 📚 menu under its message box.
+the Collections menu under its message box.
 """
 
 from __future__ import annotations
