@@ -284,3 +284,39 @@ def test_an_embedding_model_adds_vectors_and_hybrid_search(
         assert len(hits) == 2  # the vectors rank every passage, beside the words
     finally:
         documents.close()
+
+
+def test_two_attached_files_of_one_name_stay_two(docs: Documents, tmp_path: Path) -> None:
+    for folder, fact in (
+        ("a", "The red key opens the cellar."),
+        ("b", "The blue key opens the attic."),
+    ):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text(
+            "\n\n".join(["Filler about nothing at all."] * 300) + f"\n\n{fact}\n"
+        )
+    files = [tmp_path / "a" / "README.md", tmp_path / "b" / "README.md"]
+    grounding = docs.ground(
+        "Which key opens the cellar and which the attic?", attachments=files, budget_tokens=700
+    )
+    texts = " ".join(s.text for s in grounding.sources)
+    assert "red key" in texts and "blue key" in texts
+    assert {s.path for s in grounding.sources if "key" in s.text} == {str(f) for f in files}
+
+
+def test_a_question_mixing_chinese_and_latin_words_finds_its_passage(
+    docs: Documents, tmp_path: Path
+) -> None:
+    (tmp_path / "zh.md").write_text(
+        "Python是一种编程语言，由吉多创造。\n\n熊猫住在四川。\n", encoding="utf-8"
+    )
+    docs.add("mixed", [tmp_path / "zh.md"])
+    assert "Python" in docs.search(["mixed"], "Python是谁创造的？")[0].text
+
+
+def test_stored_documents_of_any_shape_never_break_a_chat() -> None:
+    damaged = {"sources": [{"n": "1"}, {"n": 2, "file": 5, "page": "3"}, "x"], "attachments": [7]}
+    grounding = Grounding.from_json(damaged)
+    assert [(s.n, s.file, s.page) for s in grounding.sources] == [(2, "", None)]
+    assert grounding.attachments == []
+    assert Grounding.from_json({"sources": "nope", "collections": {"a": 1}}).empty

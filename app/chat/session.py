@@ -224,13 +224,15 @@ class ChatSession:
 
     def room_for_documents(self, question: str) -> int:
         """About how many tokens of files and passages the next message can be given: the
-        context, less the conversation so far, the question and room for the answer (the
-        reply limit, else a quarter of the context up to 1,024 tokens)."""
+        context, less room for the answer (the reply limit, else a quarter of the context
+        up to 1,024 tokens), the question, and the conversation so far up to a quarter of
+        the context (when a conversation outgrows the context its oldest messages are left
+        out, so a long chat does not leave its newest question without documents)."""
         used, size, _exact = self.context_usage(None)
         limit = int(self.values().get("sampling.max_tokens") or 0)
         answer = limit if limit > 0 else min(1024, size // 4)
         question_tokens = round(len(question) / CHARACTERS_PER_TOKEN)
-        return max(0, size - used - answer - question_tokens - 64)
+        return max(0, size - min(used, size // 4) - answer - question_tokens - 64)
 
     def _planned_context(self) -> int:
         """The context the next reply would load with (the per-model choice included)."""

@@ -93,6 +93,7 @@ class Collections:
 
     def add_paths(self, name: str, paths: list[Path]) -> Collection:
         """Add files and folders (kept as absolute paths) to ``name``, creating it."""
+        self.reload()  # what another Hearth (a command, the window) saved is kept
         name = check_name(name)
         item = self._items.get(name) or Collection(name, [], time.time())
         for path in paths:
@@ -104,16 +105,19 @@ class Collections:
         return item
 
     def remove_path(self, name: str, path: str) -> None:
+        self.reload()  # what another Hearth (a command, the window) saved is kept
         item = self.get(name)
         item.paths = [p for p in item.paths if p != path]
         self._save()
 
     def remove(self, name: str) -> None:
+        self.reload()  # what another Hearth (a command, the window) saved is kept
         self.get(name)
         del self._items[name]
         self._save()
 
     def set_paused(self, name: str, paused: bool) -> None:
+        self.reload()  # what another Hearth (a command, the window) saved is kept
         self.get(name).paused = paused
         self._save()
 

@@ -69,10 +69,49 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a parser's bug on a strange file is a skip
         reason = f"it could not be read ({type(exc).__name__}: {exc})"[:300]
         return {"ok": False, "reason": reason, "failed": True}
-    return {"ok": True, "sections": [section.to_json() for section in sections]}
+    return {"ok": True, **_capped(sections)}
+
+
+def _capped(sections: list[Any]) -> dict[str, Any]:
+    """The sections, cut at ``MAX_TEXT_CHARS`` in all (a 200 MB log is not a document, and
+    its text would weigh on the indexer): the answer says so when it was cut."""
+    from app.docs.formats import MAX_TEXT_CHARS
+
+    kept: list[dict[str, Any]] = []
+    total = 0
+    for section in sections:
+        room = MAX_TEXT_CHARS - total
+        if room <= 0:
+            break
+        item = section.to_json()
+        if len(section.text) > room:
+            item["text"] = section.text[:room]
+        kept.append(item)
+        total += len(item["text"])
+    answer: dict[str, Any] = {"sections": kept}
+    if total >= MAX_TEXT_CHARS:
+        answer["note"] = f"only its first {MAX_TEXT_CHARS:,} characters were indexed"
+    return answer
+
+
+def _end_with_parent() -> None:
+    """Linux: end when the thread that started this reader ends (a reader stuck in a
+    hostile parser must not outlive Hearth).  Elsewhere the closed pipe ends it between
+    files, and the parent kills it on its time limit."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def main() -> int:
+    _end_with_parent()
     _limit_memory()
     channel = _private_channel()
     for line in sys.stdin.buffer:

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -36,6 +37,10 @@ MEMORY_LIMIT_BYTES = 2 * 1024 * 1024 * 1024
 BASE_TIMEOUT_S = 60.0
 TIMEOUT_PER_MB_S = 2.0
 _POLL_S = 0.1
+
+
+class Stopped(Exception):
+    """The indexing was asked to stop while a file was being read (the reader was ended)."""
 
 
 class Skipped(Exception):
@@ -56,6 +61,7 @@ class Extracted:
     mtime_ns: int
     sha256: str
     sections: list[Section] = field(default_factory=list)
+    note: str = ""  # e.g. only the beginning of a very long file was read
 
     @property
     def text(self) -> str:
@@ -81,7 +87,11 @@ def precheck(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, os.stat_
     """The reader for ``path`` and its stat, or ``Skipped`` before any parsing."""
     kind = kind_of(path)
     if kind is None:
-        raise Skipped(f"Hearth does not read {path.suffix or 'files without an extension'} files")
+        raise Skipped(
+            f"Hearth does not read {path.suffix} files"
+            if path.suffix
+            else "Hearth does not read files without an extension"
+        )
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -121,6 +131,8 @@ class Extractor:
         command: list[str] | None = None,
     ) -> None:
         self.command = command or extract_command()
+        # Asked between polls while a file is read: a stop ends the reader at once.
+        self.should_stop: Callable[[], bool] | None = None
         self.max_bytes = max_bytes
         self.memory_limit = memory_limit
         self.timeout_s = timeout_s
@@ -149,7 +161,8 @@ class Extractor:
         ]
         if not sections:
             raise Skipped("it holds no text")
-        return Extracted(path, kind, info.st_size, info.st_mtime_ns, digest, sections)
+        note = str(answer.get("note") or "")
+        return Extracted(path, kind, info.st_size, info.st_mtime_ns, digest, sections, note)
 
     def _timeout_for(self, size: int) -> float:
         if self.timeout_s is not None:
@@ -184,6 +197,9 @@ class Extractor:
                         "the document reader gave an unreadable answer", failed=True
                     ) from None
                 return answer
+            if self.should_stop is not None and self.should_stop():
+                self._kill()
+                raise Stopped()
             if time.monotonic() > deadline:
                 self._kill()
                 raise Skipped(f"reading it took longer than {timeout_s:.0f} s", failed=True)

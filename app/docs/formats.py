@@ -24,8 +24,9 @@ from typing import Any
 MAX_INFLATED_BYTES = 512 * 1024 * 1024
 MAX_INFLATE_RATIO = 200
 MAX_ZIP_ENTRIES = 20_000
-# Text beyond this many characters is not read (a 2 GB log is not a document).
-MAX_TEXT_CHARS = 50_000_000
+# Text beyond this many characters is not indexed (a 2 GB log is not a document; a long
+# book is about 3 million).
+MAX_TEXT_CHARS = 8_000_000
 CSV_ROWS_PER_SECTION = 50
 
 _TEXT_NAMES = """

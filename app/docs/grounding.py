@@ -11,7 +11,7 @@ numbers refer to.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from app.docs.terms import estimate_tokens
@@ -102,13 +102,72 @@ class Grounding:
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Grounding:
-        fields = Source.__dataclass_fields__
+        """What was stored, read defensively: an imported chat may hold anything, and an
+        entry of the wrong shape is left out rather than breaking the transcript."""
+        sources = [s for s in map(_source, _items(raw.get("sources"))) if s is not None]
+        attachments = [a for a in map(_attachment, _items(raw.get("attachments"))) if a]
         return cls(
-            [Source(**{k: v for k, v in s.items() if k in fields}) for s in raw.get("sources", [])],
-            [Attachment(**a) for a in raw.get("attachments", [])],
-            [str(c) for c in raw.get("collections", [])],
-            [str(n) for n in raw.get("notes", [])],
+            sources,
+            attachments,
+            [str(c) for c in _items(raw.get("collections"))],
+            [str(n) for n in _items(raw.get("notes"))],
         )
+
+
+def _items(value: object) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _number(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _source(raw: object) -> Source | None:
+    if not isinstance(raw, dict) or _number(raw.get("n")) is None:
+        return None
+    return Source(
+        int(raw["n"]),
+        _text(raw.get("file")),
+        _text(raw.get("text")),
+        _number(raw.get("page")),
+        _text(raw.get("section")),
+        _text(raw.get("collection")),
+        raw.get("whole") is True,
+        _text(raw.get("path")),
+        _number(raw.get("ordinal")) or 0,
+    )
+
+
+def _attachment(raw: object) -> Attachment | None:
+    if not isinstance(raw, dict):
+        return None
+    return Attachment(
+        _text(raw.get("name")),
+        _text(raw.get("sha256")),
+        _text(raw.get("kind")),
+        _number(raw.get("tokens")) or 0,
+        "whole" if raw.get("mode") == "whole" else "passages",
+        _number(raw.get("size")) or 0,
+    )
+
+
+def with_attachments_of(earlier: Grounding, new: Grounding) -> Grounding:
+    """``new`` with the attached files of ``earlier`` first (an edited question keeps the
+    files it was sent with), every source numbered again."""
+    kept = [s for s in earlier.sources if not s.collection]
+    if not kept and not earlier.attachments:
+        return new
+    sources = [replace(s, n=number) for number, s in enumerate([*kept, *new.sources], 1)]
+    return Grounding(
+        sources,
+        [*earlier.attachments, *new.attachments],
+        new.collections,
+        [*earlier.notes, *new.notes],
+    )
 
 
 def cited_numbers(answer: str) -> set[int]:

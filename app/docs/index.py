@@ -24,6 +24,7 @@ from pathlib import Path
 
 from app.docs.chunking import Passage
 from app.docs.terms import estimate_tokens, index_terms, match_expression
+from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +125,15 @@ class DocumentIndex:
             try:
                 self._check(self.db)
             except sqlite3.DatabaseError as exc:
+                if not _is_damage(exc):  # locked, unreadable, disk I/O: not set aside
+                    log.error("the document index %s cannot be opened", self.path, exc_info=exc)
+                    self._local = threading.local()
+                    self.problem = Phrase(
+                        "Hearth cannot open the document index ({0}); searches of your "
+                        "collections fail until it can.",
+                        exc,
+                    )
+                    return
                 self._set_aside(exc)
 
     # -- connections ------------------------------------------------------------------
@@ -168,8 +178,6 @@ class DocumentIndex:
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(OSError):
                 os.replace(f"{self.path}{suffix}", f"{aside}{suffix}")
-        from wire.phrases import Phrase
-
         self.problem = Phrase(
             "The document index was damaged and has been set aside as {0}; your collections "
             "are being indexed again.",
@@ -220,12 +228,14 @@ class DocumentIndex:
         mtime_ns: int,
         sha256: str,
         passages: Sequence[Passage],
+        note: str = "",
     ) -> int:
-        """Store a file's passages (replacing what it had); the file's id."""
+        """Store a file's passages (replacing what it had); the file's id.  ``note``: what
+        the user should know about it (only part of it was read)."""
         tokens = sum(estimate_tokens(p.text) for p in passages)
         with self.transaction() as db:
             file_id = self._upsert(
-                db, collection, path, kind, size, mtime_ns, sha256, INDEXED, "", tokens
+                db, collection, path, kind, size, mtime_ns, sha256, INDEXED, note, tokens
             )
             db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
             for passage in passages:
@@ -419,3 +429,11 @@ class DocumentIndex:
             "SELECT count(*), coalesce(max(chunk_id), 0) FROM vectors WHERE model = ?", (model,)
         ).fetchone()
         return int(row[0]), int(row[1])
+
+
+def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """SQLite says the file is damaged or not a database (not locked, not unreadable)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return (code & 0xFF) in (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+    return any(word in str(exc).lower() for word in ("malformed", "not a database"))

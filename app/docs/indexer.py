@@ -22,9 +22,9 @@ from typing import Protocol
 
 from app.docs.chunking import passages
 from app.docs.collections import Collection
-from app.docs.extraction import Extractor, Skipped, file_hash
+from app.docs.extraction import Extractor, Skipped, Stopped, file_hash
 from app.docs.formats import kind_of
-from app.docs.index import INDEXED, DocumentIndex, FileRecord
+from app.docs.index import FAILED, INDEXED, DocumentIndex, FileRecord
 
 log = logging.getLogger(__name__)
 
@@ -92,12 +92,31 @@ class UpdateReport:
     stopped: bool = False
 
 
-def scan(roots: Sequence[str]) -> tuple[list[Candidate], list[Problem], int]:
+@dataclass
+class Scan:
+    candidates: list[Candidate]
+    problems: list[Problem]
+    ignored: int  # files of formats Hearth does not read, found in folders
+    # Folders that could not be reached (an unplugged disk, a share that is offline, no
+    # permission): what the index has under them is kept, not taken for deleted.
+    unreachable: list[str]
+
+    def covers(self, path: str) -> bool:
+        """Whether ``path`` lies under a folder that could not be reached."""
+        return any(
+            path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+            for folder in self.unreachable
+        )
+
+
+def scan(roots: Sequence[str]) -> Scan:
     """The readable files under ``roots`` (files and folders), the paths that could not be
-    followed, and how many files of other formats were passed over."""
+    followed, how many files of other formats were passed over, and the folders that could
+    not be reached."""
     found: dict[str, Candidate] = {}
     problems: list[Problem] = []
     ignored = 0
+    unreachable: list[str] = []
     seen_folders: set[tuple[int, int]] = set()
 
     def consider(path: Path, explicit: bool) -> None:
@@ -108,7 +127,10 @@ def scan(roots: Sequence[str]) -> tuple[list[Candidate], list[Problem], int]:
             if path.is_symlink():
                 problems.append(Problem(str(path), "it is a symbolic link to nothing"))
             elif explicit:
-                problems.append(Problem(str(path), "it no longer exists"))
+                # A collection's own folder or file is missing: an unplugged disk as
+                # often as a deletion, so what was indexed from it is kept.
+                problems.append(Problem(str(path), "it cannot be found (a disk not connected?)"))
+                unreachable.append(str(path))
             return
         except OSError as exc:
             reason = (
@@ -141,6 +163,7 @@ def scan(roots: Sequence[str]) -> tuple[list[Candidate], list[Problem], int]:
             problems.append(
                 Problem(str(folder), f"the folder could not be read ({exc.strerror or exc})")
             )
+            unreachable.append(str(folder))
             return
         for entry in entries:
             if entry.name.startswith(".") or entry.name in IGNORED_FOLDERS:
@@ -149,7 +172,7 @@ def scan(roots: Sequence[str]) -> tuple[list[Candidate], list[Problem], int]:
 
     for root in roots:
         consider(Path(root), explicit=True)
-    return list(found.values()), problems, ignored
+    return Scan(list(found.values()), problems, ignored, unreachable)
 
 
 class Indexer:
@@ -167,26 +190,50 @@ class Indexer:
         collection: Collection,
         on_progress: Callable[[Progress], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        retry_failed: bool = False,
     ) -> UpdateReport:
+        """Bring the index of ``collection`` up to date.  ``retry_failed``: read again the
+        files whose reader failed (a time limit, a crash) although they did not change."""
         progress = Progress(collection.name)
         report = UpdateReport(progress)
-        candidates, report.problems, progress.ignored = scan(collection.paths)
+        found = scan(collection.paths)
+        candidates, report.problems, progress.ignored = (
+            found.candidates,
+            found.problems,
+            found.ignored,
+        )
         known = {record.path: record for record in self.index.files(collection.name)}
         on_disk = {str(c.path) for c in candidates}
-        missing = {path: record for path, record in known.items() if path not in on_disk}
-        work = [c for c in candidates if _changed(known.get(str(c.path)), c)]
+        missing = {
+            path: record
+            for path, record in known.items()
+            if path not in on_disk and not found.covers(path)
+        }
+        work = [
+            c
+            for c in candidates
+            if _changed(known.get(str(c.path)), c)
+            or (retry_failed and known[str(c.path)].status == FAILED)
+        ]
         progress.files_total = len(work)
         progress.bytes_total = sum(c.size for c in work)
         progress.unchanged = len(candidates) - len(work)
         tell = on_progress or (lambda _p: None)
         tell(progress)
+        self.extractor.should_stop = should_stop
         by_hash = {r.sha256: r for r in missing.values() if r.sha256 and r.status == INDEXED}
         for candidate in work:
             if should_stop is not None and should_stop():
                 report.stopped = True
                 break
             progress.current = str(candidate.path)
-            self._one(collection.name, candidate, known, by_hash, missing, report)
+            try:
+                self._one(collection.name, candidate, known, by_hash, missing, report)
+            except Stopped:
+                report.stopped = True
+                break
+            except Exception as exc:  # noqa: BLE001 - one strange file must not stop the rest
+                self._failed(collection.name, candidate, exc, report)
             progress.files_done += 1
             progress.bytes_done += candidate.size
             tell(progress)
@@ -231,6 +278,8 @@ class Indexer:
                 progress.unchanged += 1
                 return
             extracted = self.extractor.extract(candidate.path)
+        except Stopped:
+            raise
         except Skipped as exc:
             if exc.vanished:
                 if record is not None:
@@ -266,8 +315,30 @@ class Indexer:
             extracted.mtime_ns,
             extracted.sha256,
             passages(extracted.sections),
+            extracted.note,
         )
+        if extracted.note:
+            report.problems.append(Problem(path, extracted.note))
         progress.indexed += 1
+
+    def _failed(
+        self, collection: str, candidate: Candidate, exc: Exception, report: UpdateReport
+    ) -> None:
+        """Record a file whose indexing failed in a way nothing else caught."""
+        path = str(candidate.path)
+        if isinstance(exc, UnicodeError):
+            reason = "its name is not valid text (UTF-8), so Hearth cannot keep it in the index"
+        else:
+            log.error("indexing %r failed", path, exc_info=exc)
+            reason = f"it could not be indexed ({type(exc).__name__}: {exc})"[:300]
+        report.problems.append(Problem(path, reason, True))
+        report.progress.failed += 1
+        try:
+            self.index.record_skipped(
+                collection, path, reason, True, candidate.size, candidate.mtime_ns
+            )
+        except Exception:
+            log.warning("could not record %r as failed", path, exc_info=True)
 
     def embed_missing(self, collection: str, should_stop: Callable[[], bool] | None = None) -> int:
         """Vectors for the collection's passages that have none (with the embedder's model)."""

@@ -49,7 +49,8 @@ class Documents:
         self.embedder: Embedder | None = None
         self._retriever: Retriever | None = None
         self._closers: list[Callable[[], None]] = []
-        self._lock = threading.Lock()  # one indexer at a time
+        self._lock = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}  # one update of a collection at a time
 
     def on_close(self, closer: Callable[[], None]) -> None:
         self._closers.append(closer)
@@ -89,27 +90,39 @@ class Documents:
         if missing:
             raise HearthError(Phrase("Nothing was added: {0} does not exist.", ", ".join(missing)))
         collection = self.collections.add_paths(name, [Path(p) for p in paths])
-        return self.update(collection.name, on_progress, should_stop)
+        return self.update(collection.name, on_progress, should_stop, retry_failed=True)
+
+    def _lock_of(self, name: str) -> threading.Lock:
+        with self._lock:
+            return self._locks.setdefault(name, threading.Lock())
 
     def update(
         self,
         name: str,
         on_progress: Callable[[Progress], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        retry_failed: bool = False,
     ) -> UpdateReport:
+        """Index what changed in ``name``'s files (``retry_failed``: and read again the
+        files whose reader failed).  Updates of different collections may run at once."""
+        self.collections.reload()  # another Hearth (a command) may have changed it
         collection = self.collections.get(name)
-        with self._lock, self.extractor() as extractor:
+        with self._lock_of(name), self.extractor() as extractor:
             return Indexer(self.index, extractor, self.embedder).update(
-                collection, on_progress, should_stop
+                collection, on_progress, should_stop, retry_failed
             )
 
     def remove(self, name: str) -> None:
+        """Forget ``name`` and its index (its files are not touched); waits for an update
+        of it that is stopping, never for other collections."""
+        self.collections.reload()
         self.collections.get(name)
-        with self._lock:
-            self.index.remove_collection(name)
+        with self._lock_of(name):
             self.collections.remove(name)
+            self.index.remove_collection(name)
 
     def summaries(self) -> list[CollectionSummary]:
+        self.collections.reload()
         result = []
         for name in self.collections.names():
             item: Collection = self.collections.get(name)
@@ -157,10 +170,12 @@ class Documents:
                 grounding.notes.append(
                     Phrase("Nothing in {0} matched the question.", ", ".join(collections))
                 )
+            left_out = 0
             for hit in hits:
                 tokens = estimate_tokens(hit.text) + 12
                 if tokens > room:
-                    break
+                    left_out += 1
+                    continue
                 room -= tokens
                 grounding.sources.append(
                     Source(
@@ -172,6 +187,14 @@ class Documents:
                         hit.collection,
                         path=hit.file,
                         ordinal=hit.ordinal,
+                    )
+                )
+            if left_out:
+                grounding.notes.append(
+                    Phrase(
+                        "{0} of the passages found did not fit in what is left of the "
+                        "model's context and were not given to it.",
+                        left_out,
                     )
                 )
         return grounding
@@ -229,13 +252,13 @@ def _attach(grounding: Grounding, files: list[Extracted], question: str, room: i
             )
         return sum(sizes) + 12 * len(files)
     # Too long to give whole: the passages most related to the question, as many as fit.
-    paths = {f.path.name: f.path.absolute() for f in files}
+    # Keyed by the full path: two attached README.md files stay two documents.
     scratch = DocumentIndex(":memory:")
     try:
         for extracted in files:
             scratch.record_indexed(
                 ATTACHED,
-                extracted.path.name,
+                str(extracted.path.absolute()),
                 extracted.kind,
                 extracted.size,
                 extracted.mtime_ns,
@@ -254,11 +277,11 @@ def _attach(grounding: Grounding, files: list[Extracted], question: str, room: i
             grounding.sources.append(
                 Source(
                     len(grounding.sources) + 1,
-                    hit.file,
+                    Path(hit.file).name,
                     hit.text,
                     hit.page,
                     hit.section,
-                    path=str(paths.get(hit.file, "")),
+                    path=hit.file,
                     ordinal=hit.ordinal,
                 )
             )
@@ -276,6 +299,16 @@ def _attach(grounding: Grounding, files: list[Extracted], question: str, room: i
             )
         )
     names = ", ".join(f.path.name for f in files)
+    given = sum(1 for s in grounding.sources if not s.whole)
+    if not given:
+        grounding.notes.append(
+            Phrase(
+                "No part of {0} fits in what is left of the model's context; start a new "
+                "chat, or choose a longer context in the model's settings.",
+                names,
+            )
+        )
+        return used
     grounding.notes.append(
         Phrase(
             "{0} is too long to give whole ({1:,} tokens; about {2:,} fit), so the {3} "

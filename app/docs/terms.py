@@ -42,20 +42,17 @@ def index_terms(text: str) -> str:
 def query_terms(question: str) -> list[str]:
     """The distinct search terms of a question (lower case, stop words left out)."""
     terms: list[str] = []
-    for word in _WORD.findall(question.lower()):
-        pieces = _pairs(word) if _CJK_CHAR.match(word) else [word]
-        for piece in pieces:
-            if piece not in STOP_WORDS and piece not in terms:
-                terms.append(piece)
+    for term in _positions(question):
+        if term not in STOP_WORDS and term not in terms:
+            terms.append(term)
     return terms
 
 
 def _positions(text: str) -> list[str]:
     """``text`` as the sequence of terms the index sees (lower case, CJK as pairs)."""
-    sequence: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        sequence.extend(_pairs(word) if _CJK_CHAR.match(word) else [word])
-    return sequence
+    # index_terms first: it sets CJK runs apart from Latin words written against them
+    # ("Python是什么"), as the index's own tokenizer sees them.
+    return _WORD.findall(index_terms(text.lower()))
 
 
 def proximity(text: str, terms: list[str]) -> float:

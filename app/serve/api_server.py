@@ -82,7 +82,7 @@ class ServerConfig:
     model_facts: dict[str, Any] = field(default_factory=dict)
     # Document collections for the ``hearth.collections`` request option: given the
     # question, the collections, the passages wanted and the tokens they may take, the
-    # context to put before the question and its sources (``Documents.for_api``).
+    # context to put before the question and its sources (``app.docs.library.api_grounder``).
     ground: Grounder | None = None
 
     def check(self) -> None:

@@ -119,7 +119,7 @@ def make_corpus(folder: Path, count: int = 600) -> list[Case]:
                 other=rng.choice(places),
                 person=rng.choice(people),
             )
-            for _ in range(3)
+            for _ in range(2)
         ]
         if chinese:
             fact = f"{place}的{thing}由{person}于{year}年创立。"

@@ -252,6 +252,10 @@
         <translation>正在读取你的文档…</translation>
     </message>
     <message>
+        <source>Your message was not sent: another conversation was opened while your documents were read. It is still in the message box.</source>
+        <translation>你的消息没有发送：读取文档时打开了另一个对话。消息仍在输入框中。</translation>
+    </message>
+    <message>
         <source>reading your documents</source>
         <translation>读取你的文档</translation>
     </message>
@@ -454,6 +458,26 @@
         <translation>移除…</translation>
     </message>
     <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Files of the collection</source>
+        <translation>文档集中的文件</translation>
+    </message>
+    <message>
         <source>{0}
 {1} files · {2} passages</source>
         <translation>{0}
@@ -522,6 +546,10 @@
     <message>
         <source>{0}: {1} of {2} files · {3} of {4}{5}</source>
         <translation>{0}：{1}/{2} 个文件 · {3}/{4}{5}</translation>
+    </message>
+    <message>
+        <source>indexing documents</source>
+        <translation>索引文档</translation>
     </message>
 </context>
 <context>
@@ -2186,8 +2214,16 @@
         <translation>文档索引已损坏，已另存为 {0}；正在重新索引你的文档集。</translation>
     </message>
     <message>
+        <source>Hearth cannot open the document index ({0}); searches of your collections fail until it can.</source>
+        <translation>Hearth 无法打开文档索引（{0}）；在能打开之前，搜索文档集会失败。</translation>
+    </message>
+    <message>
         <source>{0} is too long to give whole ({1:,} tokens; about {2:,} fit), so the {3} passages most related to your question were given instead.</source>
         <translation>{0} 太长，无法整篇交给模型（{1:,} 个词元；约能容纳 {2:,} 个），因此改为提供与你的问题最相关的 {3} 个段落。</translation>
+    </message>
+    <message>
+        <source>No part of {0} fits in what is left of the model&apos;s context; start a new chat, or choose a longer context in the model&apos;s settings.</source>
+        <translation>{0} 的任何部分都放不进模型剩余的上下文；请开始新对话，或在模型设置中选择更长的上下文。</translation>
     </message>
     <message>
         <source>Nothing was added: {0} does not exist.</source>
@@ -2200,6 +2236,10 @@
     <message>
         <source>Nothing in {0} matched the question.</source>
         <translation>{0} 中没有与问题匹配的内容。</translation>
+    </message>
+    <message>
+        <source>{0} of the passages found did not fit in what is left of the model&apos;s context and were not given to it.</source>
+        <translation>找到的段落中有 {0} 个放不进模型剩余的上下文，没有交给模型。</translation>
     </message>
     <message>
         <source>The embedding model must be a GGUF model; {0} is not.</source>
@@ -3130,6 +3170,10 @@
     <message>
         <source>Copied</source>
         <translation>已复制</translation>
+    </message>
+    <message>
+        <source>{0}, page {1}</source>
+        <translation>{0}，第 {1} 页</translation>
     </message>
     <message>
         <source>whole</source>

@@ -111,7 +111,10 @@ def test_a_reader_that_hangs_is_killed_and_the_next_file_read(tmp_path: Path) ->
         with pytest.raises(Skipped, match="took longer than 1 s") as raised:
             extractor.extract(document)
         assert raised.value.failed
-        extractor.command = Extractor().command  # a fresh, working reader for the next file
+        # a fresh, working reader for the next file (with no time limit of 1 s: starting
+        # Python can take longer than that on a busy machine)
+        extractor.command = Extractor().command
+        extractor.timeout_s = None
         assert "Readable notes." in extractor.extract(document).text
 
 
@@ -131,13 +134,71 @@ def test_a_reader_that_grows_too_large_is_killed(tmp_path: Path) -> None:
         extractor.extract(document)
 
 
+def test_a_stop_ends_the_reader_in_the_middle_of_a_file(tmp_path: Path) -> None:
+    from app.docs.extraction import Stopped
+
+    document = tmp_path / "notes.md"
+    document.write_text("Readable notes.\n")
+    hanging = [sys.executable, "-c", "import time; time.sleep(3600)"]
+    with Extractor(timeout_s=3600, command=hanging) as extractor:
+        extractor.should_stop = lambda: True
+        with pytest.raises(Stopped):
+            extractor.extract(document)
+        assert extractor._process is None  # the reader was ended, not left running
+
+
+SCRIPTED = (
+    "<html><head><title>T</title><script>document.write('INJECTED')</script></head><body>"
+    "<iframe src='http://example.invalid/'></iframe><p>Visible words only.</p>"
+    "<img src='http://example.invalid/pixel.png'><style>p { color: red }</style></body></html>"
+)
+
+
 def test_html_and_epub_run_and_fetch_nothing(docs: Documents, tmp_path: Path) -> None:
-    page = tmp_path / "page.html"
-    page.write_text(
-        "<html><body><script>document.write('INJECTED')</script>"
-        "<iframe src='http://example.invalid/'></iframe><p>Visible words only.</p>"
-        "<style>p { color: red }</style></body></html>"
+    (tmp_path / "page.html").write_text(SCRIPTED)
+    scripted_chapter = (
+        "Visible words in a book.</p><script>document.write('INJECTED')</script>"
+        "<img src='http://example.invalid/pixel.png'><p>"
     )
-    docs.add("web", [page])
-    texts = [hit.text for hit in docs.search(["web"], "visible words")]
-    assert texts == ["Visible words only."]
+    make.epub(tmp_path / "book.epub", [("Chapter", scripted_chapter)])
+    docs.add("web", [tmp_path])
+    texts = sorted(hit.text for hit in docs.search(["web"], "visible words", 10))
+    assert texts == ["Chapter\n\nVisible words in a book.", "Visible words only."]
+    assert not docs.search(["web"], "INJECTED")
+
+
+def test_a_zip_of_twenty_thousand_parts_is_refused(docs: Documents, tmp_path: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "parts.docx", "w") as archive:
+        for number in range(20_001):
+            archive.writestr(f"word/p{number}.xml", "")
+    docs.add("zips", [tmp_path / "parts.docx"])
+    status, reason = _reasons(docs, "zips")["parts.docx"]
+    assert status == "skipped" and "20,001 parts" in reason
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="names are bytes only on Linux")
+def test_a_file_name_that_is_not_utf8_fails_alone(docs: Documents, tmp_path: Path) -> None:
+    folder = tmp_path / "names"
+    folder.mkdir()
+    (folder / "good.md").write_text("Pelicans nest here.\n")
+    with open(os.path.join(os.fsencode(folder), b"caf\xe9.md"), "wb") as handle:
+        handle.write(b"A name in Latin-1.\n")
+    report = docs.add("names", [folder])
+    assert [p.reason for p in report.problems] == [
+        "its name is not valid text (UTF-8), so Hearth cannot keep it in the index"
+    ]
+    assert docs.search(["names"], "pelicans")  # the rest was indexed
+
+
+def test_an_unplugged_folder_keeps_its_index(docs: Documents, tmp_path: Path) -> None:
+    disk = tmp_path / "usb"
+    disk.mkdir()
+    (disk / "trip.md").write_text("The train to Oslo leaves at nine.\n")
+    docs.add("trips", [disk])
+    disk.rename(tmp_path / "usb-away")  # the disk is unplugged
+    report = docs.update("trips")
+    assert report.progress.removed == 0
+    assert "cannot be found" in report.problems[0].reason
+    assert docs.search(["trips"], "Oslo")  # still found while the disk is away

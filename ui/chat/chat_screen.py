@@ -37,7 +37,7 @@ from app.chat.session import (
     SessionListener,
 )
 from app.core import Core
-from app.docs.grounding import Grounding
+from app.docs.grounding import Grounding, with_attachments_of
 from app.docs.library import Documents
 from app.engine_client import EngineClient
 from app.engines import can_run
@@ -478,7 +478,9 @@ class ChatScreen(QWidget, SessionListener):
         return self._send(text, None)
 
     def _send_grounded(self, text: str, attachments: list[Path], collections: list[str]) -> bool:
-        budget = self._ready(self.session).room_for_documents(text)
+        session = self._ready(self.session)
+        editing = self.editing
+        budget = session.room_for_documents(text)
         self.preparing = True
         self.send_button.setEnabled(False)
         self.status_message.emit(self.tr("Reading your documents…"), 0)
@@ -487,6 +489,16 @@ class ChatScreen(QWidget, SessionListener):
             self.preparing = False
             self.send_button.setEnabled(True)
             self.status_message.emit("", 1)
+            if self.session is not session:  # another chat was opened meanwhile
+                self.show_error(
+                    self.tr(
+                        "Your message was not sent: another conversation was opened while "
+                        "your documents were read. It is still in the message box."
+                    )
+                )
+                return
+            if editing is not None and editing is self.editing:
+                grounding = with_attachments_of(Grounding.from_json(editing.documents), grounding)
             for note in grounding.notes:
                 self.status_message.emit(translated(note), 15_000)
             if self._send(text, grounding.to_json()):

@@ -9,10 +9,22 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from app.docs.grounding import Grounding, cited_numbers
+from app.docs.grounding import Grounding, Source, cited_numbers
 from ui.chat.markdown_html import Palette
 
 SOURCE = "hearth:source/"  # SOURCE + "<message id of your message>/<source number>"
+
+
+def source_label(source: Source) -> str:
+    """ "report.pdf, page 3" / "notes.md › Install", in the window's language."""
+    name = source.file.replace("\\", "/").rsplit("/", 1)[-1]
+    if source.page is not None:
+        return QCoreApplication.translate("TranscriptView", "{0}, page {1}").format(
+            name, source.page
+        )
+    if source.section:
+        return f"{name} › {source.section}"
+    return name
 
 
 def grounding_of(documents: dict[str, Any]) -> Grounding | None:
@@ -72,7 +84,7 @@ def sources_html(user_id: int, documents: dict[str, Any], answer: str, palette: 
     for source in ordered:
         link = (
             f'<a href="{SOURCE}{user_id}/{source.n}" style="color:{palette.link};'
-            f' text-decoration:none;">[{source.n}] {html.escape(source.label)}</a>'
+            f' text-decoration:none;">[{source.n}] {html.escape(source_label(source))}</a>'
         )
         if source.n not in cited:
             link += (

@@ -19,8 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.docs.formats import kind_of
 from app.docs.grounding import Source
 from app.docs.index import DocumentIndex
+from ui.chat.documents_html import source_label
 from ui.chat.markdown_html import Palette
 
 
@@ -35,7 +37,7 @@ class SourcePreview(QDialog):
         super().__init__(parent)
         self.source = source
         self.setObjectName("sourcePreview")
-        self.setWindowTitle(self.tr("Source [{0}]: {1}").format(source.n, source.label))
+        self.setWindowTitle(self.tr("Source [{0}]: {1}").format(source.n, source_label(source)))
         self.resize(720, 520)
         layout = QVBoxLayout(self)
         where = QLabel(self._where())
@@ -49,7 +51,12 @@ class SourcePreview(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.open_button = QPushButton(self.tr("Open the file"))
-        self.open_button.setEnabled(bool(source.path) and Path(source.path).is_file())
+        # Only a document of a kind Hearth reads is opened (an imported chat could name
+        # any path, a program included).
+        path = Path(source.path) if source.path else None
+        self.open_button.setEnabled(
+            path is not None and path.is_file() and kind_of(path) is not None
+        )
         if not self.open_button.isEnabled():
             self.open_button.setToolTip(self.tr("The file is no longer where it was."))
         self.open_button.clicked.connect(self.open_file)
@@ -59,12 +66,12 @@ class SourcePreview(QDialog):
     def _where(self) -> str:
         source = self.source
         if source.whole:
-            return self.tr("The whole of {0} was given to the model.").format(source.label)
+            return self.tr("The whole of {0} was given to the model.").format(source_label(source))
         if source.collection:
             return self.tr("This passage of {0} (collection {1}) was given to the model.").format(
                 source.path or source.file, source.collection
             )
-        return self.tr("This passage of {0} was given to the model.").format(source.label)
+        return self.tr("This passage of {0} was given to the model.").format(source_label(source))
 
     def _html(self, index: DocumentIndex | None, palette: Palette) -> str:
         """The passage highlighted between its neighbours (from the index), or alone."""

@@ -124,6 +124,7 @@ class TranscriptView(QTextBrowser):
         self.renderer = MarkdownRenderer(self.palette_colors, self.code_blocks, self._mono)
         self._cache: dict[tuple[object, ...], str] = {}
         self._messages: list[st.Message] = []
+        self._by_id: dict[int, st.Message] = {}  # the same messages, by id (for parents)
         self._branches: dict[int, tuple[int, int]] = {}
         self._window = DEFAULT_WINDOW
         self.expanded: set[int] = set()  # messages whose Thinking section is open
@@ -156,6 +157,7 @@ class TranscriptView(QTextBrowser):
         """Render a conversation (its last ``window`` messages) in one go."""
         self._live = None
         self._messages = list(messages)
+        self._by_id = {message.id: message for message in self._messages}
         self._branches = dict(branches or {})
         self._window = window
         self._render_document()
@@ -208,6 +210,7 @@ class TranscriptView(QTextBrowser):
     def append_message(self, message: st.Message) -> None:
         """Add one finished message at the end, without touching what is shown."""
         self._messages.append(message)
+        self._by_id[message.id] = message
         self._append_html(self._message_html(message, True))
         self._scroll_to_end()
 
@@ -325,14 +328,10 @@ class TranscriptView(QTextBrowser):
 
     def _sources_html(self, message: st.Message) -> str:
         """The sources the answer was given (kept with your message before it)."""
-        if message.parent_id is None:
+        parent = self._by_id.get(message.parent_id) if message.parent_id is not None else None
+        if parent is None or not parent.documents:
             return ""
-        for earlier in reversed(self._messages):
-            if earlier.id == message.parent_id:
-                return sources_html(
-                    earlier.id, earlier.documents, message.content, self.palette_colors
-                )
-        return ""
+        return sources_html(parent.id, parent.documents, message.content, self.palette_colors)
 
     def set_editing(self, message_id: int | None) -> None:
         """Highlight the message being edited (None: none)."""
@@ -498,6 +497,7 @@ class TranscriptView(QTextBrowser):
                 LIVE, 0, "assistant", self.streamed_text, status, stats=dict(stats), error=error
             )
         self._messages.append(message)
+        self._by_id[message.id] = message
         self._append_html(self._sources_html(message) + self._footer_html(message, True))
         self._scroll_to_end()
 

@@ -128,9 +128,11 @@ class DocumentsScreen(QWidget):
         row.addWidget(self.progress_label, 2)
         self.progress_row.hide()
         main.addWidget(self.progress_row)
-        self.files: QTableWidget = make_table(
-            ("File", "Status", "Tokens", "Why"), "collectionFiles"
+        self.files: QTableWidget = make_table(("", "", "", ""), "collectionFiles")
+        self.files.setHorizontalHeaderLabels(
+            [self.tr("File"), self.tr("Status"), self.tr("Tokens"), self.tr("Why")]
         )
+        self.files.setAccessibleName(self.tr("Files of the collection"))
         main.addWidget(self.files, 1)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
@@ -198,6 +200,8 @@ class DocumentsScreen(QWidget):
             return
         # what was left out first: that is what the user needs to see
         records = sorted(records, key=lambda r: (r.status == INDEXED, r.path))
+        position = self.files.verticalScrollBar().value()
+        self.files.setUpdatesEnabled(False)
         self.files.setRowCount(len(records))
         words = {INDEXED: self.tr("indexed"), FAILED: self.tr("failed")}
         for row, record in enumerate(records):
@@ -212,6 +216,8 @@ class DocumentsScreen(QWidget):
                 if column in (0, 3):
                     cell.setToolTip(value)
                 self.files.setItem(row, column, cell)
+        self.files.setUpdatesEnabled(True)
+        self.files.verticalScrollBar().setValue(position)
 
     def new_collection(self, name: str | None = None, folder: str | None = None) -> str | None:
         """Ask for a name, then for a folder (tests pass both)."""
@@ -270,9 +276,10 @@ class DocumentsScreen(QWidget):
                 self.list.setCurrentRow(row)
 
     def update_selected(self) -> None:
+        """Update now: what changed, and the files whose reader failed, read again."""
         name = self.selected()
         if name is not None:
-            self.indexing.update(name)
+            self.indexing.update(name, retry_failed=True)
 
     def toggle_pause(self) -> None:
         name = self.selected()
@@ -299,11 +306,11 @@ class DocumentsScreen(QWidget):
             if answer != QMessageBox.StandardButton.Yes:
                 return
         self.indexing.forget(name)
-        try:
-            self.documents.remove(name)
-        except (HearthError, OSError) as exc:
-            self._report(exc)
-        self.refresh()
+        self.remove_button.setEnabled(False)
+        # in the background: it waits for an update of this collection to stop
+        run_in_background(
+            self, lambda: self.documents.remove(name), lambda _none: self.refresh(), self._report
+        )
 
     # -- progress ---------------------------------------------------------------------
     def _progress(self, progress: Progress) -> None:
@@ -328,8 +335,12 @@ class DocumentsScreen(QWidget):
         )
 
     def _indexed(self, name: str, report: UpdateReport) -> None:
+        """An update ended: the list and the table are drawn again only when it changed
+        something (the watch updates every collection every minute)."""
         self.progress_row.hide()
-        self.refresh()
+        p = report.progress
+        if p.indexed or p.renamed or p.removed or p.skipped or p.failed or report.problems:
+            self.refresh()
 
     def _failed(self, name: str, exc: BaseException) -> None:
         self.progress_row.hide()
@@ -341,6 +352,6 @@ class DocumentsScreen(QWidget):
         message = (
             exc.message
             if isinstance(exc, HearthError)
-            else describe_error(exc, "indexing documents")
+            else describe_error(exc, self.tr("indexing documents"))
         )
         self.banner.show_message(translated(message))

@@ -34,6 +34,7 @@ class Indexing(QObject):
         super().__init__(parent)
         self.documents = documents
         self.queue: deque[str] = deque()
+        self.retry: set[str] = set()  # to update with their failed files read again
         self.running: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -48,13 +49,18 @@ class Indexing(QObject):
         self.update_all()
 
     def update_all(self) -> None:
+        self.documents.collections.reload()  # collections made by a command meanwhile
         for name in self.documents.collections.names():
             if not self.documents.collections.get(name).paused:
                 self.update(name)
 
-    def update(self, name: str) -> None:
-        """Bring ``name`` up to date soon (after the one being indexed)."""
-        if name != self.running and name not in self.queue:
+    def update(self, name: str, retry_failed: bool = False) -> None:
+        """Bring ``name`` up to date soon (after the one being indexed; again after it, if
+        it is the one being indexed).  ``retry_failed``: read again the files whose
+        reader failed (Update now), not only the changed ones."""
+        if retry_failed:
+            self.retry.add(name)
+        if name not in self.queue and (name != self.running or retry_failed):
             self.queue.append(name)
         if self.running is None:
             self._next()
@@ -71,13 +77,12 @@ class Indexing(QObject):
         self.update(name)
 
     def forget(self, name: str) -> None:
-        """Stop indexing ``name`` (it is about to be removed)."""
+        """Stop indexing ``name`` (it is about to be removed: ``Documents.remove`` waits
+        for the update of it to end, off the main thread)."""
         if name in self.queue:
             self.queue.remove(name)
         if self.running == name:
             self._stop.set()
-            if self._thread is not None:
-                self._thread.join()
 
     def _next(self, *_: object) -> None:
         self.running = None
@@ -94,11 +99,13 @@ class Indexing(QObject):
     def _start(self, name: str) -> None:
         self.running = name
         self._stop.clear()
+        retry = name in self.retry
+        self.retry.discard(name)
 
         def work() -> None:
             try:
                 report: UpdateReport = self.documents.update(
-                    name, lambda p: self.progress.emit(replace(p)), self._stop.is_set
+                    name, lambda p: self.progress.emit(replace(p)), self._stop.is_set, retry
                 )
             except Exception as exc:  # said on the screen, logged with its stack
                 log.error("indexing %s failed", name, exc_info=exc)
