@@ -46,7 +46,9 @@ def add_parser(commands: argparse._SubParsersAction, common: argparse.ArgumentPa
     listing = docs_commands.add_parser("list", parents=[common], help="the collections")
     listing.add_argument("--json", action="store_true", help="print a JSON list")
     update = docs_commands.add_parser(
-        "update", parents=[common], help="index what changed in a collection's files"
+        "update",
+        parents=[common],
+        help="index what changed in a collection's files (and read again the ones that failed)",
     )
     update.add_argument("name")
     remove = docs_commands.add_parser(
@@ -136,7 +138,7 @@ def _index(documents: Documents, args: argparse.Namespace, out: TextIO) -> int:
     if args.docs_command == "add":
         report = documents.add(args.name, [Path(p) for p in args.paths], bar.show)
     else:
-        report = documents.update(args.name, bar.show)
+        report = documents.update(args.name, bar.show, retry_failed=True)
     bar.end()
     # Every file left out, from this run or before (unchanged files are not read again).
     told: set[str] = set()
