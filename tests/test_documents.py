@@ -281,7 +281,6 @@ def test_an_embedding_model_adds_vectors_and_hybrid_search(
         assert documents.index.vector_state(str(starter))[0] == 2
         hits = documents.search(["notes"], "Who feeds the gulls?", 2)
         assert Path(hits[0].file).name == "a.md"
-        assert len(hits) == 2  # the vectors rank every passage, beside the words
     finally:
         documents.close()
 
@@ -320,3 +319,19 @@ def test_stored_documents_of_any_shape_never_break_a_chat() -> None:
     assert [(s.n, s.file, s.page) for s in grounding.sources] == [(2, "", None)]
     assert grounding.attachments == []
     assert Grounding.from_json({"sources": "nope", "collections": {"a": 1}}).empty
+
+
+def test_vectors_count_only_as_much_as_they_tell_passages_apart() -> None:
+    from app.docs.index import Hit
+    from app.docs.retrieval import fuse, vector_weight
+
+    assert vector_weight(1.0) == 0.0  # the starter model's vectors: about 1 deviation
+    assert vector_weight(3.0) == 0.5 and vector_weight(6.0) == 1.0
+
+    def hit(chunk_id: int) -> Hit:
+        return Hit(chunk_id, "c", f"{chunk_id}.md", None, "", "", 0.0)
+
+    words = [hit(1), hit(2), hit(3), hit(4)]
+    meaning = [hit(4), hit(3), hit(9)]
+    assert [h.chunk_id for h in fuse([words, meaning], 3, [1.0, 0.0])] == [1, 2, 3]
+    assert {h.chunk_id for h in fuse([words, meaning], 2, [1.0, 1.0])} == {3, 4}  # in both
