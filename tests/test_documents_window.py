@@ -166,3 +166,35 @@ def test_the_documents_screen_indexes_a_folder_in_the_background(
     screen.remove_selected(confirm=False)
     qtbot.waitUntil(lambda: screen.list.count() == 0, timeout=LOAD_TIMEOUT_MS)
     assert (folder / "note001.md").exists()
+
+
+def test_an_edited_question_keeps_its_files_and_a_switched_chat_gets_nothing(
+    qtbot: QtBot, core: Core, tmp_path: Path
+) -> None:
+    window = scripted_window(qtbot, core, "It is monthly [1].")
+    chat = window.chat
+    shelf = _shelf(tmp_path / "shelf")
+    chat.documents.add("shelf", [shelf])
+    chat.documents_bar.add_files([shelf / "guide.md"])
+    qtbot.waitUntil(lambda: not chat.documents_bar.reading, timeout=LOAD_TIMEOUT_MS)
+    send_and_wait(qtbot, window, "How often?")
+    question = chat.session.messages()[-2]
+
+    # edit the question with a collection ticked: the file it was sent with stays
+    chat.edit_message(question.id)
+    chat.documents_bar.set_collections(["shelf"])
+    send_and_wait(qtbot, window, "How often should I descale, and how long is the river?")
+    edited = Grounding.from_json(chat.session.messages()[-2].documents)
+    assert [a.name for a in edited.attachments] == ["guide.md"]
+    assert edited.sources[0].whole and edited.sources[0].file == "guide.md"
+    assert any(s.collection == "shelf" for s in edited.sources)
+    assert [s.n for s in edited.sources] == list(range(1, len(edited.sources) + 1))
+
+    # a chat opened while the files are read does not receive the message
+    before = len(chat.store.conversations())
+    assert chat.send("When does the ferry leave?")
+    chat.new_chat()
+    qtbot.waitUntil(lambda: not chat.preparing, timeout=LOAD_TIMEOUT_MS)
+    assert "was not sent" in chat.error_banner.label.text()
+    assert len(chat.store.conversations()) == before
+    assert chat.session.messages() == []
