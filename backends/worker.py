@@ -32,6 +32,7 @@ from backends.delta_batch import INTERVAL, DeltaBatcher
 from backends.engine import Engine, EngineError, create_engine
 from backends.text_stream import ReasoningSplit
 from wire import protocol
+from wire.child_process import limit_memory, private_protocol_stream
 from wire.model_spec import LLAMA_CPP, REMOTE
 from wire.phrases import Phrase, to_wire
 
@@ -380,33 +381,18 @@ class Worker:
                 self.engine, self.loaded_spec = None, None
 
 
-def _private_protocol_stream() -> IO[bytes]:
-    """Keep the real stdout for the protocol; send fd 1 (native prints) to stderr."""
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", closefd=False)
-    return os.fdopen(protocol_fd, "wb", buffering=0)
-
-
 def _limit_memory() -> None:
     """``HEARTH_WORKER_MEMORY_LIMIT`` (bytes) caps the worker's address space (Unix).
 
     A safety valve for shared machines, and how tests provoke a real out-of-memory."""
-    limit = os.environ.get("HEARTH_WORKER_MEMORY_LIMIT")
-    if not limit:
-        return
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
-    except (ImportError, ValueError, OSError):
-        log.warning("could not apply HEARTH_WORKER_MEMORY_LIMIT=%s", limit)
+    variable = "HEARTH_WORKER_MEMORY_LIMIT"
+    if os.environ.get(variable) and not limit_memory(variable):
+        log.warning("could not apply %s=%s", variable, os.environ[variable])
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the worker until the client says shutdown or goes away."""
-    out = _private_protocol_stream()
+    out = private_protocol_stream()
     logging.raiseExceptions = False  # a log write that fails (full disk) is not a crash
     logging.basicConfig(
         stream=sys.stderr,

@@ -11,32 +11,13 @@ cannot corrupt the channel.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+from wire.child_process import limit_memory, private_protocol_stream
 
 MEMORY_LIMIT_ENV = "HEARTH_EXTRACT_MEMORY_LIMIT"
-
-
-def _limit_memory() -> None:
-    limit = os.environ.get(MEMORY_LIMIT_ENV)
-    if not limit:
-        return
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
-    except (ImportError, ValueError, OSError):
-        pass  # Windows: the parent's watch on the process size is the limit
-
-
-def _private_channel() -> IO[bytes]:
-    sys.stdout.flush()
-    channel_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", closefd=False)
-    return os.fdopen(channel_fd, "wb", buffering=0)
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -112,8 +93,8 @@ def _end_with_parent() -> None:
 
 def main() -> int:
     _end_with_parent()
-    _limit_memory()
-    channel = _private_channel()
+    limit_memory(MEMORY_LIMIT_ENV)  # Windows: the parent's watch on its size is the limit
+    channel = private_protocol_stream()
     for line in sys.stdin.buffer:
         if not line.strip():
             continue

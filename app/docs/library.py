@@ -17,7 +17,7 @@ from app.docs.extraction import Extracted, Extractor, Skipped
 from app.docs.grounding import Attachment, Grounding, Source
 from app.docs.index import DocumentIndex, Hit
 from app.docs.indexer import Embedder, Indexer, Progress, UpdateReport
-from app.docs.retrieval import Retriever
+from app.docs.retrieval import Retriever, by_proximity
 from app.docs.terms import estimate_tokens
 from app.errors import HearthError
 from wire.phrases import Phrase
@@ -226,21 +226,18 @@ def _attached(extractor: Extractor, path: Path) -> Extracted:
         raise HearthError(Phrase("{0} cannot be attached: {1}.", path.name, exc.reason)) from None
 
 
+def _attachment(extracted: Extracted, tokens: int, mode: str) -> Attachment:
+    return Attachment(
+        extracted.path.name, extracted.sha256, extracted.kind, tokens, mode, extracted.size
+    )
+
+
 def _attach(grounding: Grounding, files: list[Extracted], question: str, room: int) -> int:
     """Put ``files`` into ``grounding``; the tokens used."""
     sizes = [estimate_tokens(f.text) for f in files]
     if sum(sizes) + 12 * len(files) <= room:
         for extracted, tokens in zip(files, sizes, strict=True):
-            grounding.attachments.append(
-                Attachment(
-                    extracted.path.name,
-                    extracted.sha256,
-                    extracted.kind,
-                    tokens,
-                    "whole",
-                    extracted.size,
-                )
-            )
+            grounding.attachments.append(_attachment(extracted, tokens, "whole"))
             grounding.sources.append(
                 Source(
                     len(grounding.sources) + 1,
@@ -265,7 +262,7 @@ def _attach(grounding: Grounding, files: list[Extracted], question: str, room: i
                 extracted.sha256,
                 passages(extracted.sections),
             )
-        hits = scratch.search_words([ATTACHED], question, 200)
+        hits = by_proximity(scratch.search_words([ATTACHED], question, 200), question)
         if not hits:  # "summarise this": no words to search by, so from the beginning
             hits = sorted(scratch.hits(list(range(1, 201))).values(), key=lambda h: h.chunk_id)
         used = 0
@@ -288,16 +285,7 @@ def _attach(grounding: Grounding, files: list[Extracted], question: str, room: i
     finally:
         scratch.close()
     for extracted, tokens in zip(files, sizes, strict=True):
-        grounding.attachments.append(
-            Attachment(
-                extracted.path.name,
-                extracted.sha256,
-                extracted.kind,
-                tokens,
-                "passages",
-                extracted.size,
-            )
-        )
+        grounding.attachments.append(_attachment(extracted, tokens, "passages"))
     names = ", ".join(f.path.name for f in files)
     given = sum(1 for s in grounding.sources if not s.whole)
     if not given:
