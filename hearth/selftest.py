@@ -132,11 +132,19 @@ _DOCX_PARTS = {
 }
 
 
+def write_bare_docx(path: Path) -> None:
+    """A DOCX of the three parts Word needs, without styles: python-docx then loads its own
+    default styles from its templates, which a frozen build must carry."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in _DOCX_PARTS.items():
+            archive.writestr(name, text)
+
+
 def check_documents(data_dir: Path) -> None:
     """The document reader works in this build: an HTML page and a DOCX (made here, by
     hand) are read by the extraction process, indexed, and found by a search."""
-    import zipfile
-
     from app.docs.library import Documents
 
     folder = data_dir / "self-test-documents"
@@ -145,9 +153,7 @@ def check_documents(data_dir: Path) -> None:
         "<html><body><h1>Ferries</h1><p>The self-test ferry leaves at noon.</p></body></html>",
         encoding="utf-8",
     )
-    with zipfile.ZipFile(folder / "kettle.docx", "w") as archive:
-        for name, text in _DOCX_PARTS.items():
-            archive.writestr(name, text)
+    write_bare_docx(folder / "kettle.docx")
     documents = Documents(data_dir / "self-test-index")
     try:
         report = documents.add("self-test", [folder])

@@ -29,8 +29,16 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         sections = read_document(path, str(request["kind"]))
     except Unreadable as exc:
         return {"ok": False, "reason": str(exc), "failed": exc.damaged}
-    except FileNotFoundError:
-        return {"ok": False, "reason": "it vanished while it was being read", "vanished": True}
+    except FileNotFoundError as exc:
+        if not path.exists():
+            return {"ok": False, "reason": "it vanished while it was being read", "vanished": True}
+        # The file is there: a part of the reader itself is missing (a broken install).
+        return {
+            "ok": False,
+            "reason": f"Hearth's reader for it is incomplete ({exc.filename or exc} is missing);"
+            " reinstalling Hearth should fix this",
+            "failed": True,
+        }
     except PermissionError:
         return {"ok": False, "reason": "Hearth may not read it (permission denied)"}
     except MemoryError:

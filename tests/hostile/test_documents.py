@@ -16,6 +16,7 @@ import pytest
 
 from app.docs.extraction import Extractor, Skipped
 from app.docs.library import Documents
+from hearth.selftest import write_bare_docx
 from tests import documents as make
 
 
@@ -145,6 +146,25 @@ def test_a_stop_ends_the_reader_in_the_middle_of_a_file(tmp_path: Path) -> None:
         with pytest.raises(Stopped):
             extractor.extract(document)
         assert extractor._process is None  # the reader was ended, not left running
+
+
+def test_a_reader_missing_a_part_of_its_own_says_so(tmp_path: Path) -> None:
+    """A frozen build once lacked python-docx's template folder: the file was there, the
+    reader raised FileNotFoundError, and the file was dropped as if it had vanished."""
+    document = tmp_path / "kettle.docx"
+    write_bare_docx(document)
+    broken = [
+        sys.executable,
+        "-c",
+        "import docx.parts.styles as styles; styles.__file__ = '/nowhere/parts/styles.py'; "
+        "from app.docs.extract_child import main; main()",
+    ]
+    with (
+        Extractor(timeout_s=3600, command=broken) as extractor,
+        pytest.raises(Skipped, match="reader for it is incomplete") as raised,
+    ):
+        extractor.extract(document)
+    assert raised.value.failed and not raised.value.vanished
 
 
 SCRIPTED = (
