@@ -15,6 +15,10 @@ cp -a dist/hearth "$STAGE/opt/hearth"
 ln -s /opt/hearth/hearth "$STAGE/usr/bin/hearth"
 cp packaging/linux/hearth.desktop "$STAGE/usr/share/applications/hearth.desktop"
 cp resources/icons/hearth.svg "$STAGE/usr/share/icons/hicolor/scalable/apps/hearth.svg"
+# The same drawing at fixed sizes (packaging/icons.py, `make icons`), for desktops and
+# docks that do not draw SVG icons.
+test -f build/icons/hearth.ico || { echo "build/icons is missing: run 'make icons'"; exit 2; }
+cp -r build/icons/hicolor "$STAGE/usr/share/icons/"
 SIZE_KB="$(du -sk "$STAGE" | cut -f1)"
 cat > "$STAGE/DEBIAN/control" <<CONTROL
 Package: hearth
