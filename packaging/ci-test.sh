@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite, with the set-up it needs, without make: what CI runs on macOS and
+# Windows (Linux runs `make test`, which adds the linters and the Vulkan runtime).
+#
+#   bash packaging/ci-test.sh [PYTEST ARGS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=packaging/lib.sh
+. packaging/lib.sh
+bash packaging/dev-env.sh .venv
+PY="$(venv_python .venv)"
+"$PY" packaging/translations.py compile
+QT_QPA_PLATFORM=offscreen "$PY" -m pytest "$@"

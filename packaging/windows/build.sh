@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Hearth's Windows installer, dist/HearthSetup-VERSION.exe (Inno Setup, per user, no
+# administrator rights), in steps so that signing can come between them
+# (.github/workflows/release.yml).  Runs in Git Bash, as on GitHub's Windows runners.
+#
+#   bash packaging/windows/build.sh freeze      # dist/hearth: the app, AVX2 llama.cpp (+ Vulkan)
+#   bash packaging/windows/build.sh installer   # dist/HearthSetup-VERSION.exe
+#   bash packaging/windows/build.sh self-test   # installs it silently and runs --self-test
+#
+# The Vulkan runtime (NVIDIA, AMD and Intel GPUs through their usual drivers) is built where
+# the Vulkan SDK is installed (VULKAN_SDK set); otherwise the app carries the CPU build only.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=packaging/lib.sh
+. packaging/lib.sh
+VERSION="$(app_version)"
+RUNTIMES=build/runtimes
+SETUP="dist/HearthSetup-$VERSION.exe"
+
+iscc() {
+  local tool
+  for tool in "$(command -v iscc || true)" "/c/Program Files (x86)/Inno Setup 6/ISCC.exe" \
+    "/c/Program Files/Inno Setup 6/ISCC.exe"; do
+    if [ -n "$tool" ] && [ -f "$tool" ]; then
+      "$tool" "$@"
+      return
+    fi
+  done
+  echo "Inno Setup 6 is not installed (https://jrsoftware.org/isdl.php)"
+  exit 2
+}
+
+case "${1:-}" in
+  freeze)
+    if [ -n "${VULKAN_SDK:-}" ] && ! [ -f "$RUNTIMES/vulkan/runtime.json" ]; then
+      bash packaging/llama/build-runtime.sh "$LLAMA_VERSION" vulkan vulkan "$RUNTIMES" \
+        "-DGGML_VULKAN=on $LLAMA_PORTABLE_ARGS"
+    fi
+    HEARTH_LLAMA_ARGS="$LLAMA_PORTABLE_ARGS" bash packaging/freeze.sh build/wheels/portable "$RUNTIMES"
+    ;;
+  installer)
+    test -f dist/hearth/hearth.exe || { echo "dist/hearth is missing: run the freeze step"; exit 2; }
+    iscc /Q "/DVersion=$VERSION" packaging/windows/hearth.iss
+    echo "$SETUP"
+    ;;
+  self-test)
+    # Installed silently into a folder of its own, as a user's double-click would, then the
+    # installed app's own check: window, worker, starter model, saved reply, documents.
+    target="$(mktemp -d)/Hearth"
+    data="$(mktemp -d)"
+    "$SETUP" /VERYSILENT /SUPPRESSMSGBOXES /NORESTART /CURRENTUSER "/DIR=$(cygpath -w "$target")"
+    QT_QPA_PLATFORM=offscreen HEARTH_DATA_DIR="$(cygpath -w "$data")" "$target/hearth.exe" --self-test
+    echo "the installed Hearth passed its self-test"
+    ;;
+  *)
+    sed -n '2,12p' "$0"
+    exit 2
+    ;;
+esac

@@ -1,0 +1,97 @@
+"""The release workflows stay thin: every step they run is a make target or a script in
+packaging/ (or .ci/run), which exists, so the logic lives where it runs and is tested on
+Linux too.  (Their schema is checked by `make lint`.)"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+
+
+def _steps(workflow: Path) -> list[dict[str, Any]]:
+    document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    return [step for job in document["jobs"].values() for step in job.get("steps", [])]
+
+
+def _make_targets() -> set[str]:
+    text = (REPO / "Makefile").read_text(encoding="utf-8")
+    return set(re.findall(r"^([\w-]+):", text, re.M))
+
+
+def test_both_workflows_exist() -> None:
+    assert {path.name for path in WORKFLOWS} >= {"ci.yml", "release.yml"}
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda path: path.name)
+def test_every_step_is_a_make_target_or_a_packaging_script(workflow: Path) -> None:
+    targets = _make_targets()
+    for step in _steps(workflow):
+        if "uses" in step:
+            # Actions by major version (or a full commit), never a moving branch.
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@(v\d+(\.\d+)*|[0-9a-f]{40})", step["uses"])
+            continue
+        words = shlex.split(step["run"])
+        assert "\n" not in step["run"].strip(), f"one command per step: {step['run']!r}"
+        if words[0] == "make":
+            assert set(words[1:]) <= targets, step["run"]
+            continue
+        assert words[0] == "bash", step["run"]
+        script = words[1]
+        assert script == ".ci/run" or script.startswith("packaging/"), step["run"]
+        assert (REPO / script).is_file(), script
+
+
+def test_release_files_come_with_sums_that_check(tmp_path: Path) -> None:
+    built = tmp_path / "dist"
+    built.mkdir()
+    for name, data in (
+        ("hearth_9.9.9_amd64.deb", b"deb"),
+        ("hearth-9.9.9-linux-x86_64.tar.gz", b"tar"),
+        ("HearthSetup-9.9.9.exe", b"exe"),
+        ("Hearth-9.9.9.dmg", b"dmg"),
+        ("hearth.spec.log", b"not an installer"),
+    ):
+        (built / name).write_bytes(data)
+    release = tmp_path / "release"
+    subprocess.run(
+        ["bash", "packaging/release-files.sh", str(release), str(built)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    assert sorted(path.name for path in release.iterdir()) == [
+        "Hearth-9.9.9.dmg",
+        "HearthSetup-9.9.9.exe",
+        "SHA256SUMS",
+        "hearth-9.9.9-linux-x86_64.tar.gz",
+        "hearth_9.9.9_amd64.deb",
+    ]
+    checked = subprocess.run(
+        ["sha256sum", "-c", "SHA256SUMS"], cwd=release, capture_output=True, text=True, check=False
+    )
+    assert checked.returncode == 0 and checked.stdout.count(": OK") == 4
+    (release / "HearthSetup-9.9.9.exe").write_bytes(b"tampered")
+    tampered = subprocess.run(
+        ["sha256sum", "-c", "SHA256SUMS"], cwd=release, capture_output=True, check=False
+    )
+    assert tampered.returncode != 0
+
+
+def test_no_installers_is_an_error(tmp_path: Path) -> None:
+    result = subprocess.run(
+        ["bash", "packaging/release-files.sh", str(tmp_path / "out"), str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0 and "no installers found" in result.stdout
