@@ -339,6 +339,48 @@ DECLARATIONS: tuple[Setting, ...] = (
         internal=True,
     ),
     Setting(
+        "updates.check",
+        bool,
+        False,
+        "Check for new versions of Hearth",
+        "Once a day, ask where Hearth is released whether a newer version is out, and say so "
+        "in the status bar and the About box. Only that request is sent: nothing about you, "
+        "your chats or your models. Hearth never downloads or installs anything by itself.",
+    ),
+    Setting(
+        "updates.asked",
+        bool,
+        False,
+        "Asked about update checks",
+        "Whether the first start has asked if Hearth may check for new versions.",
+        internal=True,
+    ),
+    Setting(
+        "updates.last_check",
+        float,
+        0.0,
+        "Last update check",
+        "When Hearth last asked for new versions (seconds since 1970), so it asks once a day.",
+        minimum=0.0,
+        internal=True,
+    ),
+    Setting(
+        "updates.latest",
+        str,
+        "",
+        "Latest release",
+        "The version the last update check found, and its page: shown until the next check.",
+        internal=True,
+    ),
+    Setting(
+        "updates.page",
+        str,
+        "",
+        "Latest release's page",
+        "The web page of the release the last update check found.",
+        internal=True,
+    ),
+    Setting(
         "chat.system_prompt",
         str,
         "",

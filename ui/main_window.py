@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from app import __version__
@@ -96,6 +98,7 @@ class MainWindow(QMainWindow):
         self.system_screen.run()
         # Collections are brought up to date once the window is painted, then every minute.
         self.after_first_paint(self.indexing.start_watching)
+        self.after_first_paint(self.updates.start)  # asked once; checked only when allowed
 
     # -- layout ------------------------------------------------------------------------
     def _build(self, load_on_start: bool) -> None:
@@ -155,7 +158,17 @@ class MainWindow(QMainWindow):
         self.indexing = Indexing(self.documents, self)
         self.documents_screen = DocumentsScreen(self.documents, self.indexing)
         self.tabs.addTab(self.documents_screen, self.tr("Documents"))
-        self.setCentralWidget(self.tabs)
+        from ui.update_check import UpdateOffer
+
+        # Above every screen: the first start's one question (may Hearth check for updates?)
+        self.update_offer = UpdateOffer()
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.update_offer)
+        column.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
         self.usage_label = QLabel("")
         self.usage_label.setObjectName("usageLabel")
         self.statusBar().addWidget(self.usage_label)
@@ -163,6 +176,11 @@ class MainWindow(QMainWindow):
         self.stats_label.setObjectName("statsLabel")
         self.statusBar().addPermanentWidget(self.stats_label)
         self.chat.stats_shown.connect(self.stats_label.setText)
+        from ui.update_check import UpdateChecker
+
+        self.updates = UpdateChecker(
+            self.core.settings, self.statusBar(), self.update_offer, parent=self
+        )
         from ui.api_switch import ApiSwitch
 
         self.api = ApiSwitch(
@@ -357,6 +375,7 @@ class MainWindow(QMainWindow):
 
         dialog = SettingsDialog(self.core.settings, self)
         dialog.accepted.connect(self.apply_appearance)
+        dialog.accepted.connect(self.updates.settings_changed)
         dialog.open()
 
     def add_endpoint(self) -> None:
@@ -374,7 +393,8 @@ class MainWindow(QMainWindow):
             self.tr(
                 "<b>Hearth {0}</b><br>Private, offline chat with open language "
                 "models.<br><br>Data folder: {1}"
-            ).format(__version__, self.core.paths.data_dir),
+            ).format(__version__, self.core.paths.data_dir)
+            + (f"<br><br>{line}" if (line := self.updates.about_line()) else ""),
         )
 
     def _chat_with(self, entry: Any) -> None:

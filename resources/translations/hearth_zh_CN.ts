@@ -2434,6 +2434,18 @@
         <translation>设置“{0}”无效（{1}），已恢复为默认值。</translation>
     </message>
     <message>
+        <source>the answer about new versions could not be read</source>
+        <translation>无法读取关于新版本的答复</translation>
+    </message>
+    <message>
+        <source>the releases page could not be reached</source>
+        <translation>无法连接发布页面</translation>
+    </message>
+    <message>
+        <source>the releases page answered {0}</source>
+        <translation>发布页面返回了 {0}</translation>
+    </message>
+    <message>
         <source>Your message needs {0} tokens but this model&apos;s context leaves room for {1}. Shorten the message or raise the context length in the settings.</source>
         <translation>你的消息需要 {0} 个 token，但此模型的上下文只剩 {1} 个 token 的空间。请缩短消息，或在设置中提高上下文长度。</translation>
     </message>
@@ -2958,6 +2970,14 @@
         <translation>Hearth 界面的语言；“跟随系统”与操作系统一致。下次启动 Hearth 时生效。</translation>
     </message>
     <message>
+        <source>Check for new versions of Hearth</source>
+        <translation>检查 Hearth 的新版本</translation>
+    </message>
+    <message>
+        <source>Once a day, ask where Hearth is released whether a newer version is out, and say so in the status bar and the About box. Only that request is sent: nothing about you, your chats or your models. Hearth never downloads or installs anything by itself.</source>
+        <translation>每天一次向 Hearth 的发布处询问是否有新版本，并在状态栏和“关于”对话框中告知。只发送这一个请求：不包含关于您、您的对话或模型的任何信息。Hearth 从不自行下载或安装任何东西。</translation>
+    </message>
+    <message>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
@@ -3209,6 +3229,52 @@
     <message>
         <source>Undo</source>
         <translation>撤销</translation>
+    </message>
+</context>
+<context>
+    <name>UpdateChecker</name>
+    <message>
+        <source>Hearth {0} is available</source>
+        <translation>Hearth {0} 已发布</translation>
+    </message>
+    <message>
+        <source>Checking for new versions is off (Settings).</source>
+        <translation>新版本检查已关闭（设置）。</translation>
+    </message>
+    <message>
+        <source>Checking for a new version…</source>
+        <translation>正在检查新版本…</translation>
+    </message>
+    <message>
+        <source>: read about it and download it from its page.</source>
+        <translation>：可在其页面了解详情并下载。</translation>
+    </message>
+    <message>
+        <source>This is the newest version.</source>
+        <translation>这是最新版本。</translation>
+    </message>
+    <message>
+        <source>Could not check for a new version: {0}.</source>
+        <translation>无法检查新版本：{0}。</translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation>未知错误</translation>
+    </message>
+</context>
+<context>
+    <name>UpdateOffer</name>
+    <message>
+        <source>May Hearth check once a day whether a new version is out? Only that question is sent: nothing about you, your chats or your models. Hearth never downloads or installs anything by itself. (You can change this in Settings.)</source>
+        <translation>是否允许 Hearth 每天检查一次有没有新版本？只发送这一个询问：不包含关于您、您的对话或模型的任何信息。Hearth 从不自行下载或安装任何东西。（可在“设置”中更改。）</translation>
+    </message>
+    <message>
+        <source>Check for new versions</source>
+        <translation>检查新版本</translation>
+    </message>
+    <message>
+        <source>No, thanks</source>
+        <translation>不用了</translation>
     </message>
 </context>
 <context>
