@@ -149,3 +149,33 @@ def test_the_models_screen_and_hearth_pull_recommend_the_same_file(
     planned = plan(core, "acme/tiny-GGUF", None, "hf", facts)
     assert marked == planned.label and expected in marked
     assert ("may not run here" in planned.warning) == (name == "nothing-fits")
+
+
+def test_a_check_that_cannot_finish_says_why_on_its_own_screen(
+    qtbot: QtBot, core: Core, monkeypatch: pytest.MonkeyPatch, expect_error_logs: None
+) -> None:
+    """The failure is shown on the System screen, not on the Chat tab, and Retry runs it."""
+    from ui import system_screen
+    from ui.gui import make_application
+
+    make_application()
+    real_probe = system_screen.probe_system
+    attempts: list[int] = []
+
+    def probe_once_unreadable(models_dir: Path) -> object:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise PermissionError(13, "Permission denied", "/proc/meminfo")
+        return real_probe(models_dir)
+
+    monkeypatch.setattr(system_screen, "probe_system", probe_once_unreadable)
+    screen = system_screen.SystemScreen(core, lambda facts: None)
+    qtbot.addWidget(screen)
+    screen.show()
+    screen.run()
+    qtbot.waitUntil(screen.banner.isVisible, timeout=300_000)
+    assert "checking the system" in screen.banner.message
+    assert screen.status.text() == "The check could not finish."
+    screen.banner.retry_button.click()
+    qtbot.waitUntil(lambda: screen.tree.topLevelItemCount() > 0, timeout=300_000)
+    assert not screen.banner.isVisible() and len(attempts) == 2

@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         bar.listed.connect(self.models_screen.show_library)
         library = self.models_screen.library_panel
         library.estimates_shown.connect(lambda: bar.set_fits(library.estimates))
-        self.system_screen = SystemScreen(self.core, self.report, self._smallest_peak)
+        self.system_screen = SystemScreen(self.core, self._smallest_peak)
         self.system_screen.facts_ready.connect(self._facts_ready)
         self._build_welcome()
         self.tabs = QTabWidget()

@@ -22,9 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import Core
+from app.errors import describe_error
 from app.machine.hardware import SystemFacts, probe_system
 from app.machine.system_check import SYMBOL, Check, facts_lines, report_text, run_checks
 from ui.background import run_in_background
+from ui.error_banner import ErrorBanner
 from ui.i18n import translated
 
 COLOURS = {"ok": "#15803d", "info": "#1d4ed8", "warning": "#b45309", "problem": "#b91c1c"}
@@ -36,18 +38,19 @@ class SystemScreen(QWidget):
     def __init__(
         self,
         core: Core,
-        report: Callable[[BaseException, str], None],
         smallest_peak: Callable[[SystemFacts], int | None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("systemScreen")
         self.core = core
-        self.report = report
         self.smallest_peak = smallest_peak
         self.facts: SystemFacts | None = None
         self.checks: list[Check] = []
         layout = QVBoxLayout(self)
+        # A check that cannot finish says why here, where the user looks, with Retry.
+        self.banner = ErrorBanner()
+        layout.addWidget(self.banner)
         top = QHBoxLayout()
         self.status = QLabel(self.tr("Checking this machine…"))
         self.run_button = QPushButton(self.tr("Check again"))
@@ -71,6 +74,7 @@ class SystemScreen(QWidget):
         layout.addWidget(self.details, 1)
 
     def run(self) -> None:
+        self.banner.dismiss()
         self.run_button.setEnabled(False)
         self.status.setText(self.tr("Checking this machine…"))
         core = self.core
@@ -82,9 +86,13 @@ class SystemScreen(QWidget):
         run_in_background(self, work, self._show, self._failed)
 
     def _failed(self, exc: BaseException) -> None:
+        """Log with the stack, then the sentence in this screen's banner."""
         self.run_button.setEnabled(True)
         self.status.setText(self.tr("The check could not finish."))
-        self.report(exc, self.tr("checking the system"))
+        sentence = describe_error(
+            exc, self.tr("checking the system"), str(self.core.paths.logs_dir)
+        )
+        self.banner.show_message(translated(sentence), retry=self.run)
 
     def _show(self, result: tuple[SystemFacts, list[Check]]) -> None:
         facts, checks = result
