@@ -5,6 +5,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.chat import schema, transfer
 from app.chat import store as st
@@ -89,3 +90,28 @@ def test_a_bad_file_is_refused_and_nothing_is_half_imported(
     with pytest.raises(StoreError):
         transfer.import_document(store, document)
     assert store.conversations() == []
+
+
+def test_search_entries_rewrap_when_the_sidebar_is_resized(qtbot: QtBot) -> None:
+    """A narrower sidebar makes each entry taller (its passage wraps onto more lines), so
+    no entry is cut or overlaps the next."""
+    from app.chat.store import SearchHit
+    from ui.chat.search_panel import SearchPanel
+    from ui.gui import make_application
+
+    make_application()
+    passage = "the lighthouse keeper wrote about storms and ships " * 3
+    hits = [SearchHit(n, f"Conversation {n}", n, passage) for n in range(1, 4)]
+    panel = SearchPanel(lambda query: hits)
+    qtbot.addWidget(panel)
+    panel.resize(600, 500)
+    panel.show()
+    panel.field.setText("lighthouse")
+    panel.run_search()
+    item = panel.results.item(0)
+    wide = item.sizeHint().height()
+    panel.resize(200, 500)
+    qtbot.waitUntil(lambda: panel.results.item(0).sizeHint().height() > wide)
+    label = panel.results.itemWidget(panel.results.item(0))
+    width = panel.results.viewport().width() - 4
+    assert panel.results.item(0).sizeHint().height() == label.heightForWidth(width) + 2

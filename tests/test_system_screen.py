@@ -159,7 +159,8 @@ def test_a_check_that_cannot_finish_says_why_on_its_own_screen(
     from ui.gui import make_application
 
     make_application()
-    real_probe = system_screen.probe_system
+    from app.machine.hardware import probe_system as real_probe
+
     attempts: list[int] = []
 
     def probe_once_unreadable(models_dir: Path) -> object:
@@ -168,7 +169,7 @@ def test_a_check_that_cannot_finish_says_why_on_its_own_screen(
             raise PermissionError(13, "Permission denied", "/proc/meminfo")
         return real_probe(models_dir)
 
-    monkeypatch.setattr(system_screen, "probe_system", probe_once_unreadable)
+    monkeypatch.setattr("ui.system_screen.probe_system", probe_once_unreadable)
     screen = system_screen.SystemScreen(core, lambda facts: None)
     qtbot.addWidget(screen)
     screen.show()

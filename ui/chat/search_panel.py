@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -116,14 +116,26 @@ class SearchPanel(QWidget):
             item.setToolTip(first.snippet)
             self.results.addItem(item)
             self.results.setItemWidget(item, label)
-            width = max(self.results.viewport().width() - 4, 120)
-            item.setSizeHint(QSize(width, label.heightForWidth(width) + 2))
+        self._fit_rows()
         if query and not self.hits:
             empty = QListWidgetItem(self.tr("Nothing found for “{0}”.").format(query))
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
             self.results.addItem(empty)
         self.results.setVisible(bool(query))
         self.active_changed.emit(bool(query))
+
+    def _fit_rows(self) -> None:
+        """Each entry as tall as its wrapped text at the list's present width."""
+        width = max(self.results.viewport().width() - 4, 120)
+        for row in range(self.results.count()):
+            item = self.results.item(row)
+            label = self.results.itemWidget(item)
+            if isinstance(label, QLabel):
+                item.setSizeHint(QSize(width, label.heightForWidth(width) + 2))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_rows()  # a wider or narrower sidebar wraps the passages anew
 
     def focus(self) -> None:
         self.field.setFocus()
