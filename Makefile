@@ -43,7 +43,7 @@ AMX_OFF := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 DEV_LLAMA_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DCMAKE_C_FLAGS="$(AMX_OFF)" -DCMAKE_CXX_FLAGS="$(AMX_OFF)",)
 
 # pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds).
-$(STAMP): pyproject.toml constraints.txt packaging/dev-env.sh | check-python
+$(STAMP): pyproject.toml constraints.txt packaging/dev-env.sh packaging/lib.sh | check-python
 	PYTHON=$(PYTHON) CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' bash packaging/dev-env.sh $(VENV)
 	touch $(STAMP)
 

@@ -51,7 +51,7 @@ def run_self_test(core: Core) -> int:
             raise SelfTestFailure(f"timed out waiting for {what}")
 
     def step(message: str) -> None:
-        print(f"self-test: {message}", flush=True)
+        say(f"self-test: {message}")
 
     try:
         wait_for(window.models_ready, "the model list", lambda: bool(window.chat.model_bar.models))
@@ -101,12 +101,25 @@ def run_self_test(core: Core) -> int:
         check_documents(core.paths.data_dir)
         step("documents: HTML and DOCX read by the extraction process, indexed and found")
     except SelfTestFailure as exc:
-        print(f"self-test FAILED: {exc}", file=sys.stderr, flush=True)
+        say(f"self-test FAILED: {exc}", error=True)
         dispose_window(window)
         return 1
     dispose_window(window)
     step(f"passed in {time.perf_counter() - started:.1f} s")
     return 0
+
+
+REPORT_ENV = "HEARTH_SELF_TEST_REPORT"
+
+
+def say(line: str, error: bool = False) -> None:
+    """Print a line of the report, and append it to ``HEARTH_SELF_TEST_REPORT`` when set:
+    the Windows app has no console, so an installer's check reads the file."""
+    print(line, file=sys.stderr if error else sys.stdout, flush=True)
+    report = os.environ.get(REPORT_ENV)
+    if report:
+        with open(report, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
 
 
 _DOCX_PARTS = {

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=packaging/lib.sh
 . packaging/lib.sh
-bash packaging/dev-env.sh .venv
+# pip's cache travels between CI machines: build llama.cpp for any of them, not this one.
+CMAKE_ARGS="${CMAKE_ARGS:-$(default_llama_args)}" bash packaging/dev-env.sh .venv
 PY="$(venv_python .venv)"
 "$PY" packaging/translations.py compile
 QT_QPA_PLATFORM=offscreen "$PY" -m pytest "$@"

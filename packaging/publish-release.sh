@@ -7,9 +7,20 @@ set -euo pipefail
 TAG="$1"
 FOLDER="$2"
 test -f "$FOLDER/SHA256SUMS" || { echo "$FOLDER has no SHA256SUMS: run packaging/release-files.sh"; exit 2; }
+# The tag must name the version the installers carry: their update check compares it.
+# shellcheck source=packaging/lib.sh
+. "$(dirname "$0")/lib.sh"
+VERSION="$(app_version)"
+[ "${TAG#v}" = "$VERSION" ] || { echo "tag $TAG does not match Hearth's version $VERSION"; exit 2; }
+# a1, b2, rc1: published as a pre-release, which GitHub's "latest release" (and so the
+# update check of every installed Hearth) leaves out.
+PRERELEASE=()
+if [[ "$TAG" =~ (a|b|rc|alpha|beta|dev)[0-9]*$ ]]; then
+  PRERELEASE=(--prerelease)
+fi
 NOTES="Installers for Linux (.deb, .tar.gz), Windows (HearthSetup .exe) and macOS (.dmg).
 Check a download with: sha256sum -c SHA256SUMS --ignore-missing (macOS: shasum -a 256 -c)."
 if ! gh release view "$TAG" >/dev/null 2>&1; then
-  gh release create "$TAG" --title "Hearth ${TAG#v}" --notes "$NOTES" --verify-tag
+  gh release create "$TAG" --title "Hearth ${TAG#v}" --notes "$NOTES" --verify-tag "${PRERELEASE[@]}"
 fi
 gh release upload "$TAG" "$FOLDER"/* --clobber

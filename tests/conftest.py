@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -210,3 +211,9 @@ def recorded_machine(name: str) -> SystemFacts:
     import json
 
     return SystemFacts.from_json(json.loads((MACHINES / f"{name}.json").read_text()))
+
+
+def kill_hard(pid: int) -> None:
+    """Kill a process at once, as a crash would: SIGKILL on Unix, TerminateProcess on
+    Windows (which has no SIGKILL)."""
+    psutil.Process(pid).kill()

@@ -6,8 +6,6 @@ here once, for every front end."""
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +18,7 @@ from app.core import Core
 from app.engine_client import EngineClient
 from app.errors import HearthError
 from app.models.library import ModelEntry
+from tests.conftest import kill_hard
 from tests.gui_helpers import MARK
 
 pytestmark = pytest.mark.slow
@@ -188,7 +187,7 @@ def test_a_dying_engine_keeps_the_partial_reply_and_the_next_message_works(
     reply = talking(session)
     pid = client.worker_pid
     assert pid is not None
-    os.kill(pid, signal.SIGKILL)
+    kill_hard(pid)
     finished(session, reply)
     assert reply.status == st.INTERRUPTED and "stopped unexpectedly" in reply.error
     assert store.message(reply.message_id).content == reply.text != ""

@@ -1,7 +1,6 @@
 """Hearth itself killed with SIGKILL mid-reply: the history survives up to the last flush."""
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import pytest
 
 from app.chat import store as st
 from app.chat.store import ChatStore
-from tests.conftest import REPO
+from tests.conftest import REPO, kill_hard
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +48,7 @@ def test_sigkill_mid_reply_keeps_the_conversation(data_dir: Path) -> None:
             time.sleep(0.05)  # the next save (every half a second while text arrives)
         saved_before_kill = reply_text(db_path)
         assert saved_before_kill.startswith(first) and len(saved_before_kill) > len(first)
-        child.send_signal(signal.SIGKILL)
+        child.kill()  # SIGKILL (TerminateProcess on Windows)
         child.wait(10)
     finally:
         if child.poll() is None:
@@ -66,7 +65,7 @@ def test_sigkill_mid_reply_keeps_the_conversation(data_dir: Path) -> None:
             break
         time.sleep(0.1)
     else:
-        os.kill(worker_pid, signal.SIGKILL)
+        kill_hard(worker_pid)
         pytest.fail("the worker outlived the app by more than two minutes")
 
     store = ChatStore(data_dir / "chats.sqlite3")

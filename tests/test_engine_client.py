@@ -1,13 +1,12 @@
 """The real worker process with the real llama.cpp engine and the starter model."""
 
 import os
-import signal
 from pathlib import Path
 
 import pytest
 
 from app.engine_client import EngineClient
-from tests.conftest import collect
+from tests.conftest import collect, kill_hard
 from wire import protocol
 from wire.model_spec import ModelSpec
 
@@ -76,7 +75,7 @@ def test_a_killed_worker_is_reported_and_the_next_request_starts_a_new_one(
         if event["type"] == "delta" and first_pid is None:
             first_pid = client.worker_pid
             assert first_pid is not None
-            os.kill(first_pid, signal.SIGKILL)
+            kill_hard(first_pid)
     assert job.final is not None and job.final["kind"] == protocol.ERR_WORKER_DIED
     assert "stopped unexpectedly" in job.final["message"]
     text, events = collect(

@@ -1,8 +1,6 @@
 """The real window, the real worker, the real starter model (offscreen)."""
 
 import contextlib
-import os
-import signal
 import sqlite3
 from pathlib import Path
 
@@ -13,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from app.chat import store as st
 from app.core import Core, open_core
+from tests.conftest import kill_hard
 from tests.gui_helpers import open_window, shows, wait_until
 from ui.main_window import MainWindow
 
@@ -100,7 +99,7 @@ def test_a_killed_worker_keeps_the_partial_reply_and_the_next_message_works(
     pid = window.client.worker_pid
     assert pid is not None
     with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
-        os.kill(pid, signal.SIGKILL)
+        kill_hard(pid)
     assert finished.args[0]["status"] == st.INTERRUPTED
     saved = window.store.message(finished.args[0]["message_id"])
     assert saved.status == st.INTERRUPTED and len(saved.content) > 20

@@ -101,7 +101,6 @@ def test_models_rm_deletes_only_what_hearth_downloaded(hub: FakeHub, data_dir: P
 
 
 def test_kill_9_during_a_pull_then_pull_again_resumes(hub: FakeHub, data_dir: Path) -> None:
-    import signal
     import time
 
     big = os.urandom(3_000_000)
@@ -119,7 +118,7 @@ def test_kill_9_during_a_pull_then_pull_again_resumes(hub: FakeHub, data_dir: Pa
     deadline = time.monotonic() + 300
     while (not part.exists() or part.stat().st_size < 500_000) and time.monotonic() < deadline:
         time.sleep(0.05)
-    child.send_signal(signal.SIGKILL)
+    child.kill()  # SIGKILL (TerminateProcess on Windows)
     child.wait(10)
     kept = part.stat().st_size
     assert 0 < kept < len(big)

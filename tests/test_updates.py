@@ -152,7 +152,7 @@ def test_off_by_default_asked_once_and_a_no_is_kept(
     assert core.settings.get("updates.check") is False
     window = _window(qtbot, core)
     qtbot.waitUntil(window.update_offer.isVisible)
-    assert window.updates.state == "off"
+    assert window.updates.state == "off" and window.updates.requests == 0
     qtbot.mouseClick(window.update_offer.decline_button, _left())
     assert not window.update_offer.isVisible()
     assert core.settings.get("updates.asked") is True
@@ -161,8 +161,9 @@ def test_off_by_default_asked_once_and_a_no_is_kept(
     window.close()
 
     again = _window(qtbot, core)  # the next start asks nothing and checks nothing
+    qtbot.waitUntil(lambda: again.updates.started)
     assert not again.update_offer.isVisible() and again.updates.state == "off"
-    assert feed.requests == []
+    assert again.updates.requests == 0 and feed.requests == []
     again.close()
 
 
@@ -184,9 +185,34 @@ def test_an_allowed_check_shows_a_newer_release_with_its_link(
 
     # Within a day the next start shows the same news without asking the feed again.
     again = _window(qtbot, core)
-    qtbot.waitUntil(lambda: again.updates.state == "newer")
+    qtbot.waitUntil(lambda: again.updates.started)
+    assert again.updates.state == "newer" and again.updates.requests == 0
     assert again.updates.link.isVisible() and len(feed.requests) == 1
+    # Off in Settings: the news goes; on again the same day: it is back, still one request.
+    core.settings.set("updates.check", False)
+    again.updates.settings_changed()
+    assert again.updates.state == "off" and not again.updates.link.isVisible()
+    core.settings.set("updates.check", True)
+    again.updates.settings_changed()
+    assert again.updates.state == "newer" and again.updates.link.isVisible()
+    assert len(feed.requests) == 1
     again.close()
+
+
+def test_a_hostile_release_page_stays_a_plain_link(
+    qtbot: QtBot, core: Core, feed: Feed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(updates.URL_ENV, feed.url)
+    feed.body = json.dumps(
+        {"tag_name": "v9.9.9", "html_url": 'https://x.example/"><b>shouting</b><a href="'}
+    ).encode()
+    core.settings.set("updates.asked", True)
+    core.settings.set("updates.check", True)
+    window = _window(qtbot, core)
+    qtbot.waitUntil(lambda: window.updates.state == "newer", timeout=60_000)
+    assert "<b>shouting</b>" not in window.updates.link.text()
+    assert "&quot;&gt;&lt;b&gt;shouting" in window.updates.link.text()
+    window.close()
 
 
 def test_a_failed_check_is_told_in_the_about_box_only(
@@ -201,6 +227,13 @@ def test_a_failed_check_is_told_in_the_about_box_only(
     assert not window.updates.link.isVisible()
     assert not window.error_banner.isVisible()  # not a problem the user must act on
     window.close()
+
+    # A failed attempt counts for "once a day" too: the next start does not ask again.
+    again = _window(qtbot, core)
+    qtbot.waitUntil(lambda: again.updates.started)
+    assert again.updates.state == "later" and again.updates.requests == 0
+    assert "less than a day ago" in again.updates.about_line()
+    again.close()
 
 
 def _left() -> object:

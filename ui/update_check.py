@@ -7,6 +7,7 @@ The request runs on a pool thread (``ui.background``); the window never waits fo
 
 from __future__ import annotations
 
+import html
 import logging
 import time
 from collections.abc import Callable
@@ -58,7 +59,7 @@ class UpdateOffer(QFrame):
 class UpdateChecker(QObject):
     """Asks, checks and tells.  ``state`` says where it stands, for the About box and tests:
     "unavailable" (this build knows no releases page), "off", "checking", "newer",
-    "current" or "failed"."""
+    "current", "later" (checked less than a day ago, no answer kept) or "failed"."""
 
     changed = Signal()
 
@@ -77,6 +78,8 @@ class UpdateChecker(QObject):
         self.state = "unavailable" if self.url is None else "off"
         self.result: updates.UpdateCheck | None = None
         self.problem = ""
+        self.started = False  # start() has run (after the first paint)
+        self.requests = 0  # checks begun in this session
         self.link = QLabel("")
         self.link.setObjectName("updateLink")
         self.link.setOpenExternalLinks(True)  # the release page, in the user's browser
@@ -86,17 +89,30 @@ class UpdateChecker(QObject):
 
     def start(self) -> None:
         """After the first paint: ask the first-start question, or check if it is time."""
+        self.started = True
         if self.url is None:
             return
         if not self.settings.get("updates.asked"):
             self.offer.show()
             return
         if self.settings.get("updates.check"):
-            self._recall()
-            self.check(only_when_due=True)
+            self._resume()
+
+    def _resume(self) -> None:
+        """Checking is allowed: the last answer at once, and a new one if a day has passed."""
+        self._recall()
+        if self._due():
+            self.check()
+        elif self.result is None:
+            self.state = "later"  # asked less than a day ago, with no answer to show
+            self.changed.emit()
+
+    def _due(self) -> bool:
+        last = float(self.settings.get("updates.last_check"))
+        return time.time() - last >= updates.CHECK_INTERVAL_S
 
     def _recall(self) -> None:
-        """The last check's answer, if it was today's: shown again without asking again."""
+        """The last check's answer: shown again without asking again."""
         latest, page = (
             str(self.settings.get("updates.latest")),
             str(self.settings.get("updates.page")),
@@ -110,23 +126,27 @@ class UpdateChecker(QObject):
         self._show(known)
 
     def settings_changed(self) -> None:
-        """The Settings dialog was accepted: a check just allowed runs now."""
+        """The Settings dialog was accepted: checking turned off, or on (then it counts as
+        the first start's answer, and a check runs if one is due)."""
         if self.url is None:
             return
         if not self.settings.get("updates.check"):
             self.state = "off"
             self.link.hide()
             self.changed.emit()
-        elif self.state in ("off", "failed"):
-            self.check(only_when_due=True)
+        elif self.state == "off":
+            self.settings.set("updates.asked", True)
+            self.offer.hide()
+            self._resume()
 
-    def check(self, only_when_due: bool = False) -> None:
+    def check(self) -> None:
+        """Ask the feed now, in the background.  Every attempt counts for "once a day",
+        answered or not."""
         url = self.url
         if url is None or self.state == "checking":
             return
-        last = float(self.settings.get("updates.last_check"))
-        if only_when_due and time.time() - last < updates.CHECK_INTERVAL_S and self.result:
-            return
+        self.settings.set("updates.last_check", time.time())
+        self.requests += 1
         self.state = "checking"
         self.changed.emit()
         run_in_background(self, lambda: updates.check(url), self._checked, self._failed)
@@ -136,10 +156,9 @@ class UpdateChecker(QObject):
         self.settings.set("updates.asked", True)
         self.settings.set("updates.check", allowed)
         if allowed:
-            self.check()
+            self._resume()
 
     def _checked(self, result: updates.UpdateCheck) -> None:
-        self.settings.set("updates.last_check", time.time())
         self.settings.set("updates.latest", result.latest)
         self.settings.set("updates.page", result.page)
         self._show(result)
@@ -168,7 +187,8 @@ class UpdateChecker(QObject):
     def _newer_html(self) -> str:
         assert self.result is not None
         text = self.tr("Hearth {0} is available").format(self.result.latest)
-        return f'<a href="{self.result.page}">{text}</a>'
+        # Both come from the network: escaped, so they stay a link and a label.
+        return f'<a href="{html.escape(self.result.page)}">{html.escape(text)}</a>'
 
     def about_line(self) -> str:
         """One line for the About box (HTML)."""
@@ -182,6 +202,8 @@ class UpdateChecker(QObject):
             return self._newer_html() + self.tr(": read about it and download it from its page.")
         if self.state == "current":
             return self.tr("This is the newest version.")
+        if self.state == "later":
+            return self.tr("Hearth checked for new versions less than a day ago.")
         return self.tr("Could not check for a new version: {0}.").format(
             self.problem or self.tr("unknown error")
         )

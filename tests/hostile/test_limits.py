@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import HEARTH, REPO
+from tests.conftest import HEARTH, REPO, kill_hard
 from wire import protocol
 
 
@@ -88,8 +88,6 @@ def test_an_engine_that_dies_before_answering_does_not_invite_a_retry(
 ) -> None:
     """A model that crashes the engine while loading would crash it again: the message
     says what may be wrong instead of "send a message to start the engine again"."""
-    import os
-    import signal
     import time
 
     job = client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 4})
@@ -97,7 +95,7 @@ def test_an_engine_that_dies_before_answering_does_not_invite_a_retry(
     while client.worker_pid is None:
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    os.kill(client.worker_pid, signal.SIGKILL)
+    kill_hard(client.worker_pid)
     assert job.wait(300)
     assert job.final is not None and job.final["kind"] == protocol.ERR_WORKER_DIED
     assert "before the model answered" in job.final["message"]
