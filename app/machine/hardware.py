@@ -284,8 +284,12 @@ def probe_linux() -> LinuxFacts | None:
     return facts
 
 
-def probe_engines(timeout: float = 60.0) -> EngineFacts:
-    """Ask the engines what they can do, in a subprocess (never in the UI process)."""
+def probe_engines(timeout: float = 300.0) -> EngineFacts:
+    """Ask the engines what they can do, in a subprocess (never in the UI process).
+
+    The limit is generous: importing torch and probing each llama.cpp runtime took 54 s
+    of wall time (3 s of CPU) on a busy 2-core machine, and a slow answer only delays the
+    System check, which waits in the background, while no answer loses the facts."""
     command = (
         [sys.executable, "--capabilities"]
         if getattr(sys, "frozen", False)
