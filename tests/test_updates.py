@@ -134,13 +134,15 @@ def test_a_build_that_knows_no_releases_page_has_nothing_to_check(
 
 # -- in the window ------------------------------------------------------------------------
 
+WAIT_MS = 300_000  # states, not speeds: a busy machine may take minutes
+
 
 def _window(qtbot: QtBot, core: Core) -> MainWindow:
     make_application()
     window = MainWindow(core, load_on_start=False)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._painted, timeout=60_000)
+    qtbot.waitUntil(lambda: window._painted, timeout=WAIT_MS)
     return window
 
 
@@ -151,7 +153,7 @@ def test_off_by_default_asked_once_and_a_no_is_kept(
     feed.release("v9.9.9")
     assert core.settings.get("updates.check") is False
     window = _window(qtbot, core)
-    qtbot.waitUntil(window.update_offer.isVisible)
+    qtbot.waitUntil(window.update_offer.isVisible, timeout=WAIT_MS)
     assert window.updates.state == "off" and window.updates.requests == 0
     qtbot.mouseClick(window.update_offer.decline_button, _left())
     assert not window.update_offer.isVisible()
@@ -161,7 +163,7 @@ def test_off_by_default_asked_once_and_a_no_is_kept(
     window.close()
 
     again = _window(qtbot, core)  # the next start asks nothing and checks nothing
-    qtbot.waitUntil(lambda: again.updates.started)
+    qtbot.waitUntil(lambda: again.updates.started, timeout=WAIT_MS)
     assert not again.update_offer.isVisible() and again.updates.state == "off"
     assert again.updates.requests == 0 and feed.requests == []
     again.close()
@@ -173,9 +175,9 @@ def test_an_allowed_check_shows_a_newer_release_with_its_link(
     monkeypatch.setenv(updates.URL_ENV, feed.url)
     feed.release("v9.9.9")
     window = _window(qtbot, core)
-    qtbot.waitUntil(window.update_offer.isVisible)
+    qtbot.waitUntil(window.update_offer.isVisible, timeout=WAIT_MS)
     qtbot.mouseClick(window.update_offer.allow_button, _left())
-    qtbot.waitUntil(lambda: window.updates.state == "newer", timeout=60_000)
+    qtbot.waitUntil(lambda: window.updates.state == "newer", timeout=WAIT_MS)
     link = window.updates.link
     assert link.isVisible() and "Hearth 9.9.9 is available" in link.text()
     assert 'href="https://example.org/hearth/releases/tag/v9.9.9"' in link.text()
@@ -185,7 +187,7 @@ def test_an_allowed_check_shows_a_newer_release_with_its_link(
 
     # Within a day the next start shows the same news without asking the feed again.
     again = _window(qtbot, core)
-    qtbot.waitUntil(lambda: again.updates.started)
+    qtbot.waitUntil(lambda: again.updates.started, timeout=WAIT_MS)
     assert again.updates.state == "newer" and again.updates.requests == 0
     assert again.updates.link.isVisible() and len(feed.requests) == 1
     # Off in Settings: the news goes; on again the same day: it is back, still one request.
@@ -209,7 +211,7 @@ def test_a_hostile_release_page_stays_a_plain_link(
     core.settings.set("updates.asked", True)
     core.settings.set("updates.check", True)
     window = _window(qtbot, core)
-    qtbot.waitUntil(lambda: window.updates.state == "newer", timeout=60_000)
+    qtbot.waitUntil(lambda: window.updates.state == "newer", timeout=WAIT_MS)
     assert "<b>shouting</b>" not in window.updates.link.text()
     assert "&quot;&gt;&lt;b&gt;shouting" in window.updates.link.text()
     window.close()
@@ -222,7 +224,7 @@ def test_a_failed_check_is_told_in_the_about_box_only(
     core.settings.set("updates.asked", True)
     core.settings.set("updates.check", True)
     window = _window(qtbot, core)
-    qtbot.waitUntil(lambda: window.updates.state == "failed", timeout=60_000)
+    qtbot.waitUntil(lambda: window.updates.state == "failed", timeout=WAIT_MS)
     assert "could not be reached" in window.updates.about_line()
     assert not window.updates.link.isVisible()
     assert not window.error_banner.isVisible()  # not a problem the user must act on
@@ -230,7 +232,7 @@ def test_a_failed_check_is_told_in_the_about_box_only(
 
     # A failed attempt counts for "once a day" too: the next start does not ask again.
     again = _window(qtbot, core)
-    qtbot.waitUntil(lambda: again.updates.started)
+    qtbot.waitUntil(lambda: again.updates.started, timeout=WAIT_MS)
     assert again.updates.state == "later" and again.updates.requests == 0
     assert "less than a day ago" in again.updates.about_line()
     again.close()

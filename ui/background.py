@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+MIN_THREADS = 8
 _pending: set[_Relay] = set()  # relays kept alive until their task has answered
 
 
@@ -68,4 +69,9 @@ def run_in_background(
 
     relay.succeeded.connect(lambda result: finish(on_success, result))
     relay.failed.connect(lambda exc: finish(on_failure, exc))
-    QThreadPool.globalInstance().start(_Task(work, relay))
+    pool = QThreadPool.globalInstance()
+    # The tasks mostly wait (a subprocess importing torch, a hub's answer, the disk) rather
+    # than compute: with only one thread per core, two slow probes held back every other
+    # answer (the update check, a model's header) for minutes on a busy 2-core machine.
+    pool.setMaxThreadCount(max(pool.maxThreadCount(), MIN_THREADS))
+    pool.start(_Task(work, relay))
