@@ -61,8 +61,6 @@ class UpdateChecker(QObject):
     "unavailable" (this build knows no releases page), "off", "checking", "newer",
     "current", "later" (checked less than a day ago, no answer kept) or "failed"."""
 
-    changed = Signal()
-
     def __init__(
         self,
         settings: Settings,
@@ -105,7 +103,6 @@ class UpdateChecker(QObject):
             self.check()
         elif self.result is None:
             self.state = "later"  # asked less than a day ago, with no answer to show
-            self.changed.emit()
 
     def _due(self) -> bool:
         last = float(self.settings.get("updates.last_check"))
@@ -133,7 +130,6 @@ class UpdateChecker(QObject):
         if not self.settings.get("updates.check"):
             self.state = "off"
             self.link.hide()
-            self.changed.emit()
         elif self.state == "off":
             self.settings.set("updates.asked", True)
             self.offer.hide()
@@ -148,7 +144,6 @@ class UpdateChecker(QObject):
         self.settings.set("updates.last_check", time.time())
         self.requests += 1
         self.state = "checking"
-        self.changed.emit()
         run_in_background(self, lambda: updates.check(url), self._checked, self._failed)
 
     def _answered(self, allowed: bool) -> None:
@@ -172,7 +167,6 @@ class UpdateChecker(QObject):
             self.link.show()
         else:
             self.link.hide()
-        self.changed.emit()
 
     def _failed(self, error: BaseException) -> None:
         # Not the user's problem, and nothing they must do: told in the About box, logged.
@@ -182,7 +176,6 @@ class UpdateChecker(QObject):
             translated(message_of(error)) if isinstance(error, updates.UpdateCheckFailed) else ""
         )
         self.state = "failed"
-        self.changed.emit()
 
     def _newer_html(self) -> str:
         assert self.result is not None
