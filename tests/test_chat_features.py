@@ -6,6 +6,7 @@ engine, so the exact deltas (a tag split in two, a fence still open) are known."
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication, QTextBlock, QTextDocument
@@ -15,6 +16,7 @@ from app.chat import store as st
 from app.chat import transfer
 from app.core import Core
 from tests.gui_helpers import MARK, click_link, scripted_window, send_and_wait, shows
+from ui.chat.markdown_html import CODE_IMAGE
 from ui.main_window import MainWindow
 
 CODE_REPLY = (
@@ -43,7 +45,10 @@ def test_markdown_tables_code_and_links_render_without_loading_anything(
     text = window.chat.transcript.toPlainText()
     assert "<table" in html and "Ada" in text and "|" not in text  # a table, not pipes
     assert "python" in text and "def double(x):" in text and "```" not in text
-    assert "<img" not in html and "[image: a cat]" in text  # never fetched
+    # The only images are the code blocks' objects (drawn by Hearth): the cat is a link.
+    images = re.findall(r'<img src="([^"]*)"', html)
+    assert images and all(name.startswith(CODE_IMAGE) for name in images)
+    assert "example.com" not in " ".join(images) and "[image: a cat]" in text  # never fetched
     # The code block's Copy link copies exactly the code.
     key = max(window.chat.transcript.code_blocks.texts)
     from PySide6.QtCore import QUrl

@@ -80,6 +80,7 @@ Here is a simple prime check in **Python**:
 
 ```python
 def is_prime(n: int) -> bool:
+    # LONG_COMMENT
     if n < 2:
         return False
     i = 2
@@ -96,7 +97,11 @@ def is_prime(n: int) -> bool:
 | Miller-Rabin | O(k log³ n) | very large numbers |
 
 > Tip: to test many numbers at once, use a *sieve of Eratosthenes*.
-"""
+""".replace(  # a line longer than the column: its block scrolls on its own
+    "LONG_COMMENT",
+    "Trial division: a factor larger than the square root pairs with a smaller one"
+    " already tried, so stop there.",
+)
 
 
 def shoot_chat(window: MainWindow, light: Path, dark: Path) -> None:

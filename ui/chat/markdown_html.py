@@ -4,9 +4,11 @@
   output can never inject markup.
 * Images are never loaded (Hearth is private and offline): an image becomes a link
   with its description, opened in the browser only if clicked.
-* Code blocks are highlighted with Pygments (inline colours, no style sheet), framed, and
-  carry their language and a Copy link; ``CodeBlocks`` remembers each block's text so
-  the Copy link copies exactly what the model wrote.
+* Code blocks are highlighted with Pygments (inline colours, no style sheet) and carry
+  their language and a Copy link.  The code itself is one object in the document, drawn
+  by ``ui.chat.code_view`` so that a long line scrolls inside its block instead of
+  widening the whole conversation; ``CodeBlocks`` remembers each block's text (the Copy
+  link copies exactly what the model wrote) and its highlighted HTML.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pygments.util import ClassNotFound
 from PySide6.QtCore import QCoreApplication
 
 COPY_CODE = "hearth:copy-code/"
+CODE_IMAGE = "hearth:code/"  # the name of a code block's object in the document
 
 
 @dataclass(frozen=True)
@@ -70,18 +73,37 @@ DARK = Palette(
 
 
 @dataclass
+class CodeBlock:
+    """One code block shown in the transcript."""
+
+    text: str  # exactly as the model wrote it (what Copy copies)
+    body: str  # the same, highlighted, as HTML (what is drawn)
+    offset: float = 0.0  # how far it is scrolled sideways, in pixels
+
+
+@dataclass
 class CodeBlocks:
-    """The text of every code block shown, by the number in its Copy link."""
+    """Every code block shown, by the number in its Copy link and its object's name.
 
-    texts: dict[int, str] = field(default_factory=dict)
+    The numbers stay valid as long as the rendered HTML that names them is kept: the
+    transcript clears both together."""
 
-    def add(self, text: str) -> int:
-        key = len(self.texts) + 1
-        self.texts[key] = text
+    blocks: dict[int, CodeBlock] = field(default_factory=dict)
+
+    def add(self, text: str, body: str) -> int:
+        key = len(self.blocks) + 1
+        self.blocks[key] = CodeBlock(text, body)
         return key
 
+    def get(self, key: int) -> CodeBlock | None:
+        return self.blocks.get(key)
+
+    @property
+    def texts(self) -> dict[int, str]:
+        return {key: block.text for key, block in self.blocks.items()}
+
     def clear(self) -> None:
-        self.texts.clear()
+        self.blocks.clear()
 
 
 class MarkdownRenderer:
@@ -127,11 +149,11 @@ class MarkdownRenderer:
                 continue
 
     def code_html(self, code: str, language: str) -> str:
-        """A framed, highlighted code block with its language and a Copy link."""
-        key = self.code_blocks.add(code)
+        """A code block: a line with its language and a Copy link, then the code as one
+        object that ``ui.chat.code_view`` draws (and scrolls sideways when it is wide)."""
+        key = self.code_blocks.add(code, self._highlight(code, language))
         p = self.palette
         label = html.escape(language or "text")
-        body = self._highlight(code, language)
         copy = QCoreApplication.translate("MarkdownRenderer", "Copy")
         # Paragraphs with a background rather than a table: a table is a frame, and every
         # frame adds to the cost of painting a long conversation.
@@ -140,11 +162,7 @@ class MarkdownRenderer:
             f' font-size:small; margin-top:8px; margin-bottom:0px;">&nbsp;{label}'
             f'&nbsp;&nbsp;·&nbsp;&nbsp;<a href="{COPY_CODE}{key}" style="color:{p.link};">'
             f"{html.escape(copy)}</a></p>"
-            # pre-wrap: a long line wraps inside its block instead of widening the whole
-            # conversation (a QTextDocument cannot scroll one block on its own); Copy
-            # gives the code exactly as written.
-            f"<pre style=\"background-color:{p.code_background}; font-family:'{self.mono_family}';"
-            f' white-space:pre-wrap; margin-top:0px; margin-bottom:8px;">{body}</pre>'
+            f'<p style="margin-top:0px; margin-bottom:8px;"><img src="{CODE_IMAGE}{key}"></p>'
         )
 
     # -- markdown-it rules ---------------------------------------------------------------

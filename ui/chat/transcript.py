@@ -15,6 +15,8 @@ Why it is built this way:
 * Actions are links inside the document (copy, edit, regenerate, continue, delete,
   ‹ branch ›), handled by the window through ``action``; links to the web open in the
   system browser only when clicked, and nothing is ever loaded to render a reply.
+* Code blocks are objects drawn by ``ui.chat.code_view``: a long line scrolls inside its
+  block (Shift+wheel, a sideways swipe, or its own scroll bar), never the conversation.
 * The view follows the end only while the user is at the bottom.
 """
 
@@ -24,13 +26,23 @@ import html
 import time
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QByteArray, QCoreApplication, QUrl, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QByteArray,
+    QCoreApplication,
+    QMimeData,
+    QPointF,
+    Qt,
+    QUrl,
+    Signal,
+)
 from PySide6.QtGui import (
     QCursor,
     QDesktopServices,
     QFont,
     QFontDatabase,
     QGuiApplication,
+    QMouseEvent,
     QResizeEvent,
     QTextBlockFormat,
     QTextCharFormat,
@@ -38,17 +50,21 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextDocumentFragment,
     QTextFormat,
+    QWheelEvent,
 )
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.chat import store as st
 from app.chat.markdown_blocks import BlockSplitter, split_blocks
+from ui.chat.code_view import OBJECT as OBJECT_CHARACTER
+from ui.chat.code_view import CodeBlockPainter, key_of, text_with_code
 from ui.chat.documents_html import SOURCE, attachments_html, sources_html
 from ui.chat.markdown_html import COPY_CODE, LIGHT, CodeBlocks, MarkdownRenderer, Palette
 
 ACTION = "hearth:act/"
 READING_WIDTH = 860  # the widest the conversation's column gets, in pixels
 DEFAULT_WINDOW = 100  # messages rendered when a conversation opens
+WHEEL_STEP = 48.0  # pixels a code block scrolls sideways for one notch of the wheel
 LIVE = -1  # the message id used for the reply being streamed
 
 STATUS_TEXT = {
@@ -122,6 +138,10 @@ class TranscriptView(QTextBrowser):
         self.palette_colors: Palette = LIGHT
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
         self.renderer = MarkdownRenderer(self.palette_colors, self.code_blocks, self._mono)
+        self.code_painter = CodeBlockPainter(self, self.code_blocks)
+        self.code_painter.install(self.document())
+        self.code_painter.reset(self.palette_colors, self.document().defaultFont())
+        self._dragging: tuple[int, float, float] | None = None  # (block, from x, offset)
         self._cache: dict[tuple[object, ...], str] = {}
         self._messages: list[st.Message] = []
         self._by_id: dict[int, st.Message] = {}  # the same messages, by id (for parents)
@@ -138,6 +158,7 @@ class TranscriptView(QTextBrowser):
     def set_palette_colors(self, palette: Palette) -> None:
         self.palette_colors = palette
         self.renderer = MarkdownRenderer(palette, self.code_blocks, self._mono)
+        self.code_painter.reset(palette, self.document().defaultFont())
         self._rerender()
 
     def set_font_size(self, points: float) -> None:
@@ -145,6 +166,7 @@ class TranscriptView(QTextBrowser):
         font.setPointSizeF(points)
         self.setFont(font)
         self.document().setDefaultFont(font)
+        self.code_painter.reset(self.palette_colors, font)
         self._rerender()
 
     # -- whole conversations -------------------------------------------------------------
@@ -164,7 +186,8 @@ class TranscriptView(QTextBrowser):
         self._scroll_to_end()
 
     def _render_document(self) -> None:
-        self.code_blocks.clear()
+        if len(self._cache) > 4000:
+            self._forget_rendered()
         shown = self._messages[-self._window :] if self._window else self._messages
         parts = []
         hidden = len(self._messages) - len(shown)
@@ -178,15 +201,35 @@ class TranscriptView(QTextBrowser):
         parts += [self._message_html(m, m.id == last_id) for m in shown]
         self.document().setHtml("".join(parts))
 
+    def _forget_rendered(self) -> None:
+        """Drop the rendered HTML and the code blocks it names (their numbers go with it)."""
+        self._cache.clear()
+        self.code_blocks.clear()
+        self.code_painter.forget()
+
     def highlight(self, words: str) -> bool:
         """Select and show the first place where ``words`` appear (all messages if needed)."""
         for attempt in range(2):
             self.moveCursor(QTextCursor.MoveOperation.Start)
-            if self.find(words):
+            if self.find(words) or self._show_code_with(words):
                 self.ensureCursorVisible()
                 return True
             if attempt == 0:
                 self.show_all()
+        return False
+
+    def _show_code_with(self, words: str) -> bool:
+        """Select the first code block whose code has ``words`` (its text is not the
+        document's, so ``find`` does not see it)."""
+        wanted = words.casefold()
+        document = self.document()
+        cursor = document.find(OBJECT_CHARACTER)
+        while not cursor.isNull():
+            block = self.code_blocks.get(key_of(cursor.charFormat()))
+            if block is not None and wanted in block.text.casefold():
+                self.setTextCursor(cursor)
+                return True
+            cursor = document.find(OBJECT_CHARACTER, cursor)
         return False
 
     def show_all(self) -> None:
@@ -201,7 +244,7 @@ class TranscriptView(QTextBrowser):
         at_end = bar.value() >= bar.maximum() - 4
         position = bar.value()
         live = self._live
-        self._cache.clear()
+        self._forget_rendered()
         self._render_document()
         if live is not None:
             self.begin_reply(live.label, self.streamed_text, self.reasoning_text, live)
@@ -253,8 +296,6 @@ class TranscriptView(QTextBrowser):
         else:
             parts.append(self._user_html(message, message.id == self.editing_id))
         result = "".join(parts)
-        if len(self._cache) > 4000:
-            self._cache.clear()
         self._cache[key] = result
         return result
 
@@ -616,10 +657,91 @@ class TranscriptView(QTextBrowser):
         QGuiApplication.clipboard().setText(text)
         QToolTip.showText(QCursor.pos(), self.tr("Copied"), self)  # where the click was
 
+    # -- code blocks: their own sideways scrolling, their text where text is read -------
+    def toPlainText(self) -> str:
+        """The conversation's text, with each code block's code in its place."""
+        return text_with_code(self.document(), self.code_blocks, 0, self._end_position())
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """A copied selection carries the code of the code blocks in it (as text; Qt's own
+        data would give each block's object character, whatever is set on it)."""
+        cursor = self.textCursor()
+        data = QMimeData()
+        data.setText(
+            text_with_code(
+                self.document(), self.code_blocks, cursor.selectionStart(), cursor.selectionEnd()
+            )
+        )
+        return data
+
+    def _document_point(self, viewport_x: float, viewport_y: float) -> QPointF:
+        return QPointF(
+            viewport_x + self.horizontalScrollBar().value(),
+            viewport_y + self.verticalScrollBar().value(),
+        )
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        """Shift+wheel or a sideways swipe over a wide code block scrolls that block."""
+        delta = event.angleDelta()
+        sideways = delta.x() if delta.x() else 0
+        if not sideways and event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            sideways = delta.y()
+        if sideways:
+            position = event.position()
+            key = self.code_painter.key_at(self._document_point(position.x(), position.y()))
+            if key and self.code_painter.wide(key):
+                self.code_painter.scroll_by(key, -sideways / 120 * WHEEL_STEP)
+                event.accept()
+                return
+        super().wheelEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Pressing a code block's scroll bar starts dragging it (a click beside the thumb
+        moves the thumb there first, as scroll bars do)."""
+        if event.button() == Qt.MouseButton.LeftButton:
+            position = event.position()
+            point = self._document_point(position.x(), position.y())
+            key = self.code_painter.key_at(point)
+            bar = self.code_painter.bar_rect(key) if key else None
+            if bar is not None and bar.adjusted(0, -3, 0, 3).contains(point):
+                painter = self.code_painter
+                thumb = painter.thumb_rect(key)
+                if not thumb.contains(point):
+                    shift = point.x() - thumb.center().x()
+                    painter.scroll_by(key, shift * painter.pixels_per_drag(key))
+                block = self.code_blocks.get(key)
+                assert block is not None
+                self._dragging = (key, point.x(), block.offset)
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._dragging is not None:
+            key, start_x, start_offset = self._dragging
+            moved = event.position().x() + self.horizontalScrollBar().value() - start_x
+            self.code_painter.scroll_to(
+                key, start_offset + moved * self.code_painter.pixels_per_drag(key)
+            )
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._dragging is not None:
+            self._dragging = None
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A centred reading column: lines longer than ``READING_WIDTH`` are tiring, and
-        on a wide window the text would otherwise run from edge to edge."""
-        side = max((event.size().width() - READING_WIDTH) // 2, 0)
+        on a wide window the text would otherwise run from edge to edge.
+
+        The margins come from the widget's own width, never from the event's: this is
+        called for the viewport's resizes too, and the viewport's width is what the
+        margins change, so measuring it would flip the margins back and forth forever."""
+        side = max((self.contentsRect().width() - READING_WIDTH) // 2, 0)
         if side != self.viewportMargins().left():
             self.setViewportMargins(side, 0, side, 0)
         super().resizeEvent(event)
