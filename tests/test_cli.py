@@ -119,9 +119,13 @@ def test_bench_prints_each_figure_with_its_budget_as_json() -> None:
         "chat_longest_stall_ms",
         "open_2000_messages_ms",
         "switch_conversation_ms",
+        "stop_with_esc_ms",
+        "stop_with_button_ms",
+        "stop_esc_later_than_button_ms",
     ):
         assert set(figures[name]) == {"name", "value", "unit", "budget", "ok"}
     assert figures["tokens_per_s_ratio"]["value"] > 0  # measured; budgets are judged by bench
+    assert figures["stop_with_esc_ms"]["value"] > 0  # Esc did stop the replies
     assert figures["ui_imports_engine_libraries"] == {
         "name": "ui_imports_engine_libraries",
         "value": 0,

@@ -7,6 +7,9 @@
   the longest stall.
 * Opening a conversation of 2,000 messages, and switching between two conversations:
   wall time from the click to the painted window.
+* Stopping a streaming reply with Esc in the message box and with the Stop button,
+  alternating: wall time from the key or the click to the reply's end.  Esc must be as
+  quick as the button (it once went through the window's shortcuts and lagged under load).
 """
 
 from __future__ import annotations
@@ -59,6 +62,14 @@ class ChatFigures:
     longest_stall_ms: float
     open_2000_ms: float
     switch_ms: float
+    esc_stop_ms: float = 0.0
+    button_stop_ms: float = 0.0
+
+    @property
+    def esc_extra_ms(self) -> float:
+        """How much later Esc stops a reply than the Stop button (a difference, not a
+        ratio: both are tens of milliseconds, where a ratio is mostly noise)."""
+        return self.esc_stop_ms - self.button_stop_ms
 
     @property
     def growth(self) -> float:
@@ -83,6 +94,37 @@ def _painted_after(action: Any) -> float:
     action()
     QCoreApplication.processEvents()  # layout and paint of what changed
     return (time.perf_counter() - started) * 1000
+
+
+def _stop_latencies(window: Any, rounds: int = 3) -> tuple[float, float]:
+    """Median milliseconds from Esc in the message box, and from a click on Stop, to the
+    end of a streaming reply (alternating, so both meet the same machine)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    ended: list[float] = []
+    window.reply_finished.connect(lambda _event: ended.append(time.perf_counter()))
+    esc: list[float] = []
+    button: list[float] = []
+    for round_ in range(2 * rounds):
+        window.chat.new_chat()
+        count = len(ended)
+        if not window.chat.send("Tell the story once more."):
+            raise RuntimeError("the chat did not send the message")
+        _wait(
+            lambda n=count: len(window.chat.transcript.streamed_text) >= 400 or len(ended) > n,
+            60,
+        )
+        if len(ended) > count:
+            raise RuntimeError("the reply ended before it could be stopped")
+        started = time.perf_counter()
+        if round_ % 2 == 0:
+            QTest.keyClick(window.chat.composer, Qt.Key.Key_Escape)
+        else:
+            QTest.mouseClick(window.chat.stop_button, Qt.MouseButton.LeftButton)
+        _wait(lambda n=count: len(ended) > n, 60)
+        (esc if round_ % 2 == 0 else button).append((ended[-1] - started) * 1000)
+    return statistics.median(esc), statistics.median(button)
 
 
 def measure_chat(scratch: Path, tokens: int = 20_000) -> ChatFigures:
@@ -165,8 +207,15 @@ def measure_chat(scratch: Path, tokens: int = 20_000) -> ChatFigures:
         for round_ in range(6):
             target = others[round_ % 2]
             switches.append(_painted_after(lambda t=target: window.chat.open_conversation(t)))
+        esc_ms, button_ms = _stop_latencies(window)
         return ChatFigures(
-            first_ms, last_ms, stalls.longest_ms, open_ms, statistics.median(switches[1:])
+            first_ms,
+            last_ms,
+            stalls.longest_ms,
+            open_ms,
+            statistics.median(switches[1:]),
+            esc_ms,
+            button_ms,
         )
     finally:
         dispose_window(window)

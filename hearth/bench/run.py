@@ -515,6 +515,15 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
                 "<= 100",
                 chat.switch_ms <= 100,
             ),
+            Figure("stop_with_esc_ms", round(chat.esc_stop_ms, 1), "ms", None, None),
+            Figure("stop_with_button_ms", round(chat.button_stop_ms, 1), "ms", None, None),
+            Figure(
+                "stop_esc_later_than_button_ms",
+                round(chat.esc_extra_ms, 1),
+                "ms",
+                "<= 100",
+                chat.esc_extra_ms <= 100,
+            ),
         ]
     if engine is not None:
         figures += engine_figures(engine)
