@@ -314,6 +314,15 @@ DECLARATIONS: tuple[Setting, ...] = (
         special="System size",
     ),
     Setting(
+        "appearance.wrap_code",
+        bool,
+        False,
+        "Wrap long code lines",
+        "Off: a long code line stays one line and scrolls inside its block (Shift+wheel, a "
+        "sideways swipe, or the block's scroll bar). On: it wraps, and the code is text you "
+        "can select in part, move through with the keyboard and have read aloud.",
+    ),
+    Setting(
         "appearance.language",
         str,
         "system",

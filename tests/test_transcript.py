@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QGuiApplication, QTextCursor, QWheelEvent
-from PySide6.QtTest import QTest
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
 from app.chat import store as st
-from ui.chat.markdown_html import COPY_CODE
 from ui.chat.transcript import READING_WIDTH, TranscriptView
 from ui.gui import make_application
 
@@ -112,110 +107,6 @@ def test_a_poem_keeps_its_lines_and_long_code_never_scrolls_the_conversation(
     assert view.horizontalScrollBar().maximum() == 0, "the conversation never scrolls sideways"
 
 
-def _shown(view: TranscriptView) -> None:
-    """Show the view and let it paint, so its code blocks know where they are."""
-    view.show()
-    QApplication.processEvents()
-    view.viewport().repaint()
-
-
-def _wheel(view: TranscriptView, at: QPointF, dx: int, dy: int, shift: bool = False) -> None:
-    modifiers = Qt.KeyboardModifier.ShiftModifier if shift else Qt.KeyboardModifier.NoModifier
-    event = QWheelEvent(
-        at,
-        view.viewport().mapToGlobal(at),
-        QPoint(0, 0),
-        QPoint(dx, dy),
-        Qt.MouseButton.NoButton,
-        modifiers,
-        Qt.ScrollPhase.NoScrollPhase,
-        False,
-    )
-    QApplication.sendEvent(view.viewport(), event)
-
-
-def test_a_long_code_line_scrolls_inside_its_own_block(view: TranscriptView) -> None:
-    intro = "\n".join(f"Line {i} of a long introduction." for i in range(40))
-    reply = f"{intro}\n\n```python\ndef f():\n    {LONG_LINE}\n```\n\nShort:\n\n```\nx = 1\n```\n"
-    view.show_messages([st.Message(1, 1, "assistant", reply, model="m")])
-    _shown(view)
-    painter = view.code_painter
-    wide, short = sorted(painter.drawn_at)
-    assert painter.wide(wide) and not painter.wide(short), "only the long one has a bar"
-    block = view.code_blocks.get(wide)
-    assert block is not None and block.offset == 0
-    rect = painter.drawn_at[wide]
-    over = QPointF(rect.center().x(), rect.center().y() - view.verticalScrollBar().value())
-    down = view.verticalScrollBar().value()
-
-    _wheel(view, over, 0, -120, shift=True)  # Shift+wheel over the block
-    assert block.offset > 0, "the block scrolled sideways"
-    assert view.verticalScrollBar().value() == down, "the conversation did not move"
-    assert view.horizontalScrollBar().value() == 0
-    _wheel(view, over, 120, 0)  # a sideways swipe the other way
-    assert block.offset == 0
-
-    # Dragging the bar's thumb to the right shows the end of the line.
-    bar = painter.bar_rect(wide)
-    assert bar is not None
-    top = view.verticalScrollBar().value()
-    start = QPoint(int(painter.thumb_rect(wide).center().x()), int(bar.center().y() - top))
-    QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier(0), start)
-    QTest.mouseMove(view.viewport(), QPoint(int(bar.right()) + 50, start.y()))
-    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier(0), start)
-    natural = painter.pixels_per_drag(wide) * bar.width()
-    assert block.offset >= natural - rect.width() - 1, "dragged to the end of the line"
-    assert view.horizontalScrollBar().maximum() == 0
-
-    # A plain wheel over the block still scrolls the conversation.
-    view.verticalScrollBar().setValue(0)
-    _wheel(view, QPointF(20, 20), 0, -120)
-    assert view.verticalScrollBar().value() > 0
-
-
-def test_code_blocks_in_lists_and_quotes_fit_their_column(view: TranscriptView) -> None:
-    reply = (
-        f"1. Install:\n   ```bash\n   {LONG_LINE}\n   ```\n2. Done\n\n"
-        f"> quoted:\n> ```\n> {LONG_LINE}\n> ```\n"
-    )
-    view.show_messages([st.Message(1, 1, "assistant", reply, model="m")])
-    _shown(view)
-    assert view.horizontalScrollBar().maximum() == 0
-    column = view.document().textWidth() - view.document().documentMargin()
-    assert len(view.code_painter.drawn_at) == 2
-    for key, rect in view.code_painter.drawn_at.items():
-        assert rect.right() <= column, f"block {key} stays in the column"
-        assert view.code_painter.wide(key)
-
-
-def test_copying_a_selection_and_finding_words_include_the_code(
-    view: TranscriptView,
-) -> None:
-    reply = f"Before.\n\n```python\nsecret_word = 42\n{LONG_LINE}\n```\n\nAfter.\n"
-    view.show_messages([st.Message(1, 1, "assistant", reply, model="m")])
-    view.selectAll()
-    view.copy()
-    copied = QGuiApplication.clipboard().text()
-    assert "Before." in copied and "secret_word = 42\n" + LONG_LINE in copied
-    assert copied.index("Before.") < copied.index("secret_word") < copied.index("After.")
-    assert "\ufffc" not in copied
-    assert view.highlight("SECRET_WORD"), "a search hit in code is shown"
-
-
-def test_copy_links_copy_their_own_block_after_switching_conversations(
-    view: TranscriptView,
-) -> None:
-    first = [st.Message(1, 1, "assistant", "```\nfirst code\n```", model="m")]
-    second = [st.Message(2, 2, "assistant", "```\nsecond code\n```", model="m")]
-    view.show_messages(first)
-    view.show_messages(second)
-    view.show_messages(first)  # from the cache
-    links = re.findall(re.escape(COPY_CODE) + r"(\d+)", view.toHtml())
-    assert len(links) == 1
-    view.anchorClicked.emit(QUrl(COPY_CODE + links[0]))
-    assert QGuiApplication.clipboard().text() == "first code\n"
-
-
 def test_a_quote_has_a_bar_and_a_nested_list_no_gap(view: TranscriptView) -> None:
     view.show_messages(
         [st.Message(1, 1, "assistant", "> wise words\n\n1. one\n   - inner\n2. two", model="m")]
@@ -267,7 +158,7 @@ def test_a_wide_view_centres_its_reading_column(view: TranscriptView) -> None:
             for i in range(80)
         ]
     )
-    _shown(view)
+    QApplication.processEvents()
     side = view.viewportMargins().left()
     assert side == (view.contentsRect().width() - READING_WIDTH) // 2 > 0
     assert view.viewportMargins().right() == side

@@ -61,6 +61,8 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Settings', 'Conversation font size (points)'),
     QT_TRANSLATE_NOOP('Settings', 'Size of the text in conversations and the message box. 0 uses the system size.'),
     QT_TRANSLATE_NOOP('Settings', 'System size'),
+    QT_TRANSLATE_NOOP('Settings', 'Wrap long code lines'),
+    QT_TRANSLATE_NOOP('Settings', "Off: a long code line stays one line and scrolls inside its block (Shift+wheel, a sideways swipe, or the block's scroll bar). On: it wraps, and the code is text you can select in part, move through with the keyboard and have read aloud."),
     QT_TRANSLATE_NOOP('Settings', 'Language'),
     QT_TRANSLATE_NOOP('Settings', "Language of Hearth's windows; 'system' follows the operating system. Takes effect the next time Hearth starts."),
     QT_TRANSLATE_NOOP('Settings', 'Check for new versions of Hearth'),

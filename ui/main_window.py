@@ -440,6 +440,7 @@ class MainWindow(QMainWindow):
             transcript.set_palette_colors(colors)
         if abs(transcript.font().pointSizeF() - points) > 0.01:
             transcript.set_font_size(points)
+        transcript.set_wrap_code(bool(self.core.settings.get("appearance.wrap_code")))
 
     def _restore_window_state(self) -> None:
         geometry = str(self.core.settings.get("window.geometry"))

@@ -2962,6 +2962,14 @@
         <translation>系统大小</translation>
     </message>
     <message>
+        <source>Wrap long code lines</source>
+        <translation>长代码行自动换行</translation>
+    </message>
+    <message>
+        <source>Off: a long code line stays one line and scrolls inside its block (Shift+wheel, a sideways swipe, or the block&apos;s scroll bar). On: it wraps, and the code is text you can select in part, move through with the keyboard and have read aloud.</source>
+        <translation>关闭：过长的代码行保持为一行，在代码块内横向滚动（Shift+滚轮、横向轻扫，或代码块自己的滚动条）。开启：代码自动换行，成为可以部分选中、用键盘浏览、由读屏软件朗读的文字。</translation>
+    </message>
+    <message>
         <source>Language</source>
         <translation>语言</translation>
     </message>

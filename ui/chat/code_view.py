@@ -5,18 +5,26 @@ whole document, and the whole conversation scrolls sideways.  So each code block
 inline object (an ``<img>`` named ``hearth:code/N``) that this handler sizes to the
 column's width and draws itself: the highlighted code, moved left by the block's own
 offset and cut at the block's edges, with a thin scroll bar under it when a line is
-longer than the column.  The wheel with Shift (or a sideways swipe) over the block, or
-dragging its bar, scrolls it.  Everything else stays one document: the conversation
-keeps its single layout, its budgets and its selection; the code's text is put back
-wherever the document's text is read (copying a selection, ``toPlainText``).
+longer than the column.  The transcript scrolls a block with Shift+wheel, a sideways
+swipe or a drag of its bar.  Everything else stays one document: the conversation keeps
+its single layout and its budgets, and the code's text is put back where the transcript
+hands text out (a copied selection, search, ``toPlainText``).
 
-Only the blocks on screen are drawn, and each block's drawing (a small document of its
-own) is made the first time it is drawn.
+What this costs, and the way out: a block is selected whole or not at all, keyboard
+users cannot scroll it, and screen readers meet one object.  The setting "Wrap long
+code lines" (``appearance.wrap_code``) renders code as wrapped text of the document
+instead (``MarkdownRenderer.wrap_code``).
+
+Sizes come from laying the code out (in a scratch document in the code font, kept by the
+code's text), so a line with CJK or emoji, whose fallback font is taller, is measured as
+it is drawn.  Only the blocks on screen are drawn; each block's drawing (a small
+document of its own, without a Qt parent so that dropping it frees it) is made the first
+time it is drawn.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRect, QRectF, QSizeF, Qt
 from PySide6.QtGui import (
@@ -30,45 +38,63 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFormat,
     QTextFrame,
+    QTextLine,
     QTextOption,
 )
 from PySide6.QtWidgets import QTextEdit
 
-from ui.chat.markdown_html import CODE_IMAGE, CodeBlock, CodeBlocks, Palette
+from ui.chat.markdown_html import (
+    CODE_IMAGE,
+    QUOTE_BAR_PX,
+    QUOTE_PADDING_PX,
+    CodeBlock,
+    CodeBlocks,
+    Palette,
+)
 
 OBJECT = "\ufffc"  # the character an object takes in the document's text
 PADDING_X = 8.0  # between the block's edge and its code
 PADDING_Y = 4.0
 BAR = 10.0  # the room the scroll bar takes under a wide block
+MIN_THUMB = 24.0  # the narrowest the bar's thumb gets (something to grab)
 TAB = 4  # spaces per tab stop
+# A code block in a quote has the quote's bar and its padding beside it (the quote is a
+# two-cell table, see ``markdown_html``); the cells have no spacing or padding of their own.
+QUOTE_INSET = float(QUOTE_BAR_PX + QUOTE_PADDING_PX)
+KEEP_DRAWINGS = 200  # only the blocks on screen need theirs
 
 
-@dataclass
-class _Metrics:
-    """Sizes of the code font: every line of a block is as tall as every other."""
-
-    font: QFont
-    first_line: float  # the height of a one-line block
-    line: float  # each further line
-    space: float
-
-    def width_of(self, text: str, bold: QFontMetricsF, regular: QFontMetricsF) -> float:
-        widest = 0.0
-        for line in text.expandtabs(TAB).split("\n"):
-            widest = max(widest, regular.horizontalAdvance(line), bold.horizontalAdvance(line))
-        return widest
+def code_font(size_from: QFont) -> QFont:
+    """The system's fixed-width font at the conversation's size."""
+    mono = QFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    if size_from.pointSizeF() > 0:
+        mono.setPointSizeF(size_from.pointSizeF())
+    return mono
 
 
-class CodeBlockPainter(QPyTextObject):
-    """Sizes and draws the transcript's code blocks (``<img src="hearth:code/N">``)."""
+def _plain_code_document(font: QFont) -> QTextDocument:
+    """A document that lays code out as the drawings do: no margin, no wrapping."""
+    document = QTextDocument()
+    document.setDocumentMargin(0)
+    document.setDefaultFont(font)
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.NoWrap)
+    option.setTabStopDistance(QFontMetricsF(font).horizontalAdvance(" ") * TAB)
+    document.setDefaultTextOption(option)
+    return document
 
-    def __init__(self, view: QTextEdit, blocks: CodeBlocks) -> None:
+
+class CodeBlockObjects(QPyTextObject):
+    """Sizes, draws and scrolls the transcript's code blocks (``<img src="hearth:code/N">``)."""
+
+    def __init__(self, view: QTextEdit, blocks: CodeBlocks, palette: Palette) -> None:
         super().__init__(view)
         self._view = view
         self.blocks = blocks
-        self.palette_colors: Palette | None = None
-        self._metrics: _Metrics | None = None
-        self._sizes: dict[int, tuple[float, float]] = {}  # key: (natural width, height)
+        self.palette_colors = palette
+        self.font = code_font(view.document().defaultFont())
+        self._scratch = _plain_code_document(self.font)
+        self._sizes: dict[str, tuple[float, float]] = {}  # by text: (natural width, height)
         self._drawings: dict[int, QTextDocument] = {}
         self.drawn_at: dict[int, QRectF] = {}  # where each block was last drawn
 
@@ -76,14 +102,15 @@ class CodeBlockPainter(QPyTextObject):
         document.documentLayout().registerHandler(int(QTextFormat.ObjectTypes.ImageObject), self)
 
     def reset(self, palette: Palette, font: QFont) -> None:
-        """New colours or a new font: measure and draw everything again."""
+        """New colours or a new size of text (a setting, a zoom): measure and draw again."""
         self.palette_colors = palette
-        self._metrics = _measure(font)
+        self.font = code_font(font)
+        self._scratch = _plain_code_document(self.font)
+        self._sizes.clear()
         self.forget()
 
     def forget(self) -> None:
-        """The blocks were cleared: drop what was kept about them."""
-        self._sizes.clear()
+        """The blocks were rendered again: drop their drawings and places."""
         self._drawings.clear()
         self.drawn_at.clear()
 
@@ -93,7 +120,7 @@ class CodeBlockPainter(QPyTextObject):
         block = self.blocks.get(key) if key else None
         if block is None:
             return QSizeF(0, 0)  # not Hearth's: nothing is ever loaded, nothing shown
-        natural, height = self._size(key, block)
+        natural, height = self._size(block)
         width = self._room(doc, pos)
         if natural + 2 * PADDING_X > width:
             height += BAR
@@ -109,43 +136,38 @@ class CodeBlockPainter(QPyTextObject):
     ) -> None:
         key = key_of(fmt)
         block = self.blocks.get(key) if key else None
-        if block is None or self.palette_colors is None:
+        if block is None:
             return
-        colors = self.palette_colors
         rect = QRectF(rect)
         self.drawn_at[key] = rect
-        natural, _height = self._size(key, block)
-        room = rect.width() - 2 * PADDING_X
-        block.offset = max(0.0, min(block.offset, natural - room))
+        colors = self.palette_colors
+        block.offset = max(0.0, min(block.offset, self._max_offset(block, rect)))
         painter.save()
         painter.fillRect(rect, QColor(colors.code_background))
-        painter.setClipRect(
-            QRectF(rect.left() + 1, rect.top(), rect.width() - 2, rect.height()),
-            Qt.ClipOperation.IntersectClip,
-        )
         painter.translate(QPointF(rect.left() + PADDING_X - block.offset, rect.top() + PADDING_Y))
-        self._drawing(key, block).drawContents(
-            painter, QRectF(block.offset - PADDING_X, 0, rect.width(), rect.height())
-        )
+        visible = QRectF(block.offset - PADDING_X, -PADDING_Y, rect.width(), rect.height())
+        if block.found is not None:
+            painter.setClipRect(visible, Qt.ClipOperation.IntersectClip)
+            painter.fillRect(self._found_rect(block), QColor(colors.found))
+        self._drawing(key, block).drawContents(painter, visible)  # clipped to ``visible``
         painter.restore()
-        bar = self.bar_rect(key)
-        if bar is not None:
-            thumb = self.thumb_rect(key)
+        if self.bar_rect(key) is not None:
             painter.save()
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(colors.code_border))
-            painter.drawRoundedRect(thumb, 3, 3)
+            painter.drawRoundedRect(self.thumb_rect(key), 3, 3)
             painter.restore()
 
     # -- scrolling -----------------------------------------------------------------------
+    def _max_offset(self, block: CodeBlock, rect: QRectF) -> float:
+        return max(0.0, self._size(block)[0] + 2 * PADDING_X - rect.width())
+
     def wide(self, key: int) -> bool:
         """Whether the block has lines longer than its column (and so a scroll bar)."""
         rect = self.drawn_at.get(key)
         block = self.blocks.get(key)
-        if rect is None or block is None:
-            return False
-        return self._size(key, block)[0] + 2 * PADDING_X > rect.width()
+        return rect is not None and block is not None and self._max_offset(block, rect) > 0
 
     def bar_rect(self, key: int) -> QRectF | None:
         """Where the block's scroll bar is (in the document), if it has one."""
@@ -155,17 +177,27 @@ class CodeBlockPainter(QPyTextObject):
         return QRectF(rect.left() + 2, rect.bottom() - BAR + 2, rect.width() - 4, BAR - 4)
 
     def thumb_rect(self, key: int) -> QRectF:
+        """The bar's thumb: as wide as the share of the code shown, where the offset is."""
         bar = self.bar_rect(key)
         block = self.blocks.get(key)
-        assert bar is not None and block is not None
-        natural = self._size(key, block)[0] + 2 * PADDING_X
-        visible = bar.width() / natural
-        return QRectF(
-            bar.left() + block.offset / natural * bar.width(),
-            bar.top(),
-            max(bar.width() * visible, 24.0),
-            bar.height(),
-        )
+        rect = self.drawn_at.get(key)
+        assert bar is not None and block is not None and rect is not None
+        shown = rect.width() / (self._size(block)[0] + 2 * PADDING_X)
+        width = min(max(bar.width() * shown, MIN_THUMB), bar.width())
+        track = bar.width() - width
+        limit = self._max_offset(block, rect)
+        left = bar.left() + (block.offset / limit * track if limit else 0.0)
+        return QRectF(left, bar.top(), width, bar.height())
+
+    def pixels_per_drag(self, key: int) -> float:
+        """How far the code moves for each pixel the bar's thumb is dragged."""
+        bar = self.bar_rect(key)
+        block = self.blocks.get(key)
+        rect = self.drawn_at.get(key)
+        if bar is None or block is None or rect is None:
+            return 0.0
+        track = bar.width() - self.thumb_rect(key).width()
+        return self._max_offset(block, rect) / track if track > 0 else 0.0
 
     def scroll_to(self, key: int, offset: float) -> bool:
         """Scroll a block sideways; False when it cannot move (at an end, or not wide)."""
@@ -173,25 +205,16 @@ class CodeBlockPainter(QPyTextObject):
         rect = self.drawn_at.get(key)
         if block is None or rect is None or not self.wide(key):
             return False
-        limit = self._size(key, block)[0] - (rect.width() - 2 * PADDING_X)
-        offset = max(0.0, min(offset, limit))
+        offset = max(0.0, min(offset, self._max_offset(block, rect)))
         if offset == block.offset:
             return False
-        block.offset = offset
+        self.blocks.scrolled(key, offset)
         self._view.viewport().update()
         return True
 
     def scroll_by(self, key: int, pixels: float) -> bool:
         block = self.blocks.get(key)
         return block is not None and self.scroll_to(key, block.offset + pixels)
-
-    def pixels_per_drag(self, key: int) -> float:
-        """How far the code moves for each pixel the bar's thumb is dragged."""
-        bar = self.bar_rect(key)
-        block = self.blocks.get(key)
-        if bar is None or block is None or bar.width() <= 0:
-            return 0.0
-        return (self._size(key, block)[0] + 2 * PADDING_X) / bar.width()
 
     def key_at(self, doc_point: QPointF) -> int:
         """The code block under a point of the document (0: none)."""
@@ -210,20 +233,56 @@ class CodeBlockPainter(QPyTextObject):
                 return key
         return 0
 
+    # -- search hits ---------------------------------------------------------------------
+    def reveal(self, key: int, start: int, length: int, room: float) -> float:
+        """Mark a search hit (``start``: its index in the block's text) and scroll the block
+        sideways so that it shows in ``room`` pixels; the hit's line's top, from the top of
+        the block."""
+        block = self.blocks.get(key)
+        if block is None:
+            return 0.0
+        before = block.text[:start]
+        line = before.count("\n")
+        column = len(before) - (before.rfind("\n") + 1)
+        block.found = (line, column, column + length)
+        self._view.viewport().update()
+        found = self._found_rect(block)
+        if found.right() > block.offset + room - 2 * PADDING_X or found.left() < block.offset:
+            self.blocks.scrolled(key, max(0.0, found.left() - room / 3))
+        return PADDING_Y + found.top()
+
+    def clear_found(self) -> None:
+        for block in self.blocks.blocks.values():
+            block.found = None
+
+    def _found_rect(self, block: CodeBlock) -> QRectF:
+        """Where a search hit lies in the block's drawing (laid out as the drawing is)."""
+        assert block.found is not None
+        line_number, start, end = block.found
+        text_block = self._drawing_for_size(block).findBlockByNumber(line_number)
+        layout = text_block.layout()
+        if not text_block.isValid() or layout is None or layout.lineCount() == 0:
+            return QRectF()
+        line = layout.lineAt(0)
+        top = layout.position().y() + line.y()
+        left = _x_of(line, start)
+        right = _x_of(line, min(end, text_block.length() - 1))
+        return QRectF(left, top, max(right - left, 2.0), line.height())
+
     # -- sizes and drawings --------------------------------------------------------------
-    def _size(self, key: int, block: CodeBlock) -> tuple[float, float]:
-        size = self._sizes.get(key)
+    def _drawing_for_size(self, block: CodeBlock) -> QTextDocument:
+        self._scratch.setPlainText(block.text.rstrip("\n"))
+        return self._scratch
+
+    def _size(self, block: CodeBlock) -> tuple[float, float]:
+        size = self._sizes.get(block.text)
         if size is None:
-            metrics = self._metrics or _measure(self._view.document().defaultFont())
-            self._metrics = metrics
-            bold_font = QFont(metrics.font)
-            bold_font.setBold(True)
-            natural = metrics.width_of(
-                block.text.rstrip("\n"), QFontMetricsF(bold_font), QFontMetricsF(metrics.font)
-            )
-            lines = block.text.rstrip("\n").count("\n") + 1
-            height = metrics.first_line + (lines - 1) * metrics.line + 2 * PADDING_Y
-            size = self._sizes[key] = (natural + 2.0, height)  # 2 px: rounding, italics
+            scratch = self._drawing_for_size(block)
+            # 2 px: highlighting may set a token in bold, a hair wider in some fonts
+            size = (scratch.idealWidth() + 2.0, scratch.size().height() + 2 * PADDING_Y)
+            if len(self._sizes) > 4000:
+                self._sizes.clear()
+            self._sizes[block.text] = size
         return size
 
     def _room(self, doc: QTextDocument, pos: int) -> float:
@@ -241,7 +300,7 @@ class CodeBlockPainter(QPyTextObject):
         if text_list is not None:
             width -= text_list.format().indent() * doc.indentWidth()
         frame: QTextFrame | None = doc.frameAt(pos)  # None above the root frame
-        while frame is not None:  # in a quote (a table): less its bar and padding
+        while frame is not None:
             if frame.metaObject().className() == "QTextTable":
                 width -= QUOTE_INSET
             frame = frame.parentFrame()
@@ -250,23 +309,20 @@ class CodeBlockPainter(QPyTextObject):
     def _drawing(self, key: int, block: CodeBlock) -> QTextDocument:
         drawing = self._drawings.get(key)
         if drawing is None:
-            metrics = self._metrics or _measure(self._view.document().defaultFont())
-            drawing = QTextDocument(self)
-            drawing.setDocumentMargin(0)
-            drawing.setDefaultFont(metrics.font)
-            option = QTextOption()
-            option.setWrapMode(QTextOption.WrapMode.NoWrap)
-            option.setTabStopDistance(metrics.space * TAB)
-            drawing.setDefaultTextOption(option)
-            text_color = self.palette_colors.text if self.palette_colors else "#000000"
-            drawing.setHtml(f'<pre style="margin:0px; color:{text_color};">{block.body}</pre>')
-            if len(self._drawings) > 200:  # only the blocks on screen need theirs
+            drawing = _plain_code_document(self.font)
+            drawing.setHtml(
+                f'<pre style="margin:0px; color:{self.palette_colors.text};">{block.body}</pre>'
+            )
+            if len(self._drawings) >= KEEP_DRAWINGS:
                 self._drawings.clear()
             self._drawings[key] = drawing
         return drawing
 
 
-QUOTE_INSET = 20.0  # a quote's bar (4 px), its padding (12 px) and the cell's edges
+def _x_of(line: QTextLine, column: int) -> float:
+    """Where a column of a laid-out line begins (PySide answers with (x, column))."""
+    answer: Any = line.cursorToX(column)
+    return float(answer[0] if isinstance(answer, tuple) else answer)
 
 
 def key_of(fmt: QTextFormat) -> int:
@@ -277,25 +333,7 @@ def key_of(fmt: QTextFormat) -> int:
     if not name.startswith(CODE_IMAGE):
         return 0
     number = name.removeprefix(CODE_IMAGE)
-    return int(number) if number.isdigit() else 0
-
-
-def _measure(font: QFont) -> _Metrics:
-    """The code font at the conversation's size, and its line heights as a document lays
-    them out (measured, not computed, so the space a block takes fits its drawing)."""
-    mono = QFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    if font.pointSizeF() > 0:
-        mono.setPointSizeF(font.pointSizeF())
-    heights = []
-    for text in ("x", "x\nx"):
-        probe = QTextDocument()
-        probe.setDocumentMargin(0)
-        probe.setDefaultFont(mono)
-        probe.setPlainText(text)
-        heights.append(probe.size().height())
-    return _Metrics(
-        mono, heights[0], heights[1] - heights[0], QFontMetricsF(mono).horizontalAdvance(" ")
-    )
+    return int(number) if number.isdecimal() and number.isascii() else 0
 
 
 def text_with_code(document: QTextDocument, blocks: CodeBlocks, start: int, end: int) -> str:
@@ -310,7 +348,7 @@ def text_with_code(document: QTextDocument, blocks: CodeBlocks, start: int, end:
     pieces = text.split(OBJECT)
     result = [pieces[0]]
     found = QTextCursor(document)
-    found.setPosition(start)
+    found.setPosition(cursor.selectionStart())  # Qt may widen a selection at a table's edge
     for piece in pieces[1:]:
         found = document.find(OBJECT, found)
         key = key_of(found.charFormat()) if not found.isNull() else 0

@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import html
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +26,8 @@ from pygments.util import ClassNotFound
 from PySide6.QtCore import QCoreApplication
 
 COPY_CODE = "hearth:copy-code/"
+QUOTE_BAR_PX = 4  # a quote is a bar (a narrow cell) and its text, this far from the bar
+QUOTE_PADDING_PX = 12
 CODE_IMAGE = "hearth:code/"  # the name of a code block's object in the document
 
 
@@ -43,6 +47,7 @@ class Palette:
     quote_bar: str = "#d0d7de"
     user_background: str = "#eef2f9"  # your messages, set apart from the model's
     editing_background: str = "#fff4d6"  # the message being edited
+    found: str = "#fde68a"  # a search hit inside a code block
 
 
 LIGHT = Palette(
@@ -69,6 +74,7 @@ DARK = Palette(
     quote_bar="#3d444d",
     user_background="#1d2533",
     editing_background="#3a3220",
+    found="#6b5310",
 )
 
 
@@ -79,24 +85,37 @@ class CodeBlock:
     text: str  # exactly as the model wrote it (what Copy copies)
     body: str  # the same, highlighted, as HTML (what is drawn)
     offset: float = 0.0  # how far it is scrolled sideways, in pixels
+    found: tuple[int, int, int] | None = None  # a search hit: (line, first column, end)
 
 
 @dataclass
 class CodeBlocks:
     """Every code block shown, by the number in its Copy link and its object's name.
 
-    The numbers stay valid as long as the rendered HTML that names them is kept: the
-    transcript clears both together."""
+    Numbers are never reused (a stale number finds nothing rather than another block).
+    How far a block was scrolled sideways is kept by its text, so the conversation rendered
+    again (a theme, a message being edited, a section opened) keeps its blocks' places."""
 
     blocks: dict[int, CodeBlock] = field(default_factory=dict)
+    offsets: dict[str, float] = field(default_factory=dict)
+    _next: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     def add(self, text: str, body: str) -> int:
-        key = len(self.blocks) + 1
-        self.blocks[key] = CodeBlock(text, body)
+        key = next(self._next)
+        self.blocks[key] = CodeBlock(text, body, self.offsets.get(text, 0.0))
         return key
 
     def get(self, key: int) -> CodeBlock | None:
         return self.blocks.get(key)
+
+    def scrolled(self, key: int, offset: float) -> None:
+        block = self.blocks.get(key)
+        if block is not None:
+            block.offset = offset
+            if offset:
+                self.offsets[block.text] = offset
+            else:
+                self.offsets.pop(block.text, None)
 
     @property
     def texts(self) -> dict[int, str]:
@@ -104,13 +123,24 @@ class CodeBlocks:
 
     def clear(self) -> None:
         self.blocks.clear()
+        if len(self.offsets) > 1000:
+            self.offsets.clear()
 
 
 class MarkdownRenderer:
-    def __init__(self, palette: Palette, code_blocks: CodeBlocks, mono_family: str) -> None:
+    def __init__(
+        self,
+        palette: Palette,
+        code_blocks: CodeBlocks,
+        mono_family: str,
+        wrap_code: bool = False,
+    ) -> None:
         self.palette = palette
         self.code_blocks = code_blocks
         self.mono_family = mono_family
+        # Wrapped code is text of the document (selectable in part, read by screen
+        # readers, reachable with the keyboard); unwrapped code scrolls in its block.
+        self.wrap_code = wrap_code
         self._md: Any = None  # made on first use: importing markdown-it takes ~30 ms
         self._formatters: dict[str, HtmlFormatter[str]] = {}
 
@@ -149,19 +179,29 @@ class MarkdownRenderer:
                 continue
 
     def code_html(self, code: str, language: str) -> str:
-        """A code block: a line with its language and a Copy link, then the code as one
-        object that ``ui.chat.code_view`` draws (and scrolls sideways when it is wide)."""
-        key = self.code_blocks.add(code, self._highlight(code, language))
+        """A code block: a line with its language and a Copy link, then the code: one
+        object that ``ui.chat.code_view`` draws and scrolls sideways, or (``wrap_code``)
+        text that wraps inside its block."""
+        body = self._highlight(code, language)
+        key = self.code_blocks.add(code, body)
         p = self.palette
         label = html.escape(language or "text")
         copy = QCoreApplication.translate("MarkdownRenderer", "Copy")
         # Paragraphs with a background rather than a table: a table is a frame, and every
         # frame adds to the cost of painting a long conversation.
-        return (
+        head = (
             f'<p style="background-color:{p.code_background}; color:{p.muted};'
             f' font-size:small; margin-top:8px; margin-bottom:0px;">&nbsp;{label}'
             f'&nbsp;&nbsp;·&nbsp;&nbsp;<a href="{COPY_CODE}{key}" style="color:{p.link};">'
             f"{html.escape(copy)}</a></p>"
+        )
+        if self.wrap_code:
+            return head + (
+                f'<pre style="background-color:{p.code_background};'
+                f" font-family:'{self.mono_family}'; white-space:pre-wrap; margin-top:0px;"
+                f' margin-bottom:8px;">{body}</pre>'
+            )
+        return head + (
             f'<p style="margin-top:0px; margin-bottom:8px;"><img src="{CODE_IMAGE}{key}"></p>'
         )
 
@@ -184,7 +224,8 @@ class MarkdownRenderer:
     # -- helpers -------------------------------------------------------------------------
     def _highlight(self, code: str, language: str) -> str:
         try:
-            lexer = get_lexer_by_name(language) if language else None
+            # stripnl=False: a block's leading blank lines are drawn as they are measured
+            lexer = get_lexer_by_name(language, stripnl=False) if language else None
         except ClassNotFound:
             lexer = None
         if lexer is None:
@@ -217,8 +258,9 @@ class MarkdownRenderer:
             .replace(
                 "<blockquote>",
                 f'<table cellspacing="0" cellpadding="0" style="margin-top:6px;'
-                f' margin-bottom:6px;"><tr><td width="4" style="background-color:{p.quote_bar};">'
-                f'</td><td style="padding-left:12px; color:{p.quote};">',
+                f' margin-bottom:6px;"><tr><td width="{QUOTE_BAR_PX}"'
+                f' style="background-color:{p.quote_bar};"></td>'
+                f'<td style="padding-left:{QUOTE_PADDING_PX}px; color:{p.quote};">',
             )
             .replace("</blockquote>", "</td></tr></table>")
             # Lists sit close to their text, a nested list close to its item.

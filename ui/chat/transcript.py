@@ -23,6 +23,7 @@ Why it is built this way:
 from __future__ import annotations
 
 import html
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QByteArray,
     QCoreApplication,
+    QEvent,
     QMimeData,
     QPointF,
     Qt,
@@ -37,6 +39,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
+    QColor,
     QCursor,
     QDesktopServices,
     QFont,
@@ -56,14 +59,28 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.chat import store as st
 from app.chat.markdown_blocks import BlockSplitter, split_blocks
-from ui.chat.code_view import OBJECT as OBJECT_CHARACTER
-from ui.chat.code_view import CodeBlockPainter, key_of, text_with_code
+from ui.chat.code_view import (
+    OBJECT,
+    PADDING_X,
+    CodeBlockObjects,
+    code_font,
+    key_of,
+    text_with_code,
+)
 from ui.chat.documents_html import SOURCE, attachments_html, sources_html
-from ui.chat.markdown_html import COPY_CODE, LIGHT, CodeBlocks, MarkdownRenderer, Palette
+from ui.chat.markdown_html import (
+    CODE_IMAGE,
+    COPY_CODE,
+    LIGHT,
+    CodeBlocks,
+    MarkdownRenderer,
+    Palette,
+)
 
 ACTION = "hearth:act/"
 READING_WIDTH = 860  # the widest the conversation's column gets, in pixels
 DEFAULT_WINDOW = 100  # messages rendered when a conversation opens
+CODE_OBJECT_HTML = re.compile(r'<img[^>]*src="' + re.escape(CODE_IMAGE) + r'(\d+)"[^>]*/?>')
 WHEEL_STEP = 48.0  # pixels a code block scrolls sideways for one notch of the wheel
 LIVE = -1  # the message id used for the reply being streamed
 
@@ -138,9 +155,8 @@ class TranscriptView(QTextBrowser):
         self.palette_colors: Palette = LIGHT
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
         self.renderer = MarkdownRenderer(self.palette_colors, self.code_blocks, self._mono)
-        self.code_painter = CodeBlockPainter(self, self.code_blocks)
-        self.code_painter.install(self.document())
-        self.code_painter.reset(self.palette_colors, self.document().defaultFont())
+        self.code_objects = CodeBlockObjects(self, self.code_blocks, self.palette_colors)
+        self.code_objects.install(self.document())
         self._dragging: tuple[int, float, float] | None = None  # (block, from x, offset)
         self._cache: dict[tuple[object, ...], str] = {}
         self._messages: list[st.Message] = []
@@ -157,16 +173,26 @@ class TranscriptView(QTextBrowser):
     # -- appearance ----------------------------------------------------------------------
     def set_palette_colors(self, palette: Palette) -> None:
         self.palette_colors = palette
-        self.renderer = MarkdownRenderer(palette, self.code_blocks, self._mono)
-        self.code_painter.reset(palette, self.document().defaultFont())
+        self.renderer = MarkdownRenderer(
+            palette, self.code_blocks, self._mono, self.renderer.wrap_code
+        )
+        self.code_objects.reset(palette, self.document().defaultFont())
         self._rerender()
+
+    def set_wrap_code(self, wrap: bool) -> None:
+        """Long code lines wrap in their block (text of the document) or scroll in it."""
+        if wrap != self.renderer.wrap_code:
+            self.renderer = MarkdownRenderer(
+                self.palette_colors, self.code_blocks, self._mono, wrap
+            )
+            self._rerender()
 
     def set_font_size(self, points: float) -> None:
         font = QFont(self.font())
         font.setPointSizeF(points)
         self.setFont(font)
         self.document().setDefaultFont(font)
-        self.code_painter.reset(self.palette_colors, font)
+        self.code_objects.reset(self.palette_colors, font)
         self._rerender()
 
     # -- whole conversations -------------------------------------------------------------
@@ -205,32 +231,55 @@ class TranscriptView(QTextBrowser):
         """Drop the rendered HTML and the code blocks it names (their numbers go with it)."""
         self._cache.clear()
         self.code_blocks.clear()
-        self.code_painter.forget()
+        self.code_objects.forget()
+        self._dragging = None  # its block's number is gone
 
     def highlight(self, words: str) -> bool:
-        """Select and show the first place where ``words`` appear (all messages if needed)."""
+        """Select and show the first place where ``words`` appear (all messages if needed),
+        in the text or inside a code block, whichever comes first."""
+        self.code_objects.clear_found()
         for attempt in range(2):
-            self.moveCursor(QTextCursor.MoveOperation.Start)
-            if self.find(words) or self._show_code_with(words):
+            in_text = self.document().find(words)
+            in_code = self._first_code_with(words)
+            if in_code is not None and (in_text.isNull() or in_code[0] < in_text.position()):
+                position, key, start = in_code
+                self._show_code_hit(position, key, start, len(words))
+                return True
+            if not in_text.isNull():
+                self.setTextCursor(in_text)
                 self.ensureCursorVisible()
                 return True
             if attempt == 0:
                 self.show_all()
         return False
 
-    def _show_code_with(self, words: str) -> bool:
-        """Select the first code block whose code has ``words`` (its text is not the
-        document's, so ``find`` does not see it)."""
+    def _first_code_with(self, words: str) -> tuple[int, int, int] | None:
+        """(position in the document, block, index in its code) of the first code block
+        whose code has ``words`` (its text is not the document's, so ``find`` misses it)."""
         wanted = words.casefold()
         document = self.document()
-        cursor = document.find(OBJECT_CHARACTER)
+        cursor = document.find(OBJECT)
         while not cursor.isNull():
-            block = self.code_blocks.get(key_of(cursor.charFormat()))
-            if block is not None and wanted in block.text.casefold():
-                self.setTextCursor(cursor)
-                return True
-            cursor = document.find(OBJECT_CHARACTER, cursor)
-        return False
+            key = key_of(cursor.charFormat())
+            block = self.code_blocks.get(key)
+            if block is not None:
+                start = block.text.casefold().find(wanted)
+                if start >= 0:
+                    return cursor.selectionStart(), key, start
+            cursor = document.find(OBJECT, cursor)
+        return None
+
+    def _show_code_hit(self, position: int, key: int, start: int, length: int) -> None:
+        """Scroll to the hit's line, the block sideways to its column, and mark it."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(position)
+        self.setTextCursor(cursor)
+        layout = self.document().documentLayout()
+        top = layout.blockBoundingRect(cursor.block()).top()
+        room = self.viewport().width() - 2 * self.document().documentMargin()
+        line_top = self.code_objects.reveal(key, start, length, room)
+        bar = self.verticalScrollBar()
+        bar.setValue(int(top + line_top - self.viewport().height() / 3))
 
     def show_all(self) -> None:
         """Render every message of the conversation, not only the last ones."""
@@ -561,10 +610,20 @@ class TranscriptView(QTextBrowser):
         )
 
     def _insert_tail(self, text: str, code: bool) -> None:
+        """The unfinished block as typed; an open code fence already in the code's font,
+        background and place (the paragraphs typed after it take the same format)."""
         fmt = QTextCharFormat()
+        cursor = self._cursor_at_end()
         if code:
             fmt.setFontFamilies([self._mono])
-        self._cursor_at_end().insertText(text, fmt)
+            if not self.renderer.wrap_code:
+                fmt.setFont(self.code_objects.font)
+                block_format = cursor.blockFormat()
+                block_format.setBackground(QColor(self.palette_colors.code_background))
+                block_format.setLeftMargin(PADDING_X)
+                block_format.setNonBreakableLines(False)
+                cursor.setBlockFormat(block_format)
+        cursor.insertText(text, fmt)
 
     def _reasoning_format(self) -> QTextCharFormat:
         fmt = QTextCharFormat()
@@ -631,7 +690,8 @@ class TranscriptView(QTextBrowser):
         target = url.toString()
         if target.startswith(COPY_CODE):
             key = int(target.removeprefix(COPY_CODE) or 0)
-            self.copy_to_clipboard(self.code_blocks.texts.get(key, ""))
+            block = self.code_blocks.get(key)
+            self.copy_to_clipboard(block.text if block is not None else "")
             return
         if target.startswith(SOURCE):
             user_id, _, number = target.removeprefix(SOURCE).partition("/")
@@ -663,16 +723,20 @@ class TranscriptView(QTextBrowser):
         return text_with_code(self.document(), self.code_blocks, 0, self._end_position())
 
     def createMimeDataFromSelection(self) -> QMimeData:
-        """A copied selection carries the code of the code blocks in it (as text; Qt's own
-        data would give each block's object character, whatever is set on it)."""
+        """A copied selection carries the code of the code blocks in it, as text and as
+        HTML (where a pasted image of Hearth's would show nothing).  Qt's own data would
+        give each block's object character, whatever is set on it, so this is new data."""
         cursor = self.textCursor()
+        start, end = cursor.selectionStart(), cursor.selectionEnd()
         data = QMimeData()
-        data.setText(
-            text_with_code(
-                self.document(), self.code_blocks, cursor.selectionStart(), cursor.selectionEnd()
-            )
-        )
+        data.setText(text_with_code(self.document(), self.code_blocks, start, end))
+        data.setHtml(CODE_OBJECT_HTML.sub(self._code_as_html, cursor.selection().toHtml()))
         return data
+
+    def _code_as_html(self, found: re.Match[str]) -> str:
+        block = self.code_blocks.get(int(found.group(1)))
+        text = block.text.rstrip("\n") if block is not None else ""
+        return f"<pre>{html.escape(text)}</pre>"
 
     def _document_point(self, viewport_x: float, viewport_y: float) -> QPointF:
         return QPointF(
@@ -681,47 +745,64 @@ class TranscriptView(QTextBrowser):
         )
 
     def wheelEvent(self, event: QWheelEvent) -> None:
-        """Shift+wheel or a sideways swipe over a wide code block scrolls that block."""
-        delta = event.angleDelta()
-        sideways = delta.x() if delta.x() else 0
-        if not sideways and event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-            sideways = delta.y()
-        if sideways:
+        """Over a wide code block, a sideways swipe or Shift+wheel scrolls that block; a
+        swipe that is mostly downwards (they nearly always drift a little sideways)
+        scrolls the conversation."""
+        pixels, notches = event.pixelDelta(), event.angleDelta()
+        dx, dy = (pixels.x(), pixels.y()) if not pixels.isNull() else (notches.x(), notches.y())
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and not dx:
+            dx, dy = dy, 0
+        if dx and abs(dx) > abs(dy):
+            step = dx if not pixels.isNull() else dx / 120 * WHEEL_STEP
             position = event.position()
-            key = self.code_painter.key_at(self._document_point(position.x(), position.y()))
-            if key and self.code_painter.wide(key):
-                self.code_painter.scroll_by(key, -sideways / 120 * WHEEL_STEP)
+            key = self.code_objects.key_at(self._document_point(position.x(), position.y()))
+            if key and self.code_objects.wide(key):
+                self.code_objects.scroll_by(key, -step)
                 event.accept()
                 return
         super().wheelEvent(event)
 
+    def _bar_under(self, event: QMouseEvent) -> tuple[int, QPointF] | None:
+        """The code block whose scroll bar is under the pointer, and the point."""
+        position = event.position()
+        point = self._document_point(position.x(), position.y())
+        key = self.code_objects.key_at(point)
+        bar = self.code_objects.bar_rect(key) if key else None
+        if bar is not None and bar.adjusted(0, -3, 0, 3).contains(point):
+            return key, point
+        return None
+
     def mousePressEvent(self, event: QMouseEvent) -> None:
         """Pressing a code block's scroll bar starts dragging it (a click beside the thumb
         moves the thumb there first, as scroll bars do)."""
-        if event.button() == Qt.MouseButton.LeftButton:
-            position = event.position()
-            point = self._document_point(position.x(), position.y())
-            key = self.code_painter.key_at(point)
-            bar = self.code_painter.bar_rect(key) if key else None
-            if bar is not None and bar.adjusted(0, -3, 0, 3).contains(point):
-                painter = self.code_painter
-                thumb = painter.thumb_rect(key)
-                if not thumb.contains(point):
-                    shift = point.x() - thumb.center().x()
-                    painter.scroll_by(key, shift * painter.pixels_per_drag(key))
-                block = self.code_blocks.get(key)
-                assert block is not None
-                self._dragging = (key, point.x(), block.offset)
-                event.accept()
-                return
-        super().mousePressEvent(event)
+        under = self._bar_under(event) if event.button() == Qt.MouseButton.LeftButton else None
+        if under is None:
+            super().mousePressEvent(event)
+            return
+        key, point = under
+        objects = self.code_objects
+        thumb = objects.thumb_rect(key)
+        if not thumb.contains(point):
+            objects.scroll_by(key, (point.x() - thumb.center().x()) * objects.pixels_per_drag(key))
+        block = self.code_blocks.get(key)
+        assert block is not None
+        self._dragging = (key, point.x(), block.offset)
+        event.accept()
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if self._bar_under(event) is not None:
+            event.accept()  # a quick second click on a bar: no word selected under it
+            return
+        super().mouseDoubleClickEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._dragging is not None and not event.buttons() & Qt.MouseButton.LeftButton:
+            self._dragging = None  # the release went elsewhere (a popup, another window)
         if self._dragging is not None:
             key, start_x, start_offset = self._dragging
             moved = event.position().x() + self.horizontalScrollBar().value() - start_x
-            self.code_painter.scroll_to(
-                key, start_offset + moved * self.code_painter.pixels_per_drag(key)
+            self.code_objects.scroll_to(
+                key, start_offset + moved * self.code_objects.pixels_per_drag(key)
             )
             event.accept()
             return
@@ -733,6 +814,17 @@ class TranscriptView(QTextBrowser):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Zoom (Ctrl+wheel) and font changes reach the code: it is measured again and the
+        blocks are laid out again, keeping where each was scrolled."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.ApplicationFontChange):
+            font = self.document().defaultFont()
+            if code_font(font).pointSizeF() != self.code_objects.font.pointSizeF():
+                self.code_objects.reset(self.palette_colors, font)
+                document = self.document()
+                document.markContentsDirty(0, document.characterCount())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A centred reading column: lines longer than ``READING_WIDTH`` are tiring, and
