@@ -148,6 +148,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="Hearth's recommended models, best first for this machine",
     )
     catalog.add_argument("--json", action="store_true", help="print a JSON list")
+    catalog.add_argument(
+        "--refresh",
+        action="store_true",
+        help="first ask the hub for today's file names and sizes (kept for later, offline "
+        "too); without it nothing is asked of a hub",
+    )
     remove = models_commands.add_parser(
         "rm", parents=[common], help="delete a model Hearth downloaded (asks first)"
     )
@@ -612,11 +618,18 @@ def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -
 def cmd_models_catalog(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``hearth models catalog``: the curated models, best first for this machine, with
     the fit verdict; ``hearth pull NAME`` fetches one."""
-    from app.hub.catalog import ranked
+    from app.hub.catalog import load_catalog, preferred_source, ranked
+    from app.hub.catalog_refresh import check_hub, current_catalog, summary
 
+    if getattr(args, "refresh", False):
+        language = str(core.settings.get("appearance.language"))
+        checked = check_hub(core, load_catalog(), preferred_source(language))
+        for name, problem in checked.problems.items():
+            sys.stderr.write(f"{name}: {problem}\n")
     core.learn_machine()
     context = int(core.settings.get("engine.context_length"))
-    listing = ranked(core.machine_facts(), context)
+    entries, facts = current_catalog(core.paths.data_dir)
+    listing = ranked(core.machine_facts(), context, entries)
     if getattr(args, "json", False):
         out.write(json.dumps([r.to_json() for r in listing], indent=2) + "\n")
         return EXIT_OK
@@ -628,7 +641,7 @@ def cmd_models_catalog(core: Core, args: argparse.Namespace, out: TextIO = sys.s
             f"{entry.name:<{width}}  {entry.size_bytes / 1e9:5.1f} GB  {entry.purpose:<12} "
             f"{fit.verdict_text}{speed}\n"
         )
-    out.write("\nDownload one with: hearth pull NAME\n")
+    out.write(f"\n{summary(facts, len(entries))}\nDownload one with: hearth pull NAME\n")
     return EXIT_OK
 
 

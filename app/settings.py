@@ -227,6 +227,17 @@ DECLARATIONS: tuple[Setting, ...] = (
         empty="https://www.modelscope.cn (or $MODELSCOPE_ENDPOINT)",
     ),
     Setting(
+        "hub.refresh_catalog",
+        bool,
+        False,
+        "Check the recommended models on the hub daily",
+        "Once a day, ask the hub (ModelScope on a Chinese locale, else Hugging Face) for "
+        "today's file names and sizes of the models in Hearth's catalogue, so the "
+        "recommendations and their fit are current. Only those repositories are asked for; "
+        "nothing about you. Off: the catalogue shipped with Hearth is used until you press "
+        "Check the hub on the Models screen.",
+    ),
+    Setting(
         "server.memory_budget_gb",
         float,
         0.0,

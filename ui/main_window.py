@@ -208,12 +208,21 @@ class MainWindow(QMainWindow):
         self.catalog_panel = CatalogPanel(self.catalog_downloads, self._in_library)
         self.catalog_panel.chat_requested.connect(self._chat_with_catalog_model)
         self.models_screen.show_catalog(self.catalog_panel)
+        from ui.catalog_check import CatalogCheck
+
+        self.catalog_check = CatalogCheck(self.core, self.catalog_panel, self)
+        self.catalog_check.checked.connect(self._catalog_checked)
         bar.model_chosen.connect(
             lambda entry: self.welcome.set_model(entry.name, entry.source == "starter")
         )
         bar.listed.connect(lambda _models: self.welcome.refresh())
         self.models_screen.library_changed.connect(lambda _models: self.welcome.refresh())
         self.models_screen.library_changed.connect(lambda _models: self.catalog_panel.refresh())
+
+    def _catalog_checked(self) -> None:
+        """The hub's file sizes arrived: the cards, verdicts and order follow them."""
+        if self.core.facts is not None:
+            self._show_recommendations(self.core.facts)
 
     def _in_library(self, entry: Any) -> bool:
         return self._library_entry(entry) is not None
@@ -231,8 +240,9 @@ class MainWindow(QMainWindow):
 
     def _chat_with_catalog_model(self, name: str) -> None:
         from app.hub.catalog import find
+        from app.hub.catalog_refresh import current_catalog
 
-        entry = find(name)
+        entry = find(name, current_catalog(self.core.paths.data_dir)[0])
         model = self._library_entry(entry) if entry is not None else None
         if model is not None:
             self._chat_with(model)
@@ -510,16 +520,19 @@ class MainWindow(QMainWindow):
             self.core.facts = facts
             self.models_screen.set_facts(facts)
             self._show_recommendations(facts)
+            self.catalog_check.check_if_due()
             self._usage = UsageSampler(gpus=bool(facts.usable_gpus))
 
     def _show_recommendations(self, facts: SystemFacts) -> None:
         """The catalogue ranked for this machine (a few estimates: instant)."""
         from app.errors import HearthError
         from app.hub.catalog import picks, ranked
+        from app.hub.catalog_refresh import current_catalog
 
         context = int(self.core.settings.get("engine.context_length"))
         try:
-            best = ranked(facts, context)
+            entries, hub_facts = current_catalog(self.core.paths.data_dir)
+            best = ranked(facts, context, entries)
         except HearthError as exc:
             self.report(exc, self.tr("reading the model catalogue"))
             return
@@ -528,6 +541,7 @@ class MainWindow(QMainWindow):
         chosen = picks(best, language=current_language())
         self.welcome.set_picks(chosen)
         self.catalog_panel.set_ranked(best, chosen)
+        self.catalog_check.show_facts(hub_facts, len(entries))
 
     def _smallest_peak(self, facts: object) -> int | None:
         """Called on a worker thread by the system check: the least memory any model needs."""

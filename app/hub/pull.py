@@ -134,8 +134,10 @@ def run_pull(
 ) -> int:
     """``hearth pull REPO`` or ``hearth pull CATALOG_NAME``."""
     from app.hub.catalog import find, preferred_source
+    from app.hub.catalog_refresh import current_catalog
 
-    entry = find(repo_id) if "/" not in repo_id else None
+    entries = current_catalog(core.paths.data_dir)[0] if "/" not in repo_id else []
+    entry = find(repo_id, entries) if entries else None
     if "/" not in repo_id and entry is None:
         try:  # a repository without an owner (gpt2): the hub may still have it
             return _run_repo_pull(core, repo_id, pattern, source or HF, err)

@@ -25,9 +25,10 @@ _lock = threading.Lock()
 _reached: dict[tuple[str, int], float] = {}
 
 
-def check_reachable(endpoint_url: str, hub_name: str) -> None:
+def check_reachable(endpoint_url: str, hub_name: str, remembered: bool = True) -> None:
     """HearthError in words when ``endpoint_url``'s host cannot be resolved or connected
-    to; nothing when it can (or was, within the last minute)."""
+    to; nothing when it can (or was, within the last minute, unless ``remembered`` is
+    False: after a request failed, to tell a network that went away from a missing file)."""
     parts = urlsplit(endpoint_url)
     host = parts.hostname
     if not host:
@@ -37,7 +38,7 @@ def check_reachable(endpoint_url: str, hub_name: str) -> None:
     port = parts.port or (443 if parts.scheme == "https" else 80)
     key = (host, port)
     with _lock:
-        if time.monotonic() - _reached.get(key, -REMEMBER_S) < REMEMBER_S:
+        if remembered and time.monotonic() - _reached.get(key, -REMEMBER_S) < REMEMBER_S:
             return
     try:
         addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)

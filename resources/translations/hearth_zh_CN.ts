@@ -116,6 +116,13 @@
     </message>
 </context>
 <context>
+    <name>CatalogCheck</name>
+    <message>
+        <source>The check failed: {0}</source>
+        <translation>检查失败：{0}</translation>
+    </message>
+</context>
+<context>
     <name>CatalogDownloads</name>
     <message>
         <source>Finding the file…</source>
@@ -151,6 +158,18 @@
     <message>
         <source>Recommended for this computer</source>
         <translation>为这台电脑推荐</translation>
+    </message>
+    <message>
+        <source>Check the hub</source>
+        <translation>在模型站检查</translation>
+    </message>
+    <message>
+        <source>Ask the hub for today&apos;s file names and sizes of the catalogue&apos;s models. Only the models&apos; repositories are asked for; nothing about you.</source>
+        <translation>向模型站查询目录中各模型当前的文件名和大小。只查询这些模型的仓库，不涉及任何关于你的信息。</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
     </message>
     <message>
         <source>Hearth&apos;s catalogue, best first for this computer</source>
@@ -2258,6 +2277,26 @@
         <translation>无法读取 Hearth 的模型目录（{0}）。请重新安装 Hearth 以恢复；搜索模型仓库仍然可用。</translation>
     </message>
     <message>
+        <source>Checked on the hub on {0}.</source>
+        <translation>已于 {0} 在模型站核对。</translation>
+    </message>
+    <message>
+        <source>facts about the catalogue&apos;s models</source>
+        <translation>目录模型的核对信息</translation>
+    </message>
+    <message>
+        <source>Sizes as shipped with Hearth.</source>
+        <translation>大小为 Hearth 随附的数据。</translation>
+    </message>
+    <message>
+        <source>Checked on the hub on {0}: {1} of {2} models found.</source>
+        <translation>已于 {0} 在模型站核对：找到 {2} 个模型中的 {1} 个。</translation>
+    </message>
+    <message>
+        <source>The hub answered, but none of the catalogue&apos;s models could be checked ({0}).</source>
+        <translation>模型站有回应，但目录中的模型都无法核对（{0}）。</translation>
+    </message>
+    <message>
         <source>{0} could not be found on either hub. {1}</source>
         <translation>在两个模型仓库中都找不到 {0}。{1}</translation>
     </message>
@@ -2880,6 +2919,14 @@
     <message>
         <source>https://www.modelscope.cn (or $MODELSCOPE_ENDPOINT)</source>
         <translation>https://www.modelscope.cn（或 $MODELSCOPE_ENDPOINT）</translation>
+    </message>
+    <message>
+        <source>Check the recommended models on the hub daily</source>
+        <translation>每天在模型站核对推荐模型</translation>
+    </message>
+    <message>
+        <source>Once a day, ask the hub (ModelScope on a Chinese locale, else Hugging Face) for today&apos;s file names and sizes of the models in Hearth&apos;s catalogue, so the recommendations and their fit are current. Only those repositories are asked for; nothing about you. Off: the catalogue shipped with Hearth is used until you press Check the hub on the Models screen.</source>
+        <translation>每天一次，向模型站（中文环境下为 ModelScope，否则为 Hugging Face）查询 Hearth 目录中各模型当前的文件名和大小，使推荐及其适配判断保持最新。只查询这些仓库，不涉及任何关于你的信息。关闭时：使用 Hearth 随附的目录，直到你在“模型”页面按下“在模型站检查”。</translation>
     </message>
     <message>
         <source>API models&apos; memory (GB)</source>

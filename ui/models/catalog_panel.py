@@ -1,12 +1,15 @@
 """The Models screen's first view: Hearth's catalogue as cards, the models recommended for
 this computer first, the whole catalogue one click away (above the hub search, which is
-for those who know what they are looking for)."""
+for those who know what they are looking for).  Under the cards: when their sizes were
+last checked on the hub, and *Check the hub* to check them now (``app.hub.catalog_refresh``;
+nothing is asked of a hub until then, unless the daily check is allowed in Settings)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -27,6 +30,7 @@ COLUMNS = 4
 
 class CatalogPanel(QWidget):
     chat_requested = Signal(str)  # a catalogue model's name
+    check_requested = Signal()  # Check the hub
 
     def __init__(
         self,
@@ -69,7 +73,34 @@ class CatalogPanel(QWidget):
         self.all_grid = CardGrid(downloads, is_here, self.chat_requested.emit, COLUMNS, 10, every)
         self.all_box.setWidget(every)
         layout.addWidget(self.all_box)
+        foot = QHBoxLayout()
+        self.hub_note = QLabel("")
+        self.hub_note.setObjectName("catalogHubNote")
+        self.hub_note.setWordWrap(True)
+        self.hub_note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.check_button = QPushButton(self.tr("Check the hub"))
+        self.check_button.setObjectName("catalogCheck")
+        self.check_button.setToolTip(
+            self.tr(
+                "Ask the hub for today's file names and sizes of the catalogue's models. "
+                "Only the models' repositories are asked for; nothing about you."
+            )
+        )
+        self.check_button.clicked.connect(self.check_requested)
+        foot.addWidget(self.hub_note, 1)
+        foot.addWidget(self.check_button)
+        layout.addLayout(foot)
         self._fill()
+
+    def set_hub_note(self, text: str, failed: bool = False) -> None:
+        """When the sizes were checked (or why the check failed: said here, where the
+        user pressed the button)."""
+        self.hub_note.setText(text)
+        self.hub_note.setStyleSheet("color: #b91c1c;" if failed else "")
+
+    def set_checking(self, checking: bool) -> None:
+        self.check_button.setEnabled(not checking)
+        self.check_button.setText(self.tr("Checking…") if checking else self.tr("Check the hub"))
 
     def set_ranked(self, best: list[Ranked], picks: list[Ranked]) -> None:
         self.best, self.picks = best, picks
