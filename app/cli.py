@@ -615,7 +615,9 @@ def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -
     return EXIT_OK
 
 
-def cmd_models_catalog(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def cmd_models_catalog(
+    core: Core, args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
     """``hearth models catalog``: the curated models, best first for this machine, with
     the fit verdict; ``hearth pull NAME`` fetches one."""
     from app.hub.catalog import load_catalog, preferred_source, ranked
@@ -625,10 +627,12 @@ def cmd_models_catalog(core: Core, args: argparse.Namespace, out: TextIO = sys.s
         language = str(core.settings.get("appearance.language"))
         checked = check_hub(core, load_catalog(), preferred_source(language))
         for name, problem in checked.problems.items():
-            sys.stderr.write(f"{name}: {problem}\n")
+            err.write(f"{name}: {problem}\n")
     core.learn_machine()
     context = int(core.settings.get("engine.context_length"))
     entries, facts = current_catalog(core.paths.data_dir)
+    if facts.problem:
+        err.write(f"{facts.problem}\n")
     listing = ranked(core.machine_facts(), context, entries)
     if getattr(args, "json", False):
         out.write(json.dumps([r.to_json() for r in listing], indent=2) + "\n")

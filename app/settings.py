@@ -238,6 +238,16 @@ DECLARATIONS: tuple[Setting, ...] = (
         "Check the hub on the Models screen.",
     ),
     Setting(
+        "hub.catalog_last_attempt",
+        float,
+        0.0,
+        "Last daily catalogue check",
+        "When the daily check of the catalogue last tried the hub (seconds since 1970), so "
+        "an offline computer does not try again at every start.",
+        minimum=0.0,
+        internal=True,
+    ),
+    Setting(
         "server.memory_budget_gb",
         float,
         0.0,

@@ -88,7 +88,7 @@ def run_self_test(core: Core) -> int:
         leaked = sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules)
         if leaked:
             raise SelfTestFailure(f"the window process imported {', '.join(leaked)}")
-        code = window.chat.transcript.renderer.block("```python\nx = 1\n```\n")
+        code = window.chat.transcript.renderer.highlighted("x = 1\n", "python")
         if "<span" not in code:
             raise SelfTestFailure("code is not highlighted (Pygments' lexers are missing)")
         from PySide6.QtCore import QTranslator

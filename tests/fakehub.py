@@ -49,6 +49,7 @@ class FakeHub:
         self.repos: dict[str, Repo] = {}
         self.faults: dict[tuple[str, str], Fault] = {}
         self.requests: list[str] = []
+        self.credentials: list[str] = []  # Authorization headers and cookies that came
         self.token = "hf_secret"
         handler = type("Handler", (_Handler,), {"hub": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -110,6 +111,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.hub.requests.append(f"{self.command} {self.path} {self.headers.get('Range', '')}")
+        for header in ("Authorization", "Cookie"):
+            if self.headers.get(header):
+                self.hub.credentials.append(f"{header}: {self.headers[header]}")
         url = urlparse(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         path = unquote(url.path)

@@ -3,16 +3,18 @@ conversation, and the code stays what people copy, find and read."""
 
 from __future__ import annotations
 
+import gc
 import re
+import weakref
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QUrl
-from PySide6.QtGui import QGuiApplication, QMouseEvent, QTextDocument, QWheelEvent
+from PySide6.QtGui import QGuiApplication, QMouseEvent, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from app.chat import store as st
-from ui.chat.code_view import OBJECT, PADDING_Y, key_of
+from ui.chat.code_view import OBJECT, PADDING_X, PADDING_Y, key_of
 from ui.chat.markdown_html import COPY_CODE, DARK
 from ui.chat.transcript import TranscriptView
 from ui.gui import make_application
@@ -217,7 +219,7 @@ def test_a_search_hit_in_code_is_scrolled_to_and_marked(view: TranscriptView) ->
     assert block is not None and block.found == (40, column, column + 6), "code came first"
     view.viewport().repaint()
     rect = view.code_objects.drawn_at[key]
-    found = view.code_objects._found_rect(block)
+    found = view.code_objects._found_rect(key, block)
     assert block.offset <= found.left() < block.offset + rect.width(), "scrolled to its column"
     line_top = rect.top() + PADDING_Y + found.top() - view.verticalScrollBar().value()
     assert 0 <= line_top < view.viewport().height(), "the hit's line is on screen"
@@ -282,11 +284,14 @@ def test_theme_and_zoom_reach_the_code(view: TranscriptView) -> None:
 
 def test_rendering_again_frees_the_drawings(view: TranscriptView) -> None:
     _reply(view, f"```\n{LONG_LINE}\n```\n\n```\nother\n```\n")
-    before = len(view.findChildren(QTextDocument))
-    for _ in range(4):
-        view.set_editing(None if view.editing_id else 1)
-        _painted(view)
-    assert len(view.findChildren(QTextDocument)) == before
+    key = min(_object_rects(view))
+    block = view.code_blocks.get(key)
+    assert block is not None
+    drawing = weakref.ref(view.code_objects._drawing(key, block))
+    view.set_editing(1)  # the conversation rendered again
+    _painted(view)
+    gc.collect()
+    assert drawing() is None, "the old drawing is gone, not kept alive by Qt"
 
 
 def test_wrapping_code_makes_it_text_of_the_conversation(view: TranscriptView) -> None:
@@ -294,6 +299,23 @@ def test_wrapping_code_makes_it_text_of_the_conversation(view: TranscriptView) -
     _reply(view, f"```python\n{LONG_LINE}\n```\n")
     assert OBJECT not in view.document().toPlainText()
     assert LONG_LINE in view.document().toPlainText().replace("\u2028", "\n")
-    assert view.horizontalScrollBar().maximum() == 0, "it wraps in its block"
+    cursor = view.document().find("term_0 +")
+    assert cursor.block().layout().lineCount() > 1, "it wraps in its block"
     view.set_wrap_code(False)
     assert OBJECT in view.document().toPlainText()
+
+
+def test_an_open_fence_streams_where_its_block_will_be(view: TranscriptView) -> None:
+    view.begin_reply("m")
+    view.append_stream("Intro.\n\n```python\nx = 1\n")
+    tail = view.document().lastBlock().blockFormat()
+    assert tail.background().color().name() == view.palette_colors.code_background
+    assert tail.leftMargin() == PADDING_X, "the code does not jump sideways when it closes"
+
+
+def test_a_copy_link_written_by_the_model_does_nothing(view: TranscriptView) -> None:
+    QGuiApplication.clipboard().setText("before")
+    _reply(view, f"[copy me]({COPY_CODE}abc) and [this]({COPY_CODE}1x)")
+    for target in (f"{COPY_CODE}abc", f"{COPY_CODE}1x", f"{COPY_CODE}²"):
+        view.anchorClicked.emit(QUrl(target))
+    assert QGuiApplication.clipboard().text() == "before", "nothing copied"

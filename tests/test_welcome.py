@@ -111,7 +111,8 @@ def test_the_models_screen_opens_on_the_same_recommendations_and_the_whole_catal
 def test_at_800_by_600_every_button_shows_its_whole_label(
     qtbot: QtBot, core: Core, hub: FakeHub
 ) -> None:
-    from PySide6.QtWidgets import QAbstractButton
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QAbstractButton, QApplication
 
     window = open_window(qtbot, core)
     wait_until(qtbot, lambda: cards_shown(window), 60_000)
@@ -127,7 +128,8 @@ def test_at_800_by_600_every_button_shows_its_whole_label(
     cut: list[str] = []
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
-        try:  # once the tab is laid out (a busy machine may take a while)
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # lay the tab out
+        try:  # and wait for whatever else settles (a busy machine may take a while)
             qtbot.waitUntil(partial(lambda i: not cut_labels(i), index), timeout=30_000)
         except qtbot.TimeoutError:
             cut += cut_labels(index)

@@ -177,6 +177,7 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'Sizes as shipped with Hearth.'),
     QT_TRANSLATE_NOOP('Phrase', 'Checked on the hub on {0}: {1} of {2} models found.'),
     QT_TRANSLATE_NOOP('Phrase', "The hub answered, but none of the catalogue's models could be checked ({0})."),
+    QT_TRANSLATE_NOOP('Phrase', '{0} has no single {1} file.'),
     QT_TRANSLATE_NOOP('Phrase', 'download list'),
     QT_TRANSLATE_NOOP('Phrase', 'Not enough disk space for {0}: it needs {1} more (the rest of the file and {2} that Hearth keeps free so the disk never fills up), and {3} are free in {4}.'),
     QT_TRANSLATE_NOOP('Phrase', '{0} is already being downloaded by another Hearth; wait for it to finish.'),

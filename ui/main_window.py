@@ -219,8 +219,9 @@ class MainWindow(QMainWindow):
         self.models_screen.library_changed.connect(lambda _models: self.welcome.refresh())
         self.models_screen.library_changed.connect(lambda _models: self.catalog_panel.refresh())
 
-    def _catalog_checked(self) -> None:
-        """The hub's file sizes arrived: the cards, verdicts and order follow them."""
+    def _catalog_checked(self, _facts: object) -> None:
+        """The hub's file sizes arrived: the cards, verdicts and order follow them (before
+        the system check, the recommendations come when it ends, with the new sizes)."""
         if self.core.facts is not None:
             self._show_recommendations(self.core.facts)
 
@@ -386,6 +387,7 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.core.settings, self)
         dialog.accepted.connect(self.apply_appearance)
         dialog.accepted.connect(self.updates.settings_changed)
+        dialog.accepted.connect(self.catalog_check.check_if_due)  # a daily check allowed now
         dialog.open()
 
     def add_endpoint(self) -> None:

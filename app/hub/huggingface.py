@@ -38,12 +38,13 @@ def endpoint(configured: str = "") -> str:
     return (configured or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
 
 
-def _api(endpoint_url: str, token: str | None) -> Any:
+def _api(endpoint_url: str, token: str | None, anonymous: bool = False) -> Any:
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     from huggingface_hub import HfApi
 
-    return HfApi(endpoint=endpoint_url, token=token or None)
+    # token=False: not even the token of ``hf auth login`` or $HF_TOKEN is sent
+    return HfApi(endpoint=endpoint_url, token=False if anonymous else token or None)
 
 
 def search(
@@ -88,10 +89,13 @@ def list_files(
     revision: str = "main",
     endpoint_url: str = DEFAULT_ENDPOINT,
     token: str | None = None,
+    anonymous: bool = False,
 ) -> list[RepoFile]:
-    """Every file of a repository with its size and hash, without downloading anything."""
+    """Every file of a repository with its size and hash, without downloading anything
+    (``anonymous``: without any token, for requests that are not about the user's own
+    access, such as the catalogue's check)."""
     check_reachable(endpoint_url, "Hugging Face")
-    api = _api(endpoint_url, token)
+    api = _api(endpoint_url, token, anonymous)
     try:
         info = api.model_info(repo_id, revision=revision, files_metadata=True)
     except Exception as exc:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from app.errors import AccessDenied, HearthError
-from app.hub.huggingface import RepoSummary
+from app.hub.huggingface import HubNotFound, RepoSummary
 from app.hub.reachable import check_reachable
 from app.hub.repo_files import RepoFile
 from wire.phrases import Phrase
@@ -24,9 +24,11 @@ STAGING = ".hearth-modelscope"
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "last_modified"}
 
 
-def _api(endpoint_url: str, token: str | None) -> Any:
+def _api(endpoint_url: str, token: str | None, anonymous: bool = False) -> Any:
     from modelscope_hub import HubApi
 
+    if anonymous:  # an empty token overrides a saved login and MODELSCOPE_API_TOKEN
+        return HubApi(endpoint=endpoint_url, token="")
     return HubApi(endpoint=endpoint_url, token=token or None)
 
 
@@ -63,10 +65,17 @@ def search(
 
 
 def list_files(
-    repo_id: str, *, revision: str = "master", endpoint_url: str, token: str | None = None
+    repo_id: str,
+    *,
+    revision: str = "master",
+    endpoint_url: str,
+    token: str | None = None,
+    anonymous: bool = False,
 ) -> list[RepoFile]:
+    """Every file of a repository with its size (``anonymous``: without any token or saved
+    login, for requests the user did not make about their own account)."""
     check_reachable(endpoint_url, "ModelScope")
-    api = _api(endpoint_url, token)
+    api = _api(endpoint_url, token, anonymous)
     try:
         files = api.list_repo_files(repo_id, "model", revision=revision)
     except Exception as exc:
@@ -162,7 +171,7 @@ def translate_error(exc: BaseException, what: str) -> HearthError:
             )
         )
     if name in ("NotExistError", "NotFoundError"):
-        return HearthError(Phrase("{0} was not found on ModelScope.", what))
+        return HubNotFound(Phrase("{0} was not found on ModelScope.", what))
     if name in ("NetworkError", "RequestTimeoutError", "ConnectionError"):
         return HearthError(
             Phrase(

@@ -103,7 +103,13 @@ def _stop_latencies(window: Any, rounds: int = 3) -> tuple[float, float]:
     from PySide6.QtTest import QTest
 
     ended: list[float] = []
-    window.reply_finished.connect(lambda _event: ended.append(time.perf_counter()))
+    statuses: list[str] = []
+
+    def finished(event: dict[str, Any]) -> None:
+        ended.append(time.perf_counter())
+        statuses.append(str(event.get("status", "")))
+
+    window.reply_finished.connect(finished)
     esc: list[float] = []
     button: list[float] = []
     for round_ in range(2 * rounds):
@@ -123,6 +129,9 @@ def _stop_latencies(window: Any, rounds: int = 3) -> tuple[float, float]:
         else:
             QTest.mouseClick(window.chat.stop_button, Qt.MouseButton.LeftButton)
         _wait(lambda n=count: len(ended) > n, 60)
+        if len(ended) == count or statuses[-1] != "stopped":
+            way = "Esc" if round_ % 2 == 0 else "the Stop button"
+            raise RuntimeError(f"{way} did not stop the reply")
         (esc if round_ % 2 == 0 else button).append((ended[-1] - started) * 1000)
     return statistics.median(esc), statistics.median(button)
 

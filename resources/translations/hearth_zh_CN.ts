@@ -118,6 +118,10 @@
 <context>
     <name>CatalogCheck</name>
     <message>
+        <source>checking the catalogue on the hub</source>
+        <translation>在模型站核对目录</translation>
+    </message>
+    <message>
         <source>The check failed: {0}</source>
         <translation>检查失败：{0}</translation>
     </message>
@@ -2295,6 +2299,10 @@
     <message>
         <source>The hub answered, but none of the catalogue&apos;s models could be checked ({0}).</source>
         <translation>模型站有回应，但目录中的模型都无法核对（{0}）。</translation>
+    </message>
+    <message>
+        <source>{0} has no single {1} file.</source>
+        <translation>{0} 中没有唯一的 {1} 文件。</translation>
     </message>
     <message>
         <source>{0} could not be found on either hub. {1}</source>

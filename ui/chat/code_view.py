@@ -96,6 +96,7 @@ class CodeBlockObjects(QPyTextObject):
         self._scratch = _plain_code_document(self.font)
         self._sizes: dict[str, tuple[float, float]] = {}  # by text: (natural width, height)
         self._drawings: dict[int, QTextDocument] = {}
+        self._found_rects: dict[int, QRectF] = {}  # search hits, in their drawings
         self.drawn_at: dict[int, QRectF] = {}  # where each block was last drawn
 
     def install(self, document: QTextDocument) -> None:
@@ -112,6 +113,7 @@ class CodeBlockObjects(QPyTextObject):
     def forget(self) -> None:
         """The blocks were rendered again: drop their drawings and places."""
         self._drawings.clear()
+        self._found_rects.clear()
         self.drawn_at.clear()
 
     # -- QTextObjectInterface ------------------------------------------------------------
@@ -121,7 +123,7 @@ class CodeBlockObjects(QPyTextObject):
         if block is None:
             return QSizeF(0, 0)  # not Hearth's: nothing is ever loaded, nothing shown
         natural, height = self._size(block)
-        width = self._room(doc, pos)
+        width = self.room_at(doc, pos)
         if natural + 2 * PADDING_X > width:
             height += BAR
         return QSizeF(width, height)
@@ -148,7 +150,7 @@ class CodeBlockObjects(QPyTextObject):
         visible = QRectF(block.offset - PADDING_X, -PADDING_Y, rect.width(), rect.height())
         if block.found is not None:
             painter.setClipRect(visible, Qt.ClipOperation.IntersectClip)
-            painter.fillRect(self._found_rect(block), QColor(colors.found))
+            painter.fillRect(self._found_rect(key, block), QColor(colors.found))
         self._drawing(key, block).drawContents(painter, visible)  # clipped to ``visible``
         painter.restore()
         if self.bar_rect(key) is not None:
@@ -245,8 +247,9 @@ class CodeBlockObjects(QPyTextObject):
         line = before.count("\n")
         column = len(before) - (before.rfind("\n") + 1)
         block.found = (line, column, column + length)
+        self._found_rects.pop(key, None)
         self._view.viewport().update()
-        found = self._found_rect(block)
+        found = self._found_rect(key, block)
         if found.right() > block.offset + room - 2 * PADDING_X or found.left() < block.offset:
             self.blocks.scrolled(key, max(0.0, found.left() - room / 3))
         return PADDING_Y + found.top()
@@ -254,9 +257,14 @@ class CodeBlockObjects(QPyTextObject):
     def clear_found(self) -> None:
         for block in self.blocks.blocks.values():
             block.found = None
+        self._found_rects.clear()
 
-    def _found_rect(self, block: CodeBlock) -> QRectF:
-        """Where a search hit lies in the block's drawing (laid out as the drawing is)."""
+    def _found_rect(self, key: int, block: CodeBlock) -> QRectF:
+        """Where a search hit lies in the block's drawing (laid out as the drawing is;
+        kept, so painting does not lay the code out again)."""
+        kept = self._found_rects.get(key)
+        if kept is not None:
+            return kept
         assert block.found is not None
         line_number, start, end = block.found
         text_block = self._drawing_for_size(block).findBlockByNumber(line_number)
@@ -267,7 +275,8 @@ class CodeBlockObjects(QPyTextObject):
         top = layout.position().y() + line.y()
         left = _x_of(line, start)
         right = _x_of(line, min(end, text_block.length() - 1))
-        return QRectF(left, top, max(right - left, 2.0), line.height())
+        rect = self._found_rects[key] = QRectF(left, top, max(right - left, 2.0), line.height())
+        return rect
 
     # -- sizes and drawings --------------------------------------------------------------
     def _drawing_for_size(self, block: CodeBlock) -> QTextDocument:
@@ -285,7 +294,7 @@ class CodeBlockObjects(QPyTextObject):
             self._sizes[block.text] = size
         return size
 
-    def _room(self, doc: QTextDocument, pos: int) -> float:
+    def room_at(self, doc: QTextDocument, pos: int) -> float:
         """The width a block at ``pos`` has: the column, less the indents it sits in."""
         width = doc.textWidth()
         if width <= 0:

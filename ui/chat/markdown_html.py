@@ -182,7 +182,7 @@ class MarkdownRenderer:
         """A code block: a line with its language and a Copy link, then the code: one
         object that ``ui.chat.code_view`` draws and scrolls sideways, or (``wrap_code``)
         text that wraps inside its block."""
-        body = self._highlight(code, language)
+        body = self.highlighted(code, language)
         key = self.code_blocks.add(code, body)
         p = self.palette
         label = html.escape(language or "text")
@@ -222,7 +222,8 @@ class MarkdownRenderer:
         return f'<a href="{source}">{html.escape(label)}</a>'
 
     # -- helpers -------------------------------------------------------------------------
-    def _highlight(self, code: str, language: str) -> str:
+    def highlighted(self, code: str, language: str) -> str:
+        """The code as HTML, coloured by Pygments where it knows the language."""
         try:
             # stripnl=False: a block's leading blank lines are drawn as they are measured
             lexer = get_lexer_by_name(language, stripnl=False) if language else None

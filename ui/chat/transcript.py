@@ -204,6 +204,7 @@ class TranscriptView(QTextBrowser):
     ) -> None:
         """Render a conversation (its last ``window`` messages) in one go."""
         self._live = None
+        self.code_objects.clear_found()
         self._messages = list(messages)
         self._by_id = {message.id: message for message in self._messages}
         self._branches = dict(branches or {})
@@ -256,16 +257,15 @@ class TranscriptView(QTextBrowser):
     def _first_code_with(self, words: str) -> tuple[int, int, int] | None:
         """(position in the document, block, index in its code) of the first code block
         whose code has ``words`` (its text is not the document's, so ``find`` misses it)."""
-        wanted = words.casefold()
+        wanted = re.compile(re.escape(words), re.IGNORECASE)  # indexes of the text itself
         document = self.document()
         cursor = document.find(OBJECT)
         while not cursor.isNull():
             key = key_of(cursor.charFormat())
             block = self.code_blocks.get(key)
-            if block is not None:
-                start = block.text.casefold().find(wanted)
-                if start >= 0:
-                    return cursor.selectionStart(), key, start
+            hit = wanted.search(block.text) if block is not None else None
+            if hit is not None:
+                return cursor.selectionStart(), key, hit.start()
             cursor = document.find(OBJECT, cursor)
         return None
 
@@ -276,7 +276,7 @@ class TranscriptView(QTextBrowser):
         self.setTextCursor(cursor)
         layout = self.document().documentLayout()
         top = layout.blockBoundingRect(cursor.block()).top()
-        room = self.viewport().width() - 2 * self.document().documentMargin()
+        room = self.code_objects.room_at(self.document(), position)
         line_top = self.code_objects.reveal(key, start, length, room)
         bar = self.verticalScrollBar()
         bar.setValue(int(top + line_top - self.viewport().height() / 3))
@@ -689,9 +689,11 @@ class TranscriptView(QTextBrowser):
     def _anchor(self, url: QUrl) -> None:
         target = url.toString()
         if target.startswith(COPY_CODE):
-            key = int(target.removeprefix(COPY_CODE) or 0)
-            block = self.code_blocks.get(key)
-            self.copy_to_clipboard(block.text if block is not None else "")
+            number = target.removeprefix(COPY_CODE)
+            # a model may write such a link itself: only a number of Hearth's is one
+            block = self.code_blocks.get(int(number)) if number.isdecimal() else None
+            if block is not None:
+                self.copy_to_clipboard(block.text)
             return
         if target.startswith(SOURCE):
             user_id, _, number = target.removeprefix(SOURCE).partition("/")
