@@ -224,11 +224,18 @@ def test_a_full_disk_is_reported_and_the_reply_still_shows(
     db.execute("CREATE TABLE disk_filler (x BLOB)")
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages}")
-    for size in (4096, 512, 64, 8, 1):
-        with contextlib.suppress(sqlite3.OperationalError):  # "database or disk is full"
-            while True:
-                db.execute("INSERT INTO disk_filler VALUES (zeroblob(?))", (size,))
-    wait_until(qtbot, lambda: "disk is full" in window.error_banner.message)
+
+    def fill_and_see_it_reported() -> bool:
+        """Fill what is free, again at every look: a save that frees pages (the search
+        index merges its segments) must not leave room for the next one, or a machine
+        that adds only a few tokens at a time would never run out."""
+        for size in (4096, 512, 64, 8, 1):
+            with contextlib.suppress(sqlite3.OperationalError):  # "database or disk is full"
+                while True:
+                    db.execute("INSERT INTO disk_filler VALUES (zeroblob(?))", (size,))
+        return "disk is full" in window.error_banner.message
+
+    wait_until(qtbot, fill_and_see_it_reported)
     shown = window.chat.transcript.streamed_text
     wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > len(shown) + 20)
     with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
