@@ -616,9 +616,11 @@ class TranscriptView(QTextBrowser):
         cursor = self._cursor_at_end()
         if code:
             fmt.setFontFamilies([self._mono])
+            block_format = cursor.blockFormat()
             if not self.renderer.wrap_code:
                 fmt.setFont(self.code_objects.font)
-                block_format = cursor.blockFormat()
+            if not self.renderer.wrap_code and block_format.leftMargin() != PADDING_X:
+                # once per paragraph, not on every update of a streaming reply
                 block_format.setBackground(QColor(self.palette_colors.code_background))
                 block_format.setLeftMargin(PADDING_X)
                 block_format.setNonBreakableLines(False)
