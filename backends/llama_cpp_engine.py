@@ -50,6 +50,7 @@ from backends.llama_loop import (
     LoopStats,
     NgramDrafter,
     PieceDecoder,
+    PrefillPacer,
     SamplerChain,
     run_token_loop,
 )
@@ -67,9 +68,6 @@ from backends.tool_prompt import (
 from wire import protocol
 from wire.phrases import Phrase, message_of
 
-# Prompt tokens evaluated between two checks of the Stop flag (about 0.5 s on 2 CPU cores
-# for a small model); measured here, larger slices are no faster.
-PREFILL_SLICE = 128
 PROMPT_STAGE = "Reading the prompt"
 Tools = Sequence[dict[str, Any]]
 
@@ -94,6 +92,7 @@ class LlamaCppEngine:
         self._chat_format = llama_chat_format
         self._llm: Any = None
         self._kv: KvSequence | None = None
+        self._pacer = PrefillPacer(1)  # sized to the context's batch when a model loads
         self._ctx: Any = None
         self._piece: Any = None
         self._prompt_lookup = True
@@ -147,7 +146,9 @@ class LlamaCppEngine:
         self._llm = llm
         self.n_ctx = llm.n_ctx()
         self._ctx = llm._ctx.ctx
-        self._kv = KvSequence(self._lib, self._ctx, PREFILL_SLICE, self.n_ctx)
+        batch = int(self._lib.llama_n_batch(self._ctx))
+        self._kv = KvSequence(self._lib, self._ctx, batch, self.n_ctx)
+        self._pacer = PrefillPacer(batch)
         self._piece = PieceDecoder(self._lib, llm._model.vocab)
         model = llm._model.model
         # A recurrent state cannot be cut back after a wrong guess: no drafting there.
@@ -435,24 +436,31 @@ class LlamaCppEngine:
         return finish
 
     def _prefill(self, prompt: list[int], cancel: threading.Event, emit: Emit) -> bool:
-        """Evaluate the prompt after its cached prefix, in slices, checking Stop between
-        them, so that Stop acts within one slice of a long prompt.  A ``progress`` event
-        after each slice of a long prompt says how far reading it has come.  Returns False
-        when cancelled.
+        """Evaluate the prompt after its cached prefix, in slices (``PrefillPacer``),
+        checking Stop between them, so that Stop acts within one slice of a long prompt.
+        A ``progress`` event after each slice of a long prompt says how far reading it has
+        come.  Returns False when cancelled.
 
         The last token is always evaluated on its own, whether the rest came from the
         cache or not: a batch rounds differently from a single token, and the first
         token of the reply is drawn from these logits, so the same request (and seed) gives
         the same reply the second time too."""
         kv = self._loaded_kv()
+        pacer = self._pacer
         start = kv.reuse_prefix(prompt)
         end = len(prompt) - 1
-        long = end - start > PREFILL_SLICE
-        for begin in range(start, end, PREFILL_SLICE):
+        long = end - start > pacer.size()
+        clock = time.perf_counter
+        begin = start
+        while begin < end:
             if cancel.is_set():
                 return False
-            done = min(begin + PREFILL_SLICE, end)
+            done = min(begin + pacer.size(), end)
+            started = clock()
             kv.decode(prompt[begin:done])
+            self._lib.llama_synchronize(self._ctx)  # a GPU's decode returns before the work
+            pacer.observe(done - begin, clock() - started)
+            begin = done
             if long:
                 emit(
                     {

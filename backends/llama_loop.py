@@ -44,6 +44,11 @@ TIMING_SMOOTHING = 0.2
 # A draft is made only from a match of this many tokens (2 finds too many chance matches).
 NGRAM_SIZES = (4, 3)
 
+# A prompt is read in slices of this many tokens, or of more where they take less than this
+# long (``PrefillPacer``).
+PREFILL_FIRST = 128
+PREFILL_SECONDS = 0.5
+
 # Returned by the per-token callback to go on.
 CONTINUE = None
 
@@ -248,6 +253,33 @@ class DecodeCosts:
 
 def _smoothed(old: float, new: float, known: bool) -> float:
     return old + TIMING_SMOOTHING * (new - old) if known else new
+
+
+class PrefillPacer:
+    """How many prompt tokens to evaluate in one decode: ``PREFILL_FIRST``, or more where
+    that many take less than ``PREFILL_SECONDS`` with this model on this machine (learnt
+    from the slices read so far, across requests), up to the context's batch size.
+
+    Stop is checked between slices, so it acts within one slice.  On a GPU a 128-token
+    slice is a few milliseconds of work, much of it fixed costs, and reads a long prompt
+    slower than full batches do.  Slices never get smaller than ``PREFILL_FIRST``: on a
+    CPU a smaller batch costs more per token, so a slow machine would read ever smaller,
+    ever slower slices (measured here: half the speed)."""
+
+    def __init__(self, most: int) -> None:
+        self.most = max(1, most)
+        self.per_token = 0.0  # seconds; 0 until a slice was timed
+
+    def size(self) -> int:
+        least = min(PREFILL_FIRST, self.most)
+        if self.per_token <= 0:
+            return least
+        return max(least, min(self.most, int(PREFILL_SECONDS / self.per_token)))
+
+    def observe(self, size: int, seconds: float) -> None:
+        if size >= PREFILL_FIRST:  # a shorter tail's time is mostly fixed costs
+            per_token = seconds / size
+            self.per_token = _smoothed(self.per_token, per_token, self.per_token > 0)
 
 
 class NgramDrafter:
