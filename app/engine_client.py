@@ -276,6 +276,7 @@ class Worker:
             self.jobs.clear()
         if orphans or code not in (0, None):
             log.warning("worker pid %s ended with exit code %s", self.process.pid, code)
+        avoided = self._avoid_runtime_after_illegal_instruction(code) if orphans else None
         for job in orphans:
             if job.cancel_requested and self.killed_for_cancel:
                 job.deliver(
@@ -287,7 +288,7 @@ class Worker:
                     }
                 )
             elif not self._retry_after_crash(job, code):
-                job.deliver(_worker_died_event(job, code))
+                job.deliver(_worker_died_event(job, code, avoided))
         self.client.worker_ended(self)
         with contextlib.suppress(OSError):
             self.log_file.close()
@@ -305,6 +306,20 @@ class Worker:
             **to_wire(Phrase("the engine stopped ({0})", code)),
         }
         return self.client.retry_elsewhere(self, job, self.runtime[0], event)
+
+    def _avoid_runtime_after_illegal_instruction(self, code: int | None) -> str | None:
+        """A worker that met an illegal instruction after its model loaded, on a runtime it
+        chose itself: the reply cannot be sent again (part of it was shown), but later
+        requests for the model skip that runtime, as after a crash while loading.  Returns
+        the runtime avoided, or None."""
+        runtime = self.runtime
+        if code not in ILLEGAL_INSTRUCTION or runtime is None or self.spec is None:
+            return None
+        name, forced = runtime
+        if forced or name == BUILT_IN_RUNTIME or self.retiring or self.killed_for_cancel:
+            return None
+        self.client.avoid_runtime(self.spec, name)
+        return name
 
     def stop(self, grace_s: float) -> None:
         """Ask the worker to shut down; kill it if it has not gone within ``grace_s``."""
@@ -328,13 +343,22 @@ class Worker:
 ILLEGAL_INSTRUCTION = frozenset({-4, 0xC000001D})
 
 
-def _worker_died_event(job: Job, code: int | None) -> dict[str, Any]:
+def _worker_died_event(job: Job, code: int | None, avoided: str | None = None) -> dict[str, Any]:
     how = (
         Phrase("exit code {0}", code)
         if code is not None and code >= 0
         else (Phrase("signal {0}", -code) if code is not None else Phrase("no exit code"))
     )
-    if code in ILLEGAL_INSTRUCTION:
+    if code in ILLEGAL_INSTRUCTION and avoided:
+        message = Phrase(
+            "The model engine stopped ({0}, an illegal instruction): the {1} build of "
+            "llama.cpp uses processor instructions that this computer, or the virtual machine "
+            "it runs in, does not allow. What was written so far was kept; from the next "
+            "message on, Hearth uses another llama.cpp runtime for this model.",
+            how,
+            avoided,
+        )
+    elif code in ILLEGAL_INSTRUCTION:
         # Retrying gives the same crash: the build uses instructions this processor (or
         # the virtual machine it runs in) does not allow.
         message = Phrase(
@@ -597,13 +621,7 @@ class EngineClient:
             )
             return True
         try:
-            original = ModelSpec.from_wire(message["model"])
-            spec = replace(original, skip_runtimes=(*original.skip_runtimes, failed))
-            with self._lock:
-                for source, target in list(self._rerouted.items()):
-                    if target == original:
-                        self._rerouted[source] = spec
-                self._rerouted[original] = spec
+            spec = self.avoid_runtime(ModelSpec.from_wire(message["model"]), failed)
             log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
             job.deliver(
                 {
@@ -627,6 +645,17 @@ class EngineClient:
             log.exception("could not retry on another runtime")
             job.deliver({**event, "id": job.id, "retry_without_runtime": False})
         return True
+
+    def avoid_runtime(self, spec: ModelSpec, failed: str) -> ModelSpec:
+        """From now on, requests for ``spec`` (and for whatever was rerouted to it) go to a
+        worker that skips the runtime ``failed``; returns the spec they get."""
+        rerouted = replace(spec, skip_runtimes=(*spec.skip_runtimes, failed))
+        with self._lock:
+            for source, target in list(self._rerouted.items()):
+                if target == spec:
+                    self._rerouted[source] = rerouted
+            self._rerouted[spec] = rerouted
+        return rerouted
 
     def load(self, spec: ModelSpec, on_event: EventCallback | None = None) -> Job:
         return self._submit(protocol.LOAD, spec, {"model": spec.to_wire()}, on_event)

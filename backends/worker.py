@@ -231,6 +231,7 @@ class Worker:
                     {"type": protocol.LOADED, "id": request_id, **info, "final": False}
                 )
         engine = self.require_engine()
+        self.fail_on_purpose(replying=True)
 
         # Local engines' deltas are merged; a server's arrive as it sends them (its stalls
         # must not hold back text already there).
@@ -353,11 +354,16 @@ class Worker:
                 }
             )
 
-    def fail_on_purpose(self) -> None:
-        """``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests): fail or crash on one runtime."""
+    def fail_on_purpose(self, replying: bool = False) -> None:
+        """``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests): fail or crash on one runtime, while
+        loading, or (``sigill-reply``) when a reply starts, after the model has loaded."""
         target = os.environ.get(runtimes.FAIL_LOAD_ENV, "")
         name, _, how = target.partition(":")
         if not name or self.runtime is None or self.runtime.name != name:
+            return
+        if replying or how == "sigill-reply":
+            if replying and how == "sigill-reply":
+                signal.raise_signal(signal.SIGILL)
             return
         if how == "crash":
             os._exit(70)

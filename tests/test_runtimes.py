@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from app.engine_client import EngineClient
 from tests.conftest import run_hearth
+from wire.model_spec import ModelSpec
 
 # The installed (built-in) CPU build's libraries, found without importing llama_cpp.
 _SPEC = importlib.util.find_spec("llama_cpp")
@@ -196,3 +198,30 @@ def test_a_build_for_another_processor_is_explained_not_blamed_on_the_model(
     assert code != 0
     assert "an illegal instruction" in stderr and "Choose another llama.cpp runtime" in stderr
     assert "damaged" not in stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+def test_an_illegal_instruction_in_a_reply_moves_the_next_reply_to_another_runtime(
+    runtimes_dir: Path, starter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runtime chosen automatically that loads the model, then stops with an illegal
+    instruction in a reply (a kernel only some prompts reach): that reply ends with the
+    reason and what happens next, and the next message runs on another runtime instead
+    of crashing the same way again."""
+    monkeypatch.setenv("HEARTH_RUNTIMES_DIR", str(runtimes_dir))
+    monkeypatch.setenv("HEARTH_FAIL_LOAD_ON_RUNTIME", "cpu-copy:sigill-reply")
+    client = EngineClient(log_dir=tmp_path, command=[sys.executable, "-m", "hearth", "--worker"])
+    spec = ModelSpec(str(starter), n_ctx=512, threads=2)
+    question = [{"role": "user", "content": "Hi"}]
+    params = {"max_tokens": 4, "temperature": 0}
+    try:
+        first = list(client.chat(spec, question, params).events(timeout=300))
+        assert first[-1]["type"] == "error", first[-1]
+        message = str(first[-1]["message"])
+        assert "illegal instruction" in message and "the cpu-copy build" in message
+        assert "Hearth uses another llama.cpp runtime" in message
+        again = list(client.chat(spec, question, params).events(timeout=300))
+        assert again[-1]["type"] == "done", again[-1]
+        assert next(e for e in again if e["type"] == "stats")["runtime"] == "cpu"
+    finally:
+        client.close()
