@@ -33,18 +33,26 @@ update-translations: $(STAMP)
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Hearth needs Python 3.11 or newer")'
 
-# This machine's own build of llama.cpp (GGML_NATIVE), without Intel AMX on x86-64 (and with
-# any CMAKE_ARGS of yours, for example a CUDA build); a cached wheel that still stops with
-# an illegal instruction is rebuilt once (packaging/llama/check_dev_build.py).  ggml's
-# AMX kernels stop with SIGILL on any prompt of a few dozen tokens on virtual machines that
-# report AMX (seen here, a Sapphire Rapids guest; llama.cpp has reports of the same), and
-# the installers' builds never use AMX.  llama-bench is built the same way.
+# The development environment's llama.cpp.  On x86-64 with no CMAKE_ARGS of yours it is the
+# installers' own portable build (see dist below): the tests run the llama.cpp that ships,
+# a fresh machine builds llama.cpp once for both, and on the Sapphire Rapids VMs that run
+# CI it generates about 20 % faster than a GGML_NATIVE build (docs/RUNTIMES.md).  With
+# CMAKE_ARGS (a CUDA build, say), or on other processors, it is built for this machine
+# (GGML_NATIVE), without Intel AMX on x86-64: ggml's AMX kernels stop with SIGILL on any
+# prompt of a few dozen tokens on virtual machines that report AMX (seen here; llama.cpp has
+# reports of the same), and the installers' builds never use AMX.  A cached wheel that still
+# stops with an illegal instruction is rebuilt once (packaging/llama/check_dev_build.py).
+BUILD_CACHE := $(HOME)/.cache/hearth-build
+PORTABLE    := $(BUILD_CACHE)/wheels/portable
+X86_64      := $(filter x86_64,$(shell uname -m))
 AMX_OFF := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
-DEV_LLAMA_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DCMAKE_C_FLAGS="$(AMX_OFF)" -DCMAKE_CXX_FLAGS="$(AMX_OFF)",)
+DEV_LLAMA_ARGS := $(if $(X86_64),-DCMAKE_C_FLAGS="$(AMX_OFF)" -DCMAKE_CXX_FLAGS="$(AMX_OFF)",)
+DEV_WHEEL := $(if $(and $(X86_64),$(if $(strip $(CMAKE_ARGS)),,yes)),$(PORTABLE)/.built,)
 
 # pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds).
-$(STAMP): pyproject.toml constraints.txt packaging/dev-env.sh packaging/lib.sh | check-python
-	PYTHON=$(PYTHON) CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' bash packaging/dev-env.sh $(VENV)
+$(STAMP): pyproject.toml constraints.txt packaging/dev-env.sh packaging/lib.sh $(DEV_WHEEL) | check-python
+	PYTHON=$(PYTHON) LLAMA_WHEEL_DIR='$(if $(DEV_WHEEL),$(PORTABLE),)' \
+		CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' bash packaging/dev-env.sh $(VENV)
 	touch $(STAMP)
 
 run: $(STAMP) $(QM)
@@ -88,23 +96,23 @@ test-under-load: lint $(TEST_RUNTIMES)
 
 # The installers' build of llama.cpp: for any x86-64 CPU with AVX2 (see dist below).
 DIST_VENV := .venv-dist
-PORTABLE  := $(HOME)/.cache/hearth-build/wheels/portable
 LLAMA_PORTABLE_ARGS := $(call lib_sh,LLAMA_PORTABLE_ARGS)
 PORTABLE_FEATURES   := avx,avx2,fma,f16c
 
-# llama.cpp's own llama-bench, from the llama.cpp that llama-cpp-python vendors, so that
-# `hearth bench` compares the engine with the C++ figure of the same code.  Built once per
-# machine, outside the tree (like pip's wheel cache).
+# llama.cpp's own llama-bench, from the llama.cpp that llama-cpp-python vendors and built
+# like the dev environment's (portable, or native), so that `hearth bench` compares the
+# engine with the C++ figure of the same code.  Built once per machine, outside the tree
+# (like pip's wheel cache).
 LLAMA_VERSION := $(call lib_sh,LLAMA_VERSION)
-BUILD_CACHE   := $(HOME)/.cache/hearth-build
-LLAMA_BENCH   := $(BUILD_CACHE)/llama-bench-$(LLAMA_VERSION)/bin/llama-bench
+BENCH_BUILD   := llama-bench-$(LLAMA_VERSION)$(if $(DEV_WHEEL),-portable,)
+LLAMA_BENCH   := $(BUILD_CACHE)/$(BENCH_BUILD)/bin/llama-bench
 # Runtimes (backends/runtimes.py, docs/RUNTIMES.md) are built once per machine in here.
 RUNTIMES_CACHE := $(BUILD_CACHE)/runtimes-$(LLAMA_VERSION)
-AVX512_RUNTIME := $(if $(filter x86_64,$(shell uname -m)),$(RUNTIMES_CACHE)/cpu-avx512/runtime.json,)
+AVX512_RUNTIME := $(if $(X86_64),$(RUNTIMES_CACHE)/cpu-avx512/runtime.json,)
 
 $(LLAMA_BENCH): | $(STAMP)
 	PYTHON=$(PY) bash packaging/llama/build-llama-bench.sh $(LLAMA_VERSION) \
-		$(BUILD_CACHE)/llama-bench-$(LLAMA_VERSION) $(DEV_LLAMA_ARGS)
+		$(BUILD_CACHE)/$(BENCH_BUILD) $(if $(DEV_WHEEL),$(LLAMA_PORTABLE_ARGS),$(DEV_LLAMA_ARGS))
 
 bench-tools: $(LLAMA_BENCH)
 

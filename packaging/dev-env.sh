@@ -7,12 +7,18 @@
 #   bash packaging/dev-env.sh [VENV]          (default .venv; CMAKE_ARGS reach llama.cpp's build)
 #
 # pip keeps its wheel cache: llama-cpp-python takes minutes to build once, then seconds.
+# With LLAMA_WHEEL_DIR (the Makefile's portable wheel, the installers' own build), that
+# llama-cpp-python is installed instead of one built here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=packaging/lib.sh
 . packaging/lib.sh
 PY="$(ensure_venv "${1:-.venv}")"
 "$PY" -m pip install --quiet --upgrade pip
+if [ -n "${LLAMA_WHEEL_DIR:-}" ]; then
+  wheels=("$LLAMA_WHEEL_DIR"/llama_cpp_python-"$LLAMA_VERSION"-*.whl)
+  "$PY" -m pip install --quiet --no-deps --force-reinstall "${wheels[0]}"
+fi
 "$PY" -m pip install --quiet -e '.[test,transformers]' -c constraints.txt
 "$PY" -m pip install --quiet --no-deps "$STARTER"
 "$PY" packaging/llama/check_dev_build.py

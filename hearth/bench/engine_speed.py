@@ -59,7 +59,8 @@ class EngineFigures:
     lookup_without: list[float] = field(default_factory=list)
     unrelated_with: list[float] = field(default_factory=list)
     unrelated_without: list[float] = field(default_factory=list)
-    # The CPU runtime an installer chooses on this machine, against the dev (native) build.
+    # The CPU runtime an installer chooses on this machine, against the dev build (with make
+    # on x86-64 the same portable build, so this is about 1; native with CMAKE_ARGS).
     installer: list[float] = field(default_factory=list)
     installer_runtime: str = ""
     dev: list[float] = field(default_factory=list)
