@@ -42,16 +42,27 @@ check-python:
 # prompt of a few dozen tokens on virtual machines that report AMX (seen here; llama.cpp has
 # reports of the same), and the installers' builds never use AMX.  A cached wheel that still
 # stops with an illegal instruction is rebuilt once (packaging/llama/check_dev_build.py).
+LLAMA_VERSION := $(call lib_sh,LLAMA_VERSION)
 BUILD_CACHE := $(HOME)/.cache/hearth-build
-PORTABLE    := $(BUILD_CACHE)/wheels/portable
+PORTABLE    := $(BUILD_CACHE)/wheels/portable-$(LLAMA_VERSION)
 X86_64      := $(filter x86_64,$(shell uname -m))
 AMX_OFF := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 DEV_LLAMA_ARGS := $(if $(X86_64),-DCMAKE_C_FLAGS="$(AMX_OFF)" -DCMAKE_CXX_FLAGS="$(AMX_OFF)",)
 DEV_WHEEL := $(if $(and $(X86_64),$(if $(strip $(CMAKE_ARGS)),,yes)),$(PORTABLE)/.built,)
+# Which llama.cpp the venv has, in a file rewritten only when that changes, so that
+# `CMAKE_ARGS=… make run` after a portable set-up (or a plain `make` after a CUDA one)
+# installs the other build instead of keeping the one there.
+LLAMA_BUILD_FILE := $(VENV)/.hearth-llama-build
+LLAMA_BUILD := $(subst ',,$(if $(DEV_WHEEL),portable $(LLAMA_VERSION),native $(LLAMA_VERSION) $(strip $(CMAKE_ARGS))))
+$(shell mkdir -p $(VENV) && [ "$$(cat $(LLAMA_BUILD_FILE) 2>/dev/null)" = '$(LLAMA_BUILD)' ] \
+	|| printf '%s' '$(LLAMA_BUILD)' > $(LLAMA_BUILD_FILE))
 
-# pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds).
-$(STAMP): pyproject.toml constraints.txt packaging/dev-env.sh packaging/lib.sh $(DEV_WHEEL) | check-python
+# pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds);
+# CMAKE_ARGS of yours build llama-cpp-python again, past that cache, which ignores them.
+$(STAMP): pyproject.toml constraints.txt packaging/dev-env.sh packaging/lib.sh $(DEV_WHEEL) \
+		$(LLAMA_BUILD_FILE) | check-python
 	PYTHON=$(PYTHON) LLAMA_WHEEL_DIR='$(if $(DEV_WHEEL),$(PORTABLE),)' \
+		LLAMA_FROM_SOURCE='$(if $(strip $(CMAKE_ARGS)),yes,)' \
 		CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' bash packaging/dev-env.sh $(VENV)
 	touch $(STAMP)
 
@@ -103,7 +114,6 @@ PORTABLE_FEATURES   := avx,avx2,fma,f16c
 # like the dev environment's (portable, or native), so that `hearth bench` compares the
 # engine with the C++ figure of the same code.  Built once per machine, outside the tree
 # (like pip's wheel cache).
-LLAMA_VERSION := $(call lib_sh,LLAMA_VERSION)
 BENCH_BUILD   := llama-bench-$(LLAMA_VERSION)$(if $(DEV_WHEEL),-portable,)
 LLAMA_BENCH   := $(BUILD_CACHE)/$(BENCH_BUILD)/bin/llama-bench
 # Runtimes (backends/runtimes.py, docs/RUNTIMES.md) are built once per machine in here.
@@ -146,8 +156,8 @@ $(RUNTIMES_CACHE)/vulkan/runtime.json: | $(STAMP)
 
 # The CPU runtime for x86-64 CPUs with AVX-512 (Ice Lake, Sapphire Rapids, Zen 4 and later:
 # VBMI and VNNI too).  The installers carry it beside the portable AVX2 build, and Hearth
-# chooses it where the CPU has every set it needs.  A source checkout's own build is native,
-# so it is not linked into .cache/runtimes.
+# chooses it where the CPU has every set it needs.  It is not linked into a source
+# checkout's .cache/runtimes (make bench measures it apart).
 AVX512_ARGS = $(LLAMA_PORTABLE_ARGS) -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON
 AVX512_FEATURES := $(PORTABLE_FEATURES),avx512f,avx512cd,avx512vl,avx512dq,avx512bw,avx512vbmi,avx512_vnni
 
@@ -182,7 +192,7 @@ screenshot: $(STAMP)
 # of this machine's CPU.  The portable wheel is kept outside the tree (like pip's own wheel
 # cache) so that a fresh clone on the same machine does not build it again.
 
-$(PORTABLE)/.built:
+$(PORTABLE)/.built: | check-python
 	mkdir -p $(PORTABLE)
 	CMAKE_ARGS="$(LLAMA_PORTABLE_ARGS)" $(PYTHON) -m pip wheel --no-deps --no-cache-dir \
 		-w $(PORTABLE) llama-cpp-python==$(LLAMA_VERSION)

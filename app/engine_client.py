@@ -261,13 +261,21 @@ class Worker:
             if event["type"] == protocol.LOADED:
                 self.model_loaded = True
             job.deliver(event)
-            if job.finished or event["type"] == protocol.LOADED:
+            if (
+                job.finished
+                or event["type"] == protocol.DELTA
+                or (event["type"] == protocol.LOADED and job.kind == protocol.LOAD)
+            ):
                 with self.lock:
-                    self.sent.pop(job.id, None)  # loaded: no runtime to fall back from
+                    # Loaded, or words shown: nothing to send again on another runtime.
+                    self.sent.pop(job.id, None)
                     if job.finished:
                         self.jobs.pop(job.id, None)
         code = self.process.wait()
         stream.close()
+        # Before this worker counts as dead, so that no request starts a new worker on the
+        # runtime that stopped it.
+        avoided = self._avoid_runtime_after_illegal_instruction(code)
         with self.lock:
             self.dead = True
             with contextlib.suppress(OSError):  # a pipe the worker never drained
@@ -276,7 +284,6 @@ class Worker:
             self.jobs.clear()
         if orphans or code not in (0, None):
             log.warning("worker pid %s ended with exit code %s", self.process.pid, code)
-        avoided = self._avoid_runtime_after_illegal_instruction(code) if orphans else None
         for job in orphans:
             if job.cancel_requested and self.killed_for_cancel:
                 job.deliver(
@@ -294,12 +301,15 @@ class Worker:
             self.log_file.close()
 
     def _retry_after_crash(self, job: Job, code: int | None) -> bool:
-        """A worker that died while loading on a runtime it chose itself (a GPU driver's
-        crash): the request goes to a new worker without that runtime."""
+        """A worker that died on a runtime it chose itself, while loading (a GPU driver's
+        crash) or with an illegal instruction before the reply's first words (a kernel for
+        another processor): the request goes to a new worker without that runtime."""
         if self.runtime is None or self.runtime[1] or self.runtime[0] == BUILT_IN_RUNTIME:
             return False
-        if self.retiring or self.killed_for_cancel or self.model_loaded or job.id not in self.sent:
-            return False  # ended on purpose, or the model had loaded: not the runtime's fault
+        if self.retiring or self.killed_for_cancel or job.id not in self.sent:
+            return False  # ended on purpose, or words were shown: nothing to send again
+        if self.model_loaded and code not in ILLEGAL_INSTRUCTION:
+            return False  # a crash in a reply is not known to be the runtime's
         event = {
             "type": protocol.ERROR,
             "kind": protocol.ERR_WORKER_DIED,
@@ -308,10 +318,9 @@ class Worker:
         return self.client.retry_elsewhere(self, job, self.runtime[0], event)
 
     def _avoid_runtime_after_illegal_instruction(self, code: int | None) -> str | None:
-        """A worker that met an illegal instruction after its model loaded, on a runtime it
-        chose itself: the reply cannot be sent again (part of it was shown), but later
-        requests for the model skip that runtime, as after a crash while loading.  Returns
-        the runtime avoided, or None."""
+        """A worker that met an illegal instruction on a runtime it chose itself: later
+        requests for the model skip that runtime (the reply cut short cannot be sent again
+        once its first words were shown).  Returns the runtime avoided, or None."""
         runtime = self.runtime
         if code not in ILLEGAL_INSTRUCTION or runtime is None or self.spec is None:
             return None
@@ -353,8 +362,8 @@ def _worker_died_event(job: Job, code: int | None, avoided: str | None = None) -
         message = Phrase(
             "The model engine stopped ({0}, an illegal instruction): the {1} build of "
             "llama.cpp uses processor instructions that this computer, or the virtual machine "
-            "it runs in, does not allow. What was written so far was kept; from the next "
-            "message on, Hearth uses another llama.cpp runtime for this model.",
+            "it runs in, does not allow. Hearth now uses another llama.cpp runtime for this "
+            "model; anything already written was kept.",
             how,
             avoided,
         )
@@ -631,6 +640,12 @@ class EngineClient:
                     "runtime": failed,
                     **to_wire(
                         Phrase(
+                            "The {0} runtime stopped ({1}); trying the next one.",
+                            failed,
+                            str(event.get("message", "")),
+                        )
+                        if worker.model_loaded
+                        else Phrase(
                             "The {0} runtime could not load the model ({1}); trying the next one.",
                             failed,
                             str(event.get("message", "")),

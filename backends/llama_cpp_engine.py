@@ -444,7 +444,9 @@ class LlamaCppEngine:
         The last token is always evaluated on its own, whether the rest came from the
         cache or not: a batch rounds differently from a single token, and the first
         token of the reply is drawn from these logits, so the same request (and seed) gives
-        the same reply the second time too."""
+        the same reply the second time too.  Where the slices before it end may differ from
+        one reading to the next (their size follows this machine's speed), as it already
+        does when a prefix comes from the cache."""
         kv = self._loaded_kv()
         pacer = self._pacer
         start = kv.reuse_prefix(prompt)

@@ -269,6 +269,9 @@ class PrefillPacer:
     def __init__(self, most: int) -> None:
         self.most = max(1, most)
         self.per_token = 0.0  # seconds; 0 until a slice was timed
+        # The first full slice after a load pays for warming up (pages of the model read
+        # from disk, a GPU's kernels and graphs set up): not counted.
+        self._warm = False
 
     def size(self) -> int:
         least = min(PREFILL_FIRST, self.most)
@@ -278,6 +281,9 @@ class PrefillPacer:
 
     def observe(self, size: int, seconds: float) -> None:
         if size >= PREFILL_FIRST:  # a shorter tail's time is mostly fixed costs
+            if not self._warm:
+                self._warm = True
+                return
             per_token = seconds / size
             self.per_token = _smoothed(self.per_token, per_token, self.per_token > 0)
 

@@ -45,7 +45,8 @@ PROBE_TIMEOUT_S = 60.0
 # Fault injection for tests (what a GPU out of memory or a driver crash looks like):
 # "NAME" makes loading a model on runtime NAME fail, "NAME:crash" ends the worker there,
 # "NAME:sigill" ends it as a build for another processor does (an illegal instruction),
-# "NAME:sigill-reply" the same when a reply starts, after the model has loaded.
+# "NAME:sigill-reply" the same when a reply starts (the model loaded, nothing written yet),
+# "NAME:sigill-delta" once the reply's first words were sent.
 FAIL_LOAD_ENV = "HEARTH_FAIL_LOAD_ON_RUNTIME"
 
 

@@ -231,12 +231,19 @@ class Worker:
                     {"type": protocol.LOADED, "id": request_id, **info, "final": False}
                 )
         engine = self.require_engine()
-        self.fail_on_purpose(replying=True)
+        fault = self.injected_fault()
+        if fault == "sigill-reply":
+            signal.raise_signal(signal.SIGILL)
+
+        def send(event: dict[str, Any]) -> None:
+            self.channel.send(event)
+            if fault == "sigill-delta" and event.get("type") == protocol.DELTA:
+                signal.raise_signal(signal.SIGILL)
 
         # Local engines' deltas are merged; a server's arrive as it sends them (its stalls
         # must not hold back text already there).
         remote = (self.loaded_spec or {}).get("engine") == REMOTE
-        batch = DeltaBatcher(self.channel.send, interval=0.0 if remote else INTERVAL)
+        batch = DeltaBatcher(send, interval=0.0 if remote else INTERVAL)
 
         def emit(event: dict[str, Any]) -> None:
             event.setdefault("id", request_id)
@@ -354,25 +361,30 @@ class Worker:
                 }
             )
 
-    def fail_on_purpose(self, replying: bool = False) -> None:
-        """``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests): fail or crash on one runtime, while
-        loading, or (``sigill-reply``) when a reply starts, after the model has loaded."""
-        target = os.environ.get(runtimes.FAIL_LOAD_ENV, "")
-        name, _, how = target.partition(":")
+    def injected_fault(self) -> str:
+        """How ``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests) makes this worker fail on the runtime
+        it uses: "" (not at all), "fail", "crash", "sigill", "sigill-reply" (when a reply
+        starts) or "sigill-delta" (once the reply's first words are sent)."""
+        name, _, how = os.environ.get(runtimes.FAIL_LOAD_ENV, "").partition(":")
         if not name or self.runtime is None or self.runtime.name != name:
-            return
-        if replying or how == "sigill-reply":
-            if replying and how == "sigill-reply":
-                signal.raise_signal(signal.SIGILL)
-            return
+            return ""
+        return how or "fail"
+
+    def fail_on_purpose(self) -> None:
+        """Fail or crash while loading, as ``injected_fault`` says."""
+        how = self.injected_fault()
         if how == "crash":
             os._exit(70)
         if how == "sigill":  # what a build for another processor does
             signal.raise_signal(signal.SIGILL)
-        raise EngineError(
-            protocol.ERR_LOAD_FAILED,
-            Phrase("The {0} runtime could not load the model (on purpose).", name),
-        )
+        if how == "fail":
+            raise EngineError(
+                protocol.ERR_LOAD_FAILED,
+                Phrase(
+                    "The {0} runtime could not load the model (on purpose).",
+                    self.runtime.name if self.runtime else "",
+                ),
+            )
 
     def require_engine(self) -> Engine:
         if self.engine is None:

@@ -8,7 +8,8 @@
 #
 # pip keeps its wheel cache: llama-cpp-python takes minutes to build once, then seconds.
 # With LLAMA_WHEEL_DIR (the Makefile's portable wheel, the installers' own build), that
-# llama-cpp-python is installed instead of one built here.
+# llama-cpp-python is installed instead of one built here; with LLAMA_FROM_SOURCE, it is
+# built again from source with CMAKE_ARGS even when pip has a wheel of that version.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=packaging/lib.sh
@@ -17,7 +18,15 @@ PY="$(ensure_venv "${1:-.venv}")"
 "$PY" -m pip install --quiet --upgrade pip
 if [ -n "${LLAMA_WHEEL_DIR:-}" ]; then
   wheels=("$LLAMA_WHEEL_DIR"/llama_cpp_python-"$LLAMA_VERSION"-*.whl)
+  if ! [ -f "${wheels[0]}" ]; then
+    echo "dev-env: no llama-cpp-python $LLAMA_VERSION wheel in $LLAMA_WHEEL_DIR" >&2
+    exit 1
+  fi
   "$PY" -m pip install --quiet --no-deps --force-reinstall "${wheels[0]}"
+elif [ -n "${LLAMA_FROM_SOURCE:-}" ]; then
+  # Built here with CMAKE_ARGS, past pip's wheel cache (which does not look at them).
+  "$PY" -m pip install --quiet --no-deps --force-reinstall --no-cache-dir \
+    "llama-cpp-python==$LLAMA_VERSION"
 fi
 "$PY" -m pip install --quiet -e '.[test,transformers]' -c constraints.txt
 "$PY" -m pip install --quiet --no-deps "$STARTER"

@@ -174,7 +174,7 @@ def test_stop_during_a_long_prompt_does_not_wait_for_the_whole_prompt(
     client: EngineClient, starter: Path
 ) -> None:
     big = ModelSpec(str(starter), n_ctx=8192, threads=2)
-    words = " ".join(f"item{i}" for i in range(1200))  # about 4,000 tokens: 30 slices
+    words = " ".join(f"item{i}" for i in range(1200))  # about 4,000 tokens: many slices
     prompt = [{"role": "user", "content": f"Summarise this list: {words}"}]
     job = client.chat(big, prompt, {"max_tokens": 1})
     read: list[int] = []

@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,28 +201,69 @@ def test_a_build_for_another_processor_is_explained_not_blamed_on_the_model(
     assert "damaged" not in stderr
 
 
+def replies(
+    runtimes_dir: Path, fault: str, spec: ModelSpec, log_dir: Path, count: int
+) -> list[list[dict[str, Any]]]:
+    """The events of ``count`` replies in a row from one engine client (as the window
+    sends messages), with ``HEARTH_FAIL_LOAD_ON_RUNTIME=fault``."""
+    env = {"HEARTH_RUNTIMES_DIR": str(runtimes_dir), "HEARTH_FAIL_LOAD_ON_RUNTIME": fault}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        client = EngineClient(log_dir=log_dir, command=[sys.executable, "-m", "hearth", "--worker"])
+        try:
+            question = [{"role": "user", "content": "Hi"}]
+            params = {"max_tokens": 4, "temperature": 0}
+            return [
+                list(client.chat(spec, question, params).events(timeout=300)) for _ in range(count)
+            ]
+        finally:
+            client.close()
+
+
+def ran_on(events: list[dict[str, Any]]) -> str:
+    assert events[-1]["type"] == "done", events[-1]
+    return str(next(e for e in events if e["type"] == "stats")["runtime"])
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
-def test_an_illegal_instruction_in_a_reply_moves_the_next_reply_to_another_runtime(
-    runtimes_dir: Path, starter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_an_illegal_instruction_before_the_first_words_sends_the_reply_to_another_runtime(
+    runtimes_dir: Path, starter: Path, tmp_path: Path
 ) -> None:
     """A runtime chosen automatically that loads the model, then stops with an illegal
-    instruction in a reply (a kernel only some prompts reach): that reply ends with the
-    reason and what happens next, and the next message runs on another runtime instead
-    of crashing the same way again."""
-    monkeypatch.setenv("HEARTH_RUNTIMES_DIR", str(runtimes_dir))
-    monkeypatch.setenv("HEARTH_FAIL_LOAD_ON_RUNTIME", "cpu-copy:sigill-reply")
-    client = EngineClient(log_dir=tmp_path, command=[sys.executable, "-m", "hearth", "--worker"])
+    instruction while reading the prompt (a kernel only some prompts reach, as ggml's AMX
+    ones in some virtual machines): nothing was shown, so the reply comes from the next
+    runtime, with a notice, and later replies go there at once."""
     spec = ModelSpec(str(starter), n_ctx=512, threads=2)
-    question = [{"role": "user", "content": "Hi"}]
-    params = {"max_tokens": 4, "temperature": 0}
-    try:
-        first = list(client.chat(spec, question, params).events(timeout=300))
-        assert first[-1]["type"] == "error", first[-1]
-        message = str(first[-1]["message"])
-        assert "illegal instruction" in message and "the cpu-copy build" in message
-        assert "Hearth uses another llama.cpp runtime" in message
-        again = list(client.chat(spec, question, params).events(timeout=300))
-        assert again[-1]["type"] == "done", again[-1]
-        assert next(e for e in again if e["type"] == "stats")["runtime"] == "cpu"
-    finally:
-        client.close()
+    first, second = replies(runtimes_dir, "cpu-copy:sigill-reply", spec, tmp_path, 2)
+    assert ran_on(first) == "cpu" and ran_on(second) == "cpu"
+    failed = [e for e in first if e.get("kind") == "runtime_failed"]
+    assert len(failed) == 1 and "The cpu-copy runtime stopped" in str(failed[0]["message"])
+    assert not [e for e in second if e.get("kind") == "runtime_failed"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+def test_an_illegal_instruction_in_a_reply_moves_the_next_reply_to_another_runtime(
+    runtimes_dir: Path, starter: Path, tmp_path: Path
+) -> None:
+    """The same once the reply's first words were shown: that reply ends with the reason
+    and what happens next (it cannot be sent again), and the next message runs on another
+    runtime instead of crashing the same way again."""
+    spec = ModelSpec(str(starter), n_ctx=512, threads=2)
+    first, second = replies(runtimes_dir, "cpu-copy:sigill-delta", spec, tmp_path, 2)
+    assert any(e["type"] == "delta" for e in first), "the first words were shown"
+    assert first[-1]["type"] == "error", first[-1]
+    message = str(first[-1]["message"])
+    assert "illegal instruction" in message and "the cpu-copy build" in message
+    assert "Hearth now uses another llama.cpp runtime" in message
+    assert ran_on(second) == "cpu"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+def test_a_forced_runtime_that_meets_an_illegal_instruction_is_not_replaced(
+    runtimes_dir: Path, starter: Path, tmp_path: Path
+) -> None:
+    spec = ModelSpec(str(starter), n_ctx=512, threads=2, runtime="cpu-copy")
+    (first,) = replies(runtimes_dir, "cpu-copy:sigill-reply", spec, tmp_path, 1)
+    assert first[-1]["type"] == "error"
+    assert "Choose another llama.cpp runtime" in str(first[-1]["message"])

@@ -1909,6 +1909,10 @@
         <translation>此对话太长，无法发送给模型（{0} MB；最多可发送 {1} MB）。请开始新的对话，或发送更短的消息。</translation>
     </message>
     <message>
+        <source>The model engine stopped ({0}, an illegal instruction): the {1} build of llama.cpp uses processor instructions that this computer, or the virtual machine it runs in, does not allow. Hearth now uses another llama.cpp runtime for this model; anything already written was kept.</source>
+        <translation>模型引擎已停止（{0}，非法指令）：llama.cpp 的 {1} 构建使用了这台电脑（或其所在的虚拟机）不允许的处理器指令。Hearth 现在为此模型改用另一个 llama.cpp 运行时；已写出的内容均已保留。</translation>
+    </message>
+    <message>
         <source>the engine stopped ({0})</source>
         <translation>引擎已停止（{0}）</translation>
     </message>
@@ -2269,12 +2273,12 @@
         <translation>嵌入模型必须是 GGUF 模型；{0} 不是。</translation>
     </message>
     <message>
-        <source>The model engine stopped ({0}, an illegal instruction): the {1} build of llama.cpp uses processor instructions that this computer, or the virtual machine it runs in, does not allow. What was written so far was kept; from the next message on, Hearth uses another llama.cpp runtime for this model.</source>
-        <translation>模型引擎已停止（{0}，非法指令）：llama.cpp 的 {1} 版本使用了这台电脑（或其所在的虚拟机）不允许的处理器指令。已写出的内容已保留；从下一条消息起，Hearth 会为此模型改用另一个 llama.cpp 运行时。</translation>
-    </message>
-    <message>
         <source>The model engine stopped ({0}, an illegal instruction): this build of llama.cpp uses processor instructions that this computer, or the virtual machine it runs in, does not allow. Choose another llama.cpp runtime in Model settings; a build from source needs rebuilding for this processor.</source>
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
+    </message>
+    <message>
+        <source>The {0} runtime stopped ({1}); trying the next one.</source>
+        <translation>{0} 运行时已停止（{1}）；正在尝试下一个。</translation>
     </message>
     <message>
         <source>Hearth&apos;s model catalogue names a model twice.</source>
