@@ -72,7 +72,10 @@ class EngineFigures:
 
     @staticmethod
     def ratio(top: list[float], bottom: list[float]) -> float:
-        return statistics.median(top) / statistics.median(bottom)
+        """The median of the rounds' own ratios: in each round the two sides ran one right
+        after the other, so a machine that slows down between rounds (shared machines
+        change speed by 40 % from one minute to the next) moves both sides of a ratio."""
+        return statistics.median(a / b for a, b in zip(top, bottom, strict=True))
 
 
 def find_llama_bench() -> Path | None:
@@ -176,8 +179,10 @@ def _measure(spec: ModelSpec, binary: Path, rounds: int, portable: bool) -> Engi
             )
             stats = reply_stats(client, spec, _long_prompt(index), **{**plain, "max_tokens": 1})
             figures.prompt_per_s_hearth.append(stats["prompt_tokens"] / (stats["ttft_ms"] / 1000))
+            # As many tokens as Hearth's prompt had (its template adds some): each token of a
+            # longer prompt attends to more before it.
             figures.prompt_per_s_llama_bench.append(
-                llama_bench(binary, spec.path, threads, PROMPT_TOKENS, 0)
+                llama_bench(binary, spec.path, threads, int(stats["prompt_tokens"]), 0)
             )
             for messages, on, off in (
                 (task, figures.lookup_with, figures.lookup_without),

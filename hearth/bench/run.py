@@ -436,8 +436,12 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         if binary is None:
             say("bench: llama-bench not found ('make bench-tools' builds it): skipping the engine")
         else:
-            say(f"bench: the llama.cpp engine against {binary.name}, prompt lookup, 3 rounds")
-            engine = measure_engine(spec, binary, 3)
+            engine_rounds = max(3, rounds)
+            say(
+                f"bench: the llama.cpp engine against {binary.name}, prompt lookup, "
+                f"{engine_rounds} rounds"
+            )
+            engine = measure_engine(spec, binary, engine_rounds)
     startup = measure_startup(STARTUP_RUNS)
     download_mb = int(getattr(args, "download_mb", 256))
     if download_mb > 0:
