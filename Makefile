@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.hearth-installed
 lib_sh = $(shell sed -n 's/^$(1)="\(.*\)"/\1/p' packaging/lib.sh)
 STARTER := $(call lib_sh,STARTER)
 
-.PHONY: icons gpu-kit runtime-cuda runtime-avx512 run test test-under-load lint check-python setup clean screenshot bench self-test dist \
+.PHONY: FORCE icons gpu-kit runtime-cuda runtime-avx512 run test test-under-load lint check-python setup clean screenshot bench self-test dist \
 	dist-test translations update-translations bench-tools runtimes
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
@@ -54,15 +54,21 @@ DEV_WHEEL := $(if $(and $(X86_64),$(if $(strip $(CMAKE_ARGS)),,yes)),$(PORTABLE)
 # installs the other build instead of keeping the one there.
 LLAMA_BUILD_FILE := $(VENV)/.hearth-llama-build
 LLAMA_BUILD := $(subst ',,$(if $(DEV_WHEEL),portable $(LLAMA_VERSION),native $(LLAMA_VERSION) $(strip $(CMAKE_ARGS))))
-$(shell mkdir -p $(VENV) && [ "$$(cat $(LLAMA_BUILD_FILE) 2>/dev/null)" = '$(LLAMA_BUILD)' ] \
-	|| printf '%s' '$(LLAMA_BUILD)' > $(LLAMA_BUILD_FILE))
 
-# pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds);
-# CMAKE_ARGS of yours build llama-cpp-python again, past that cache, which ignores them.
+$(LLAMA_BUILD_FILE): FORCE
+	@mkdir -p $(VENV)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(LLAMA_BUILD)' ] || printf '%s' '$(LLAMA_BUILD)' > $@
+
+FORCE:
+
+# pip keeps its wheel cache (llama-cpp-python takes minutes to build once, then seconds).
+# When the build changed: the portable wheel is installed, or llama-cpp-python is built
+# again (past pip's cache, which ignores CMAKE_ARGS, when they are given).
+LLAMA_REINSTALL = $(if $(and $(if $(DEV_WHEEL),,yes),$(filter $(LLAMA_BUILD_FILE),$?)),$(if $(strip $(CMAKE_ARGS)),no-cache,cache),)
 $(STAMP): pyproject.toml constraints.txt packaging/dev-env.sh packaging/lib.sh $(DEV_WHEEL) \
 		$(LLAMA_BUILD_FILE) | check-python
 	PYTHON=$(PYTHON) LLAMA_WHEEL_DIR='$(if $(DEV_WHEEL),$(PORTABLE),)' \
-		LLAMA_FROM_SOURCE='$(if $(strip $(CMAKE_ARGS)),yes,)' \
+		LLAMA_REINSTALL='$(LLAMA_REINSTALL)' \
 		CMAKE_ARGS='$(DEV_LLAMA_ARGS) $(CMAKE_ARGS)' bash packaging/dev-env.sh $(VENV)
 	touch $(STAMP)
 

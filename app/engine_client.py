@@ -145,8 +145,8 @@ class Worker:
         self.killed_for_cancel = False
         # The llama.cpp runtime the worker chose, and whether it was forced (for retries).
         self.runtime: tuple[str, bool] | None = None
-        # What was sent for each load or chat until its model is loaded, to send it again
-        # on another runtime.
+        # What was sent for each load or chat until its model is loaded (a chat: until its
+        # first words), to send it again on another runtime.
         self.sent: dict[int, dict[str, Any]] = {}
         self.retiring = False  # ended on purpose (another model, unload, close, Stop)
         self.model_loaded = False
@@ -197,6 +197,12 @@ class Worker:
                 try:
                     self.stdin.write(line)
                     self.stdin.flush()
+                    if job.cancel_requested:
+                        # Stop came while the job was on its way here (a retry on another
+                        # runtime): it was answered already, so the reply must not run.
+                        protocol.write_message(
+                            self.stdin, {"type": protocol.CANCEL, "id": None, "target": job.id}
+                        )
                     return
                 except (BrokenPipeError, OSError, ValueError):
                     self.jobs.pop(job.id, None)
@@ -261,11 +267,7 @@ class Worker:
             if event["type"] == protocol.LOADED:
                 self.model_loaded = True
             job.deliver(event)
-            if (
-                job.finished
-                or event["type"] == protocol.DELTA
-                or (event["type"] == protocol.LOADED and job.kind == protocol.LOAD)
-            ):
+            if job.finished or event["type"] == protocol.DELTA:
                 with self.lock:
                     # Loaded, or words shown: nothing to send again on another runtime.
                     self.sent.pop(job.id, None)
@@ -310,11 +312,14 @@ class Worker:
             return False  # ended on purpose, or words were shown: nothing to send again
         if self.model_loaded and code not in ILLEGAL_INSTRUCTION:
             return False  # a crash in a reply is not known to be the runtime's
-        event = {
-            "type": protocol.ERROR,
-            "kind": protocol.ERR_WORKER_DIED,
-            **to_wire(Phrase("the engine stopped ({0})", code)),
-        }
+        if self.model_loaded and self.client._worker is not self:
+            return False  # handed on or retiring (the window moved on): not sent again there
+        how = (
+            Phrase("an illegal instruction")
+            if code in ILLEGAL_INSTRUCTION
+            else Phrase("the engine stopped ({0})", code)
+        )
+        event = {"type": protocol.ERROR, "kind": protocol.ERR_WORKER_DIED, **to_wire(how)}
         return self.client.retry_elsewhere(self, job, self.runtime[0], event)
 
     def _avoid_runtime_after_illegal_instruction(self, code: int | None) -> str | None:

@@ -46,7 +46,8 @@ PROBE_TIMEOUT_S = 60.0
 # "NAME" makes loading a model on runtime NAME fail, "NAME:crash" ends the worker there,
 # "NAME:sigill" ends it as a build for another processor does (an illegal instruction),
 # "NAME:sigill-reply" the same when a reply starts (the model loaded, nothing written yet),
-# "NAME:sigill-delta" once the reply's first words were sent.
+# "NAME:sigill-delta" once the reply's first words were sent, "NAME:crash-reply" ends it
+# otherwise when a reply starts.
 FAIL_LOAD_ENV = "HEARTH_FAIL_LOAD_ON_RUNTIME"
 
 

@@ -234,6 +234,8 @@ class Worker:
         fault = self.injected_fault()
         if fault == "sigill-reply":
             signal.raise_signal(signal.SIGILL)
+        if fault == "crash-reply":
+            os._exit(70)
 
         def send(event: dict[str, Any]) -> None:
             self.channel.send(event)
@@ -363,12 +365,14 @@ class Worker:
 
     def injected_fault(self) -> str:
         """How ``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests) makes this worker fail on the runtime
-        it uses: "" (not at all), "fail", "crash", "sigill", "sigill-reply" (when a reply
-        starts) or "sigill-delta" (once the reply's first words are sent)."""
+        it uses: "" (not at all), "fail", "crash", "sigill", "crash-reply" or
+        "sigill-reply" (when a reply starts) or "sigill-delta" (once the reply's first words
+        are sent)."""
         name, _, how = os.environ.get(runtimes.FAIL_LOAD_ENV, "").partition(":")
         if not name or self.runtime is None or self.runtime.name != name:
             return ""
-        return how or "fail"
+        known = ("crash", "sigill", "crash-reply", "sigill-reply", "sigill-delta")
+        return how if how in known else "fail"
 
     def fail_on_purpose(self) -> None:
         """Fail or crash while loading, as ``injected_fault`` says."""

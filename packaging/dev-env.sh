@@ -8,8 +8,9 @@
 #
 # pip keeps its wheel cache: llama-cpp-python takes minutes to build once, then seconds.
 # With LLAMA_WHEEL_DIR (the Makefile's portable wheel, the installers' own build), that
-# llama-cpp-python is installed instead of one built here; with LLAMA_FROM_SOURCE, it is
-# built again from source with CMAKE_ARGS even when pip has a wheel of that version.
+# llama-cpp-python is installed instead of one built here; with LLAMA_REINSTALL=no-cache
+# it is built again with CMAKE_ARGS even when pip has a wheel of that version (=cache: pip's
+# own wheel is put back, after a build with other flags).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=packaging/lib.sh
@@ -23,10 +24,12 @@ if [ -n "${LLAMA_WHEEL_DIR:-}" ]; then
     exit 1
   fi
   "$PY" -m pip install --quiet --no-deps --force-reinstall "${wheels[0]}"
-elif [ -n "${LLAMA_FROM_SOURCE:-}" ]; then
+elif [ "${LLAMA_REINSTALL:-}" = no-cache ]; then
   # Built here with CMAKE_ARGS, past pip's wheel cache (which does not look at them).
   "$PY" -m pip install --quiet --no-deps --force-reinstall --no-cache-dir \
     "llama-cpp-python==$LLAMA_VERSION"
+elif [ "${LLAMA_REINSTALL:-}" = cache ]; then
+  "$PY" -m pip install --quiet --no-deps --force-reinstall "llama-cpp-python==$LLAMA_VERSION"
 fi
 "$PY" -m pip install --quiet -e '.[test,transformers]' -c constraints.txt
 "$PY" -m pip install --quiet --no-deps "$STARTER"

@@ -267,3 +267,17 @@ def test_a_forced_runtime_that_meets_an_illegal_instruction_is_not_replaced(
     (first,) = replies(runtimes_dir, "cpu-copy:sigill-reply", spec, tmp_path, 1)
     assert first[-1]["type"] == "error"
     assert "Choose another llama.cpp runtime" in str(first[-1]["message"])
+
+
+def test_another_crash_in_a_reply_is_not_blamed_on_the_runtime(
+    runtimes_dir: Path, starter: Path, tmp_path: Path
+) -> None:
+    """A worker that ends otherwise after the model loaded (out of memory, a bug) says so;
+    the request is not sent again elsewhere, and the runtime is not given up."""
+    spec = ModelSpec(str(starter), n_ctx=512, threads=2)
+    first, second = replies(runtimes_dir, "cpu-copy:crash-reply", spec, tmp_path, 2)
+    for events in (first, second):
+        assert events[-1]["type"] == "error" and "stopped unexpectedly" in str(
+            events[-1]["message"]
+        )
+        assert not [e for e in events if e.get("kind") == "runtime_failed"]

@@ -2273,6 +2273,10 @@
         <translation>嵌入模型必须是 GGUF 模型；{0} 不是。</translation>
     </message>
     <message>
+        <source>an illegal instruction</source>
+        <translation>非法指令</translation>
+    </message>
+    <message>
         <source>The model engine stopped ({0}, an illegal instruction): this build of llama.cpp uses processor instructions that this computer, or the virtual machine it runs in, does not allow. Choose another llama.cpp runtime in Model settings; a build from source needs rebuilding for this processor.</source>
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
