@@ -51,7 +51,7 @@ def test_a_recommended_model_downloads_from_its_card_and_the_chat_uses_it(
     assert (
         "starter" in window.welcome.model_note.text() and "demo" in window.welcome.model_note.text()
     )
-    wait_until(qtbot, lambda: cards_shown(window), 60_000)
+    wait_until(qtbot, lambda: cards_shown(window))
     purposes = [card.entry.purpose for card in window.welcome.cards]
     assert 3 <= len(purposes) <= 5 and "embedding" not in purposes
     card = window.welcome.cards[0]
@@ -77,7 +77,7 @@ def test_a_recommended_model_downloads_from_its_card_and_the_chat_uses_it(
     print(f"\nfirst start to the first reply of a recommended model: {first_reply_s:.1f} s")
     window.chat.new_chat()
     assert window.chat.stage.currentWidget() is window.welcome
-    wait_until(qtbot, lambda: window.welcome.cards[0].button.text() == "Chat with it", 60_000)
+    wait_until(qtbot, lambda: window.welcome.cards[0].button.text() == "Chat with it")
     assert "starter" not in window.welcome.model_note.text()
 
 
@@ -85,10 +85,10 @@ def test_a_card_whose_model_cannot_be_found_says_so_and_offers_a_retry(
     qtbot: QtBot, core: Core, hub: FakeHub
 ) -> None:
     window = open_window(qtbot, core)
-    wait_until(qtbot, lambda: cards_shown(window), 60_000)
+    wait_until(qtbot, lambda: cards_shown(window))
     card = window.welcome.cards[0]
     card.button.click()  # the fake hub has no such repository: as if it were gone
-    wait_until(qtbot, lambda: card.button.text() == "Try again", 60_000)
+    wait_until(qtbot, lambda: card.button.text() == "Try again")
     assert "Could not download" in card.status.text()
     assert window.chat.model_bar.model is not None
     assert window.chat.model_bar.model.source == "starter", "the chat goes on as it was"
@@ -98,7 +98,7 @@ def test_the_models_screen_opens_on_the_same_recommendations_and_the_whole_catal
     qtbot: QtBot, core: Core, hub: FakeHub
 ) -> None:
     window = open_window(qtbot, core)
-    wait_until(qtbot, lambda: cards_shown(window), 60_000)
+    wait_until(qtbot, lambda: cards_shown(window))
     panel = window.catalog_panel
     assert [c.entry.name for c in panel.cards] == [c.entry.name for c in window.welcome.cards]
     panel.toggle.click()
@@ -115,7 +115,7 @@ def test_at_800_by_600_every_button_shows_its_whole_label(
     from PySide6.QtWidgets import QAbstractButton, QApplication
 
     window = open_window(qtbot, core)
-    wait_until(qtbot, lambda: cards_shown(window), 60_000)
+    wait_until(qtbot, lambda: cards_shown(window))
     window.resize(800, 600)
 
     def cut_labels(index: int) -> list[str]:
