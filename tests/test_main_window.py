@@ -218,17 +218,24 @@ def test_a_full_disk_is_reported_and_the_reply_still_shows(
     window.chat.send("A long one, please.")
     wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 10)
     # SQLite's own limit makes the next page allocation fail with SQLITE_FULL, and the
-    # space left in the pages there are is filled first: the reply's next save cannot fit,
-    # however few tokens it has added (a loaded machine may add only a few).
+    # space left in the pages there are is filled first. On a full disk every save fails
+    # (the write-ahead log must grow); under this limit a save fails only when it needs a
+    # new page, and rewriting the reply's row reuses its own pages until the text crosses
+    # a page boundary, which a loaded machine may take minutes to reach. So each save of a
+    # message here also stores a page's worth: the reply's next save cannot fit, however
+    # few tokens it has added.
     db = window.store._db
     db.execute("CREATE TABLE disk_filler (x BLOB)")
+    db.execute(
+        "CREATE TEMP TRIGGER every_save_needs_a_page AFTER UPDATE ON main.messages"
+        " BEGIN INSERT INTO disk_filler VALUES (zeroblob(4096)); END"
+    )
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages}")
 
     def fill_and_see_it_reported() -> bool:
-        """Fill what is free, again at every look: a save that frees pages (the search
-        index merges its segments) must not leave room for the next one, or a machine
-        that adds only a few tokens at a time would never run out."""
+        """Fill what is free, again at every look, so that nothing a save freed leaves
+        room for the next one."""
         for size in (4096, 512, 64, 8, 1):
             with contextlib.suppress(sqlite3.OperationalError):  # "database or disk is full"
                 while True:
