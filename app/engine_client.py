@@ -422,6 +422,41 @@ def _too_long_event(job: Job, size: int) -> dict[str, Any]:
     }
 
 
+class AvoidedRuntimes:
+    """Runtimes that could not run a model on this machine (a load that failed, an
+    illegal instruction), for every engine client of this process: the window's, the
+    API's pool and its per-model clients.  A request for the model whose runtime is
+    chosen automatically skips them, whichever client sends it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_model: dict[str, frozenset[str]] = {}
+
+    def add(self, spec: ModelSpec, runtime: str) -> ModelSpec:
+        """``runtime`` failed ``spec``'s model; returns the spec requests now get."""
+        with self._lock:
+            self._by_model[spec.path] = self._by_model.get(spec.path, frozenset()) | {runtime}
+        return self.apply(spec)
+
+    def apply(self, spec: ModelSpec) -> ModelSpec:
+        """``spec`` skipping the runtimes that failed its model (a forced one is kept:
+        the user chose it, and its failure is the answer)."""
+        if spec.runtime:
+            return spec
+        with self._lock:
+            avoided = self._by_model.get(spec.path)
+        if not avoided or avoided.issubset(spec.skip_runtimes):
+            return spec
+        return replace(spec, skip_runtimes=tuple(sorted(avoided.union(spec.skip_runtimes))))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._by_model.clear()
+
+
+AVOIDED_RUNTIMES = AvoidedRuntimes()
+
+
 class WorkerShare(Protocol):
     """Somewhere else that keeps workers (the API's pool of models): it may lend one that
     has a model loaded, and keep one a client no longer needs."""
@@ -450,8 +485,6 @@ class EngineClient:
         self._worker: Worker | None = None
         self.share: WorkerShare | None = None
         self._closed = False
-        # A spec whose automatically chosen runtime failed -> the same without that runtime.
-        self._rerouted: dict[ModelSpec, ModelSpec] = {}
 
     # -- worker lifecycle -------------------------------------------------------------
     def open_worker_log(self) -> IO[bytes]:
@@ -589,12 +622,12 @@ class EngineClient:
     ) -> Job:
         job = Job(next(_JOB_IDS), kind, on_event)
         job._client = self
-        with self._lock:
-            rerouted = self._rerouted.get(spec) if spec is not None else None
-        if rerouted is not None:
-            spec = rerouted
-            if "model" in payload:
-                payload = {**payload, "model": spec.to_wire()}
+        if spec is not None:
+            routed = AVOIDED_RUNTIMES.apply(spec)
+            if routed != spec:
+                spec = routed
+                if "model" in payload:
+                    payload = {**payload, "model": spec.to_wire()}
         self._send_new(job, kind, spec, payload)
         return job
 
@@ -667,15 +700,9 @@ class EngineClient:
         return True
 
     def avoid_runtime(self, spec: ModelSpec, failed: str) -> ModelSpec:
-        """From now on, requests for ``spec`` (and for whatever was rerouted to it) go to a
-        worker that skips the runtime ``failed``; returns the spec they get."""
-        rerouted = replace(spec, skip_runtimes=(*spec.skip_runtimes, failed))
-        with self._lock:
-            for source, target in list(self._rerouted.items()):
-                if target == spec:
-                    self._rerouted[source] = rerouted
-            self._rerouted[spec] = rerouted
-        return rerouted
+        """From now on, requests for ``spec``'s model (from any client of this process) go
+        to a worker that skips the runtime ``failed``; returns the spec they get."""
+        return AVOIDED_RUNTIMES.add(spec, failed)
 
     def load(self, spec: ModelSpec, on_event: EventCallback | None = None) -> Job:
         return self._submit(protocol.LOAD, spec, {"model": spec.to_wire()}, on_event)

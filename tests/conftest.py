@@ -17,7 +17,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from app.core import Core, open_core
-from app.engine_client import EngineClient
+from app.engine_client import AVOIDED_RUNTIMES, EngineClient
 from app.machine.hardware import SystemFacts
 from app.models.library import starter_model_path
 from wire.model_spec import ModelSpec
@@ -52,6 +52,14 @@ def _fail_on_error_logs(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture
 def expect_error_logs() -> None:
     """Declare that this test provokes errors that Hearth logs (a crash, a bad file)."""
+
+
+@pytest.fixture(autouse=True)
+def _no_runtime_avoided_before() -> Iterator[None]:
+    """A runtime one test made fail is not skipped in the next (the engine clients of
+    one process share what failed)."""
+    yield
+    AVOIDED_RUNTIMES.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,7 @@ reason when they cannot run here.  Runtimes that fail on purpose are made from t
 installed CPU build: its libraries with a wrong kind or version, or a library replaced by
 garbage."""
 
+import contextlib
 import importlib.util
 import json
 import shutil
@@ -202,23 +203,31 @@ def test_a_build_for_another_processor_is_explained_not_blamed_on_the_model(
 
 
 def replies(
-    runtimes_dir: Path, fault: str, spec: ModelSpec, log_dir: Path, count: int
+    runtimes_dir: Path,
+    fault: str,
+    spec: ModelSpec,
+    log_dir: Path,
+    count: int,
+    client_each: bool = False,
 ) -> list[list[dict[str, Any]]]:
     """The events of ``count`` replies in a row from one engine client (as the window
-    sends messages), with ``HEARTH_FAIL_LOAD_ON_RUNTIME=fault``."""
+    sends messages), or each from a client of its own (``client_each``: as the window and
+    the API's models), with ``HEARTH_FAIL_LOAD_ON_RUNTIME=fault``."""
     env = {"HEARTH_RUNTIMES_DIR": str(runtimes_dir), "HEARTH_FAIL_LOAD_ON_RUNTIME": fault}
-    with pytest.MonkeyPatch.context() as patch:
+    question = [{"role": "user", "content": "Hi"}]
+    params = {"max_tokens": 4, "temperature": 0}
+    command = [sys.executable, "-m", "hearth", "--worker"]
+    with pytest.MonkeyPatch.context() as patch, contextlib.ExitStack() as clients:
         for name, value in env.items():
             patch.setenv(name, value)
-        client = EngineClient(log_dir=log_dir, command=[sys.executable, "-m", "hearth", "--worker"])
-        try:
-            question = [{"role": "user", "content": "Hi"}]
-            params = {"max_tokens": 4, "temperature": 0}
-            return [
-                list(client.chat(spec, question, params).events(timeout=300)) for _ in range(count)
-            ]
-        finally:
-            client.close()
+        client = None
+        events = []
+        for _ in range(count):
+            if client is None or client_each:
+                client = EngineClient(log_dir=log_dir, command=command)
+                clients.callback(client.close)
+            events.append(list(client.chat(spec, question, params).events(timeout=300)))
+        return events
 
 
 def ran_on(events: list[dict[str, Any]]) -> str:
@@ -240,6 +249,19 @@ def test_an_illegal_instruction_before_the_first_words_sends_the_reply_to_anothe
     failed = [e for e in first if e.get("kind") == "runtime_failed"]
     assert len(failed) == 1 and "The cpu-copy runtime stopped" in str(failed[0]["message"])
     assert not [e for e in second if e.get("kind") == "runtime_failed"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+def test_a_runtime_that_failed_a_model_is_skipped_by_every_client(
+    runtimes_dir: Path, starter: Path, tmp_path: Path
+) -> None:
+    """The API's models have engine clients of their own: once a runtime stopped on a
+    model in the window, a request for it from the API does not crash on it again."""
+    spec = ModelSpec(str(starter), n_ctx=512, threads=2)
+    window, api = replies(runtimes_dir, "cpu-copy:sigill-reply", spec, tmp_path, 2, True)
+    assert ran_on(window) == "cpu" and ran_on(api) == "cpu"
+    assert [e for e in window if e.get("kind") == "runtime_failed"]
+    assert not [e for e in api if e.get("kind") == "runtime_failed"]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
