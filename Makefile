@@ -84,7 +84,7 @@ SHELL_SCRIPTS = $(shell find packaging .ci -name '*.sh') .ci/run
 WORKFLOWS     = $(wildcard .github/workflows/*.yml)
 
 lint: $(STAMP) $(QM)
-	$(BIN)/ruff check app ui backends wire hearth tests packaging/*.py
+	$(BIN)/ruff check app ui backends wire hearth tests packaging/*.py packaging/gpu_check
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/shellcheck -x $(SHELL_SCRIPTS)

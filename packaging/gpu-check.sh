@@ -2,23 +2,26 @@
 # The GPU check, for a machine with an NVIDIA GPU (never part of CI).  Prints one JSON
 # report: the llama.cpp CUDA (and Vulkan) runtimes built here for this GPU, with all layers
 # on the GPU, against llama-bench from the same build (tokens/s, prompt, time to first
-# token); what fit predicted against what nvidia-smi saw; the transformers engine in
-# bfloat16 with and without the static cache.  At most about 8 minutes.
+# token); what the System check and fit said against what nvidia-smi saw; the
+# transformers engine in bfloat16 with and without the static cache.  At most 8 minutes.
 #
 #   make gpu-kit                          # once, on a machine with the dev venv and PyPI
 #   bash packaging/gpu-check.sh [--cpu]   # anywhere; --cpu checks the kit without a GPU
 #
-# Needs Python with numpy, psutil and jinja2 (and torch + transformers for that part),
-# CMake and nvcc; uses what is installed and says what it skipped.  Nothing is downloaded:
-# the kit (.cache/gpu-kit, about 12 MB) carries the rest.
+# Needs Python 3.11+ with numpy (and torch + transformers for their part), CMake and nvcc;
+# uses what is installed and says what it skipped.  Nothing is downloaded: the kit
+# (.cache/gpu-kit, about 20 MB) carries the rest.  PYTHON=... picks the interpreter.
+# The report is also kept in .cache/gpu-check-work/report.json (and $OUT/gpu-check.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=python3
-if [ -x .venv/bin/python ]; then
+PY=${PYTHON:-python3}
+if [ -z "${PYTHON:-}" ] && [ -x .venv/bin/python ]; then
   PY=.venv/bin/python
 fi
 KIT=.cache/gpu-kit
 if [ ! -f "$KIT/llama.cpp.tar.gz" ] && [ -x .venv/bin/python ]; then
   .venv/bin/python packaging/gpu_kit.py make "$KIT"
 fi
-exec "$PY" packaging/gpu_kit.py run "$KIT" "$@"
+# The check keeps to its own budget (480 s); this limit only stops one that hangs, and
+# the check still prints what it has.
+exec timeout -s TERM -k 20 540 "$PY" packaging/gpu_kit.py run "$KIT" "$@"

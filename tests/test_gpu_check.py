@@ -1,0 +1,107 @@
+"""The GPU check kit's promise, kept without a GPU: whatever happens (no kit, a build that
+would overrun the time, a time limit that stops it) it prints one JSON report saying what
+it did and why it stopped, keeps that report on disk, and leaves nothing running."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+REPO = Path(__file__).resolve().parents[1]
+KIT_SCRIPT = REPO / "packaging" / "gpu_kit.py"
+
+
+def kit_with_slow_build(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A kit whose build never ends: ``cmake`` on PATH is a script that only waits."""
+    kit = tmp_path / "kit"
+    (kit / "llama.cpp").mkdir(parents=True)
+    with tarfile.open(kit / "llama.cpp.tar.gz", "w:gz") as archive:
+        archive.add(kit / "llama.cpp", arcname="llama.cpp")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    cmake = tools / "cmake"
+    cmake.write_text('#!/bin/sh\necho "$$" > "$CMAKE_PID_FILE"\nexec sleep 600\n')
+    cmake.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}",
+        "CMAKE_PID_FILE": str(tmp_path / "cmake.pid"),
+        "OUT": str(tmp_path / "out"),
+    }
+    return kit, env
+
+
+def check(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, str(KIT_SCRIPT), "run", *args, "--cpu"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
+
+
+def steps(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {step["step"]: step for step in report["steps"]}
+
+
+def test_without_a_kit_the_report_says_how_to_make_one(tmp_path: Path) -> None:
+    run = check(str(tmp_path / "no-kit"), "--work", str(tmp_path / "work"))
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 1, err
+    report = json.loads(out)
+    assert "make gpu-kit" in steps(report)["kit"]["reason"]
+    assert report["machine"]["mode"] == "cpu"
+    assert json.loads((tmp_path / "work" / "report.json").read_text()) == report
+
+
+def test_a_build_that_would_overrun_is_stopped_and_reported(tmp_path: Path) -> None:
+    """The build may take only what leaves time for the measurements after it: with a
+    short budget it is stopped, the report says so, and the check goes on to the end."""
+    kit, env = kit_with_slow_build(tmp_path)
+    run = check(str(kit), "--work", str(tmp_path / "work"), "--budget-s", "60", env=env)
+    out, err = run.communicate(timeout=600)
+    assert run.returncode == 1, err
+    report = json.loads(out)
+    build = steps(report)["build cpu"]
+    assert build["status"] == "failed" and "stopped to leave time" in build["reason"]
+    assert "system_check" in report, "the parts after the build still ran"
+    assert json.loads((tmp_path / "out" / "gpu-check.json").read_text()) == report
+    assert_gone(tmp_path / "cmake.pid")
+
+
+def test_a_time_limit_still_gets_the_report_and_stops_the_build(tmp_path: Path) -> None:
+    """``timeout`` around the check (as gpu-check.sh has) sends SIGTERM: the report so far
+    is printed, and the build it started is stopped with it."""
+    kit, env = kit_with_slow_build(tmp_path)
+    run = check(str(kit), "--work", str(tmp_path / "work"), env=env)
+    pid_file = tmp_path / "cmake.pid"
+    deadline = time.monotonic() + 300
+    while not pid_file.is_file() or not pid_file.read_text().strip():
+        assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+        time.sleep(0.1)
+    run.send_signal(signal.SIGTERM)
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 1, err
+    report = json.loads(out)
+    assert steps(report)["build cpu"]["status"] == "started"
+    assert steps(report)["check"]["reason"] == "stopped (SIGTERM)"
+    assert_gone(pid_file)
+
+
+def assert_gone(pid_file: Path) -> None:
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 60
+    while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline, "the build is still running"
+        time.sleep(0.1)
