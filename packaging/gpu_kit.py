@@ -82,9 +82,17 @@ def make_kit(kit: Path) -> None:
             relative = member.name[len(prefix) :]
             if any(relative == s or relative.startswith(s + "/") for s in SOURCE_SKIP):
                 continue
+            # A long name is kept in the member's pax header too, which would win over the
+            # new name when the kit is unpacked (and the CUDA sources would land elsewhere).
+            member.pax_headers = {
+                k: v for k, v in member.pax_headers.items() if k not in ("path", "linkpath")
+            }
             member.name = "llama.cpp/" + relative
             out.addfile(member, archive.extractfile(member) if member.isfile() else None)
     sdist.unlink()
+    with tarfile.open(kit / "llama.cpp.tar.gz") as packed:
+        stray = [n for n in packed.getnames() if n.split("/")[0] != "llama.cpp"]
+    assert not stray, f"the kit's source has files outside llama.cpp/: {stray[:3]}"
     _save_tokenizer(kit / "tokenizer")
     size = sum(p.stat().st_size for p in kit.rglob("*") if p.is_file())
     print(f"gpu kit ready in {kit}: {size / 2**20:.1f} MiB")
@@ -161,7 +169,10 @@ class Check:
         source = work / "llama.cpp"
         if not source.is_dir():
             with tarfile.open(kit / "llama.cpp.tar.gz") as archive:
-                archive.extractall(work, filter="data")
+                if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+                    archive.extractall(work, filter="data")
+                else:  # our own archive (make gpu-kit), not a stranger's
+                    archive.extractall(work)
         kinds = ["cpu"] if self.cpu else ["cuda", "vulkan"]
         self._start_build(kinds[0], source)
         shape = models.CPU_SHAPE if self.cpu else models.GPU_SHAPE
@@ -211,7 +222,8 @@ class Check:
             return
         arch = self.report.data["machine"].get("cuda_arch")
         self.build = Build(source, self.work / f"build-{kind}", kind, arch, cores())
-        self.report.step(f"build {kind}", "started", jobs=cores(), log=str(self.build.log))
+        where = {"cublas_from": self.build.cublas} if self.build.cublas else {}
+        self.report.step(f"build {kind}", "started", jobs=cores(), log=str(self.build.log), **where)
 
     def _finish_build(self, f16: Path | None) -> Path | None:
         """Waits for the build, installs its runtime; the quantised model (None if
@@ -253,7 +265,7 @@ class Check:
             results["measured_while_building"] = (
                 "llama.cpp's build ran meanwhile (niced), on the CPU only"
             )
-        torch_side.measure(folder, self.report, results, self.logs)
+        torch_side.measure(folder, self.report, results, self.logs, AFTER_BUILD_S)
 
     def _measure_llama(self, build: Build, model: Path) -> None:
         results = self.report.data.setdefault("llama_cpp", {})

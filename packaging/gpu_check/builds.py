@@ -9,14 +9,18 @@ from __future__ import annotations
 import glob
 import json
 import os
+import platform
+import re
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 TARGETS = ("llama", "llama-bench", "llama-quantize")
+AMX_OFF = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 CUDA_HOMES = ("/usr/local/cuda/bin", *sorted(glob.glob("/usr/local/cuda-*/bin"), reverse=True))
 
 
@@ -62,6 +66,83 @@ def cannot_build(kind: str, arch: str | None) -> str:
     return ""
 
 
+def nvcc_major(nvcc: str) -> str:
+    """nvcc's CUDA major version ("12", "13"; "" when it does not say)."""
+    try:
+        out = subprocess.run(
+            [nvcc, "--version"], capture_output=True, text=True, timeout=60, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    found = re.search(r"release (\d+)\.", out)
+    return found.group(1) if found else ""
+
+
+def _toolkit_has_cublas(nvcc: str) -> bool:
+    homes = {Path(nvcc).resolve().parent.parent, *(Path(b).parent for b in CUDA_HOMES)}
+    if os.environ.get("CUDA_HOME"):
+        homes.add(Path(os.environ["CUDA_HOME"]))
+    return any(
+        list(home.glob("include/cublas_v2.h")) or list(home.glob("targets/*/include/cublas_v2.h"))
+        for home in homes
+    )
+
+
+def cublas_from_wheel(nvcc: str, shim: Path) -> tuple[Path, Path] | None:
+    """cuBLAS from a pip wheel (PyTorch's ``nvidia-cublas``) for a CUDA toolkit that has
+    none (one made of NVIDIA's PyPI wheels, say): its headers' folder, and ``shim`` with
+    the unversioned links the linker looks for (the wheel has only versioned libraries;
+    the folder stays in the built libraries' run path).  None when the toolkit has cuBLAS
+    or no wheel is found (CMake then says what is missing)."""
+    if _toolkit_has_cublas(nvcc):
+        return None
+    major = nvcc_major(nvcc)
+    headers = [
+        header
+        for entry in dict.fromkeys(p for p in sys.path if p and Path(p).is_dir())
+        for header in Path(entry).glob("nvidia/*/include/cublas_v2.h")
+    ]
+    # The wheel for nvcc's CUDA version first (nvidia/cu13, or nvidia/cublas with .so.12).
+    headers.sort(key=lambda h: not list((h.parent.parent / "lib").glob(f"libcublas.so.{major}*")))
+    if not headers:
+        return None
+    include, lib = headers[0].parent, headers[0].parent.parent / "lib"
+    shutil.rmtree(shim, ignore_errors=True)
+    shim.mkdir(parents=True)
+    for library in sorted(lib.glob("libcublas*.so.*")):
+        for name in (library.name, library.name.split(".so.")[0] + ".so"):
+            (shim / name).unlink(missing_ok=True)
+            (shim / name).symlink_to(library)
+    return include, shim
+
+
+DRIVER_DIRS = (
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/usr/local/nvidia/lib64",
+    "/usr/lib/wsl/lib",
+)
+
+
+def driver_link(shim: Path) -> Path | None:
+    """``libcuda.so`` for the linker, pointing at the driver's library: a container with
+    the GPU passed through often has only ``libcuda.so.1``, and a toolkit made of PyPI
+    wheels has no stub, so CMake would find no ``CUDA::cuda_driver``.  None when there is
+    no driver library (the build then fails, and says why)."""
+    for folder in DRIVER_DIRS:
+        for name in ("libcuda.so", "libcuda.so.1"):
+            found = Path(folder) / name
+            if found.exists():
+                shim.mkdir(parents=True, exist_ok=True)
+                link = shim / "libcuda.so"
+                link.unlink(missing_ok=True)
+                link.symlink_to(found.resolve())
+                return link
+    return None
+
+
 def runtime_name(kind: str) -> str:
     """ "cpu" is the built-in runtime's name: the kit's CPU build needs another."""
     return "cpu-kit" if kind == "cpu" else kind
@@ -82,6 +163,7 @@ class Build:
     def __init__(self, source: Path, folder: Path, kind: str, arch: str | None, jobs: int) -> None:
         self.kind = kind
         self.folder = folder
+        self.cublas = ""  # a pip wheel's cuBLAS, where the CUDA toolkit has none
         self.log = folder.parent / f"build-{kind}.log"
         self.started = time.monotonic()
         flags = {
@@ -94,6 +176,29 @@ class Build:
             ],
             "vulkan": ["-DGGML_VULKAN=ON"],
         }[kind]
+        c_flags = cxx_flags = ""
+        if platform.machine().lower() in ("x86_64", "amd64"):
+            # As Hearth's own native builds: ggml's AMX kernels stop with SIGILL on some
+            # virtual machines that report AMX (the CPU part of a CUDA build too).
+            c_flags = cxx_flags = AMX_OFF
+        wheel = (
+            cublas_from_wheel(str(find_nvcc()), folder.parent / "cublas")
+            if kind == "cuda"
+            else None
+        )
+        driver = driver_link(folder.parent / "cuda-driver") if kind == "cuda" else None
+        if driver is not None:
+            flags.append(f"-DCUDA_cuda_driver_LIBRARY={driver}")
+        if wheel is not None:
+            include, shim = wheel
+            self.cublas = str(include.parent)
+            cxx_flags += f" -I{include}"
+            flags += [
+                f"-DCMAKE_CUDA_FLAGS=-I{include}",
+                f"-DCUDA_cublas_LIBRARY={shim / 'libcublas.so'}",
+                f"-DCUDA_cublasLt_LIBRARY={shim / 'libcublasLt.so'}",
+            ]
+        flags += [f"-DCMAKE_C_FLAGS={c_flags}", f"-DCMAKE_CXX_FLAGS={cxx_flags.strip()}"]
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         configure = [
             *("cmake", "-S", str(source), "-B", str(folder), *generator),

@@ -57,5 +57,5 @@ class Report:
         return any(step["status"] == "failed" for step in self.data["steps"])
 
     def text(self) -> str:
-        self.data["seconds"] = self.elapsed()
+        """The report as last saved (the same as in its files)."""
         return json.dumps(self.data, indent=2, default=str)

@@ -31,14 +31,17 @@ def versions() -> dict[str, Any]:
     return facts
 
 
-def measure(folder: Path, report: Report, results: dict[str, Any], logs: Path) -> None:
+def measure(
+    folder: Path, report: Report, results: dict[str, Any], logs: Path, reserve_s: float
+) -> None:
+    """Both variants, each stopped (its worker ended) when only ``reserve_s`` of the
+    check's time would be left for llama.cpp."""
     from app.engine_client import EngineClient
-    from hearth.bench.engine_speed import reply_stats
     from wire.model_spec import ModelSpec
 
     for static in (False, True):
         name = "static_cache" if static else "dynamic_cache"
-        if report.left() < 60:
+        if report.left() - reserve_s < 30:
             report.step(f"transformers {name}", "skipped", reason="out of time")
             continue
         result: dict[str, Any] = {}
@@ -50,7 +53,7 @@ def measure(folder: Path, report: Report, results: dict[str, Any], logs: Path) -
         try:
             watch.start()
             loaded: dict[str, Any] = {}
-            for event in client.load(spec).events(timeout=report.timeout(30)):
+            for event in client.load(spec).events(timeout=report.timeout(reserve_s)):
                 if event["type"] == "error":
                     raise RuntimeError(f"the model did not load: {event.get('message')}")
                 if event["type"] == "loaded":
@@ -59,12 +62,12 @@ def measure(folder: Path, report: Report, results: dict[str, Any], logs: Path) -
             if not str(loaded.get("device", "")).startswith("cuda"):
                 raise RuntimeError(f"the engine ran on {loaded.get('device')}, not on CUDA")
             started = time.monotonic()
-            first = reply_stats(client, spec, STORY, **params)
+            first = _reply(client, spec, report.timeout(reserve_s), params)
             result["first_reply_s"] = round(time.monotonic() - started, 1)  # compiles
             result["first_tokens_per_s"] = first.get("tokens_per_s")
             speeds, ttfts = [], []
             for _ in range(2):
-                stats = reply_stats(client, spec, STORY, **params)
+                stats = _reply(client, spec, report.timeout(reserve_s), params)
                 speeds.append(float(stats.get("tokens_per_s") or 0))
                 ttfts.append(float(stats.get("ttft_ms") or 0))
             result["tokens_per_s"] = max(speeds)
@@ -82,6 +85,23 @@ def measure(folder: Path, report: Report, results: dict[str, Any], logs: Path) -
             client.close()
             result["gpu_memory"] = watch.result()
             report.save()
+
+
+def _reply(client: Any, spec: Any, within_s: float, params: dict[str, Any]) -> dict[str, Any]:
+    """The stats of one reply to the story prompt; TimeoutError after ``within_s`` (a
+    compile that would leave llama.cpp no time), and the worker is ended with the client."""
+    deadline = time.monotonic() + within_s
+    stats: dict[str, Any] = {}
+    for event in client.chat(spec, STORY, {"seed": 1, **params}).events(
+        timeout=max(1.0, deadline - time.monotonic())
+    ):
+        if event["type"] == "stats":
+            stats = event
+        elif event["type"] == "error":
+            raise RuntimeError(f"the reply failed: {event.get('message')}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the reply took over {within_s:.0f} s")
+    return stats
 
 
 def _pid_of(client: Any) -> Callable[[], int | None]:
