@@ -332,7 +332,7 @@ class Worker:
         name, forced = runtime
         if forced or name == BUILT_IN_RUNTIME or self.retiring or self.killed_for_cancel:
             return None
-        self.client.avoid_runtime(self.spec, name)
+        self.client.avoid_runtime(self.spec, name, whole_model=True)
         return name
 
     def stop(self, grace_s: float) -> None:
@@ -423,35 +423,55 @@ def _too_long_event(job: Job, size: int) -> dict[str, Any]:
 
 
 class AvoidedRuntimes:
-    """Runtimes that could not run a model on this machine (a load that failed, an
-    illegal instruction), for every engine client of this process: the window's, the
-    API's pool and its per-model clients.  A request for the model whose runtime is
-    chosen automatically skips them, whichever client sends it."""
+    """Runtimes that could not run a model here, for every engine client of this process
+    (the window's, the API's pool and its per-model clients): a request whose runtime is
+    chosen automatically skips them, whichever client sends it.
+
+    An illegal instruction is the build's and this processor's: the runtime is avoided for
+    the model file whatever the settings.  A load that failed (a GPU out of memory, say)
+    may be the settings': it is avoided for those settings only (context, GPU layers…)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_model: dict[str, frozenset[str]] = {}
+        self._by_spec: dict[ModelSpec, frozenset[str]] = {}
 
-    def add(self, spec: ModelSpec, runtime: str) -> ModelSpec:
+    def add(self, spec: ModelSpec, runtime: str, whole_model: bool = False) -> ModelSpec:
         """``runtime`` failed ``spec``'s model; returns the spec requests now get."""
         with self._lock:
-            self._by_model[spec.path] = self._by_model.get(spec.path, frozenset()) | {runtime}
+            if whole_model:
+                avoided = self._by_model.get(spec.path, frozenset())
+                self._by_model[spec.path] = avoided | {runtime}
+            else:
+                key = replace(spec, skip_runtimes=())
+                self._by_spec[key] = self._by_spec.get(key, frozenset()) | {runtime}
         return self.apply(spec)
 
     def apply(self, spec: ModelSpec) -> ModelSpec:
-        """``spec`` skipping the runtimes that failed its model (a forced one is kept:
-        the user chose it, and its failure is the answer)."""
+        """``spec`` skipping the runtimes that failed it (a forced one is kept: the user
+        chose it, and its failure is the answer)."""
         if spec.runtime:
             return spec
         with self._lock:
-            avoided = self._by_model.get(spec.path)
+            avoided = self._by_model.get(spec.path, frozenset()) | self._by_spec.get(
+                replace(spec, skip_runtimes=()), frozenset()
+            )
         if not avoided or avoided.issubset(spec.skip_runtimes):
             return spec
         return replace(spec, skip_runtimes=tuple(sorted(avoided.union(spec.skip_runtimes))))
 
+    def serves(self, worker_spec: ModelSpec | None, runtime: str | None, spec: ModelSpec) -> bool:
+        """A worker started for ``worker_spec`` (running ``runtime``, if known) can answer a
+        request for ``spec``: the same, or the same but for runtimes avoided since, none
+        of which it runs."""
+        if worker_spec is None or worker_spec == spec:
+            return True
+        return self.apply(worker_spec) == spec and runtime not in spec.skip_runtimes
+
     def clear(self) -> None:
         with self._lock:
             self._by_model.clear()
+            self._by_spec.clear()
 
 
 AVOIDED_RUNTIMES = AvoidedRuntimes()
@@ -516,9 +536,9 @@ class EngineClient:
                 if (
                     current is not None
                     and not current.dead
-                    and (spec is None or current.spec is None or current.spec == spec)
+                    and (spec is None or _serves(current, spec))
                 ):
-                    if spec is not None and current.spec is None:
+                    if spec is not None:
                         current.spec = spec
                     return current, False
                 share = self.share
@@ -699,10 +719,11 @@ class EngineClient:
             job.deliver({**event, "id": job.id, "retry_without_runtime": False})
         return True
 
-    def avoid_runtime(self, spec: ModelSpec, failed: str) -> ModelSpec:
-        """From now on, requests for ``spec``'s model (from any client of this process) go
-        to a worker that skips the runtime ``failed``; returns the spec they get."""
-        return AVOIDED_RUNTIMES.add(spec, failed)
+    def avoid_runtime(self, spec: ModelSpec, failed: str, whole_model: bool = False) -> ModelSpec:
+        """From now on, requests for ``spec`` (for its model file: ``whole_model``), from
+        any client of this process, go to a worker that skips the runtime ``failed``;
+        returns the spec they get."""
+        return AVOIDED_RUNTIMES.add(spec, failed, whole_model)
 
     def load(self, spec: ModelSpec, on_event: EventCallback | None = None) -> Job:
         return self._submit(protocol.LOAD, spec, {"model": spec.to_wire()}, on_event)
@@ -804,7 +825,7 @@ class PinnedClient(EngineClient):
 
     def _worker_for(self, spec: ModelSpec | None) -> tuple[Worker, bool]:
         worker = self._worker
-        if worker is None or worker.dead or (spec is not None and worker.spec != spec):
+        if worker is None or worker.dead or (spec is not None and not _serves(worker, spec)):
             raise RuntimeError("the window switched to another model; send the request again")
         return worker, False
 
@@ -813,6 +834,11 @@ class PinnedClient(EngineClient):
 
     def close(self, timeout: float = 5.0) -> None:
         """Not this client's worker to end."""
+
+
+def _serves(worker: Worker, spec: ModelSpec) -> bool:
+    runtime = worker.runtime[0] if worker.runtime is not None else None
+    return AVOIDED_RUNTIMES.serves(worker.spec, runtime, spec)
 
 
 def _stop_when_idle(worker: Worker, grace_s: float = 5.0, patience_s: float = 3600.0) -> None:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.engine_client import AVOIDED_RUNTIMES, EngineClient, PinnedClient, Worker
+from app.engine_client import EngineClient, PinnedClient, Worker
 from app.errors import HearthError
 from app.serve.naming import ollama_name
 from wire import protocol
@@ -282,8 +282,8 @@ class ModelPool:
         (its model leaves the pool's table: it is the window's now)."""
         with self._lock:
             for name, resident in list(self._resident.items()):
-                # The window's spec skips the runtimes that failed the model since.
-                if AVOIDED_RUNTIMES.apply(resident.spec) != spec or resident.reserved:
+                # The spec its worker was started with (with the runtimes avoided then).
+                if resident.client.loaded_model != spec or resident.reserved:
                     continue
                 worker = resident.client.take_worker(spec)
                 if worker is None:
