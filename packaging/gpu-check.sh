@@ -8,9 +8,9 @@
 #   make gpu-kit                          # once, on a machine with the dev venv and PyPI
 #   bash packaging/gpu-check.sh [--cpu]   # anywhere; --cpu checks the kit without a GPU
 #
-# Needs Python 3.11+ with numpy (and torch + transformers for their part), CMake and nvcc;
-# uses what is installed and says what it skipped.  Nothing is downloaded: the kit
-# (.cache/gpu-kit, about 20 MB) carries the rest.  PYTHON=... picks the interpreter.
+# Needs Python 3.11+ with numpy and PyYAML (torch + transformers for their part), CMake
+# and nvcc; uses what is installed and says what it skipped.  Nothing is downloaded: the
+# kit (.cache/gpu-kit, about 18 MB) carries the rest.  PYTHON=... picks the interpreter.
 # The report is also kept in .cache/gpu-check-work/report.json (and $OUT/gpu-check.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +22,6 @@ KIT=.cache/gpu-kit
 if [ ! -f "$KIT/llama.cpp.tar.gz" ] && [ -x .venv/bin/python ]; then
   .venv/bin/python packaging/gpu_kit.py make "$KIT"
 fi
-# The check keeps to its own budget (480 s); this limit only stops one that hangs, and
-# the check still prints what it has.
-exec timeout -s TERM -k 20 540 "$PY" packaging/gpu_kit.py run "$KIT" "$@"
+# The check keeps to its own budget (420 s); this limit only stops one that hangs, and
+# the check still prints what it has (SIGTERM), all within 8 minutes.
+exec timeout -s TERM -k 15 450 "$PY" packaging/gpu_kit.py run "$KIT" "$@"

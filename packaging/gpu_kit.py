@@ -23,6 +23,7 @@ small shape), which is how the kit itself is checked.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -36,7 +37,7 @@ from types import FrameType
 from typing import Any
 
 from gpu_check import llama_side, models, system_view, torch_side
-from gpu_check.builds import Build, BuildFailed, cannot_build, cores, find_nvcc
+from gpu_check.builds import Build, BuildFailed, build_jobs, cannot_build, cores, find_nvcc
 from gpu_check.gpu_memory import gpu_facts
 from gpu_check.hearth_env import REPO, use_kit
 from gpu_check.report import Report
@@ -70,8 +71,8 @@ def make_kit(kit: Path) -> None:
         target = kit / folder
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir()
-        for package in packages:
-            _copy_package(package, target)
+        entries = {package: _copy_package(package, target) for package in packages}
+    (kit / "fallback" / "packages.json").write_text(json.dumps(entries, indent=1))
     version = _llama_version(kit / "python")
     sdist = _sdist(version, kit)
     with tarfile.open(sdist) as archive, tarfile.open(kit / "llama.cpp.tar.gz", "w:gz") as out:
@@ -98,7 +99,9 @@ def make_kit(kit: Path) -> None:
     print(f"gpu kit ready in {kit}: {size / 2**20:.1f} MiB")
 
 
-def _copy_package(name: str, target: Path) -> None:
+def _copy_package(name: str, target: Path) -> list[str]:
+    """The module or package ``name`` and its dist-info (transformers asks
+    ``importlib.metadata`` whether accelerate is there) into ``target``; their names."""
     spec = importlib.util.find_spec(name)
     assert spec is not None and spec.origin is not None, f"{name} is not installed"
     origin = Path(spec.origin)
@@ -108,8 +111,17 @@ def _copy_package(name: str, target: Path) -> None:
             target / name,
             ignore=shutil.ignore_patterns("lib", "__pycache__", "server", "tests"),
         )
+        copied = [name]
     else:
         shutil.copy2(origin, target / origin.name)
+        copied = [origin.name]
+    for distribution in importlib.metadata.packages_distributions().get(name, []):
+        for file in importlib.metadata.distribution(distribution).files or []:
+            if file.name == "METADATA" and file.parent.name.endswith(".dist-info"):
+                info = Path(str(importlib.metadata.distribution(distribution).locate_file(file)))
+                shutil.copytree(info.parent, target / info.parent.name)
+                copied.append(info.parent.name)
+    return copied
 
 
 def _llama_version(python: Path) -> str:
@@ -165,16 +177,14 @@ class Check:
         if not (kit / "llama.cpp.tar.gz").is_file():
             report.step("kit", "failed", reason=f"no kit at {kit}: run 'make gpu-kit' first")
             return
-        use_kit(kit, work / "runtimes", work / "data")
-        source = work / "llama.cpp"
-        if not source.is_dir():
-            with tarfile.open(kit / "llama.cpp.tar.gz") as archive:
-                if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
-                    archive.extractall(work, filter="data")
-                else:  # our own archive (make gpu-kit), not a stranger's
-                    archive.extractall(work)
+        linked = use_kit(kit, work / "runtimes", work / "data", work / "fallback")
+        report.data["machine"]["from_kit"] = linked
+        source = _unpack(kit / "llama.cpp.tar.gz", work)
         kinds = ["cpu"] if self.cpu else ["cuda", "vulkan"]
         self._start_build(kinds[0], source)
+        if not self.cpu:
+            report.data["machine"].update(torch_side.versions())
+            report.save()
         shape = models.CPU_SHAPE if self.cpu else models.GPU_SHAPE
         f16 = self._part("model gguf", lambda: models.gguf_f16(kit, source, work, shape))
         if self.cpu:
@@ -182,7 +192,7 @@ class Check:
         else:
             self._transformers(shape)
         model = self._finish_build(f16)
-        report.data["system_check"] = system_view.system_check()
+        report.data["system_check"] = system_view.system_check(timeout=report.timeout(60))
         report.save()
         if model is not None and self.build is not None:
             self._measure_llama(self.build, model)
@@ -199,8 +209,6 @@ class Check:
             "cmake": shutil.which("cmake"),
             "glslc": shutil.which("glslc"),
         }
-        if not self.cpu:
-            facts.update(torch_side.versions())
         return facts
 
     def _part(self, name: str, work: Any) -> Any:
@@ -221,7 +229,11 @@ class Check:
             self.report.step(f"build {kind}", "skipped", reason=reason)
             return
         arch = self.report.data["machine"].get("cuda_arch")
-        self.build = Build(source, self.work / f"build-{kind}", kind, arch, cores())
+        try:
+            self.build = Build(source, self.work / f"build-{kind}", kind, arch, build_jobs())
+        except Exception as exc:  # noqa: BLE001 - reported, the other parts go on
+            self.report.step(f"build {kind}", "failed", reason=f"{type(exc).__name__}: {exc}")
+            return
         where = {"cublas_from": self.build.cublas} if self.build.cublas else {}
         self.report.step(f"build {kind}", "started", jobs=cores(), log=str(self.build.log), **where)
 
@@ -269,11 +281,12 @@ class Check:
 
     def _measure_llama(self, build: Build, model: Path) -> None:
         results = self.report.data.setdefault("llama_cpp", {})
-        result: dict[str, Any] = {"fit": system_view.fit(model, 4096)}
+        result: dict[str, Any] = {}
         results[build.kind] = result
         if self.report.left() < 60:
             self.report.step(f"measure {build.kind}", "skipped", reason="out of time")
             return
+        result["fit"] = system_view.fit(model, 4096, timeout=self.report.timeout(50))
         try:
             llama_side.measure(build, model, self.cpu, self.report, result, self.logs)
         except Exception as exc:  # noqa: BLE001 - reported with the worker's log
@@ -304,13 +317,36 @@ class Check:
             self.build.stop()
 
 
+def _unpack(archive_path: Path, work: Path) -> Path:
+    """The kit's llama.cpp source, unpacked once (into a temporary folder first: a run
+    stopped while unpacking leaves no half tree for the next)."""
+    source = work / "llama.cpp"
+    if source.is_dir():
+        return source
+    partial = work / "llama.cpp.part"
+    shutil.rmtree(partial, ignore_errors=True)
+    with tarfile.open(archive_path) as archive:
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+            archive.extractall(partial, filter="data")
+        else:  # our own archive (make gpu-kit), not a stranger's
+            archive.extractall(partial)
+    (partial / "llama.cpp").rename(source)
+    shutil.rmtree(partial, ignore_errors=True)
+    return source
+
+
 class Stopped(BaseException):
     """SIGTERM: a time limit around the check.  Not an Exception: no part's own error
     handling may take it for its failure and go on."""
 
 
+_RUNNING: list[Check] = []
+
+
 def _stopped(signum: int, frame: FrameType | None) -> None:
     signal.signal(signum, signal.SIG_IGN)  # once: a second one must not cut the report
+    for check in _RUNNING:  # at once: a time limit's SIGKILL may follow soon
+        check.stop()
     raise Stopped(signal.Signals(signum).name)
 
 
@@ -319,7 +355,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("command", choices=("make", "run"))
     parser.add_argument("kit", nargs="?", default=str(DEFAULT_KIT))
     parser.add_argument("--cpu", action="store_true", help="run without a GPU (tests the kit)")
-    parser.add_argument("--budget-s", type=float, default=480.0)
+    # Under the 8 minutes: what runs after the budget (closing workers, printing) fits.
+    parser.add_argument("--budget-s", type=float, default=420.0)
     parser.add_argument("--work", default=str(DEFAULT_WORK), help="builds, models, logs")
     args = parser.parse_args(argv)
     kit = Path(args.kit).resolve()
@@ -332,14 +369,18 @@ def main(argv: list[str]) -> int:
         saved.append(Path(os.environ["OUT"]) / "gpu-check.json")
     report = Report(args.budget_s, saved)
     check = Check(kit, work, args.cpu, report)
+    _RUNNING.append(check)
     signal.signal(signal.SIGTERM, _stopped)
     try:
         check.run()
     except (Stopped, KeyboardInterrupt) as exc:
-        report.step("check", "failed", reason=f"stopped ({exc or type(exc).__name__})")
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        report.step("check", "failed", reason=f"stopped ({str(exc) or type(exc).__name__})")
     except Exception as exc:  # noqa: BLE001 - whatever happened, the report is printed
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         report.step("check", "failed", reason=f"{type(exc).__name__}: {exc}")
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         check.stop()
         report.save()
         print(report.text(), flush=True)

@@ -218,12 +218,11 @@ def test_a_full_disk_is_reported_and_the_reply_still_shows(
     window.chat.send("A long one, please.")
     wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 10)
     # SQLite's own limit makes the next page allocation fail with SQLITE_FULL, and the
-    # space left in the pages there are is filled first. On a full disk every save fails
-    # (the write-ahead log must grow); under this limit a save fails only when it needs a
-    # new page, and rewriting the reply's row reuses its own pages until the text crosses
-    # a page boundary, which a loaded machine may take minutes to reach. So each save of a
-    # message here also stores a page's worth: the reply's next save cannot fit, however
-    # few tokens it has added.
+    # space left in the pages there are is filled first. Under this limit a save fails
+    # only when it needs a new page, and rewriting the reply's row reuses its own pages
+    # until the text crosses a page boundary, which a loaded machine may take minutes to
+    # reach. So each save of a message here also stores a page's worth: the reply's next
+    # save cannot fit, however few tokens it has added.
     db = window.store._db
     db.execute("CREATE TABLE disk_filler (x BLOB)")
     db.execute(

@@ -31,23 +31,52 @@ class BuildFailed(Exception):
 
 
 def cores() -> int:
-    """The cores this process may use (a container's share, not the host's count)."""
+    """The cores this process may use: its CPU affinity, and a container's CPU quota
+    (cgroup v2 ``cpu.max``), which affinity does not show."""
     try:
-        return len(os.sched_getaffinity(0))
+        count = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 2
+        count = os.cpu_count() or 2
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            count = min(count, max(1, int(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return count
+
+
+def build_jobs() -> int:
+    """Parallel compiles: one per core, and no more than memory allows (nvcc takes up to
+    about 3 GiB for ggml's larger kernels)."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return cores()
+    return max(1, min(cores(), int(memory // (3 * 2**30))))
 
 
 def find_nvcc() -> str | None:
-    """nvcc on PATH, else in the CUDA toolkit's usual folders."""
+    """nvcc on PATH, else in the CUDA toolkit's usual folders; a wrapper script that
+    starts another nvcc is followed to it (CMake looks for the toolkit beside nvcc)."""
     found = shutil.which("nvcc")
-    if found:
-        return found
-    for folder in CUDA_HOMES:
-        candidate = Path(folder) / "nvcc"
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return None
+    if found is None:
+        for folder in CUDA_HOMES:
+            candidate = Path(folder) / "nvcc"
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                found = str(candidate)
+                break
+    if found is None:
+        return None
+    real = Path(found).resolve()
+    try:
+        if real.stat().st_size < 4096:
+            target = re.search(r"(/\S+/bin/nvcc)\b", real.read_text(errors="replace"))
+            if target and Path(target.group(1)).is_file():
+                return str(Path(target.group(1)).resolve())
+    except OSError:
+        pass
+    return str(real)
 
 
 def cannot_build(kind: str, arch: str | None) -> str:
@@ -79,12 +108,10 @@ def nvcc_major(nvcc: str) -> str:
 
 
 def _toolkit_has_cublas(nvcc: str) -> bool:
-    homes = {Path(nvcc).resolve().parent.parent, *(Path(b).parent for b in CUDA_HOMES)}
-    if os.environ.get("CUDA_HOME"):
-        homes.add(Path(os.environ["CUDA_HOME"]))
-    return any(
+    """cuBLAS's header in nvcc's own toolkit (the one CMake will use)."""
+    home = Path(nvcc).parent.parent
+    return bool(
         list(home.glob("include/cublas_v2.h")) or list(home.glob("targets/*/include/cublas_v2.h"))
-        for home in homes
     )
 
 
@@ -166,6 +193,7 @@ class Build:
         self.cublas = ""  # a pip wheel's cuBLAS, where the CUDA toolkit has none
         self.log = folder.parent / f"build-{kind}.log"
         self.started = time.monotonic()
+        self.started_at = time.time()
         flags = {
             "cpu": ["-DGGML_NATIVE=ON"],
             # Only this GPU's architecture, as machine code (no PTX): the fastest build.
@@ -222,6 +250,13 @@ class Build:
             )
 
     def seconds(self) -> float:
+        """How long it ran: until its log was last written once it has ended (it may
+        have ended well before anyone waited for it)."""
+        if self.process.poll() is not None:
+            try:
+                return round(self.log.stat().st_mtime - self.started_at, 1)
+            except OSError:
+                pass
         return round(time.monotonic() - self.started, 1)
 
     def wait(self, timeout: float) -> None:
@@ -259,7 +294,8 @@ class Build:
         shutil.rmtree(runtime, ignore_errors=True)
         runtime.mkdir(parents=True)
         for library in (self.folder / "bin").glob("lib*.so*"):
-            shutil.copy2(library, runtime / library.name)
+            # Links stay links: each library once, not once per name.
+            shutil.copy2(library, runtime / library.name, follow_symlinks=False)
         manifest = {"name": name, "kind": self.kind, "llama_cpp_python": version}
         (runtime / "runtime.json").write_text(json.dumps(manifest))
         return runtime

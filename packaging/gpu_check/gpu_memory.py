@@ -35,13 +35,14 @@ def gpu_facts() -> dict[str, Any]:
     out = nvidia_smi(f"--query-gpu={query}", "--format=csv,noheader")
     if not out:
         return {}
-    parts = [p.strip() for p in out.splitlines()[0].split(",")]
-    if len(parts) != 4:
+    rows = [[p.strip() for p in line.split(",")] for line in out.splitlines()]
+    gpus = [row for row in rows if len(row) == 4]  # not a warning nvidia-smi adds
+    if not gpus:
         return {"nvidia_smi": out[:200]}
-    name, memory, driver, capability = parts
+    name, memory, driver, capability = gpus[0]
     return {
         "gpu": name,
-        "gpus": len(out.splitlines()),
+        "gpus": len(gpus),
         "memory": memory,
         "driver": driver,
         "compute_capability": capability,

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gpu_check import replies
 from gpu_check.builds import Build, cores, runtime_name
 from gpu_check.gpu_memory import WorkerGpuMemory
 from gpu_check.report import Report
@@ -22,6 +23,8 @@ from gpu_check.report import Report
 ROUNDS = 3
 GENERATE = 128
 PROMPT = 512
+# Seconds kept for llama-bench after Hearth's side.
+RESERVE_S = 40
 STORY = [{"role": "user", "content": "Write a long story about a lighthouse keeper."}]
 
 
@@ -30,7 +33,6 @@ def measure(
 ) -> None:
     """Fills ``result`` as it goes (the report keeps it)."""
     from app.engine_client import EngineClient
-    from hearth.bench.engine_speed import reply_stats
     from wire.model_spec import ModelSpec
 
     spec = ModelSpec(
@@ -49,18 +51,20 @@ def measure(
     try:
         watch.start()
         started = time.monotonic()
-        result["loaded"] = _load(client, spec)
+        result["loaded"] = replies.load(client, spec, report.timeout(RESERVE_S))
         result["load_s"] = round(time.monotonic() - started, 1)
-        stats = reply_stats(client, spec, STORY, **plain, prompt_lookup=False)  # warm-up
+        within = report.timeout(RESERVE_S)
+        stats = replies.reply(client, spec, STORY, within, **plain, prompt_lookup=False)
         result["runtime_used"] = stats.get("runtime")
         result["reply_depth"] = stats.get("prompt_tokens")
         report.save()
         for index in range(ROUNDS):
-            stats = reply_stats(client, spec, STORY, **plain, prompt_lookup=False)
+            within = report.timeout(RESERVE_S)
+            stats = replies.reply(client, spec, STORY, within, **plain, prompt_lookup=False)
             rounds["tokens_per_s"].append(float(stats.get("tokens_per_s") or 0))
             rounds["ttft_ms"].append(float(stats.get("ttft_ms") or 0))
             long = [{"role": "user", "content": _long_text(index)}]
-            stats = reply_stats(client, spec, long, **{**plain, "max_tokens": 1})
+            stats = replies.reply(client, spec, long, within, **{**plain, "max_tokens": 1})
             result["prompt_tokens"] = stats.get("prompt_tokens")
             rounds["prompt_per_s"].append(stats["prompt_tokens"] / (stats["ttft_ms"] / 1000))
             report.save()
@@ -71,19 +75,6 @@ def measure(
         _summarise(result)
         report.save()
     _measure_llama_bench(build, model, cpu, report, result)
-
-
-def _load(client: Any, spec: Any) -> dict[str, Any]:
-    """What the worker said when it loaded the model (RuntimeError if it could not)."""
-    loaded: dict[str, Any] = {}
-    for event in client.load(spec).events(timeout=600):
-        if event["type"] == "error":
-            raise RuntimeError(f"the model did not load: {event.get('message')}")
-        if event["type"] == "loaded":
-            loaded = {k: v for k, v in event.items() if k not in ("type", "id", "chat_template")}
-        if event["type"] == "notice" and event.get("message"):
-            loaded.setdefault("notices", []).append(event["message"])
-    return loaded
 
 
 def _long_text(index: int) -> str:

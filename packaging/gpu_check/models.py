@@ -6,6 +6,7 @@ transformers.  Nothing is downloaded."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -130,13 +131,16 @@ def hf_bf16(kit: Path, work: Path, shape: dict[str, int]) -> Path:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.bfloat16)
+    partial = folder.with_name(folder.name + ".part")  # a stopped run leaves no half model
+    shutil.rmtree(partial, ignore_errors=True)
     try:
         with torch.device(device):
             model = LlamaForCausalLM(config)
-        model.save_pretrained(str(folder))
+        model.save_pretrained(str(partial))
     finally:
         torch.set_default_dtype(previous)
-    tokenizer.save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(partial))
+    partial.rename(folder)
     del model
     if device == "cuda":
         torch.cuda.empty_cache()

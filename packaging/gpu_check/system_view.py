@@ -34,12 +34,12 @@ def hearth_json(*arguments: str, timeout: float = 120) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"result": parsed}
 
 
-def system_check() -> dict[str, Any]:
-    facts = hearth_json("sysinfo", "--json")
+def system_check(timeout: float) -> dict[str, Any]:
+    facts = hearth_json("sysinfo", "--json", timeout=timeout)
     if "error" in facts:
         return facts
     return {key: facts.get(key) for key in SYSINFO_KEYS}
 
 
-def fit(model: Path, n_ctx: int) -> dict[str, Any]:
-    return hearth_json("fit", str(model), "--ctx", str(n_ctx), "--json")
+def fit(model: Path, n_ctx: int, timeout: float) -> dict[str, Any]:
+    return hearth_json("fit", str(model), "--ctx", str(n_ctx), "--json", timeout=timeout)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpu_check import replies
 from gpu_check.gpu_memory import WorkerGpuMemory
 from gpu_check.report import Report
 
@@ -52,22 +53,18 @@ def measure(
         params = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True}
         try:
             watch.start()
-            loaded: dict[str, Any] = {}
-            for event in client.load(spec).events(timeout=report.timeout(reserve_s)):
-                if event["type"] == "error":
-                    raise RuntimeError(f"the model did not load: {event.get('message')}")
-                if event["type"] == "loaded":
-                    loaded = {k: event.get(k) for k in ("device", "dtype", "notes")}
+            loaded = replies.load(client, spec, report.timeout(reserve_s))
+            loaded = {k: loaded.get(k) for k in ("device", "dtype", "notes")}
             result["loaded"] = loaded
             if not str(loaded.get("device", "")).startswith("cuda"):
                 raise RuntimeError(f"the engine ran on {loaded.get('device')}, not on CUDA")
             started = time.monotonic()
-            first = _reply(client, spec, report.timeout(reserve_s), params)
+            first = replies.reply(client, spec, STORY, report.timeout(reserve_s), **params)
             result["first_reply_s"] = round(time.monotonic() - started, 1)  # compiles
             result["first_tokens_per_s"] = first.get("tokens_per_s")
             speeds, ttfts = [], []
             for _ in range(2):
-                stats = _reply(client, spec, report.timeout(reserve_s), params)
+                stats = replies.reply(client, spec, STORY, report.timeout(reserve_s), **params)
                 speeds.append(float(stats.get("tokens_per_s") or 0))
                 ttfts.append(float(stats.get("ttft_ms") or 0))
             result["tokens_per_s"] = max(speeds)
@@ -85,23 +82,6 @@ def measure(
             client.close()
             result["gpu_memory"] = watch.result()
             report.save()
-
-
-def _reply(client: Any, spec: Any, within_s: float, params: dict[str, Any]) -> dict[str, Any]:
-    """The stats of one reply to the story prompt; TimeoutError after ``within_s`` (a
-    compile that would leave llama.cpp no time), and the worker is ended with the client."""
-    deadline = time.monotonic() + within_s
-    stats: dict[str, Any] = {}
-    for event in client.chat(spec, STORY, {"seed": 1, **params}).events(
-        timeout=max(1.0, deadline - time.monotonic())
-    ):
-        if event["type"] == "stats":
-            stats = event
-        elif event["type"] == "error":
-            raise RuntimeError(f"the reply failed: {event.get('message')}")
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the reply took over {within_s:.0f} s")
-    return stats
 
 
 def _pid_of(client: Any) -> Callable[[], int | None]:
