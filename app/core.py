@@ -18,18 +18,25 @@ from typing import Any
 import psutil
 
 from app.chat.store import ChatStore, StoreError
+from app.engine.budget import MemoryBudget, Needs
+from app.engine.host import EngineHost, physical_cores
 from app.engines import BY_NAME, can_run, engine_for
 from app.errors import HearthError
 from app.hub.downloads import downloads_document, owned_files
 from app.json_document import JsonDocument
 from app.machine.hardware import SystemFacts
 from app.models.endpoints import Endpoints, list_remote_models
-from app.models.library import ModelEntry, ModelNotFound, list_models, resolve_model
+from app.models.library import ModelEntry, ModelNotFound, describe, list_models, resolve_model
 from app.models.overrides import ModelOverrides
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
 from wire.model_spec import REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase, message_of
+
+# When a model's memory cannot be estimated from its metadata: its file, plus this share
+# for the context and the engine's buffers.
+ESTIMATE_OVERHEAD = 0.25
+BUDGET_SHARE_OF_FREE = 0.8
 
 
 @dataclass
@@ -38,6 +45,8 @@ class Core:
     settings: Settings
     facts: SystemFacts | None = None  # filled in by the first system check
     _gpu_layer_cache: dict[tuple[str, int, int, int], int] = field(default_factory=dict)
+    _ram_budget: int | None = None
+    _engines: EngineHost | None = None
 
     @cached_property
     def overrides(self) -> ModelOverrides:
@@ -257,6 +266,54 @@ class Core:
             self._gpu_layer_cache[key] = -1 if result.verdict == "gpu" else (result.gpu_layers or 0)
         return self._gpu_layer_cache[key]
 
+    # -- the engine host -----------------------------------------------------------------
+    @property
+    def engines(self) -> EngineHost:
+        """The process's one engine host: every front end of this core leases its models
+        here, under one memory budget and one share of the cores (a new one once the last
+        was closed, as the window closing closes it)."""
+        if self._engines is None or self._engines.closed:
+            self._engines = EngineHost(
+                self.paths.logs_dir,
+                budget=self.memory_budget,
+                estimate=self.memory_needs,
+                keep_alive_s=0.0,
+            )
+        return self._engines
+
+    def memory_budget(self) -> MemoryBudget:
+        """RAM for loaded models: *Settings › Memory for loaded models*, else four fifths
+        of the memory free at the first load (plus what Hearth's workers already hold);
+        GPU memory: the share of the usable GPUs' free memory the fit estimates plan with."""
+        if self._ram_budget is None:
+            chosen = float(self.settings.get("server.memory_budget_gb"))
+            if chosen > 0:
+                self._ram_budget = int(chosen * 1e9)
+            else:
+                free = psutil.virtual_memory().available
+                held = sum(model.memory_bytes for model in self.engines.loaded())
+                self._ram_budget = int((free + held) * BUDGET_SHARE_OF_FREE)
+        from app.machine.fit import VRAM_SHARE
+
+        gpus = self.machine_facts().usable_gpus
+        vram = int(sum(g.vram_free_bytes or g.vram_total_bytes for g in gpus) * VRAM_SHARE)
+        return MemoryBudget(self._ram_budget, vram)
+
+    def memory_needs(self, spec: ModelSpec) -> Needs:
+        """The memory ``spec``'s model will take as it is loaded here: the ``fit`` estimate
+        (the same that places its layers on the GPU), else its file and a quarter more; a
+        remote model takes nothing here but its worker, which is measured."""
+        if spec.engine in (REMOTE, SYNTHETIC):
+            return Needs(0)
+        entry = describe(Path(spec.path), "file")
+        try:
+            from app.machine.fit_service import estimate_entry
+
+            result = estimate_entry(entry, self.machine_facts(), spec.n_ctx or 4096)
+        except HearthError:
+            return Needs(int(entry.size_bytes * (1 + ESTIMATE_OVERHEAD)))
+        return Needs(result.ram_bytes, result.gpu_bytes)
+
     def sampling(self, advice: dict[str, Any] | None = None, **overrides: Any) -> dict[str, Any]:
         """Sampling parameters for a request: settings, then what the model's authors
         recommend (``advice``, see ``app.chat.presets``), then explicit overrides."""
@@ -286,11 +343,6 @@ def code_fingerprint(folder: Path) -> str:
     for file in sorted(folder.glob("*.py")):
         digest.update(file.name.encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()
-
-
-def physical_cores() -> int:
-    """llama.cpp is fastest with one thread per physical core."""
-    return psutil.cpu_count(logical=False) or os.cpu_count() or 1
 
 
 def open_core(

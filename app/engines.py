@@ -25,6 +25,17 @@ GPU_LLAMA_OFFLOAD = "llama_offload"  # the installed llama.cpp build can offload
 GPU_TORCH_CUDA = "torch_cuda"  # the installed PyTorch sees CUDA
 GPU_NONE = "none"
 
+# What a request may ask of an engine beyond a chat in text.  The API checks a request's
+# needs against its model's engine before anything reaches it, and names what is missing
+# (``app.serve.capabilities``).
+GRAMMAR = "grammar"  # output held to JSON or a schema, or a forced tool call
+TOOLS = "tools"  # tools offered to the model through its chat template
+LOGPROBS = "logprobs"  # the probabilities of the tokens generated
+RAW_PROMPT = "raw_prompt"  # a prompt without the chat template, fill-in-the-middle
+EMBEDDINGS = "embeddings"
+IMAGES = "images"  # images in the conversation
+FEATURES = (GRAMMAR, TOOLS, LOGPROBS, RAW_PROMPT, EMBEDDINGS, IMAGES)
+
 
 @dataclass(frozen=True)
 class EngineOption:
@@ -150,6 +161,7 @@ class Engine:
     gpu: str = GPU_NONE
     modules: tuple[str, ...] = ()  # Python packages it needs (looked up, never imported)
     offered: bool = True  # a user may choose it in Model settings
+    features: frozenset[str] = frozenset()  # what a request may ask of it (FEATURES)
 
     @property
     def installed(self) -> bool:
@@ -165,6 +177,7 @@ CATALOGUE: tuple[Engine, ...] = (
         runtime_bytes=40 * 2**20,  # Python + llama.cpp in the worker, measured
         gpu=GPU_LLAMA_OFFLOAD,
         modules=("llama_cpp",),
+        features=frozenset({GRAMMAR, TOOLS, LOGPROBS, RAW_PROMPT, EMBEDDINGS}),
     ),
     Engine(
         TRANSFORMERS,
@@ -174,9 +187,23 @@ CATALOGUE: tuple[Engine, ...] = (
         runtime_bytes=700 * 2**20,  # Python + torch + transformers
         gpu=GPU_TORCH_CUDA,
         modules=("torch", "transformers"),
+        features=frozenset({TOOLS}),
     ),
-    Engine(REMOTE, "OpenAI-compatible server", ("remote",), offered=False),
-    Engine(SYNTHETIC, "Scripted replies (tests)", ("synthetic",), offered=False),
+    # A server's own grammar holds its output to a schema: response_format is passed on.
+    Engine(
+        REMOTE,
+        "OpenAI-compatible server",
+        ("remote",),
+        offered=False,
+        features=frozenset({GRAMMAR}),
+    ),
+    Engine(
+        SYNTHETIC,
+        "Scripted replies (tests)",
+        ("synthetic",),
+        offered=False,
+        features=frozenset({GRAMMAR, TOOLS, LOGPROBS, RAW_PROMPT}),
+    ),
 )
 BY_NAME: dict[str, Engine] = {engine.name: engine for engine in CATALOGUE}
 OPTIONS: dict[str, EngineOption] = {

@@ -1,6 +1,7 @@
 """The library as ``hearth serve`` offers it: every usable model, the default first, each
-with how to load it here and its recommended sampling (``app.serve.model_pool`` keeps the
-ones requested loaded).
+with how to load it here and its recommended sampling (the engine host loads the ones
+requested, ``app.serve.served_models``); and the API app that serves it, assembled once
+for ``hearth serve`` and the window's switch (``library_app``).
 
 The library is read again at most every ``REFRESH_S`` seconds, so a model downloaded
 while the server runs is offered without a restart.
@@ -11,23 +12,23 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from app.chat.presets import recommended_sampling
 from app.core import Core
+from app.docs.library import Documents
 from app.engines import engine_for
 from app.errors import HearthError
 from app.models.library import ModelEntry
-from app.serve.model_pool import Needs, Offered
+from app.serve.config import DEFAULT_MODEL_NAME, ServerConfig
+from app.serve.served_models import Offered
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 REFRESH_S = 10.0
-# When a model's memory cannot be estimated from its metadata: its file, plus this share
-# for the context and the engine's buffers.
-ESTIMATE_OVERHEAD = 0.25
-BUDGET_SHARE_OF_FREE = 0.8
 
 
 class LibraryOffer:
@@ -75,47 +76,52 @@ class LibraryOffer:
 
     def _offer(self, entry: ModelEntry) -> Offered:
         facts: dict[str, Any] = {**entry.as_json(), "engine": engine_for(entry.format).name}
+        # Each read once per offer (the load check reads the model's header): a request
+        # for a loaded model costs no disk access.
         return Offered(
             name=entry.name,
             facts=facts,
-            spec=lambda: self.core.load_spec(entry, self.n_ctx),
-            defaults=lambda: self.core.sampling(advice_for(entry)),
-            needs=lambda: self.needs(entry),
+            spec=once(lambda: self.core.load_spec(entry, self.n_ctx)),
+            defaults=once(lambda: self.core.sampling(advice_for(entry))),
         )
-
-    def needs(self, entry: ModelEntry) -> Needs:
-        """The memory ``entry`` will take as it is loaded here: the ``fit`` estimate (the
-        same that places its layers on the GPU), else its file and a quarter more; a
-        remote model takes nothing here but its worker, which is measured."""
-        if entry.format == "remote":
-            return Needs(0)
-        spec_context = self.n_ctx or int(self.core.settings.get("engine.context_length"))
-        try:
-            from app.machine.fit_service import estimate_entry
-
-            result = estimate_entry(entry, self.core.machine_facts(), spec_context)
-        except HearthError:
-            return Needs(int(entry.size_bytes * (1 + ESTIMATE_OVERHEAD)))
-        return Needs(result.ram_bytes, result.gpu_bytes)
-
-    def budget_bytes(self) -> int:
-        """RAM for the served models: the setting, else four fifths of the RAM free now."""
-        chosen = float(self.core.settings.get("server.memory_budget_gb"))
-        if chosen > 0:
-            return int(chosen * 1e9)
-        import psutil
-
-        return int(psutil.virtual_memory().available * BUDGET_SHARE_OF_FREE)
-
-    def vram_budget_bytes(self) -> int:
-        """GPU memory for the served models: the share of the usable GPUs' free memory
-        that the fit estimates plan with (0 without a GPU)."""
-        from app.machine.fit import VRAM_SHARE
-
-        gpus = self.core.machine_facts().usable_gpus
-        return int(sum(g.vram_free_bytes or g.vram_total_bytes for g in gpus) * VRAM_SHARE)
 
 
 def advice_for(entry: ModelEntry) -> dict[str, Any]:
     """What the model's authors recommend for sampling (as the window applies it)."""
     return recommended_sampling(entry) if entry.format != "remote" else {}
+
+
+def once(make: Callable[[], T]) -> Callable[[], T]:
+    """``make``'s answer, made on the first call (a refusal is raised again each time)."""
+    made: list[T] = []
+    lock = threading.Lock()
+
+    def answer() -> T:
+        with lock:
+            if not made:
+                made.append(make())
+            return made[0]
+
+    return answer
+
+
+def library_app(
+    core: Core, config: ServerConfig, documents: Documents | None, n_ctx: int | None = None
+) -> tuple[Any, LibraryOffer]:
+    """The API app serving the library on the process's engine host, and the offer (its
+    default model is named in ``config`` unless it names one): with the documents'
+    collections for the ``hearth.collections`` option, and the keep-alive of Settings for
+    the models nobody leases.  HearthError, in words, when the library has nothing to
+    serve."""
+    from app.docs.library import api_grounder
+    from app.serve.api_server import build_app
+    from app.serve.served_models import LibraryModels
+
+    offer = LibraryOffer(core, n_ctx)
+    default = offer.first()
+    if not config.model_name or config.model_name == DEFAULT_MODEL_NAME:
+        config.model_name = default.name
+    if documents is not None:
+        config.ground = api_grounder(documents)
+    core.engines.keep_alive_s = 60.0 * float(core.settings.get("server.keep_alive_minutes"))
+    return build_app(LibraryModels(core.engines, offer.offered), config), offer

@@ -251,12 +251,12 @@ DECLARATIONS: tuple[Setting, ...] = (
         "server.memory_budget_gb",
         float,
         0.0,
-        "API models' memory (GB)",
-        "How much RAM the models that the API (`hearth serve`, or Chat › Serve the API) "
-        "keeps loaded may take together, the chat's model included. When a requested model "
-        "does not fit, the least recently used idle one is unloaded first. 0: four fifths "
-        "of the memory free when the server starts. GPU memory is budgeted from the GPUs' "
-        "free memory.",
+        "Memory for loaded models (GB)",
+        "How much RAM the models Hearth keeps loaded may take together: the chat's, those "
+        "the API (`hearth serve`, or Chat › Serve the API) loads, and the documents' "
+        "embedding model. When a model does not fit, the least recently used idle one is "
+        "unloaded first. 0: four fifths of the memory free when the first model loads. GPU "
+        "memory is budgeted from the GPUs' free memory.",
         minimum=0.0,
         maximum=65536.0,
         advanced=True,

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wire import protocol
 from wire.phrases import Phrase, to_wire
 
 Message = dict[str, Any]
@@ -141,8 +142,8 @@ def prepare_prompt(
     if fitted.dropped:
         emit(
             {
-                "type": "notice",
-                "kind": "context_trimmed",
+                "type": protocol.NOTICE,
+                "kind": protocol.NOTICE_CONTEXT_TRIMMED,
                 "dropped": fitted.dropped,
                 **to_wire(
                     Phrase(

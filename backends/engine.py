@@ -1,18 +1,18 @@
 """The small interface every engine implements, and the registry that finds them.
 
 An engine lives inside the worker process only.  It never talks to the pipe itself: the
-worker hands it an ``emit`` callable for events and a ``cancel`` flag that a separate
-thread sets the moment a ``cancel`` request arrives, so engines only need to check the
-flag between tokens.
+worker hands it an ``emit`` callable for events and a ``JobControl`` that a separate
+thread changes the moment a ``cancel`` (or ``threads``) control arrives, so engines only
+need to ask it between tokens (``backends.job_control``).
 """
 
 from __future__ import annotations
 
 import importlib
-import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from backends.job_control import JobControl
 from wire import protocol
 from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS
 from wire.phrases import Phrase
@@ -37,7 +37,7 @@ class Engine(Protocol):
     def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
         """Load the model in ``spec``; return facts for the ``loaded`` event."""
 
-    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+    def chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
         """Stream a reply as ``delta``/``notice``/``stats`` events; return a finish reason."""
 
     def count_tokens(self, text: str) -> int:

@@ -16,7 +16,6 @@ formatter.  When a GGUF has no template we use the documented fallback below.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -33,6 +32,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
+from backends.job_control import JobControl
 from backends.json_mode import grammar_for
 from backends.llama_embed import (
     EmbeddingContext,
@@ -40,7 +40,7 @@ from backends.llama_embed import (
     context_size,
     longest_input,
 )
-from backends.llama_logprobs import LOGPROB, LogprobReader
+from backends.llama_logprobs import LogprobReader
 from backends.llama_loop import (
     CONTINUE,
     DecodeCosts,
@@ -302,7 +302,15 @@ class LlamaCppEngine:
         return [*start, pre, *before, suf, *after, mid]
 
     # -- generation --------------------------------------------------------------------
-    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+    def set_threads(self, threads: int) -> None:
+        """Use ``threads`` CPU threads from the next decode on (the engine host's share)."""
+        self._threads = threads
+        if self._ctx is not None:
+            self._lib.llama_set_n_threads(self._ctx, threads, threads)
+        if self._embedder is not None:
+            self._embedder.set_threads(threads)
+
+    def chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
         started = time.perf_counter()
         params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
         max_tokens = params.get("max_tokens")
@@ -319,6 +327,7 @@ class LlamaCppEngine:
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
+        control.tokens(len(prompt), 0)
         ignore_eos = bool(params.get("ignore_eos"))
         try:
             if not params.get("grammar"):
@@ -365,24 +374,32 @@ class LlamaCppEngine:
             if token in eog:
                 return protocol.FINISH_STOP
             produced.append(token)
+            control.tokens(len(prompt), len(produced))
             if logprobs is not None:  # before the next decode replaces this token's row
-                emit({"type": protocol.NOTICE, "kind": LOGPROB, **logprobs.read(token)})
+                emit(
+                    {
+                        "type": protocol.NOTICE,
+                        "kind": protocol.NOTICE_LOGPROB,
+                        **logprobs.read(token),
+                    }
+                )
             text = assembler.feed(piece(token))
             if text:
                 emit({"type": protocol.DELTA, "text": text})
             if assembler.stopped:
                 return protocol.FINISH_STOP
-            if cancel.is_set():
+            if control.cancelled():
                 return protocol.FINISH_CANCELLED
             if len(produced) >= limit:
                 return protocol.FINISH_LENGTH
+            control.checkpoint()
             return CONTINUE
 
         loop = LoopStats()
         try:
-            if not self._prefill(prompt, cancel, emit):
+            if not self._prefill(prompt, control, emit):
                 finish = protocol.FINISH_CANCELLED
-                cancel.set()
+                control.cancel()
             else:
                 # Drafting reads logits from rows other than the last: not with logprobs.
                 wanted: Any = params.get("prompt_lookup", self._prompt_lookup)
@@ -399,7 +416,7 @@ class LlamaCppEngine:
         except DecodeFailed as exc:
             # Out of room in the context or a backend failure: the reply so far is kept.
             finish = protocol.FINISH_LENGTH
-            emit({"type": protocol.NOTICE, "kind": "decode_failed", "text": str(exc)})
+            emit({"type": protocol.NOTICE, "kind": protocol.NOTICE_DECODE_FAILED, "text": str(exc)})
         finally:
             sampler.close()
         tail = assembler.finish()
@@ -415,7 +432,7 @@ class LlamaCppEngine:
             emit(
                 {
                     "type": protocol.NOTICE,
-                    "kind": "final_text",
+                    "kind": protocol.NOTICE_FINAL_TEXT,
                     "text": whole.lstrip(" ") if not stops else assembler.text,
                 }
             )
@@ -435,7 +452,7 @@ class LlamaCppEngine:
         )
         return finish
 
-    def _prefill(self, prompt: list[int], cancel: threading.Event, emit: Emit) -> bool:
+    def _prefill(self, prompt: list[int], control: JobControl, emit: Emit) -> bool:
         """Evaluate the prompt after its cached prefix, in slices (``PrefillPacer``),
         checking Stop between them, so that Stop acts within one slice of a long prompt.
         A ``progress`` event after each slice of a long prompt says how far reading it has
@@ -455,8 +472,9 @@ class LlamaCppEngine:
         clock = time.perf_counter
         begin = start
         while begin < end:
-            if cancel.is_set():
+            if control.cancelled():
                 return False
+            control.checkpoint()
             done = min(begin + pacer.size(), end)
             started = clock()
             kv.decode(prompt[begin:done])
@@ -473,7 +491,7 @@ class LlamaCppEngine:
                         "prompt_tokens": len(prompt),
                     }
                 )
-        if cancel.is_set():
+        if control.cancelled():
             return False
         kv.decode(prompt[end:])
         return True

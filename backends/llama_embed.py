@@ -77,6 +77,9 @@ class EmbeddingContext:
         )
         self._batch = lib.llama_batch_init(self.n_ctx, 0, 1)
 
+    def set_threads(self, threads: int) -> None:
+        self._lib.llama_set_n_threads(self._ctx, threads, threads)
+
     def embed(self, tokens: Sequence[int]) -> list[float]:
         """The normalised embedding of one input (at most ``n_ctx`` tokens)."""
         lib, batch = self._lib, self._batch

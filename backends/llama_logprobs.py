@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 MAX_TOP = 20  # as OpenAI's API
-LOGPROB = "logprob"  # the notice's kind: one per generated token
 
 
 class LogprobReader:

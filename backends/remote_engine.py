@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 from typing import Any
 
 from backends.context_budget import stats_event
 from backends.engine import Emit, EngineError, Progress
+from backends.job_control import JobControl
 from backends.sse import sse_events
 from wire import protocol
 from wire.model_spec import REMOTE
@@ -104,7 +104,7 @@ class RemoteEngine:
     def count_tokens(self, text: str) -> int:
         return max(1, len(text) // 4)  # the API has no tokenizer endpoint; a fair guess
 
-    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+    def chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
         httpx = self.httpx
         params = dict(request.get("params") or {})
         body: dict[str, Any] = {
@@ -147,7 +147,7 @@ class RemoteEngine:
                     response.read()
                 _raise_for_status(response, self.base)
                 for event in sse_events(response.iter_lines()):
-                    if cancel.is_set():
+                    if control.cancelled():
                         finish = protocol.FINISH_CANCELLED
                         break
                     try:
@@ -176,6 +176,7 @@ class RemoteEngine:
                             first_at = first_at or now
                             last_at = now
                             chunks += 1
+                            control.tokens(0, chunks)  # a server's chunk: about a token
                         if reasoning:
                             emit({"type": protocol.DELTA, "text": "", "reasoning": reasoning})
                         if content:
@@ -184,7 +185,7 @@ class RemoteEngine:
                             emit({"type": protocol.DELTA, "text": content})
                         if choice.get("finish_reason") == "length":
                             finish = protocol.FINISH_LENGTH
-                if cancel.is_set():
+                if control.cancelled():
                     finish = protocol.FINISH_CANCELLED
         except httpx.ConnectError as exc:
             raise EngineError(

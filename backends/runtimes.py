@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from backends import cpu_features
+from wire.child_process import RUNTIME_PROBE, command
 from wire.model_spec import BUILT_IN_RUNTIME
 from wire.phrases import Phrase, to_wire
 
@@ -40,7 +41,6 @@ BUILT_IN = BUILT_IN_RUNTIME
 # Preferred first, when the model is to use a GPU.
 KINDS = ("cuda", "metal", "vulkan", "cpu")
 GPU_KINDS = frozenset({"cuda", "metal", "vulkan"})
-PROBE_FLAG = "--probe-runtime"
 PROBE_TIMEOUT_S = 60.0
 # Fault injection for tests (what a GPU out of memory or a driver crash looks like):
 # "NAME" makes loading a model on runtime NAME fail, "NAME:crash" ends the worker there,
@@ -134,12 +134,6 @@ def discover() -> list[Runtime]:
     return [*ordered, Runtime(BUILT_IN, "cpu")]
 
 
-def probe_command() -> list[str]:
-    if getattr(sys, "frozen", False):
-        return [sys.executable, PROBE_FLAG]
-    return [sys.executable, "-m", "backends.runtime_probe"]
-
-
 def probe(runtime: Runtime, timeout: float = PROBE_TIMEOUT_S) -> dict[str, Any]:
     """What ``runtime`` says about itself, from a subprocess; ``{"error": …}`` if it fails."""
     env = dict(os.environ)
@@ -148,7 +142,12 @@ def probe(runtime: Runtime, timeout: float = PROBE_TIMEOUT_S) -> dict[str, Any]:
         env[LIB_PATH_ENV] = runtime.path
     try:
         result = subprocess.run(
-            probe_command(), capture_output=True, text=True, env=env, timeout=timeout, check=False
+            command(RUNTIME_PROBE),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return {"error": f"the probe did not finish ({exc})"}

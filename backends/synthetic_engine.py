@@ -15,13 +15,13 @@ the reply (finish reason "length"), and ``stop`` strings end it as in the real e
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from backends.context_budget import continues_reply, stats_event
 from backends.engine import Emit, EngineError, Progress
+from backends.job_control import JobControl
 from backends.text_stream import TextAssembler, request_stops, stop_notice
 from wire import protocol
 from wire.model_spec import SYNTHETIC
@@ -50,7 +50,7 @@ class SyntheticEngine:
         size = max(chunk_chars, 1)
         return [self.script[i : i + size] for i in range(0, len(self.script), size)]
 
-    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+    def chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
         started = time.perf_counter()
         params = request.get("params") or {}
         messages = list(request.get("messages") or [])
@@ -65,8 +65,10 @@ class SyntheticEngine:
         generated = 0
         finish = protocol.FINISH_STOP
         assembler = TextAssembler(request_stops(params.get("stop")), strip_leading=False)
+        control.tokens(prompt_tokens, 0)
         for delta in deltas:
-            if cancel.is_set():
+            control.checkpoint()
+            if control.cancelled():
                 finish = protocol.FINISH_CANCELLED
                 break
             if limit and generated >= limit:
@@ -83,6 +85,7 @@ class SyntheticEngine:
             if text:
                 emit({"type": protocol.DELTA, "text": text})
             generated += 1
+            control.tokens(prompt_tokens, generated)
             if assembler.stopped:
                 break
         rest = assembler.finish()

@@ -100,11 +100,14 @@ def stop_notice(assembler: TextAssembler, asked: Sequence[str]) -> dict[str, Any
     """The ``stop_sequence`` notice when one of the request's stop strings ended the reply
     (Anthropic's API names it in ``stop_sequence``); None for a template's own stops."""
     if assembler.stopped and assembler.stopped_by in asked:
-        return {"type": "notice", "kind": STOP_SEQUENCE, "text": assembler.stopped_by}
+        return {
+            "type": protocol.NOTICE,
+            "kind": protocol.NOTICE_STOP_SEQUENCE,
+            "text": assembler.stopped_by,
+        }
     return None
 
 
-STOP_SEQUENCE = "stop_sequence"
 REASONING, ANSWER, RETRO = "reasoning", "answer", "retro"
 
 

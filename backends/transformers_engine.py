@@ -25,7 +25,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import secrets
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from backends.context_budget import (
 )
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
+from backends.job_control import JobControl
 from backends.sampling import token_bias
 from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler, request_stops, stop_notice
@@ -312,7 +312,11 @@ class TransformersEngine:
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
-    def chat(self, request: dict[str, Any], cancel: threading.Event, emit: Emit) -> str:
+    def set_threads(self, threads: int) -> None:
+        """Use ``threads`` CPU threads from the next token on (the engine host's share)."""
+        self.torch.set_num_threads(threads)
+
+    def chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
         torch = self.torch
         started = time.perf_counter()
         messages = [engine_message(m) for m in request.get("messages") or []]
@@ -353,6 +357,7 @@ class TransformersEngine:
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
+        control.tokens(len(prompt), 0)
         # A seed serves its own request only: without one, a fresh random seed, so the
         # draw does not go on from where a seeded request left torch's generator.
         seed = int(params["seed"]) if params.get("seed") is not None else -1
@@ -388,7 +393,9 @@ class TransformersEngine:
         sampling["logits_processor"] = processors
         if params.get("ignore_eos"):
             sampling["min_new_tokens"] = limit
-        stop = self.transformers.StoppingCriteriaList([_CancelCriterion(cancel, streamer)])
+        stop = self.transformers.StoppingCriteriaList(
+            [_CancelCriterion(control, streamer, len(prompt))]
+        )
         input_ids = torch.tensor([prompt], device=self.model.device)
         try:
             with torch.inference_mode():
@@ -412,7 +419,7 @@ class TransformersEngine:
         notice = stop_notice(streamer.assembler, request_stops(params.get("stop")))
         if notice:
             emit(notice)
-        if cancel.is_set():
+        if control.cancelled():
             finish = protocol.FINISH_CANCELLED
         elif streamer.stopped_by_text or streamer.generated < limit:
             finish = protocol.FINISH_STOP
@@ -420,7 +427,13 @@ class TransformersEngine:
             finish = protocol.FINISH_LENGTH
         if params.get("final_text"):
             whole = self.tokenizer.decode(streamer.ids, skip_special_tokens=True)
-            emit({"type": protocol.NOTICE, "kind": "final_text", "text": whole.lstrip(" ")})
+            emit(
+                {
+                    "type": protocol.NOTICE,
+                    "kind": protocol.NOTICE_FINAL_TEXT,
+                    "text": whole.lstrip(" "),
+                }
+            )
         now = time.perf_counter()
         emit(
             stats_event(
@@ -559,13 +572,16 @@ class _LogitBias:
 
 
 class _CancelCriterion:
-    """Stops generation when Stop was pressed (checked after every token)."""
+    """Stops generation when Stop was pressed (checked after every token), and between
+    tokens applies the CPU threads the engine host allows now."""
 
-    def __init__(self, cancel: threading.Event, streamer: _Streamer) -> None:
-        self.cancel, self.streamer = cancel, streamer
+    def __init__(self, control: JobControl, streamer: _Streamer, prompt_tokens: int) -> None:
+        self.control, self.streamer, self.prompt_tokens = control, streamer, prompt_tokens
 
     def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
         import torch
 
-        stop = self.cancel.is_set() or self.streamer.stopped_by_text
+        self.control.tokens(self.prompt_tokens, self.streamer.generated)
+        self.control.checkpoint()
+        stop = self.control.cancelled() or self.streamer.stopped_by_text
         return torch.full((input_ids.shape[0],), stop, dtype=torch.bool, device=input_ids.device)

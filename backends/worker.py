@@ -4,10 +4,11 @@ Started by the client as ``hearth --worker`` (or ``python -m backends.worker``);
 app re-executes itself the same way, so no source tree is needed.
 
 Threads:
-* the *reader* thread reads requests from stdin.  ``cancel`` takes effect at once by
-  setting a flag that the engine checks between tokens (it never waits behind the
-  request queue); everything else is queued.  End of stdin means the client has gone, so
-  the worker cancels what it is doing and exits.
+* the *reader* thread reads requests from stdin.  The controls take effect at once
+  (``backends.job_control``): ``cancel`` sets a flag and ``threads`` a thread count that
+  the engine reads between tokens (neither waits behind the request queue); everything
+  else is queued.  End of stdin means the engine host has gone, so the worker cancels
+  what it is doing and exits.
 * the *main* thread takes requests from the queue and runs the engine.
 
 Before anything else the worker keeps a private duplicate of stdout for the protocol and
@@ -30,10 +31,11 @@ from typing import IO, Any
 from backends import runtimes
 from backends.delta_batch import INTERVAL, DeltaBatcher
 from backends.engine import Engine, EngineError, create_engine
+from backends.job_control import JobControl
 from backends.text_stream import ReasoningSplit
 from wire import protocol
 from wire.child_process import limit_memory, private_protocol_stream
-from wire.model_spec import LLAMA_CPP, REMOTE
+from wire.model_spec import LLAMA_CPP, REMOTE, ModelSpec, serves
 from wire.phrases import Phrase, to_wire
 
 log = logging.getLogger("hearth.worker")
@@ -61,7 +63,7 @@ class Worker:
     def __init__(self, channel: _Channel) -> None:
         self.channel = channel
         self.requests: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self.cancel_flag = threading.Event()
+        self.control = JobControl()
         self.current_id: object = None
         self.cancelled_ids: set[object] = set()
         self.queued_ids: set[object] = set()  # received, not yet started
@@ -89,16 +91,20 @@ class Worker:
             except (OSError, ValueError):
                 message = None
             if message is None:
-                self.cancel_flag.set()
+                self.control.cancel()
                 self.requests.put(None)
                 return
             if message["type"] == protocol.CANCEL:
                 self._cancel(message.get("target"))
+            elif message["type"] == protocol.THREADS:
+                self.control.want_threads(_count(message.get("threads")))
             elif message["type"] == protocol.SHUTDOWN:
-                self.cancel_flag.set()
+                self.control.cancel()
                 self.requests.put(message)
                 self.requests.put(None)
             else:
+                if message.get("threads") is not None:
+                    self.control.want_threads(_count(message.get("threads")))
                 with self.lock:
                     self.queued_ids.add(message.get("id"))
                 self.requests.put(message)
@@ -109,7 +115,7 @@ class Worker:
         which is not disturbed) and skipped when its turn comes."""
         with self.lock:
             if target is None or target == self.current_id:
-                self.cancel_flag.set()
+                self.control.cancel()
             waiting = target is not None and target in self.queued_ids
             if target is not None:
                 self.cancelled_ids.add(target)
@@ -128,7 +134,7 @@ class Worker:
             log.info("request %s %s", message["type"], request_id)
             with self.lock:
                 self.current_id = request_id
-                self.cancel_flag.clear()
+                self.control.start(self._apply_threads)
                 pre_cancelled = request_id in self.cancelled_ids
                 self.cancelled_ids.discard(request_id)
                 self.queued_ids.discard(request_id)
@@ -207,6 +213,7 @@ class Worker:
             )
         elif kind == protocol.EMBED:
             engine = self.require_engine()
+            self.control.checkpoint()  # the threads this request may use
             embed = getattr(engine, "embed", None)
             if embed is None:
                 raise EngineError(
@@ -226,18 +233,29 @@ class Worker:
     def chat(self, request_id: object, message: dict[str, Any]) -> None:
         if message.get("model") is not None:
             info = self.ensure_loaded(request_id, message["model"])
-            if info.get("loaded_now"):
+            if info.get(protocol.LOADED_NOW):
                 self.channel.send(
-                    {"type": protocol.LOADED, "id": request_id, **info, "final": False}
+                    {"type": protocol.LOADED, "id": request_id, **info, protocol.FINAL: False}
                 )
         engine = self.require_engine()
+        control = self.control
+        control.checkpoint()  # the threads this reply may use, from its first token
         fault = self.injected_fault()
         if fault == "sigill-reply":
             signal.raise_signal(signal.SIGILL)
         if fault == "crash-reply":
             os._exit(70)
 
+        counted = {"prompt": False}
+
         def send(event: dict[str, Any]) -> None:
+            if event.get("type") == protocol.DELTA:
+                # What the reply has cost so far, for a client whose worker may die
+                # before the stats (the first delta also says what the prompt took).
+                event[protocol.GENERATED_TOKENS] = control.generated_tokens
+                if not counted["prompt"]:
+                    counted["prompt"] = True
+                    event[protocol.PROMPT_TOKENS] = control.prompt_tokens
             self.channel.send(event)
             if fault == "sigill-delta" and event.get("type") == protocol.DELTA:
                 signal.raise_signal(signal.SIGILL)
@@ -256,7 +274,7 @@ class Worker:
         raw = message.get("prompt") is not None
         split = emit if raw else ReasoningSplit(emit)
         try:
-            finish = engine.chat(message, self.cancel_flag, split)
+            finish = engine.chat(message, control, split)
             if isinstance(split, ReasoningSplit):
                 split.flush()
         finally:
@@ -269,10 +287,10 @@ class Worker:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST, Phrase("A load request needs a model path.")
             )
-        if self.engine is not None and self.loaded_spec == spec:
-            # What the load found (context, template…), again: a client that took this
-            # worker over from another (the window from the API) has not seen it.
-            return {**self.loaded_facts, "model": spec, "loaded_now": False}
+        if self.engine is not None and self._serves(spec):
+            # What the load found (context, template…), again: a lease that did not load
+            # it (the window's, when the API loaded the model first) has not seen it.
+            return {**self.loaded_facts, "model": spec, protocol.LOADED_NOW: False}
         self.close_engine()
 
         def progress(fraction: float, stage: str) -> None:
@@ -303,7 +321,7 @@ class Worker:
             ):
                 # Chosen automatically: the engine client tries the next runtime in a new
                 # worker (this one has loaded the failed build).
-                exc.details.update(runtime=runtime.name, retry_without_runtime=True)
+                exc.details.update({"runtime": runtime.name, protocol.RETRY_WITHOUT_RUNTIME: True})
             raise
         except BaseException:
             engine.close()
@@ -312,7 +330,7 @@ class Worker:
         self.loaded_facts = dict(facts)
         return {
             "model": spec,
-            "loaded_now": True,
+            protocol.LOADED_NOW: True,
             "load_seconds": round(time.perf_counter() - started, 3),
             **facts,
         }
@@ -348,9 +366,9 @@ class Worker:
             {
                 "type": protocol.NOTICE,
                 "id": request_id,
-                "kind": "runtime_chosen",
+                "kind": protocol.NOTICE_RUNTIME_CHOSEN,
                 "runtime": runtime.name,
-                "forced": bool(requested),
+                protocol.FORCED: bool(requested),
             }
         )
         for skipped, reason in notes:
@@ -358,10 +376,47 @@ class Worker:
                 {
                     "type": protocol.NOTICE,
                     "id": request_id,
-                    "kind": "runtime",
+                    "kind": protocol.NOTICE_RUNTIME_SKIPPED,
                     **to_wire(Phrase("The {0} runtime was skipped: {1}.", skipped, reason)),
                 }
             )
+
+    def _serves(self, spec: dict[str, Any]) -> bool:
+        """The loaded model answers a request for ``spec`` as it is (``wire.model_spec.
+        serves``, the rule the engine host chooses workers by)."""
+        loaded = self.loaded_spec
+        if loaded is None:
+            return False
+        if loaded == spec:
+            return True
+        try:
+            return serves(
+                ModelSpec.from_wire(loaded),
+                self.runtime.name if self.runtime is not None else None,
+                ModelSpec.from_wire(spec),
+            )
+        except (TypeError, ValueError):  # a spec this version cannot read: load it
+            return False
+
+    def _apply_threads(self, threads: int) -> bool:
+        """Have the engine use ``threads`` CPU threads, and say so (the engine host counts
+        on it before it lets another model use the cores it gave up)."""
+        engine = self.engine
+        set_threads = getattr(engine, "set_threads", None)
+        if engine is None:
+            return False
+        if set_threads is not None:
+            set_threads(threads)
+        self.channel.send(
+            {
+                "type": protocol.NOTICE,
+                "id": self.current_id,
+                "kind": protocol.NOTICE_THREADS,
+                "threads": threads,
+                "at": time.monotonic(),
+            }
+        )
+        return True
 
     def injected_fault(self) -> str:
         """How ``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests) makes this worker fail on the runtime
@@ -401,6 +456,14 @@ class Worker:
                 self.engine.close()
             finally:
                 self.engine, self.loaded_spec = None, None
+
+
+def _count(value: Any) -> int:
+    """A thread count from a request (0 when it has none, or none that makes sense)."""
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _limit_memory() -> None:

@@ -13,30 +13,17 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
-WORKER_FLAG = "--worker"
-CAPABILITIES_FLAG = "--capabilities"
-PROBE_RUNTIME_FLAG = "--probe-runtime"  # the same as backends.runtimes.PROBE_FLAG
-EXTRACT_FLAG = "--extract-documents"  # the same as app.docs.extraction.extract_command
+from wire.child_process import by_flag
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == [WORKER_FLAG]:
-        from backends.worker import main as worker_main
-
-        return worker_main(argv[1:])
-    if argv[:1] == [PROBE_RUNTIME_FLAG]:  # one llama.cpp runtime (backends.runtimes)
-        from backends.runtime_probe import main as probe_main
-
-        return probe_main()
-    if argv[:1] == [EXTRACT_FLAG]:  # the document reader (app.docs.extraction)
-        from app.docs.extract_child import main as extract_main
-
-        return extract_main()
-    if argv[:1] == [CAPABILITIES_FLAG]:  # the frozen app's engine probe (app.machine.hardware)
-        from backends.capabilities import main as capabilities_main
-
-        return capabilities_main()
+    # A child process of Hearth (a worker, a runtime probe, the engine probe, the document
+    # reader): the frozen app starts each by running itself with the child's flag.
+    child = by_flag(argv[0] if argv else None)
+    if child is not None:
+        entry = child.main()
+        return entry(argv[1:]) if child.takes_arguments else entry()
 
     from app import cli
     from app.core import open_core

@@ -17,7 +17,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from app.core import Core, open_core
-from app.engine_client import AVOIDED_RUNTIMES, EngineClient
+from app.engine.host import EngineHost
+from app.engine.seat import Seat
 from app.machine.hardware import SystemFacts
 from app.models.library import starter_model_path
 from wire.model_spec import ModelSpec
@@ -52,15 +53,6 @@ def _fail_on_error_logs(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture
 def expect_error_logs() -> None:
     """Declare that this test provokes errors that Hearth logs (a crash, a bad file)."""
-
-
-@pytest.fixture(autouse=True)
-def _no_runtime_avoided_before() -> Iterator[None]:
-    """A runtime one test made fail is not skipped in the next (the engine clients of
-    one process share what failed; a reader thread of the last test may add late)."""
-    AVOIDED_RUNTIMES.clear()
-    yield
-    AVOIDED_RUNTIMES.clear()
 
 
 @pytest.fixture(autouse=True)
@@ -111,12 +103,17 @@ def spec(starter: Path) -> ModelSpec:
 
 
 @pytest.fixture
-def client(data_dir: Path) -> Iterator[EngineClient]:
-    # A long grace: a test that checks "stopped cooperatively (not killed)" must not turn
-    # into a speed limit on a busy machine.
-    engine = EngineClient(log_dir=data_dir / "logs", cancel_grace_s=60.0)
-    yield engine
-    engine.close()
+def host(data_dir: Path) -> Iterator[EngineHost]:
+    """An engine host of its own for the test (the window's and commands' is the core's)."""
+    made = EngineHost(data_dir / "logs")
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def client(host: EngineHost) -> Seat:
+    """A front end's seat on the test's host, as the window and ``hearth chat`` have."""
+    return Seat(host)
 
 
 def read_log(data_dir: Path, name: str = "worker.log") -> str:

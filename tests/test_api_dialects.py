@@ -20,11 +20,13 @@ import openai
 import pytest
 
 from app.core import Core
-from app.engine_client import EngineClient
+from app.engine.host import EngineHost
 from app.models.library import ModelEntry
-from app.serve.api_server import ApiServer, ServerConfig, build_app
-from tests.conftest import HEARTH, REPO, free_port
+from tests.api_helpers import serving_one
+from tests.conftest import HEARTH, REPO, free_port, kill_hard
 from tests.gui_helpers import MARK
+from wire import protocol
+from wire.model_spec import ModelSpec
 
 pytestmark = pytest.mark.slow
 
@@ -43,15 +45,12 @@ def serving_script(core: Core, data_dir: Path, text: str) -> Iterator[str]:
     entry = ModelEntry(
         SCRIPTED, script, "synthetic", len(text), "file", "llama", quantization="Q4_K_M"
     )
-    client = EngineClient(log_dir=data_dir / "logs")
-    config = ServerConfig(port=free_port(), model_name=SCRIPTED, model_facts=entry.as_json())
-    server = ApiServer(build_app(client, lambda: core.model_spec(entry), config), config)
-    server.start()
+    host = EngineHost(data_dir / "logs")
     try:
-        yield f"http://127.0.0.1:{config.port}"
+        with serving_one(host, core.model_spec(entry), SCRIPTED, entry.as_json()) as url:
+            yield url
     finally:
-        server.stop()
-        client.close()
+        host.close()
 
 
 @pytest.fixture
@@ -135,6 +134,28 @@ def test_ollama_chat_and_generate_keep_thinking_apart_streamed_or_not(
     assert "".join(p.response for p in pieces) == "It i", "options reach the engine"
     loaded = client.generate(model="scripted:q4_k_m", prompt="")
     assert loaded.done_reason == "load", "an empty prompt only loads the model"
+
+
+def test_a_body_without_a_content_type_is_read_as_json(scripted: str) -> None:
+    """Ollama's own ``curl -d '{…}'`` examples, and litellm's Ollama providers, send no
+    Content-Type (curl's default form type, or none): the body is JSON all the same; one
+    that is not JSON is refused in the route's dialect."""
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "2+2?"}]})
+    for headers in ({}, {"Content-Type": "application/x-www-form-urlencoded"}):
+        answered = httpx.post(
+            f"{scripted}/api/chat", content=body + "\n", headers=headers, timeout=60
+        )
+        assert answered.status_code == 200, answered.text
+        lines = [json.loads(line) for line in answered.text.splitlines()]
+        assert "".join(line["message"]["content"] for line in lines) == "It is 4."
+    generated = httpx.post(
+        f"{scripted}/api/generate", content=json.dumps({"prompt": "2+2?", "stream": False})
+    )
+    assert generated.json()["response"] == "It is 4."
+    broken = httpx.post(f"{scripted}/api/chat", content="{not json")
+    assert broken.status_code == 400 and "not valid JSON" in broken.json()["error"]
+    openai_shape = httpx.post(f"{scripted}/v1/chat/completions", content="[1, 2]")
+    assert openai_shape.status_code == 400 and openai_shape.json()["error"]["message"]
 
 
 @pytest.mark.parametrize(
@@ -250,7 +271,14 @@ def test_anthropic_messages_give_thinking_and_text_blocks_streamed_or_not(
         ),
         ({"tool_choice": {"type": "any"}}, "needs tools"),
         ({"max_tokens": 0}, "max_tokens"),
-        ({"messages": [{"role": "user", "content": [{"type": "image"}]}]}, "messages.0.content"),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image"}]}]},
+            "images and documents are not supported yet",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "hologram"}]}]},
+            "'hologram'",
+        ),
         ({"messages": [{"role": "system", "content": "x"}]}, "messages.0.role"),
         ({"stop_sequences": ["a", "b", "c", "d", "e"]}, "stop_sequences"),
     ],
@@ -468,3 +496,41 @@ def test_responses_give_a_reasoning_item_then_the_message_streamed_or_not(
     cut = client.responses.create(model="m", input="2+2?", max_output_tokens=2)
     assert cut.status == "incomplete" and cut.incomplete_details is not None
     assert cut.incomplete_details.reason == "max_output_tokens"
+
+
+def test_a_reply_cut_by_a_dying_worker_says_what_it_cost_and_how_it_ended(
+    host: EngineHost, spec: ModelSpec, expect_error_logs: None
+) -> None:
+    """The usage of a stream whose worker died counts the prompt and the tokens that were
+    sent, and the choice ends with a finish reason, before the error itself."""
+    no_end = {"0": -100, "2": -100}  # the starter's end tokens: it cannot end by itself
+    body = {
+        "messages": [{"role": "user", "content": "Tell me a long story."}],
+        "max_tokens": 4000,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "logit_bias": no_end,
+    }
+    chunks: list[dict[str, Any]] = []
+    killed: list[int] = []
+    with (
+        serving_one(host, spec, "starter") as url,
+        httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=300) as response,
+    ):
+        for line in response.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            chunks.append(json.loads(line.removeprefix("data: ")))
+            texts = [
+                c for c in chunks if c.get("choices") and c["choices"][0]["delta"].get("content")
+            ]
+            if len(texts) == 5 and not killed:
+                (loaded,) = host.loaded()
+                kill_hard(loaded.pid)
+                killed.append(loaded.pid)
+    finishes = [c["choices"][0]["finish_reason"] for c in chunks if c.get("choices")]
+    assert finishes[-1] == "error", finishes[-3:]
+    usage = next(c["usage"] for c in chunks if c.get("usage"))
+    assert usage["prompt_tokens"] > 5 and usage["completion_tokens"] >= 5, usage
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    assert chunks[-1]["error"]["type"] == protocol.ERR_WORKER_DIED

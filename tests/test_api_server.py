@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from openai import BadRequestError, NotFoundError, OpenAI
 
+from app.serve.capabilities import refusal
 from app.serve.openai_chat import ChatRequest
 from tests.conftest import HEARTH, REPO
-from wire.model_spec import TRANSFORMERS, ModelSpec
+from wire.model_spec import LLAMA_CPP, TRANSFORMERS
 
 pytestmark = pytest.mark.slow
 # Without --model, hearth serve offers the library: requests name the model they want.
@@ -319,7 +320,7 @@ def test_content_parts_and_the_developer_role_mean_text_and_system(
         "/v1/chat/completions",
         {"messages": [{"role": "user", "content": [image]}], "max_tokens": 4},
     )
-    assert got == 400 and "messages.0.content" in payload["error"]["message"]
+    assert got == 400 and "image parts are not supported yet" in payload["error"]["message"]
     assert chat_requests(log) == before
 
 
@@ -417,15 +418,16 @@ def test_health_and_one_model_by_its_id(served: tuple[int, Path], client: OpenAI
 
 
 def test_json_output_for_a_transformers_model_is_refused_before_the_engine() -> None:
-    """transformers has no grammar: the request is refused in words, naming what it asked."""
-    checkpoint = ModelSpec("/models/qwen", engine=TRANSFORMERS)
+    """transformers has no grammar: the request is refused in words, naming what it asked
+    (the engine catalogue says which engine can do what; the dialect only what it asks)."""
     messages = [{"role": "user", "content": "hi"}]
     asked = ChatRequest.model_validate(
         {"messages": messages, "response_format": {"type": "json_object"}}
-    )
-    assert "json_object needs a GGUF model" in str(asked.refusal(checkpoint))
-    assert asked.refusal(ModelSpec("/models/qwen.gguf")) is None
-    assert ChatRequest.model_validate({"messages": messages}).refusal(checkpoint) is None
+    ).needs()
+    assert "json_object needs a GGUF model" in str(refusal(asked, TRANSFORMERS))
+    assert refusal(asked, LLAMA_CPP) is None
+    plain = ChatRequest.model_validate({"messages": messages}).needs()
+    assert refusal(plain, TRANSFORMERS) is None
 
 
 def test_a_required_tool_call_from_the_real_engine_is_a_valid_call(client: OpenAI) -> None:

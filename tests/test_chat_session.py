@@ -15,7 +15,8 @@ import pytest
 from app.chat import store as st
 from app.chat.session import ChatSession, Reply, SessionListener
 from app.core import Core
-from app.engine_client import EngineClient
+from app.engine.host import EngineHost
+from app.engine.seat import Seat
 from app.errors import HearthError
 from app.models.library import ModelEntry
 from tests.conftest import kill_hard
@@ -74,7 +75,7 @@ def heard() -> Heard:
 
 
 def session_for(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard, script: str
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard, script: str
 ) -> ChatSession:
     session = ChatSession(core.settings, store, client, core.model_spec, heard)
     session.model = scripted(core, script)
@@ -100,7 +101,7 @@ def finished(session: ChatSession, reply: Reply | None) -> Reply:
 
 
 def test_a_reply_is_streamed_saved_and_titled(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard
 ) -> None:
     session = session_for(core, store, client, heard, MARK.join(["Red, ", "yellow ", "and blue."]))
     reply = finished(session, session.send("Name three primary colours."))
@@ -118,7 +119,7 @@ def test_a_reply_is_streamed_saved_and_titled(
 
 
 def test_thinking_arrives_apart_from_the_answer(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard
 ) -> None:
     script = MARK.join(["<thi", "nk>Two and", " two.</th", "ink>It is", " 4."])
     session = session_for(core, store, client, heard, script)
@@ -130,7 +131,7 @@ def test_thinking_arrives_apart_from_the_answer(
 
 
 def test_an_implied_think_tag_moves_the_answer_so_far_to_thinking(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard
 ) -> None:
     script = MARK.join(["Hmm, two ", "and two.", "</think>", "\n\nIt is 4."])
     session = session_for(core, store, client, heard, script)
@@ -141,7 +142,7 @@ def test_an_implied_think_tag_moves_the_answer_so_far_to_thinking(
 
 
 def test_edit_regenerate_and_continue_make_versions(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard
 ) -> None:
     session = session_for(core, store, client, heard, "Fine.")
     first = finished(session, session.send("Hello"))
@@ -167,7 +168,7 @@ def test_edit_regenerate_and_continue_make_versions(
 
 
 def test_stop_keeps_what_was_written(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard
 ) -> None:
     session = session_for(core, store, client, heard, "word " * 2000)
     reply = talking(session)
@@ -181,7 +182,7 @@ def test_stop_keeps_what_was_written(
 
 
 def test_a_dying_engine_keeps_the_partial_reply_and_the_next_message_works(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard, expect_error_logs: None
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard, expect_error_logs: None
 ) -> None:
     session = session_for(core, store, client, heard, "word " * 2000)
     reply = talking(session)
@@ -197,7 +198,7 @@ def test_a_dying_engine_keeps_the_partial_reply_and_the_next_message_works(
 
 
 def test_what_cannot_be_done_now_is_a_sentence(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard
 ) -> None:
     session = ChatSession(core.settings, store, client, core.model_spec, heard)
     with pytest.raises(HearthError, match="Choose a model first"):
@@ -216,7 +217,7 @@ def test_what_cannot_be_done_now_is_a_sentence(
 
 
 def test_instructions_wait_for_the_conversation_then_apply(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard
 ) -> None:
     session = session_for(core, store, client, heard, "Aye.")
     session.set_instructions("Answer like a pirate.", {"sampling.temperature": 0.3})
@@ -235,8 +236,8 @@ def test_instructions_wait_for_the_conversation_then_apply(
 def test_an_engine_that_cannot_start_fails_the_reply_and_frees_the_session(
     core: Core, store: st.ChatStore, heard: Heard, expect_error_logs: None
 ) -> None:
-    closed = EngineClient(log_dir=core.paths.logs_dir)
-    closed.close()  # refuses every request, as a client whose process cannot start
+    closed = Seat(EngineHost(core.paths.logs_dir))
+    closed.host.close()  # refuses every request, as a client whose process cannot start
     session = session_for(core, store, closed, heard, "Hi")
     reply = session.send("Hello")
     assert reply is not None and reply.status == st.FAILED
@@ -246,7 +247,7 @@ def test_an_engine_that_cannot_start_fails_the_reply_and_frees_the_session(
 
 
 def test_a_model_that_cannot_be_prepared_writes_nothing(
-    core: Core, store: st.ChatStore, client: EngineClient, heard: Heard
+    core: Core, store: st.ChatStore, client: Seat, heard: Heard
 ) -> None:
     from wire.phrases import Phrase
 

@@ -262,7 +262,7 @@ def test_the_command_line_contracts(shelf: Path, data_dir: Path) -> None:
 def test_an_embedding_model_adds_vectors_and_hybrid_search(
     core: Core, starter: Path, tmp_path: Path
 ) -> None:
-    from app.docs_commands import open_documents
+    from app.documents import open_documents
 
     folder = tmp_path / "notes"
     folder.mkdir()

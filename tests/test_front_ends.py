@@ -18,10 +18,11 @@ from pytestqt.qtbot import QtBot
 
 from app import cli
 from app.chat import store as st
+from app.cli.chat import cmd_chat
 from app.core import Core, open_core
-from app.engine_client import EngineClient
+from app.engine.host import EngineHost
 from app.models.library import ModelEntry
-from app.serve.api_server import ApiServer, ServerConfig, build_app
+from tests.api_helpers import serving_one
 from tests.conftest import HEARTH, REPO, free_port, run_hearth
 from tests.gui_helpers import MARK, open_window, scripted_window, send_and_wait
 
@@ -66,7 +67,7 @@ def cli_json(core: Core, entry: ModelEntry, prompt: str, *flags: str) -> list[di
 
     core.find_model = find_model  # type: ignore[method-assign,assignment]
     out = io.StringIO()
-    assert cli.cmd_chat(core, args, out) == cli.EXIT_OK
+    assert cmd_chat(core, args, out) == cli.EXIT_OK
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
@@ -83,13 +84,10 @@ def served_script(core: Core, data_dir: Path) -> Iterator[tuple[str, Path]]:
     script.parent.mkdir(parents=True, exist_ok=True)
     script.write_text(THINKING, encoding="utf-8")
     entry = ModelEntry("Scripted", script, "synthetic", len(THINKING), "file")
-    client = EngineClient(log_dir=data_dir / "logs")
-    config = ServerConfig(port=free_port(), model_name="scripted")
-    server = ApiServer(build_app(client, lambda: core.model_spec(entry), config), config)
-    server.start()
-    yield f"http://127.0.0.1:{config.port}/v1", script
-    server.stop()
-    client.close()
+    host = EngineHost(data_dir / "logs")
+    with serving_one(host, core.model_spec(entry), "scripted") as url:
+        yield f"{url}/v1", script
+    host.close()
 
 
 def served_reply(base: str, stream: bool, **params: Any) -> tuple[str, str]:

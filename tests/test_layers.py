@@ -11,7 +11,7 @@ from tests.conftest import REPO
 UI_PROCESS = """
 import os, sys
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
-import app.cli, app.core, app.engine_client, app.chat.store, hearth.launcher
+import app.cli, app.core, app.engine.host, app.serve.api_server, app.chat.store, hearth.launcher
 import ui.gui, ui.main_window, hearth.selftest
 from ui.gui import make_application
 from ui.main_window import MainWindow

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.engine_client import EngineClient
+from app.engine.seat import Seat
 from tests.conftest import REPO, collect
 from wire.model_spec import ModelSpec
 
@@ -22,16 +22,14 @@ QUOTE = (
 GREEDY = {"temperature": 0, "max_tokens": 64}
 
 
-def reply(client: EngineClient, spec: ModelSpec, prompt: str, **params: Any) -> Any:
+def reply(client: Seat, spec: ModelSpec, prompt: str, **params: Any) -> Any:
     text, events = collect(client.chat(spec, [{"role": "user", "content": prompt}], params))
     assert events[-1]["type"] == "done", events[-1]
     stats = next(e for e in events if e["type"] == "stats")
     return text, stats
 
 
-def test_prompt_lookup_gives_the_same_reply_in_fewer_steps(
-    client: EngineClient, spec: ModelSpec
-) -> None:
+def test_prompt_lookup_gives_the_same_reply_in_fewer_steps(client: Seat, spec: ModelSpec) -> None:
     plain, plain_stats = reply(client, spec, QUOTE, **GREEDY, prompt_lookup=False)
     # "always": every match is checked, whatever this machine's timings say it costs
     # (how much is drafted otherwise is a matter of speed, which a test does not assert).
@@ -43,9 +41,7 @@ def test_prompt_lookup_gives_the_same_reply_in_fewer_steps(
     assert stats["runtime"] == "cpu"
 
 
-def test_a_seeded_sampled_reply_with_drafts_is_reproducible(
-    client: EngineClient, spec: ModelSpec
-) -> None:
+def test_a_seeded_sampled_reply_with_drafts_is_reproducible(client: Seat, spec: ModelSpec) -> None:
     """Sampling checks each guess against a draw from its own position's distribution.
     (A batch is evaluated in another order than one token at a time, so a near tie may
     round the other way than without drafts: equality is asserted for greedy above.)"""
@@ -56,9 +52,7 @@ def test_a_seeded_sampled_reply_with_drafts_is_reproducible(
     assert stats["drafted_tokens"] > 0
 
 
-def test_a_seed_does_not_carry_over_to_later_requests(
-    client: EngineClient, spec: ModelSpec
-) -> None:
+def test_a_seed_does_not_carry_over_to_later_requests(client: Seat, spec: ModelSpec) -> None:
     prompt = "Tell me about the sea."
     params = {"temperature": 1.0, "max_tokens": 40, "ignore_eos": True}
     seeded, _ = reply(client, spec, prompt, **params, seed=7)
@@ -68,7 +62,7 @@ def test_a_seed_does_not_carry_over_to_later_requests(
     assert seeded not in unseeded and unseeded[0] != unseeded[1]
 
 
-def test_a_stop_string_ends_the_reply_before_it(client: EngineClient, spec: ModelSpec) -> None:
+def test_a_stop_string_ends_the_reply_before_it(client: Seat, spec: ModelSpec) -> None:
     whole, _ = reply(client, spec, QUOTE, **GREEDY)
     words = whole.split()
     assert len(words) > 6, whole
@@ -78,7 +72,7 @@ def test_a_stop_string_ends_the_reply_before_it(client: EngineClient, spec: Mode
     assert stats["generated_tokens"] < len(whole) // 2
 
 
-def test_a_grammar_constrains_the_reply(client: EngineClient, spec: ModelSpec) -> None:
+def test_a_grammar_constrains_the_reply(client: Seat, spec: ModelSpec) -> None:
     text, _ = reply(
         client,
         spec,
@@ -89,7 +83,7 @@ def test_a_grammar_constrains_the_reply(client: EngineClient, spec: ModelSpec) -
     assert text in ("yes", "no")
 
 
-def test_a_broken_grammar_is_refused_with_a_reason(client: EngineClient, spec: ModelSpec) -> None:
+def test_a_broken_grammar_is_refused_with_a_reason(client: Seat, spec: ModelSpec) -> None:
     job = client.chat(
         spec, [{"role": "user", "content": "Hi"}], {**GREEDY, "grammar": "root ::= ("}
     )

@@ -96,7 +96,7 @@ def test_a_killed_worker_keeps_the_partial_reply_and_the_next_message_works(
     window.chat.sampling_overrides = LONG_REPLY
     window.chat.send("Write a long poem about the sea.")
     wait_until(qtbot, lambda: len(window.chat.transcript.streamed_text) > 20)
-    pid = window.client.worker_pid
+    pid = window.seat.worker_pid
     assert pid is not None
     with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
         kill_hard(pid)
@@ -110,7 +110,7 @@ def test_a_killed_worker_keeps_the_partial_reply_and_the_next_message_works(
     with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
         assert window.chat.send("Are you back?")
     assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
-    assert window.client.worker_pid not in (None, pid)
+    assert window.seat.worker_pid not in (None, pid)
     assert window.chat.transcript.streamed_text.strip()
 
 

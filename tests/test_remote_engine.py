@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from app.engine_client import EngineClient
+from app.engine.seat import Seat
 from tests.conftest import HEARTH, REPO, collect
 from wire import protocol
 from wire.model_spec import ModelSpec
@@ -30,9 +30,7 @@ def remote(url: str, model: str = "smollm2") -> ModelSpec:
     return ModelSpec(url, engine="remote", remote_model=model)
 
 
-def test_chat_with_a_real_server_streams_like_a_local_model(
-    client: EngineClient, peer: str
-) -> None:
+def test_chat_with_a_real_server_streams_like_a_local_model(client: Seat, peer: str) -> None:
     text, events = collect(
         client.chat(
             remote(peer),
@@ -47,7 +45,7 @@ def test_chat_with_a_real_server_streams_like_a_local_model(
     assert events[-1]["type"] == "done"
 
 
-def test_stop_closes_the_stream(client: EngineClient, peer: str) -> None:
+def test_stop_closes_the_stream(client: Seat, peer: str) -> None:
     job = client.chat(
         remote(peer), [{"role": "user", "content": "Tell a long story."}], {"max_tokens": 1500}
     )
@@ -61,7 +59,7 @@ def test_stop_closes_the_stream(client: EngineClient, peer: str) -> None:
     assert not job.final.get("forced")  # the stream was closed, the worker not killed
 
 
-def test_a_requests_stop_strings_reach_the_server(client: EngineClient, peer: str) -> None:
+def test_a_requests_stop_strings_reach_the_server(client: Seat, peer: str) -> None:
     question = [{"role": "user", "content": "Name the largest planet in the solar system."}]
     greedy = {"temperature": 0, "max_tokens": 40, "seed": 1}
     whole, _ = collect(client.chat(remote(peer), question, greedy))
@@ -72,7 +70,7 @@ def test_a_requests_stop_strings_reach_the_server(client: EngineClient, peer: st
     assert cut.rstrip() == whole[: whole.index(stop)].rstrip()
 
 
-def test_json_output_and_penalties_reach_the_server(client: EngineClient, peer: str) -> None:
+def test_json_output_and_penalties_reach_the_server(client: Seat, peer: str) -> None:
     """What Hearth's API accepts is passed on to the serving engine, which enforces it."""
     cat = [{"role": "user", "content": "Describe a cat."}]
     asked = {"temperature": 0, "max_tokens": 300, "response_format": {"type": "json_object"}}
@@ -87,7 +85,7 @@ def test_json_output_and_penalties_reach_the_server(client: EngineClient, peer: 
     assert penalised.count(",") < plain.count(","), (plain, penalised)
 
 
-def test_unknown_model_and_refused_connection(client: EngineClient, peer: str) -> None:
+def test_unknown_model_and_refused_connection(client: Seat, peer: str) -> None:
     final = client.load(remote(peer, "no-such-model")).wait(60)
     assert final is not None and final["kind"] == protocol.ERR_MODEL_NOT_FOUND
     assert "smollm2" in final["message"]
@@ -150,9 +148,7 @@ def misbehaving() -> Iterator[type[_Misbehaving]]:
     server.server_close()
 
 
-def test_a_server_dropping_the_stream_keeps_what_arrived(
-    client: EngineClient, misbehaving: Any
-) -> None:
+def test_a_server_dropping_the_stream_keeps_what_arrived(client: Seat, misbehaving: Any) -> None:
     text, events = collect(
         client.chat(remote(misbehaving.url, "m"), [{"role": "user", "content": "hi"}], {})
     )
@@ -160,13 +156,13 @@ def test_a_server_dropping_the_stream_keeps_what_arrived(
     assert events[-1]["type"] == "error" and "broke in the middle" in events[-1]["message"]
 
 
-def test_a_bad_key_says_so(client: EngineClient, misbehaving: Any) -> None:
+def test_a_bad_key_says_so(client: Seat, misbehaving: Any) -> None:
     misbehaving.mode = "unauthorized"
     final = client.load(remote(misbehaving.url, "m")).wait(60)
     assert final is not None and final["kind"] == "unauthorized" and "API key" in final["message"]
 
 
-def test_a_server_that_never_answers_times_out(client: EngineClient, misbehaving: Any) -> None:
+def test_a_server_that_never_answers_times_out(client: Seat, misbehaving: Any) -> None:
     misbehaving.mode = "silent"
     spec = ModelSpec(misbehaving.url, engine="remote", remote_model="m", timeout=2.0)
     final = client.chat(spec, [{"role": "user", "content": "hi"}], {}).wait(60)

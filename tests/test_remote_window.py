@@ -115,7 +115,7 @@ def test_the_api_switch_serves_the_library_beside_the_chat(
     core.models_dir.mkdir(parents=True, exist_ok=True)
     os.link(starter, core.models_dir / "second.Q4_1.gguf")
     window = open_window(qtbot, core)
-    window_pid = window.client.worker_pid
+    window_pid = window.seat.worker_pid
     port = free_port()
     window.set_api_server(True, port=port)
     assert window.api.running and window.serve_action.isChecked()
@@ -142,7 +142,7 @@ def test_the_api_switch_serves_the_library_beside_the_chat(
     wait_until(qtbot, lambda: not thread.is_alive(), 300_000)
     assert answers and answers[0].strip()
     assert window.chat.transcript.streamed_text.strip()
-    assert window.client.worker_pid == window_pid, "one worker for the chat and the API"
+    assert window.seat.worker_pid == window_pid, "one worker for the chat and the API"
     second = client.chat.completions.create(
         model="second.Q4_1", messages=[{"role": "user", "content": "Hi"}], max_tokens=2
     )
@@ -159,7 +159,7 @@ def test_the_api_switch_serves_the_library_beside_the_chat(
     assert isinstance(unload, QPushButton)
     qtbot.mouseClick(unload, Qt.MouseButton.LeftButton)
     assert [table.item(r, 0).text() for r in range(table.rowCount())] == [chosen.name]  # type: ignore[union-attr]
-    assert window.client.worker_pid == window_pid, "the chat's model stays"
+    assert window.seat.worker_pid == window_pid, "the chat's model stays"
     dialog.close()
     window.set_api_server(False)
     assert window.api.server is None and not window.serve_action.isChecked()

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from app.engine_client import EngineClient
+from app.engine.host import EngineHost
+from app.engine.seat import Seat
 from tests.conftest import run_hearth
 from wire.model_spec import ModelSpec
 
@@ -210,9 +211,9 @@ def replies(
     count: int,
     client_each: bool = False,
 ) -> list[list[dict[str, Any]]]:
-    """The events of ``count`` replies in a row from one engine client (as the window
-    sends messages), or each from a client of its own (``client_each``: as the window and
-    the API's models), with ``HEARTH_FAIL_LOAD_ON_RUNTIME=fault``."""
+    """The events of ``count`` replies in a row from one seat (as the window sends
+    messages), or each from a seat of its own on the same engine host (``client_each``: as
+    the window and the API's models), with ``HEARTH_FAIL_LOAD_ON_RUNTIME=fault``."""
     env = {"HEARTH_RUNTIMES_DIR": str(runtimes_dir), "HEARTH_FAIL_LOAD_ON_RUNTIME": fault}
     question = [{"role": "user", "content": "Hi"}]
     params = {"max_tokens": 4, "temperature": 0}
@@ -220,12 +221,13 @@ def replies(
     with pytest.MonkeyPatch.context() as patch, contextlib.ExitStack() as clients:
         for name, value in env.items():
             patch.setenv(name, value)
+        host = EngineHost(log_dir, worker_command=command)
+        clients.callback(host.close)
         client = None
         events = []
         for _ in range(count):
             if client is None or client_each:
-                client = EngineClient(log_dir=log_dir, command=command)
-                clients.callback(client.close)
+                client = Seat(host)
             events.append(list(client.chat(spec, question, params).events(timeout=300)))
         return events
 
@@ -255,8 +257,8 @@ def test_an_illegal_instruction_before_the_first_words_sends_the_reply_to_anothe
 def test_a_runtime_that_failed_a_model_is_skipped_by_every_client(
     runtimes_dir: Path, starter: Path, tmp_path: Path
 ) -> None:
-    """The API's models have engine clients of their own: once a runtime stopped on a
-    model in the window, a request for it from the API does not crash on it again."""
+    """The API's requests hold leases of their own: once a runtime stopped on a model in
+    the window, a request for it from the API does not crash on it again."""
     spec = ModelSpec(str(starter), n_ctx=512, threads=2)
     window, api = replies(runtimes_dir, "cpu-copy:sigill-reply", spec, tmp_path, 2, True)
     assert ran_on(window) == "cpu" and ran_on(api) == "cpu"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine_client import EngineClient
+from app.engine.host import EngineHost
+from app.engine.seat import Seat
 from backends.engine import EngineError
 from backends.transformers_engine import (
     build_load_kwargs,
@@ -35,7 +36,7 @@ def linked_copy(source: Path, target: Path, skip: tuple[str, ...] = ()) -> Path:
     return target
 
 
-def test_a_factual_answer_streams_with_stats(client: EngineClient, hf_checkpoint: Path) -> None:
+def test_a_factual_answer_streams_with_stats(client: Seat, hf_checkpoint: Path) -> None:
     job = client.chat(
         hf_spec(hf_checkpoint),
         [{"role": "user", "content": "What is 2+2?"}],
@@ -53,7 +54,7 @@ def test_a_factual_answer_streams_with_stats(client: EngineClient, hf_checkpoint
     assert events[-1] == {"type": "done", "id": job.id, "finish_reason": "stop"}
 
 
-def test_stop_is_honoured_between_tokens(client: EngineClient, hf_checkpoint: Path) -> None:
+def test_stop_is_honoured_between_tokens(client: Seat, hf_checkpoint: Path) -> None:
     job = client.chat(hf_spec(hf_checkpoint), [{"role": "user", "content": "Tell a story."}], LONG)
     deltas = 0
     for event in job.events(timeout=300):
@@ -67,7 +68,7 @@ def test_stop_is_honoured_between_tokens(client: EngineClient, hf_checkpoint: Pa
 
 
 def test_stop_during_the_first_forward_pass_of_a_long_prompt(
-    client: EngineClient, hf_checkpoint: Path
+    client: Seat, hf_checkpoint: Path
 ) -> None:
     spec = hf_spec(hf_checkpoint)
     assert client.load(spec).wait(300) is not None
@@ -84,7 +85,7 @@ def test_stop_during_the_first_forward_pass_of_a_long_prompt(
 
 
 def test_pickle_only_weights_are_refused_unless_allowed(
-    client: EngineClient, hf_checkpoint: Path, tmp_path: Path
+    client: Seat, hf_checkpoint: Path, tmp_path: Path
 ) -> None:
     folder = linked_copy(hf_checkpoint, tmp_path / "pickled", skip=("model.safetensors",))
     (folder / "pytorch_model.bin").write_bytes(b"\x80\x04 not really a pickle")
@@ -97,9 +98,7 @@ def test_pickle_only_weights_are_refused_unless_allowed(
     assert build_load_kwargs({}, False, False, False)["use_safetensors"] is True
 
 
-def test_remote_code_needs_consent(
-    client: EngineClient, hf_checkpoint: Path, tmp_path: Path
-) -> None:
+def test_remote_code_needs_consent(client: Seat, hf_checkpoint: Path, tmp_path: Path) -> None:
     folder = linked_copy(hf_checkpoint, tmp_path / "custom", skip=("config.json",))
     config = json.loads((hf_checkpoint / "config.json").read_text())
     config["auto_map"] = {"AutoModelForCausalLM": "modeling_custom.CustomForCausalLM"}
@@ -119,7 +118,7 @@ def test_remote_code_needs_consent(
     ],
 )
 def test_broken_checkpoints_say_what_is_wrong(
-    client: EngineClient, hf_checkpoint: Path, tmp_path: Path, change: str, words: str
+    client: Seat, hf_checkpoint: Path, tmp_path: Path, change: str, words: str
 ) -> None:
     if change == "no_tokenizer":
         folder = linked_copy(hf_checkpoint, tmp_path / "x", skip=("tokenizer.json",))
@@ -133,7 +132,7 @@ def test_broken_checkpoints_say_what_is_wrong(
 
 
 def test_a_checkpoint_without_chat_template_uses_the_fallback(
-    client: EngineClient, hf_checkpoint: Path, tmp_path: Path
+    client: Seat, hf_checkpoint: Path, tmp_path: Path
 ) -> None:
     folder = linked_copy(
         hf_checkpoint, tmp_path / "plain", skip=("chat_template.jinja", "tokenizer_config.json")
@@ -156,7 +155,7 @@ def test_out_of_memory_ends_the_worker_and_the_app_goes_on(
     data_dir: Path, hf_checkpoint: Path, monkeypatch: pytest.MonkeyPatch, expect_error_logs: None
 ) -> None:
     monkeypatch.setenv("HEARTH_WORKER_MEMORY_LIMIT", str(1_300_000_000))  # a real limit
-    client = EngineClient(log_dir=data_dir / "logs")
+    client = Seat(EngineHost(data_dir / "logs"))
     try:
         final = client.load(hf_spec(hf_checkpoint)).wait(300)
         assert final is not None and final["kind"] == protocol.ERR_OUT_OF_MEMORY
@@ -175,7 +174,7 @@ def test_out_of_memory_ends_the_worker_and_the_app_goes_on(
         )
         assert text
     finally:
-        client.close()
+        client.host.close()
 
 
 def test_cuda_only_options_produce_the_right_arguments() -> None:
@@ -241,9 +240,7 @@ def test_hearth_chat_with_a_checkpoint_path(hf_checkpoint: Path) -> None:
     assert sys.executable
 
 
-def test_stop_strings_and_seeds_serve_their_own_request(
-    client: EngineClient, hf_checkpoint: Path
-) -> None:
+def test_stop_strings_and_seeds_serve_their_own_request(client: Seat, hf_checkpoint: Path) -> None:
     """A request's stop strings end its reply (never shown, even split across tokens), and
     a seed does not carry over: an unseeded request after a seeded one is not its copy."""
     spec = hf_spec(hf_checkpoint)
@@ -270,9 +267,7 @@ def test_stop_strings_and_seeds_serve_their_own_request(
     assert first != second
 
 
-def test_penalties_bias_and_json_mode_as_the_api_asks(
-    client: EngineClient, hf_checkpoint: Path
-) -> None:
+def test_penalties_bias_and_json_mode_as_the_api_asks(client: Seat, hf_checkpoint: Path) -> None:
     """OpenAI's penalties and logit_bias change the reply as in llama.cpp; JSON output,
     which needs a grammar, is refused in words; the stop string that ended a reply is
     named (Anthropic's stop_sequence)."""

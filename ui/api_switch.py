@@ -1,11 +1,12 @@
 """The window's switch for Hearth's local API (Chat › Serve the API), and what the window
-knows of the models loaded for it (Chat › Loaded models).
+knows of the models loaded in this process (Chat › Loaded models).
 
-The server offers the whole library, as ``hearth serve`` does, and shares workers with
-the window (``ModelPool.share_with``): a request for the window's model runs on the
-window's own worker, whose queue keeps an editor's request and a chat here from ever
-mixing; another model is loaded for the API beside it, under the memory budget; choosing
-that model here takes its worker instead of loading it again.
+The server offers the whole library, as ``hearth serve`` does, on the window's own engine
+host (``Core.engines``): a request for the window's model runs on the window's worker,
+whose queue keeps an editor's request and a chat here from ever mixing; another model is
+loaded beside it under the one memory budget; choosing that model here uses its worker
+instead of loading it again, and while the API serves, the models nobody leases stay
+loaded for its keep-alive.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject
@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QStatusBar
 
 from app.core import Core
 from app.docs.library import Documents
-from app.engine_client import EngineClient
+from app.engine.host import Loaded
+from app.engine.seat import Seat
 from ui.chat.model_bar import ModelBar
 from ui.loaded_models import LoadedModel
 
@@ -30,18 +31,17 @@ class ApiSwitch(QObject):
     def __init__(
         self,
         core: Core,
-        client: EngineClient,
+        seat: Seat,
         models: ModelBar,
         status: QStatusBar,
         report: Callable[[BaseException, str], None],
         documents: Documents | None = None,
     ) -> None:
         super().__init__(status)
-        self.core, self.client, self.models = core, client, models
+        self.core, self.seat, self.models = core, seat, models
         self.documents = documents  # for the hearth.collections request option
         self.status, self.report = status, report
         self.server: Any = None
-        self.pool: Any = None  # app.serve.model_pool.ModelPool while the API runs
 
     @property
     def running(self) -> bool:
@@ -55,45 +55,21 @@ class ApiSwitch(QObject):
         if self.server is not None:
             return
         # FastAPI and the library's offer: about half a second, once.
-        from app.docs.library import api_grounder
-        from app.errors import HearthError
-        from app.library_offer import LibraryOffer
-        from app.serve.api_server import ApiServer, ServerConfig, build_app_for
-        from app.serve.model_pool import ModelPool
-        from app.serve.served_models import LibraryModels
+        from app.library_offer import library_app
+        from app.serve.api_server import ApiServer
+        from app.serve.config import ServerConfig
 
-        offer = LibraryOffer(self.core, None)
-        try:
-            default = offer.first()
-        except HearthError as exc:
-            self.report(exc, self.tr("starting the API"))
-            return
         chosen = self.models.model
-        config = ServerConfig(
-            port=port,
-            model_name=chosen.name if chosen else default.name,
-            ground=api_grounder(self.documents) if self.documents is not None else None,
-        )
-        pool = ModelPool(
-            offer.offered,
-            self.core.paths.logs_dir,
-            offer.budget_bytes(),
-            60.0 * float(self.core.settings.get("server.keep_alive_minutes")),
-            vram_budget_bytes=offer.vram_budget_bytes(),
-        )
-        pool.share_with(self.client)
-        if not float(self.core.settings.get("server.memory_budget_gb")):
-            # "Free memory" was measured with the chat's model already loaded, and the
-            # pool counts that model too: give its share back.
-            pool.budget_bytes += self.client.worker_memory()
-        server = ApiServer(build_app_for(LibraryModels(pool), config), config)
+        config = ServerConfig(port=port, model_name=chosen.name if chosen else "")
         try:
+            app, _offer = library_app(self.core, config, self.documents)
+            server = ApiServer(app, config)
             server.start()
-        except Exception as exc:  # noqa: BLE001 - shown to the user
-            pool.close()
+        except Exception as exc:  # noqa: BLE001 - shown to the user (the one error path)
+            self.core.engines.keep_alive_s = 0.0
             self.report(exc, self.tr("starting the API"))
             return
-        self.server, self.pool = server, pool
+        self.server = server
         self.status.showMessage(
             self.tr("API serving the library at http://127.0.0.1:{0}/v1, {1} by default").format(
                 port, config.model_name
@@ -104,54 +80,44 @@ class ApiSwitch(QObject):
         if self.server is None:
             return
         self.server.stop()
-        self.pool.close(wait=False)  # the API's own models end in the background
-        self.server = self.pool = None
+        self.server = None
+        # The models only the API used end now (in the background), or once answered.
+        engines = self.core.engines
+        engines.keep_alive_s = 0.0
+        for model in engines.loaded():
+            if not model.pinned and "api" in model.purposes:
+                engines.unload(model.spec)
         self.status.showMessage(self.tr("API stopped"), 3000)
 
     # -- the loaded models ---------------------------------------------------------------
     def loaded(self) -> list[LoadedModel]:
-        """The window's model (when loaded), then those loaded for the API."""
-        listing: list[LoadedModel] = []
-        spec = self.client.loaded_model
-        hosted = self.pool.hosted() if self.pool is not None else None
-        if spec is not None:
-            chosen = self.models.model
-            name = chosen.name if chosen and str(chosen.path) == spec.path else Path(spec.path).name
-            listing.append(
-                LoadedModel(
-                    name,
-                    self.tr("Chat and API") if self.running else self.tr("Chat"),
-                    self.client.worker_memory(),
-                    hosted.gpu_memory() if hosted is not None else 0,
-                    None,
-                    self.client.busy,
-                    self._unload_window_model,
-                )
-            )
-        if self.pool is None:
-            return listing
-        now, pool = self.pool.now(), self.pool
-        for resident in pool.resident():
-            if resident.hosted:
-                continue
-            name = resident.offered.name
-            listing.append(
-                LoadedModel(
-                    name,
-                    self.tr("API"),
-                    resident.memory(),
-                    resident.gpu_memory(),
-                    max(resident.expires_at(now) - time.time(), 0.0),
-                    resident.busy,
-                    partial(pool.unload, name),
-                )
-            )
-        return listing
+        """Every model with a worker: the chat's first, then the others by last use."""
+        return [self._row(model) for model in self.core.engines.loaded()]
+
+    def _row(self, model: Loaded) -> LoadedModel:
+        chosen = self.seat.current
+        chat = chosen is not None and chosen.spec == model.spec
+        if chat:
+            used_by = self.tr("Chat and API") if self.running else self.tr("Chat")
+            unload: Callable[[], bool] = self._unload_window_model
+        else:
+            used_by = self.tr("Documents") if "documents" in model.purposes else self.tr("API")
+            unload = partial(self.core.engines.unload, model.spec)
+        expires = None if model.expires_at is None else max(model.expires_at - time.time(), 0.0)
+        return LoadedModel(
+            model.label,
+            used_by,
+            model.memory_bytes,
+            model.vram_bytes,
+            None if chat else expires,
+            model.busy,
+            unload,
+        )
 
     def _unload_window_model(self) -> bool:
         """End the window's worker when it is idle; the next message loads it again."""
-        if self.client.busy:
+        if self.seat.busy:
             return False
-        self.client.unload()
+        self.seat.unload()
         self.models.engine_stopped()
         return True

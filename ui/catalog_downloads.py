@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core import Core
+from app.errors import describe_error
 from app.hub import downloads as dl
 from app.hub.catalog import CatalogEntry, preferred_source
 from app.hub.downloads import DownloadManager, PullPlan
 from app.hub.repo_files import human_duration, human_size
 from ui.background import run_in_background
 from ui.i18n import translated
-from wire.phrases import message_of
 
 POLL_MS = 300
 
@@ -65,8 +65,14 @@ class CatalogDownloads(QObject):
             self,
             lambda: plan_catalog(self.core, entry, source),
             lambda found: self._planned(entry, found),
-            lambda exc: self._fail(entry.name, translated(message_of(exc))),
+            lambda exc: self._fail(
+                entry.name, self._said(exc, self.tr("finding the model's file"))
+            ),
         )
+
+    def _said(self, exc: BaseException, doing: str) -> str:
+        """The one path for errors: logged with the stack, said in one sentence."""
+        return translated(describe_error(exc, doing, str(self.core.paths.logs_dir)))
 
     def cancel(self, name: str) -> None:
         state = self.states.pop(name, None)
@@ -88,7 +94,7 @@ class CatalogDownloads(QObject):
                 for file in plan.files
             ]
         except Exception as exc:  # noqa: BLE001 - a full disk, a bad path: said on the card
-            self._fail(entry.name, translated(message_of(exc)))
+            self._fail(entry.name, self._said(exc, self.tr("adding the download")))
             return
         models = [i for i in items if i.target.endswith(".gguf")] or items
         self.states[entry.name] = CardState(

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.chat import store as st
 from app.core import Core
-from app.engine_client import EngineClient
+from app.engine.seat import Seat
 from app.errors import describe_error
 from app.machine.hardware import SystemFacts
 from app.machine.live_usage import UsageSampler
@@ -55,13 +55,12 @@ class MainWindow(QMainWindow):
     def __init__(
         self,
         core: Core,
-        client: EngineClient | None = None,
         store: st.ChatStore | None = None,
         load_on_start: bool = True,
     ) -> None:
         super().__init__()
         self.core = core
-        self.client = client or EngineClient(log_dir=core.paths.logs_dir)
+        self.seat = Seat(core.engines)  # the chat's model, on the process's engine host
         self.store = store or core.open_store()
         self.store.on_note = self.show_error  # a repair made while Hearth runs is said at once
         self.closed = False  # set when the window closes: late background results are dropped
@@ -103,13 +102,13 @@ class MainWindow(QMainWindow):
     # -- layout ------------------------------------------------------------------------
     def _build(self, load_on_start: bool) -> None:
         self.error_banner = ErrorBanner()
-        from app.docs_commands import open_documents
+        from app.documents import open_documents
 
         # the embedding model of the settings starts only when a passage needs vectors
         self.documents = open_documents(self.core, quiet=True)
         self.chat = ChatScreen(
             self.core,
-            self.client,
+            self.seat,
             self.store,
             self.error_banner,
             self.report,
@@ -184,7 +183,7 @@ class MainWindow(QMainWindow):
         from ui.api_switch import ApiSwitch
 
         self.api = ApiSwitch(
-            self.core, self.client, bar, self.statusBar(), self.report, self.documents
+            self.core, self.seat, bar, self.statusBar(), self.report, self.documents
         )
         self._build_menus()
         self.chat.composer.setFocus()
@@ -570,7 +569,7 @@ class MainWindow(QMainWindow):
                 self._show_usage()  # the last figures: no model process if it ended
 
     def _show_usage(self) -> None:
-        self.usage_label.setText(translated(self._usage.line(self.client.worker_pid)))
+        self.usage_label.setText(translated(self._usage.line(self.seat.worker_pid)))
 
     # -- the local API -----------------------------------------------------------------
     def set_api_server(self, on: bool, port: int = API_PORT) -> None:
@@ -590,7 +589,7 @@ class MainWindow(QMainWindow):
         self.api.set(False)
         self.indexing.close()
         self.documents.close()
-        self.client.close(timeout=3.0)
+        self.core.engines.close(timeout=3.0)
         self.downloads.close()
         self.store.close()
         super().closeEvent(event)

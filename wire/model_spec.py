@@ -2,8 +2,10 @@
 
 The app builds a ``ModelSpec`` (from the engine catalogue, the per-model settings and the
 machine), sends it as a plain dictionary, and the worker's engines read the same fields.
-Two equal specs share a worker; a different spec means another model (or the same model
-loaded differently), which the worker loads in place of the old one.
+Whether a worker that loaded one spec can answer a request for another is decided by one
+rule, ``serves``, which the engine host (choosing a worker) and the worker (deciding to
+load) both use: the same model loaded the same way, whatever runtimes each skips, as long
+as the runtime it runs is not one the request skips.
 """
 
 from __future__ import annotations
@@ -52,6 +54,12 @@ class ModelSpec:
     secret_ref: str = ""  # where the API key is kept ("keyring:NAME"); never the key itself
     timeout: float = 120.0  # seconds without data before a remote server counts as gone
 
+    @property
+    def base(self) -> ModelSpec:
+        """The spec as a front end asked for it: without the runtimes Hearth has avoided
+        for it since (``skip_runtimes``), which say where to load it, not what."""
+        return replace(self, skip_runtimes=()) if self.skip_runtimes else self
+
     def with_gpu_layers(self, layers: int) -> ModelSpec:
         return replace(self, gpu_layers=layers)
 
@@ -74,3 +82,11 @@ class ModelSpec:
         if "skip_runtimes" in values:
             values["skip_runtimes"] = tuple(values["skip_runtimes"] or ())
         return cls(**values)
+
+
+def serves(loaded: ModelSpec, runtime: str | None, wanted: ModelSpec) -> bool:
+    """A worker that loaded ``loaded``, on the llama.cpp ``runtime`` (None: not known, or
+    another engine), answers a request for ``wanted`` without loading anything."""
+    if loaded == wanted:
+        return True
+    return loaded.base == wanted.base and (runtime is None or runtime not in wanted.skip_runtimes)

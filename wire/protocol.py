@@ -22,7 +22,9 @@ from typing import IO, Any, Final
 
 from wire.text import repaired
 
-PROTOCOL_VERSION: Final = 3  # 2: deltas carry reasoning apart; 3: embed
+# 2: deltas carry reasoning apart; 3: embed; 4: threads, token counts in deltas, one rule
+# for "this worker serves this spec" (``wire.model_spec.serves``)
+PROTOCOL_VERSION: Final = 4
 
 # Requests (client -> worker)
 HELLO: Final = "hello"
@@ -33,7 +35,14 @@ COUNT_TOKENS: Final = "count_tokens"
 EMBED: Final = "embed"  # {"input": [texts]} -> result {"embeddings", "prompt_tokens"}
 UNLOAD: Final = "unload"
 SHUTDOWN: Final = "shutdown"
-REQUEST_TYPES: Final = frozenset({HELLO, LOAD, CHAT, CANCEL, COUNT_TOKENS, EMBED, UNLOAD, SHUTDOWN})
+# A control, read at once like ``cancel``: from its next token (or prompt slice) on, the
+# engine uses ``threads`` CPU threads (the engine host shares the cores among workers).
+THREADS: Final = "threads"
+REQUEST_TYPES: Final = frozenset(
+    {HELLO, LOAD, CHAT, CANCEL, COUNT_TOKENS, EMBED, UNLOAD, SHUTDOWN, THREADS}
+)
+# Requests the worker's reader thread acts on at once, never queued behind a reply.
+CONTROLS: Final = frozenset({CANCEL, THREADS, SHUTDOWN})
 
 # A ``chat`` request carries ``messages`` (rendered with the model's template) or, for a
 # completion, a raw ``prompt`` and optionally a ``suffix`` (fill-in-the-middle); its
@@ -65,6 +74,43 @@ MOVED_TO_REASONING: Final = "moved_to_reasoning"
 # of its tokens have been read so far, next to ``prompt_tokens``.
 PROMPT_TOKENS_READ: Final = "prompt_tokens_read"
 
+# Token counts.  Every delta carries ``generated_tokens`` (the reply's tokens so far, a
+# running total) and the first one ``prompt_tokens`` too, so that a client can say what a
+# reply cost even when its worker dies before the ``stats`` event.
+GENERATED_TOKENS: Final = "generated_tokens"
+PROMPT_TOKENS: Final = "prompt_tokens"
+
+# Notice kinds (``notice`` events).  A notice with a ``message`` is for the person; the
+# others are facts for Hearth's own code.
+NOTICE_RUNTIME_CHOSEN: Final = "runtime_chosen"  # runtime, forced: the host's, never shown
+NOTICE_RUNTIME_SKIPPED: Final = "runtime"  # a GPU runtime that could not be used, and why
+NOTICE_RUNTIME_FAILED: Final = "runtime_failed"  # runtime: trying the next one (the host's)
+NOTICE_CONTEXT_TRIMMED: Final = "context_trimmed"  # old turns were left out
+NOTICE_LOGPROB: Final = "logprob"  # one generated token's probabilities
+NOTICE_STOP_SEQUENCE: Final = "stop_sequence"  # text: the request's stop string that ended it
+NOTICE_FINAL_TEXT: Final = "final_text"  # text: the reply decoded in one piece (tests)
+NOTICE_DECODE_FAILED: Final = "decode_failed"  # the context filled up or the backend failed
+NOTICE_THREADS: Final = "threads"  # threads, at: the CPU threads the engine uses from now on
+NOTICE_KINDS: Final = frozenset(
+    {
+        NOTICE_RUNTIME_CHOSEN,
+        NOTICE_RUNTIME_SKIPPED,
+        NOTICE_RUNTIME_FAILED,
+        NOTICE_CONTEXT_TRIMMED,
+        NOTICE_LOGPROB,
+        NOTICE_STOP_SEQUENCE,
+        NOTICE_FINAL_TEXT,
+        NOTICE_DECODE_FAILED,
+        NOTICE_THREADS,
+    }
+)
+
+# Flags of events.
+FORCED: Final = "forced"  # runtime_chosen: the user chose it; done: the worker was killed
+RETRY_WITHOUT_RUNTIME: Final = "retry_without_runtime"  # error: load it on another runtime
+LOADED_NOW: Final = "loaded_now"  # loaded: this request loaded the model (not already there)
+FINAL: Final = "final"  # loaded: false when a chat loaded its model on the way
+
 # Events that end a request: after one of them no further event carries that id.
 TERMINAL_EVENTS: Final = frozenset({READY, LOADED, DONE, ERROR, RESULT})
 
@@ -93,6 +139,8 @@ ERR_CONNECTION_REFUSED: Final = "connection_refused"
 ERR_UNAUTHORIZED: Final = "unauthorized"
 ERR_TIMEOUT: Final = "timeout"
 ERR_SERVER: Final = "server_error"
+# The engine host: the model does not fit in the memory budget beside models in use.
+ERR_NO_ROOM: Final = "no_room"
 ERROR_KINDS: Final = frozenset(
     {
         ERR_BAD_REQUEST,
@@ -111,6 +159,7 @@ ERROR_KINDS: Final = frozenset(
         ERR_UNAUTHORIZED,
         ERR_TIMEOUT,
         ERR_SERVER,
+        ERR_NO_ROOM,
     }
 )
 

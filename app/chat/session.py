@@ -7,7 +7,7 @@ stopped, interrupted, failed).  It has no Qt in it: the window adapts it in
 ``ui/chat/chat_screen.py``, ``hearth chat`` drives it from the terminal, and both therefore
 behave alike.
 
-Threads: the engine client delivers events on its reader thread.  ``deliver`` (given by
+Threads: the engine host delivers events on a worker's reader thread.  ``deliver`` (given by
 the front end) brings them to the thread that owns the session, where ``_handle`` runs;
 the window coalesces them on the Qt main thread, the command line queues them and calls
 ``wait``.  The store is only touched from the owning thread.
@@ -25,7 +25,9 @@ from typing import Any
 from app.chat import store as st
 from app.chat.presets import effective_values, engine_params
 from app.chat.recorder import ReplyRecorder, engine_messages, status_for
-from app.engine_client import EngineClient, EventCallback, Job
+from app.docs.grounding import CHARACTERS_PER_TOKEN, documents_budget
+from app.engine.jobs import EventCallback, Job
+from app.engine.seat import Seat
 from app.errors import HearthError
 from app.models.library import ModelEntry
 from app.settings import Settings
@@ -36,11 +38,10 @@ from wire.text import repaired
 
 log = logging.getLogger(__name__)
 
-CHARACTERS_PER_TOKEN = 3.5  # the context estimate until the engine has counted
 TICK_S = 0.25  # how often a waiting front end lets the recorder save a pause in the stream
 
 Handler = Callable[[dict[str, Any]], None]
-# Wraps the session's handler into a callback for the engine client's reader thread that
+# Wraps the session's handler into a callback for a worker's reader thread that
 # calls the handler later on the session's own thread.
 Deliver = Callable[[Handler], EventCallback]
 SpecFor = Callable[[ModelEntry, int | None], ModelSpec]
@@ -132,7 +133,7 @@ class ChatSession:
         self,
         settings: Settings,
         store: st.ChatStore,
-        client: EngineClient,
+        seat: Seat,
         spec_for: SpecFor,
         listener: SessionListener | None = None,
         conversation_id: int | None = None,
@@ -140,7 +141,7 @@ class ChatSession:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.client = client
+        self.seat = seat  # the front end's chosen model: requests go to its lease
         self.spec_for = spec_for
         self.listener = listener or SessionListener()
         self.conversation_id = conversation_id
@@ -230,9 +231,7 @@ class ChatSession:
         out, so a long chat does not leave its newest question without documents)."""
         used, size, _exact = self.context_usage(None)
         limit = int(self.values().get("sampling.max_tokens") or 0)
-        answer = limit if limit > 0 else min(1024, size // 4)
-        question_tokens = round(len(question) / CHARACTERS_PER_TOKEN)
-        return max(0, size - min(used, size // 4) - answer - question_tokens - 64)
+        return documents_budget(size, used, limit, round(len(question) / CHARACTERS_PER_TOKEN))
 
     def _planned_context(self) -> int:
         """The context the next reply would load with (the per-model choice included)."""
@@ -443,7 +442,7 @@ class ChatSession:
         self.listener.reply_started(self, reply)
         callback = self._deliver(lambda event: self._handle(reply, event))
         try:
-            reply.job = self.client.chat(
+            reply.job = self.seat.chat(
                 spec, messages, params, callback, continue_reply=continuing is not None
             )
         except Exception as exc:

@@ -17,7 +17,6 @@ import os
 import queue
 import stat
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +28,8 @@ import psutil
 
 from app.docs.extract_child import MEMORY_LIMIT_ENV
 from app.docs.formats import Section, kind_of
+from wire.child_process import EXTRACTION, creation_flags
+from wire.child_process import command as child_command
 
 log = logging.getLogger(__name__)
 
@@ -66,13 +67,6 @@ class Extracted:
     @property
     def text(self) -> str:
         return "\n\n".join(section.text for section in self.sections)
-
-
-def extract_command() -> list[str]:
-    """How to start the extraction process (the frozen app runs itself with a flag)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "--extract-documents"]
-    return [sys.executable, "-m", "app.docs.extract_child"]
 
 
 def file_hash(path: Path) -> str:
@@ -130,7 +124,7 @@ class Extractor:
         log_file: Path | None = None,
         command: list[str] | None = None,
     ) -> None:
-        self.command = command or extract_command()
+        self.command = command or child_command(EXTRACTION)
         # Asked between polls while a file is read: a stop ends the reader at once.
         self.should_stop: Callable[[], bool] | None = None
         self.max_bytes = max_bytes
@@ -223,7 +217,7 @@ class Extractor:
         if self.log_file is not None:
             self.log_file.parent.mkdir(parents=True, exist_ok=True)
             stderr = self.log_file.open("ab")
-        creation = getattr(subprocess, "CREATE_NO_WINDOW", 0) if sys.platform == "win32" else 0
+        creation = creation_flags()
         try:
             self._process = subprocess.Popen(
                 self.command,

@@ -22,6 +22,18 @@ INSTRUCTION = (
     "not contain the answer, say so."
 )
 _CITATION = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+CHARACTERS_PER_TOKEN = 3.5  # an estimate until the engine has counted
+
+
+def documents_budget(context: int, conversation: int, reply_limit: int, question: int) -> int:
+    """About how many tokens of files and passages a message can be given, for every
+    front end (the window, ``hearth chat``, the API): the ``context``, less room for the
+    answer (the reply limit, else a quarter of the context up to 1,024 tokens), the
+    ``question``, and the ``conversation`` so far up to a quarter of the context (when a
+    conversation outgrows the context its oldest messages are left out, so a long chat does
+    not leave its newest question without documents).  All in tokens."""
+    answer = reply_limit if reply_limit > 0 else min(1024, context // 4)
+    return max(0, context - min(conversation, context // 4) - answer - question - 64)
 
 
 @dataclass

@@ -14,7 +14,13 @@ from pathlib import Path
 from app.docs.chunking import passages
 from app.docs.collections import Collection, Collections
 from app.docs.extraction import Extracted, Extractor, Skipped
-from app.docs.grounding import Attachment, Grounding, Source
+from app.docs.grounding import (
+    CHARACTERS_PER_TOKEN,
+    Attachment,
+    Grounding,
+    Source,
+    documents_budget,
+)
 from app.docs.index import DocumentIndex, Hit
 from app.docs.indexer import Embedder, Indexer, Progress, UpdateReport
 from app.docs.retrieval import Retriever, by_proximity
@@ -206,9 +212,20 @@ def api_grounder(documents: Documents) -> Callable[..., tuple[str, list[dict[str
     collections is read again for each request, so ones made since are found."""
 
     def ground(
-        question: str, collections: list[str], k: int, budget: int
+        question: str,
+        collections: list[str],
+        k: int,
+        context: int,
+        conversation_chars: int,
+        reply_limit: int,
     ) -> tuple[str, list[dict[str, object]]]:
         documents.collections.reload()
+        budget = documents_budget(
+            context,
+            round(conversation_chars / CHARACTERS_PER_TOKEN),
+            reply_limit,
+            round(len(question) / CHARACTERS_PER_TOKEN),
+        )
         grounding = documents.ground(question, collections, (), budget, k)
         sources = [
             {key: value for key, value in source.to_json().items() if key not in ("whole", "path")}

@@ -29,6 +29,7 @@ from typing import Any
 
 import psutil
 
+from wire.child_process import CAPABILITIES, command
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -290,14 +291,9 @@ def probe_engines(timeout: float = 300.0) -> EngineFacts:
     The limit is generous: importing torch and probing each llama.cpp runtime took 54 s
     of wall time (3 s of CPU) on a busy 2-core machine, and a slow answer only delays the
     System check, which waits in the background, while no answer loses the facts."""
-    command = (
-        [sys.executable, "--capabilities"]
-        if getattr(sys, "frozen", False)
-        else [sys.executable, "-m", "backends.capabilities"]
-    )
     try:
         result = subprocess.run(
-            command, capture_output=True, text=True, timeout=timeout, check=False
+            command(CAPABILITIES), capture_output=True, text=True, timeout=timeout, check=False
         )
         data = json.loads(result.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:

@@ -4,12 +4,12 @@ and the model's calls turned back into ``tool_use`` blocks."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from app.serve.openai_chat import unicode_text
 from app.serve.openai_tools import ID_PATTERN, MAX_TOOLS, NAME_PATTERN
+from app.serve.sampling import unicode_text
 from app.serve.tool_calls import ToolCall
 
 
@@ -54,7 +54,17 @@ class ToolResultBlock(BaseModel):
         return f"Error: {body}" if self.is_error else body
 
 
-Block = TextBlock | ToolUseBlock | ToolResultBlock
+class MediaBlock(BaseModel):
+    """An image or a document: understood, and refused in words (no model here reads
+    them yet)."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["image", "document"]
+
+
+Block = Annotated[
+    TextBlock | ToolUseBlock | ToolResultBlock | MediaBlock, Field(discriminator="type")
+]
 
 
 class AnthropicTool(BaseModel):

@@ -2,44 +2,38 @@
 ``suffix`` for fill-in-the-middle (editors' autocomplete: Continue's tab completion sends
 it) where the model has the tokens for it.
 
-The prompt is given to the model as it is (no chat template).  One prompt per request (a
-list of one is accepted); ``n`` choices one after another as in chat; ``echo`` puts the
-prompt before the text.  GGUF models only: a transformers or remote model answers 400.
+The prompt is given to the model as it is (no chat template): an engine that can do that is
+needed (the catalogue's ``raw_prompt``).  One prompt per request (a list of one is
+accepted); ``n`` choices one after another as in chat; ``echo`` puts the prompt before the
+text.  ``logprobs`` (up to 5 alternatives) come in this route's own shape (``tokens``,
+``token_logprobs``, ``top_logprobs``, ``text_offset``), from an engine that reports them.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import Request
-from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import Field, field_validator
 
-from app.engine_client import EngineClient
-from app.serve.openai_chat import (
-    Choice,
-    Sampling,
-    choice_params,
-    finish_of,
-    refused_by_engine,
-    total_usage,
-    unicode_text,
-)
-from app.serve.relay import Relay
-from wire import protocol
-from wire.model_spec import LLAMA_CPP, SYNTHETIC, ModelSpec
+from app.engines import LOGPROBS, RAW_PROMPT
+from app.serve import pipeline
+from app.serve.call import Call, data, sse
+from app.serve.folding import Ending, Piece, Usage
+from app.serve.openai_chat import finish_of
+from app.serve.pipeline import Ask, Reply
+from app.serve.sampling import MAX_TEXT, Sampling, unicode_text
 
 DEFAULT_MAX_TOKENS = 16  # OpenAI's default for completions
 
 
 class CompletionRequest(Sampling):
-    prompt: str | list[str] = Field(max_length=1_000_000)
-    suffix: str | None = Field(default=None, max_length=1_000_000)
+    prompt: str | list[str] = Field(max_length=MAX_TEXT)
+    suffix: str | None = Field(default=None, max_length=MAX_TEXT)
     echo: bool = False
+    logprobs: int | None = Field(default=None, ge=0, le=5)
 
     @field_validator("prompt")
     @classmethod
@@ -55,101 +49,96 @@ class CompletionRequest(Sampling):
     def reply_limit(self) -> int | None:
         return self.max_tokens or DEFAULT_MAX_TOKENS
 
-    def refusal(self, spec: ModelSpec) -> str | None:
-        if spec.engine not in (LLAMA_CPP, SYNTHETIC):
-            return "completions with a raw prompt need a GGUF model (llama.cpp) for now"
-        return None
+    def ask(self) -> Ask:
+        needs = {RAW_PROMPT: "completions with a raw prompt"}
+        params = self.params()
+        if self.logprobs is not None:
+            needs[LOGPROBS] = "logprobs"
+            params.update(logprobs=True, top_logprobs=self.logprobs)
+        return Ask(
+            self.model, prompt=self.text, suffix=self.suffix, params=params, n=self.n, needs=needs
+        )
+
+
+async def complete(call: Call) -> Any:
+    body: CompletionRequest = call.body
+    reply = await pipeline.start(body.ask(), call.models, call.request)
+    shape = TextCompletion(reply, body)
+    if body.stream:
+        return sse(shape.chunks())
+    outcomes = await reply.whole()
+    echo = body.text if body.echo else ""
+    choices = [
+        shape.choice(i, echo + o.text, finish_of(o.ending), o.logprobs)
+        for i, o in enumerate(outcomes)
+    ]
+    usage = Usage.of_choices([o.ending.usage for o in outcomes])
+    return {**shape.payload(choices), "usage": usage.openai()}
 
 
 class TextCompletion:
-    """One request's reply: ``n`` completions, whole or streamed."""
+    """One request's reply in OpenAI's ``text_completion`` shape."""
 
-    def __init__(
-        self,
-        client: EngineClient,
-        spec: ModelSpec,
-        body: CompletionRequest,
-        params: dict[str, Any],
-        model_name: str,
-    ) -> None:
-        self.client, self.spec, self.body, self.params = client, spec, body, params
-        self.model_name = model_name
+    def __init__(self, reply: Reply, body: CompletionRequest) -> None:
+        self.reply, self.body = reply, body
         self.reply_id = f"cmpl-{uuid.uuid4().hex[:24]}"
         self.created = int(time.time())
 
-    def start(self, index: int) -> tuple[Relay, Any]:
-        relay = Relay()
-        job = self.client.complete(
-            self.spec,
-            self.body.text,
-            choice_params(self.params, index),
-            relay.put,
-            suffix=self.body.suffix,
-        )
-        return relay, job
-
-    def _payload(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
+    def payload(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "id": self.reply_id,
             "object": "text_completion",
             "created": self.created,
-            "model": self.model_name,
+            "model": self.reply.name,
             "choices": choices,
         }
 
-    def _choice(self, index: int, text: str, finish: str | None) -> dict[str, Any]:
-        return {"index": index, "text": text, "logprobs": None, "finish_reason": finish}
+    def choice(
+        self,
+        index: int,
+        text: str,
+        finish: str | None,
+        logprobs: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        listed = legacy_logprobs(logprobs or []) if self.body.logprobs is not None else None
+        return {"index": index, "text": text, "logprobs": listed, "finish_reason": finish}
 
-    async def answer(self, request: Request, refuse: Callable[..., JSONResponse]) -> Any:
-        relay, job = self.start(0)
-        first = await relay.first(request, job)
-        if first["type"] == protocol.ERROR:
-            return refused_by_engine(first, refuse)
-        if self.body.stream:
-            return StreamingResponse(
-                self._events(relay, job),
-                media_type="text/event-stream",
-                headers={"Cache-Control": "no-cache"},
-            )
-        choices: list[Choice] = []
-        for index in range(self.body.n):
-            if index:
-                relay, job = self.start(index)
-            choice = Choice()
-            async for event in relay.events_until_gone(request, job):
-                choice.take(event)
-            if choice.final.get("type") == protocol.ERROR:
-                return refused_by_engine(choice.final, refuse)
-            choices.append(choice)
-            if choice.final.get("finish_reason") == protocol.FINISH_CANCELLED:
-                break
-        echo = self.body.text if self.body.echo else ""
-        listed = [
-            self._choice(i, echo + "".join(c.text), finish_of(c.final))
-            for i, c in enumerate(choices)
-        ]
-        return {**self._payload(listed), "usage": total_usage([c.usage for c in choices])}
-
-    async def _events(self, relay: Relay, job: Any) -> AsyncIterator[str]:
-        for index in range(self.body.n):
-            if index:
-                relay, job = self.start(index)
-            try:
+    async def chunks(self) -> AsyncIterator[str]:
+        started: set[int] = set()
+        async for item in self.reply.stream():
+            if item.index not in started:
+                started.add(item.index)
                 if self.body.echo:
-                    yield self._data([self._choice(index, self.body.text, None)])
-                async for event in relay.events():
-                    if event["type"] == protocol.DELTA and event.get("text"):
-                        yield self._data([self._choice(index, event["text"], None)])
-                    elif event["type"] == protocol.DONE:
-                        yield self._data([self._choice(index, "", finish_of(event))])
-                    elif event["type"] == protocol.ERROR:
-                        error = {"message": event.get("message"), "type": event.get("kind")}
-                        yield "data: " + json.dumps({"error": error}) + "\n\n"
-                        return
-            finally:
-                if not job.finished:
-                    job.cancel()  # the client went away: stop generating
+                    yield data(self.payload([self.choice(item.index, self.body.text, None)]))
+            if isinstance(item, Piece):
+                if item.text:
+                    choice = self.choice(item.index, item.text, None, item.logprobs)
+                    yield data(self.payload([choice]))
+                continue
+            yield self._end(item)
         yield "data: [DONE]\n\n"
 
-    def _data(self, choices: list[dict[str, Any]]) -> str:
-        return "data: " + json.dumps(self._payload(choices)) + "\n\n"
+    def _end(self, ending: Ending) -> str:
+        if ending.error is not None:
+            error = {"message": ending.error.get("message"), "type": ending.error.get("kind")}
+            return data({"error": error})
+        choice = self.choice(ending.index, "", finish_of(ending), ending.logprobs)
+        return data(self.payload([choice]))
+
+
+def legacy_logprobs(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Token probabilities in the completions route's own shape (offsets from the start of
+    the text they come with)."""
+    offsets, at = [], 0
+    for entry in entries:
+        offsets.append(at)
+        at += len(str(entry.get("token", "")))
+    return {
+        "tokens": [e.get("token", "") for e in entries],
+        "token_logprobs": [e.get("logprob", 0.0) for e in entries],
+        "top_logprobs": [
+            {t.get("token", ""): t.get("logprob", 0.0) for t in e.get("top_logprobs") or []}
+            for e in entries
+        ],
+        "text_offset": offsets,
+    }

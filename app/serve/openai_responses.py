@@ -6,39 +6,31 @@ Understood: ``input`` as a string or a list of messages (text content, roles ``u
 in llama.cpp) and ``stream`` with the events the API names (``response.created`` …
 ``response.output_text.delta`` … ``response.completed``).  A reasoning model's thinking is
 a ``reasoning`` item before the message.  Nothing is stored: ``previous_response_id`` is
-refused, as are tools and input items other than messages, in words.
+refused, as are tools, images and input items other than messages, in words.  The request
+becomes a chat completion's (``as_chat``) and goes through the same pipeline.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
-from typing import Any, Literal
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
 
-from fastapi import Request
-from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from app.engine_client import EngineClient
-from app.serve.openai_chat import (
-    ChatRequest,
-    Choice,
-    JsonSchemaFormat,
-    refused_by_engine,
-    unicode_text,
-)
-from app.serve.relay import Relay
-from app.settings import highest, lowest
-from wire import protocol
-from wire.model_spec import ModelSpec
+from app.serve import pipeline
+from app.serve.call import Call, named, sse
+from app.serve.folding import LENGTH, Ending, Outcome, Piece
+from app.serve.openai_chat import ChatRequest, JsonSchemaFormat
+from app.serve.pipeline import Refusal, Reply
+from app.serve.sampling import MAX_TEXT, ranged, reply_limit, unicode_text
 
 
 class InputText(BaseModel):
     model_config = ConfigDict(extra="ignore")
     type: Literal["input_text", "output_text", "text"]
-    text: str = Field(max_length=1_000_000)
+    text: str = Field(max_length=MAX_TEXT)
 
     @field_validator("text")
     @classmethod
@@ -46,16 +38,33 @@ class InputText(BaseModel):
         return unicode_text(text)
 
 
+class InputImage(BaseModel):
+    """An image: understood, and refused in words (no model here reads images yet)."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["input_image"]
+
+
+InputPart = Annotated[InputText | InputImage, Field(discriminator="type")]
+
+
 class InputMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     type: Literal["message"] = "message"
     role: Literal["user", "assistant", "system", "developer"]
-    content: str | list[InputText] = Field(max_length=1_000_000)
+    content: str | list[InputPart] = Field(max_length=MAX_TEXT)
 
-    def text(self) -> str:
+    def chat_content(self) -> str | list[dict[str, Any]]:
+        """The content as a chat message's: text, with an image part where there was one
+        (the pipeline refuses images in words)."""
         if isinstance(self.content, str):
             return unicode_text(self.content)
-        return "\n".join(part.text for part in self.content)
+        return [
+            {"type": "text", "text": part.text}
+            if isinstance(part, InputText)
+            else {"type": "image_url"}
+            for part in self.content
+        ]
 
 
 class TextFormat(BaseModel):
@@ -77,14 +86,10 @@ class ResponsesRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
     model: str | None = None
     input: str | list[InputMessage] = Field(max_length=10_000)
-    instructions: str | None = Field(default=None, max_length=1_000_000)
-    max_output_tokens: int | None = Field(default=None, ge=1, le=highest("sampling.max_tokens"))
-    temperature: float | None = Field(
-        default=None, ge=lowest("sampling.temperature"), le=highest("sampling.temperature")
-    )
-    top_p: float | None = Field(
-        default=None, ge=lowest("sampling.top_p"), le=highest("sampling.top_p")
-    )
+    instructions: str | None = Field(default=None, max_length=MAX_TEXT)
+    max_output_tokens: int | None = reply_limit()
+    temperature: float | None = ranged("sampling.temperature")
+    top_p: float | None = ranged("sampling.top_p")
     stream: bool = False
     text: TextOptions | None = None
     tools: list[dict[str, Any]] | None = None
@@ -108,7 +113,9 @@ class ResponsesRequest(BaseModel):
         if isinstance(self.input, str):
             messages.append({"role": "user", "content": unicode_text(self.input)})
         else:
-            messages.extend({"role": item.role, "content": item.text()} for item in self.input)
+            messages.extend(
+                {"role": item.role, "content": item.chat_content()} for item in self.input
+            )
         chat: dict[str, Any] = {"messages": messages, "stream": self.stream}
         for ours, theirs in (
             ("max_output_tokens", "max_tokens"),
@@ -129,44 +136,42 @@ class ResponsesRequest(BaseModel):
         return ChatRequest.model_validate(chat)
 
 
+async def respond(call: Call) -> Any:
+    """The route: a whole response object, or the API's named events."""
+    body: ResponsesRequest = call.body
+    refusal = body.refusal()
+    if refusal:
+        raise Refusal(400, refusal)
+    try:
+        chat = body.as_chat()
+    except ValidationError as exc:
+        errors = exc.errors()
+        where = ".".join(str(p) for p in errors[0]["loc"]) if errors else "value"
+        message = errors[0]["msg"] if errors else "bad value"
+        raise Refusal(400, f"Invalid input: {where}: {message}") from None
+    reply = await pipeline.start(chat.ask(), call.models, call.request)
+    response = ModelResponse(reply)
+    if body.stream:
+        return sse(response.events())
+    outcomes: list[Outcome] = await reply.whole()
+    if not outcomes:  # the client went away
+        return {}
+    outcome = outcomes[0]
+    return response.response_object(outcome.text, outcome.reasoning, outcome.ending)
+
+
 class ModelResponse:
     """One request's response, whole or as the API's named events."""
 
-    def __init__(
-        self,
-        client: EngineClient,
-        spec: ModelSpec,
-        chat: ChatRequest,
-        params: dict[str, Any],
-        model_name: str,
-    ) -> None:
-        self.client, self.spec, self.chat, self.params = client, spec, chat, params
-        self.model_name = model_name
+    def __init__(self, reply: Reply) -> None:
+        self.reply = reply
+        self.params = reply.params
+        self.model_name = reply.name
         self.response_id = f"resp_{uuid.uuid4().hex[:24]}"
         self.message_id = f"msg_{uuid.uuid4().hex[:24]}"
         self.reasoning_id = f"rs_{uuid.uuid4().hex[:24]}"
         self.created = int(time.time())
         self.sequence = 0
-
-    async def answer(self, request: Request, refuse: Callable[..., JSONResponse]) -> Any:
-        relay = Relay()
-        messages = [m.as_engine_message() for m in self.chat.messages]
-        job = self.client.chat(self.spec, messages, self.params, relay.put)
-        first = await relay.first(request, job)
-        if first["type"] == protocol.ERROR:
-            return refused_by_engine(first, refuse)
-        if self.chat.stream:
-            return StreamingResponse(
-                self._events(relay, job),
-                media_type="text/event-stream",
-                headers={"Cache-Control": "no-cache"},
-            )
-        choice = Choice()
-        async for event in relay.events_until_gone(request, job):
-            choice.take(event)
-        if choice.final.get("type") == protocol.ERROR:
-            return refused_by_engine(choice.final, refuse)
-        return self.response_object("".join(choice.text), "".join(choice.reasoning), choice)
 
     # -- the response object ---------------------------------------------------------
     def reasoning_item(self, text: str) -> dict[str, Any]:
@@ -190,7 +195,7 @@ class ModelResponse:
         }
 
     def response_object(
-        self, text: str | None, reasoning: str, choice: Choice | None = None
+        self, text: str | None, reasoning: str, ending: Ending | None = None
     ) -> dict[str, Any]:
         """The response object: in progress (``text`` None) or finished."""
         output: list[dict[str, Any]] = []
@@ -198,8 +203,8 @@ class ModelResponse:
             output.append(self.reasoning_item(reasoning))
         if text is not None:
             output.append(self.message_item(text))
-        cut = choice is not None and choice.final.get("finish_reason") == protocol.FINISH_LENGTH
-        usage = choice.usage if choice is not None else {}
+        cut = ending is not None and ending.finish == LENGTH
+        usage = ending.usage.openai() if ending is not None else {}
         status = "in_progress" if text is None else ("incomplete" if cut else "completed")
         return {
             "id": self.response_id,
@@ -229,27 +234,27 @@ class ModelResponse:
 
     # -- streaming ---------------------------------------------------------------------
     def sse(self, kind: str, **fields: Any) -> str:
-        data = {"type": kind, "sequence_number": self.sequence, **fields}
+        payload = {"type": kind, "sequence_number": self.sequence, **fields}
         self.sequence += 1
-        return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
+        return named(kind, payload)
 
-    async def _events(self, relay: Relay, job: Any) -> AsyncIterator[str]:
+    async def events(self) -> AsyncIterator[str]:
         stream = _ItemStream(self)
-        try:
-            yield self.sse("response.created", response=self.response_object(None, ""))
-            yield self.sse("response.in_progress", response=self.response_object(None, ""))
-            async for event in relay.events():
-                if event["type"] == protocol.ERROR:
-                    error = {"code": str(event.get("kind")), "message": str(event.get("message"))}
-                    yield self.sse("error", **error)
-                    return
-                for chunk in stream.take(event):
+        yield self.sse("response.created", response=self.response_object(None, ""))
+        yield self.sse("response.in_progress", response=self.response_object(None, ""))
+        async for item in self.reply.stream():
+            if isinstance(item, Piece):
+                for chunk in stream.take(item):
                     yield chunk
-            for chunk in stream.finish():
-                yield chunk
-        finally:
-            if not job.finished:
-                job.cancel()  # the client went away: stop generating
+            elif item.error is not None:
+                error = item.error
+                yield self.sse(
+                    "error", code=str(error.get("kind")), message=str(error.get("message"))
+                )
+                return
+            else:
+                for chunk in stream.finish(item):
+                    yield chunk
 
 
 class _ItemStream:
@@ -258,7 +263,8 @@ class _ItemStream:
 
     def __init__(self, response: ModelResponse) -> None:
         self.response = response
-        self.choice = Choice()
+        self.text: list[str] = []
+        self.thought: list[str] = []
         self.reasoning = "none"  # "open", then "closed"
         self.message_open = False
 
@@ -266,12 +272,12 @@ class _ItemStream:
     def message_index(self) -> int:
         return 0 if self.reasoning == "none" else 1
 
-    def take(self, event: dict[str, Any]) -> list[str]:
+    def take(self, piece: Piece) -> list[str]:
         r = self.response
-        self.choice.take(event)
         chunks: list[str] = []
-        thought = event.get(protocol.DELTA_REASONING) if event["type"] == protocol.DELTA else None
-        said = event.get(protocol.DELTA_TEXT) if event["type"] == protocol.DELTA else None
+        thought, said = piece.reasoning, piece.text
+        self.thought.append(thought)
+        self.text.append(said)
         if thought and not self.message_open:
             if self.reasoning == "none":
                 self.reasoning = "open"
@@ -298,17 +304,17 @@ class _ItemStream:
             )
         return chunks
 
-    def finish(self) -> list[str]:
+    def finish(self, ending: Ending) -> list[str]:
         r = self.response
         chunks = self._open_message()
-        text = "".join(self.choice.text)
+        text = "".join(self.text)
         chunks.append(r.sse("response.output_text.done", **self._place(), text=text, logprobs=[]))
         chunks.append(r.sse("response.content_part.done", **self._place(), part=r.part(text)))
         item = r.message_item(text)
         chunks.append(
             r.sse("response.output_item.done", output_index=self.message_index, item=item)
         )
-        whole = r.response_object(text, "".join(self.choice.reasoning), self.choice)
+        whole = r.response_object(text, "".join(self.thought), ending)
         done = "response.incomplete" if whole["status"] == "incomplete" else "response.completed"
         chunks.append(r.sse(done, response=whole))
         return chunks
@@ -328,7 +334,7 @@ class _ItemStream:
         chunks: list[str] = []
         if self.reasoning == "open":
             self.reasoning = "closed"
-            text = "".join(self.choice.reasoning)
+            text = "".join(self.thought)
             place = {"item_id": r.reasoning_id, "output_index": 0, "content_index": 0}
             chunks.append(r.sse("response.reasoning_text.done", **place, text=text))
             item = r.reasoning_item(text)

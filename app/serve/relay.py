@@ -1,4 +1,4 @@
-"""Events from the engine client's thread into the server's event loop, for every dialect.
+"""Events from a worker's reader thread into the server's event loop, for every dialect.
 
 A reply waits for the engine's first event before it answers, so that a request the
 engine refuses before generating (a grammar, a prompt too long) gets its HTTP status
@@ -76,10 +76,3 @@ async def cancel_when_gone(request: Request, job: Any) -> None:
         if message["type"] == "http.disconnect":
             job.cancel()
             return
-
-
-def engine_status(error: dict[str, Any]) -> int:
-    """The HTTP status of an engine's error in every dialect: the request's fault (a bad
-    parameter, a prompt too long: 400) or the engine's (503)."""
-    theirs = error.get("kind") in (protocol.ERR_BAD_REQUEST, protocol.ERR_CONTEXT_OVERFLOW)
-    return 400 if theirs else 503

@@ -1,34 +1,80 @@
-"""Which model answers a request: the one model the window (or ``hearth serve --model``)
-chose, or the library through the pool (``app.serve.model_pool``).  Every route asks
-``take`` for its request's model and releases it once its job is sent.
+"""Which model answers a request: the library's (``hearth serve``, the window's switch), or
+the one model of ``hearth serve --model``.  Every route asks ``take`` for its request's
+model and gets a lease on it from the engine host (``app.engine``), which loads it when the
+request is sent, under the one memory budget the window's model and the documents' model
+count in too.
+
+Nothing here reads the library: whoever starts the server passes the ``Offered`` models
+(``app.library_offer``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fastapi.responses import StreamingResponse
-
-from app.engine_client import EngineClient
-from app.serve.model_pool import ModelPool, Offered, Resident, UnknownModel
+from app.engine.host import EngineHost, Loaded
+from app.engine.lease import Lease
+from app.engine.seat import Seat
+from app.errors import HearthError
+from app.serve.naming import ollama_name
 from wire.model_spec import ModelSpec
+
+PURPOSE = "api"
+# Names that mean "the model Hearth is using": the README's recipes name ``hearth``, and
+# clients that need a name send one of these.
+DEFAULT_NAMES = frozenset({"", "hearth", "hearth:latest", "default"})
+FOREVER_S = 10 * 365 * 86400.0
+
+
+class UnknownModel(LookupError):
+    """No offered model has that name; the message names the closest ones."""
+
+
+class Refused(RuntimeError):
+    """The model cannot be used here (the load check's sentence): a 400."""
+
+
+@dataclass(frozen=True)
+class Offered:
+    """A model the server offers: its library name and facts, how to load it here, and
+    its sampling defaults."""
+
+    name: str
+    facts: dict[str, Any]
+    spec: Callable[[], ModelSpec]
+    defaults: Callable[[], dict[str, Any]]
+
+    @property
+    def path(self) -> str:
+        return str(self.facts.get("path") or "")
+
+    def names(self) -> set[str]:
+        """Every name a request may use for it."""
+        tagged = ollama_name(self.name)
+        return {self.name, self.name.lower(), tagged, tagged.split(":", 1)[0]}
 
 
 @dataclass
 class Served:
-    """The model one request uses."""
+    """The model one request uses, leased until ``release`` (the end of its reply)."""
 
     name: str
-    client: EngineClient
-    spec: ModelSpec
+    lease: Lease
     defaults: dict[str, Any]
     facts: dict[str, Any]
-    release: Callable[[], None]
+    keep_alive_s: float | None = None
+
+    @property
+    def spec(self) -> ModelSpec:
+        return self.lease.spec
+
+    def release(self) -> None:
+        self.lease.release(self.keep_alive_s)
 
 
 @dataclass(frozen=True)
@@ -59,132 +105,124 @@ class ServedModels(Protocol):
     def running(self) -> list[Running]: ...
 
 
+class LibraryModels:
+    """Every model of the library, each loaded when a request names it."""
+
+    def __init__(self, host: EngineHost, offered: Callable[[], list[Offered]]) -> None:
+        self.host = host
+        self._offered = offered
+
+    def offered(self) -> list[Offered]:
+        return self._offered()
+
+    def find(self, name: str | None) -> Offered:
+        """The model a request names.  No name, or ``hearth``: the model the window has
+        chosen, else the one used last, else the library's default."""
+        offered = self.offered()
+        if not offered:
+            raise UnknownModel("This server has no model to offer.")
+        asked = (name or "").strip()
+        if asked.lower() in DEFAULT_NAMES:
+            return self._in_use(offered) or offered[0]
+        for candidate in offered:
+            if asked in candidate.names() or asked.lower() in candidate.names():
+                return candidate
+        every = sorted({n for o in offered for n in (o.name, ollama_name(o.name))})
+        close = difflib.get_close_matches(asked, every, n=3, cutoff=0.4)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise UnknownModel(
+            f"The model {asked!r} is not in this server's library.{hint} "
+            f"GET /v1/models lists the {len(offered)} it has."
+        )
+
+    def _in_use(self, offered: list[Offered]) -> Offered | None:
+        """The window's model (a pinned lease), else the most recently used one."""
+        loaded = self.host.loaded()
+        for model in sorted(loaded, key=lambda m: (not m.pinned, -m.last_used)):
+            match = next((o for o in offered if o.path == model.spec.path), None)
+            if match is not None:
+                return match
+        return None
+
+    async def take(self, name: str | None, keep_alive_s: float | None = None) -> Served:
+        offered = self.find(name)  # UnknownModel: the route answers 404
+        try:
+            # The load check reads the model's header: not on the event loop.
+            spec = await asyncio.to_thread(offered.spec)
+            defaults = await asyncio.to_thread(offered.defaults)
+        except HearthError as exc:  # it cannot load here (more memory than there is…)
+            raise Refused(str(exc.message)) from exc
+        lease = self.host.lease(spec, purpose=PURPOSE, label=offered.name)
+        return Served(offered.name, lease, defaults, offered.facts, keep_alive_s)
+
+    def unload(self, name: str | None) -> bool:
+        try:
+            offered = self.find(name)
+        except UnknownModel:
+            return False
+        return any(
+            self.host.unload(model.spec)
+            for model in self.host.loaded()
+            if model.spec.path == offered.path
+        )
+
+    def listed(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(o.name, o.facts) for o in self.offered()]
+
+    def running(self) -> list[Running]:
+        offered = self.offered()
+        listing = []
+        for model in self.host.loaded():
+            match = next((o for o in offered if o.path == model.spec.path), None)
+            name, facts = (match.name, match.facts) if match else (model.label, {})
+            listing.append(_running(model, name, facts))
+        return listing
+
+
 class SingleModel:
-    """One model whatever the request names (the window's switch, ``--model``)."""
+    """One model whatever the request names (``hearth serve --model``); its seat (a pinned
+    lease) keeps it loaded while the server runs."""
 
     def __init__(
         self,
-        client: EngineClient,
-        spec: Callable[[], ModelSpec],
+        host: EngineHost,
+        spec: ModelSpec,
         name: str,
-        facts: Callable[[], dict[str, Any]],
+        facts: dict[str, Any],
         defaults: Callable[[], dict[str, Any]],
     ) -> None:
-        self.client, self.spec, self.name = client, spec, name
+        self.host, self.spec, self.name = host, spec, name
         self.facts, self.defaults = facts, defaults
+        self.seat = Seat(host, purpose=PURPOSE)
+        self.seat.label = name
+        self.seat.lease(spec)
 
     async def take(self, name: str | None, keep_alive_s: float | None = None) -> Served:
-        return Served(self.name, self.client, self.spec(), self.defaults(), self.facts(), _nothing)
+        lease = self.host.lease(self.spec, purpose=PURPOSE, label=self.name)
+        return Served(self.name, lease, self.defaults(), self.facts)
 
     def unload(self, name: str | None) -> bool:
-        return False  # the window's (or --model's) one model stays
+        return False  # the one model stays
 
     def listed(self) -> list[tuple[str, dict[str, Any]]]:
-        spec = self.spec()
-        return [(self.name, {**self.facts(), "path": spec.path, "engine": spec.engine})]
+        return [(self.name, {**self.facts, "path": self.spec.path, "engine": self.spec.engine})]
 
     def running(self) -> list[Running]:
-        loaded = self.client.loaded_model
-        if loaded is None:
-            return []
-        memory = self.client.worker_memory()
-        forever = time.time() + 10 * 365 * 86400  # loaded while the server runs
-        return [Running(self.name, self.facts(), loaded, memory, forever, loaded.n_ctx)]
+        return [
+            _running(model, self.name, self.facts)
+            for model in self.host.loaded()
+            if model.spec == self.spec.base
+        ]
 
 
-class LibraryModels:
-    """Every model of the library, loaded on demand (``ModelPool``)."""
-
-    def __init__(self, pool: ModelPool) -> None:
-        self.pool = pool
-        # Loads wait here, apart from the event loop's own threads (embeddings, counts).
-        self._loads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="model-load")
-
-    async def take(self, name: str | None, keep_alive_s: float | None = None) -> Served:
-        offered = self.pool.find(name)  # UnknownModel: the route answers 404
-        # A loaded model is reserved at once; a load waits in a thread of its own, so a
-        # long load never holds up requests for models already loaded.
-        resident = self.pool.reserve_loaded(offered, keep_alive_s)
-        if resident is None:
-            loading = asyncio.get_running_loop().run_in_executor(
-                self._loads, self.pool.acquire, offered, keep_alive_s
-            )
-            try:
-                resident = await asyncio.shield(loading)
-            except asyncio.CancelledError:  # the client went away during the load
-                loading.add_done_callback(self._release_when_loaded)
-                raise
-        try:
-            defaults = offered.defaults()
-        except BaseException:
-            self.pool.release(resident)
-            raise
-        return Served(
-            offered.name,
-            resident.client,
-            resident.spec,
-            defaults,
-            offered.facts,
-            lambda: self.pool.release(resident),
-        )
-
-    def _release_when_loaded(self, loading: asyncio.Future[Resident]) -> None:
-        if not loading.cancelled() and loading.exception() is None:
-            self.pool.release(loading.result())
-
-    def unload(self, name: str | None) -> bool:
-        try:
-            return self.pool.unload(self.pool.find(name).name)
-        except UnknownModel:
-            return False
-
-    def listed(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(o.name, o.facts) for o in self.pool.offered()]
-
-    def running(self) -> list[Running]:
-        now = self.pool.now()
-        return [_running(r, now) for r in self.pool.resident()]
-
-
-def _running(resident: Resident, now: float) -> Running:
-    offered: Offered = resident.offered
-    vram = resident.gpu_memory()
-    forever = time.time() + 10 * 365 * 86400  # the window's model stays while it is chosen
+def _running(model: Loaded, name: str, facts: dict[str, Any]) -> Running:
+    expires = model.expires_at if model.expires_at is not None else time.time() + FOREVER_S
     return Running(
-        offered.name,
-        offered.facts,
-        resident.spec,
-        resident.memory() + vram,
-        forever if resident.hosted else resident.expires_at(now),
-        int(resident.info.get("n_ctx") or resident.spec.n_ctx or 0),
-        vram,
+        name,
+        facts,
+        model.spec,
+        model.memory_bytes + model.vram_bytes,
+        expires,
+        int(model.facts.get("n_ctx") or model.spec.n_ctx or 0),
+        model.vram_bytes,
     )
-
-
-def _nothing() -> None:
-    """Releasing the one model: nothing to do."""
-
-
-async def answered(served: Served, produce: Callable[[], Awaitable[Any]]) -> Any:
-    """``produce``'s response, the model kept reserved until it is sent: a stream's until
-    its last event (so choice 2 of ``n`` does not find its model unloaded), any other
-    answer's until it is ready."""
-    try:
-        response = await produce()
-    except BaseException:
-        served.release()
-        raise
-    if not isinstance(response, StreamingResponse):
-        served.release()
-        return response
-    inner = response.body_iterator
-
-    async def body() -> AsyncIterator[Any]:
-        try:
-            async for chunk in inner:
-                yield chunk
-        finally:
-            served.release()
-
-    response.body_iterator = body()
-    return response

@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.engine_client import EngineClient
+from app.engine.host import EngineHost
+from app.engine.seat import Seat
 from wire.model_spec import ModelSpec
 
 PROMPT = [{"role": "user", "content": "Write a short story about a lighthouse keeper."}]
@@ -81,7 +82,7 @@ def _openai_rate(base_url: str, model: str) -> float:
     return (counted - 1) / (marks[-1] - marks[0]) if len(marks) > 1 else 0.0
 
 
-def _client_rate(client: EngineClient, spec: ModelSpec) -> float:
+def _client_rate(client: Seat, spec: ModelSpec) -> float:
     job = client.chat(spec, PROMPT, {"temperature": 0, "max_tokens": TOKENS})
     job.wait(300)
     return float(job.stats.get("tokens_per_s") or 0.0)
@@ -92,7 +93,7 @@ def measure(model_path: Path, rounds: int = 3) -> dict[str, float]:
         k: [] for k in ("serve", "engine_client", "remote_engine", "openai_client")
     }
     processes: list[subprocess.Popen[Any]] = []
-    clients: list[EngineClient] = []
+    clients: list[Seat] = []
     with tempfile.TemporaryDirectory(prefix="hearth-bench-api-") as data:
         try:
             serve_port, peer_port = _free_port(), _free_port()
@@ -139,8 +140,8 @@ def measure(model_path: Path, rounds: int = 3) -> dict[str, float]:
             )
             _wait_for(serve_port)
             _wait_for(peer_port)
-            local = EngineClient()
-            remote = EngineClient()
+            local = Seat(EngineHost())
+            remote = Seat(EngineHost())
             clients += [local, remote]
             local_spec = ModelSpec(str(model_path), n_ctx=2048, threads=2)
             remote_spec = ModelSpec(
@@ -160,7 +161,7 @@ def measure(model_path: Path, rounds: int = 3) -> dict[str, float]:
                 results["openai_client"].append(_openai_rate(peer_url, "peer"))
         finally:
             for client in clients:
-                client.close()
+                client.host.close()
             for process in processes:
                 process.terminate()
                 process.wait(15)

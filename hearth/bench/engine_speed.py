@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from app.engine_client import EngineClient
+from app.engine.host import EngineHost
+from app.engine.seat import Seat
 from wire.model_spec import BUILT_IN_RUNTIME, ModelSpec
 
 RUNTIMES_ENV = "HEARTH_RUNTIMES_DIR"  # backends.runtimes reads it in the worker
@@ -112,7 +113,7 @@ def llama_bench(
 
 
 def reply_stats(
-    client: EngineClient, spec: ModelSpec, messages: list[dict[str, Any]], **params: Any
+    client: Seat, spec: ModelSpec, messages: list[dict[str, Any]], **params: Any
 ) -> dict[str, Any]:
     """The stats event of one reply through the worker (RuntimeError if it failed)."""
     stats: dict[str, Any] = {}
@@ -163,7 +164,7 @@ def measure(spec: ModelSpec, binary: Path, rounds: int) -> EngineFigures:
 
 def _measure(spec: ModelSpec, binary: Path, rounds: int, portable: bool) -> EngineFigures:
     figures = EngineFigures()
-    client = EngineClient()
+    client = Seat(EngineHost())
     threads = spec.threads or os.cpu_count() or 1
     plain = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True, "prompt_lookup": False}
     lookup = {"temperature": 0, "max_tokens": GENERATE}
@@ -206,14 +207,14 @@ def _measure(spec: ModelSpec, binary: Path, rounds: int, portable: bool) -> Engi
                 )
                 figures.dev.append(float(reply_stats(client, spec, task, **plain)["tokens_per_s"]))
     finally:
-        client.close()
+        client.host.close()
     return figures
 
 
 def _measure_avx512(spec: ModelSpec, rounds: int, figures: EngineFigures) -> None:
     """The AVX-512 build against the portable AVX2 one, alternating; nothing when this CPU
     cannot run it (the forced runtime is refused)."""
-    client = EngineClient()
+    client = Seat(EngineHost())
     plain = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True, "prompt_lookup": False}
     task = [{"role": "user", "content": REPEAT_TASK}]
     sides = (
@@ -234,4 +235,4 @@ def _measure_avx512(spec: ModelSpec, rounds: int, figures: EngineFigures) -> Non
                 )
                 pp.append(stats["prompt_tokens"] / (stats["ttft_ms"] / 1000))
     finally:
-        client.close()
+        client.host.close()

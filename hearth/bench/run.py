@@ -273,21 +273,21 @@ def docs_figures(core: Core, args: argparse.Namespace, say: Any) -> list[Figure]
     from pathlib import Path
 
     from app.docs.embedding import WorkerEmbedder
-    from app.engine_client import EngineClient
+    from app.engine.host import EngineHost
     from hearth.bench.documents import measure as measure_docs
 
     entry = core.find_model(getattr(args, "model", None))
     corpus = Path(args.docs_corpus) if getattr(args, "docs_corpus", None) else None
     say(f"bench: documents, embedding with {entry.name}")
     with tempfile.TemporaryDirectory(prefix="hearth-bench-docs-") as scratch:
-        client = EngineClient(log_dir=Path(scratch) / "logs")
+        host = EngineHost(Path(scratch) / "logs")
         try:
             embedder = None
             if entry.format == "gguf":
-                embedder = WorkerEmbedder(client, core.model_spec(entry), entry.name)
+                embedder = WorkerEmbedder(host, core.model_spec(entry), entry.name)
             docs = measure_docs(Path(scratch), embedder, entry.name, corpus, say)
         finally:
-            client.close()
+            host.close()
     figures = [
         Figure("docs_recall_at_5_bm25", round(docs.recall_bm25[0], 3), "ratio", None, None),
         Figure("docs_recall_at_5_bm25_en", round(docs.recall_bm25[1], 3), "ratio", None, None),

@@ -32,7 +32,8 @@ def measure(
     build: Build, model: Path, cpu: bool, report: Report, result: dict[str, Any], logs: Path
 ) -> None:
     """Fills ``result`` as it goes (the report keeps it)."""
-    from app.engine_client import EngineClient
+    from app.engine.host import EngineHost
+    from app.engine.seat import Seat
     from wire.model_spec import ModelSpec
 
     spec = ModelSpec(
@@ -43,7 +44,7 @@ def measure(
         gpu_layers=0 if cpu else -1,
         runtime=runtime_name(build.kind),
     )
-    client = EngineClient(log_dir=logs)
+    client = Seat(EngineHost(logs))
     watch = WorkerGpuMemory(lambda: client.worker_pid)
     rounds: dict[str, list[float]] = {"tokens_per_s": [], "ttft_ms": [], "prompt_per_s": []}
     result["rounds"] = rounds
@@ -70,7 +71,7 @@ def measure(
             report.save()
     finally:
         watch.stop()
-        client.close()
+        client.host.close()
         result["gpu_memory"] = watch.result()
         _summarise(result)
         report.save()

@@ -37,7 +37,8 @@ def measure(
 ) -> None:
     """Both variants, each stopped (its worker ended) when only ``reserve_s`` of the
     check's time would be left for llama.cpp."""
-    from app.engine_client import EngineClient
+    from app.engine.host import EngineHost
+    from app.engine.seat import Seat
     from wire.model_spec import ModelSpec
 
     for static in (False, True):
@@ -47,7 +48,7 @@ def measure(
             continue
         result: dict[str, Any] = {}
         results[name] = result
-        client = EngineClient(log_dir=logs)
+        client = Seat(EngineHost(logs))
         watch = WorkerGpuMemory(_pid_of(client))
         spec = ModelSpec(str(folder), n_ctx=2048, engine="transformers", static_cache=static)
         params = {"temperature": 0, "max_tokens": GENERATE, "ignore_eos": True}
@@ -79,7 +80,7 @@ def measure(
             )
         finally:
             watch.stop()
-            client.close()
+            client.host.close()
             result["gpu_memory"] = watch.result()
             report.save()
 

@@ -24,6 +24,10 @@
         <translation>API</translation>
     </message>
     <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
         <source>starting the API</source>
         <translation>启动 API</translation>
     </message>
@@ -133,6 +137,14 @@
         <translation>正在查找文件…</translation>
     </message>
     <message>
+        <source>finding the model&apos;s file</source>
+        <translation>查找模型文件</translation>
+    </message>
+    <message>
+        <source>adding the download</source>
+        <translation>添加下载</translation>
+    </message>
+    <message>
         <source>Starting…</source>
         <translation>正在开始…</translation>
     </message>
@@ -239,8 +251,8 @@
         <translation>对话，JSON (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <source>{0} could not be imported: {1}</source>
-        <translation>{0} 无法导入：{1}</translation>
+        <source>importing {0}</source>
+        <translation>导入 {0}</translation>
     </message>
     <message>
         <source>Deleted “{0}”.</source>
@@ -428,6 +440,10 @@
     <message>
         <source>Documents ({0})</source>
         <translation>文档（{0}）</translation>
+    </message>
+    <message>
+        <source>reading {0}</source>
+        <translation>读取 {0}</translation>
     </message>
     <message>
         <source>{0} cannot be attached: {1}.</source>
@@ -1550,6 +1566,10 @@
         <translation>打开仓库</translation>
     </message>
     <message>
+        <source>estimating the memory of the files</source>
+        <translation>估算这些文件所需的内存</translation>
+    </message>
+    <message>
         <source>Choose what to download first.</source>
         <translation>请先选择要下载的内容。</translation>
     </message>
@@ -2285,6 +2305,10 @@
         <translation>{0} 运行时已停止（{1}）；正在尝试下一个。</translation>
     </message>
     <message>
+        <source>{0} does not fit in the memory budget ({1}) beside the models that are generating or about to ({2}). Try again when they are done.</source>
+        <translation>{0} 与正在生成或即将生成的模型（{2}）一起放不进内存预算（{1}）。请等它们完成后再试。</translation>
+    </message>
+    <message>
         <source>Hearth&apos;s model catalogue names a model twice.</source>
         <translation>Hearth 的模型目录中有重复的模型名称。</translation>
     </message>
@@ -2949,12 +2973,12 @@
         <translation>每天一次，向模型站（中文环境下为 ModelScope，否则为 Hugging Face）查询 Hearth 目录中各模型当前的文件名和大小，使推荐及其适配判断保持最新。只查询这些仓库，不涉及任何关于你的信息。关闭时：使用 Hearth 随附的目录，直到你在“模型”页面按下“在模型站检查”。</translation>
     </message>
     <message>
-        <source>API models&apos; memory (GB)</source>
-        <translation>API 模型内存（GB）</translation>
+        <source>Memory for loaded models (GB)</source>
+        <translation>已加载模型的内存 (GB)</translation>
     </message>
     <message>
-        <source>How much RAM the models that the API (`hearth serve`, or Chat › Serve the API) keeps loaded may take together, the chat&apos;s model included. When a requested model does not fit, the least recently used idle one is unloaded first. 0: four fifths of the memory free when the server starts. GPU memory is budgeted from the GPUs&apos; free memory.</source>
-        <translation>API（`hearth serve` 或 聊天 › 提供 API）保持加载的模型合计可占用的内存，包括聊天正在使用的模型。请求的模型放不下时，先卸载最久未使用的空闲模型。0：服务器启动时空闲内存的五分之四。显存按各 GPU 的空闲显存计算。</translation>
+        <source>How much RAM the models Hearth keeps loaded may take together: the chat&apos;s, those the API (`hearth serve`, or Chat › Serve the API) loads, and the documents&apos; embedding model. When a model does not fit, the least recently used idle one is unloaded first. 0: four fifths of the memory free when the first model loads. GPU memory is budgeted from the GPUs&apos; free memory.</source>
+        <translation>Hearth 保持加载的所有模型合计可以占用多少内存：聊天的模型、API（`hearth serve` 或“聊天 › 提供 API”）加载的模型，以及文档的嵌入模型。某个模型放不下时，先卸载最久未用的空闲模型。0：首个模型加载时可用内存的五分之四。GPU 显存按各 GPU 的可用显存计算。</translation>
     </message>
     <message>
         <source>Automatic (4/5 of free memory)</source>

@@ -20,6 +20,7 @@ import pytest
 
 from tests.conftest import HEARTH, REPO, run_hearth
 from tests.test_api_server import free_port
+from tests.tools.under_load import cpu_hogs
 
 pytestmark = pytest.mark.slow
 KEY = "correct horse battery staple"
@@ -138,6 +139,25 @@ def test_a_browser_preflight_from_an_allowed_origin_is_answered(local: Served) -
 
 
 def test_a_client_that_goes_away_stops_its_reply(local: Served) -> None:
+    _leave_mid_reply(local)
+
+
+def test_a_client_that_goes_away_under_load_costs_no_worker(local: Served, data_dir: Path) -> None:
+    """With every CPU busy, a cancel may take the worker a while to act on: it is a slow
+    machine, not a stuck worker, so the reply ends cancelled and the same worker (the
+    model still loaded) answers the next request."""
+    with cpu_hogs():
+        _leave_mid_reply(local)
+        status, _headers, body = local.request("POST", "/v1/chat/completions", chat_body(), JSON)
+    assert status == 200, body
+    server_log = (data_dir / "logs" / "hearth.log").read_text(errors="replace")
+    assert "killing it" not in server_log
+    assert server_log.count("started worker pid") == 1, "the model was not loaded again"
+
+
+def _leave_mid_reply(local: Served) -> None:
+    """A streaming reply whose client leaves once it reached the engine; returns once the
+    reply ended cancelled."""
     connection = socket.create_connection(("127.0.0.1", local.port))
     # The end tokens of the starter model are forbidden, so the reply cannot end by itself
     # before its client leaves, however slow or fast this machine is at the moment.

@@ -17,7 +17,7 @@ import pytest
 
 from app.chat import store as st
 from app.core import Core
-from app.engine_client import EngineClient
+from app.engine.seat import Seat
 from tests.conftest import HEARTH, REPO, run_hearth
 from tests.test_api_server import served  # noqa: F401 - a fixture
 from tests.test_chat_session import Heard, finished, session_for
@@ -28,7 +28,7 @@ NOTICE = "was not UTF-8 text"
 
 
 def test_a_session_keeps_what_it_can_read_and_says_what_it_replaced(
-    core: Core, client: EngineClient
+    core: Core, client: Seat
 ) -> None:
     heard = Heard()
     store = core.open_store()

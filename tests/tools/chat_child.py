@@ -24,7 +24,7 @@ def main() -> int:
 
     def go() -> None:
         window.chat.send("Tell me an endless story about a lighthouse keeper.")
-        print(f"SENT worker={window.client.worker_pid}", flush=True)
+        print(f"SENT worker={window.seat.worker_pid}", flush=True)
 
     window.model_loaded.connect(go)
     return app.exec()

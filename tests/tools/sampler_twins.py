@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 
+from backends.job_control import JobControl
 from backends.llama_cpp_engine import LlamaCppEngine
 from backends.llama_loop import SamplerChain
 
@@ -22,7 +22,7 @@ def main(model: str, params: dict[str, object], steps: int = 48) -> None:
     engine.load({"path": model, "n_ctx": 1024, "threads": 2}, lambda *_: None)
     events: list[dict[str, object]] = []
     request = {"messages": [{"role": "user", "content": PROMPT}], "params": {"max_tokens": 1}}
-    engine.chat(request, threading.Event(), events.append)  # the prompt is now in the cache
+    engine.chat(request, JobControl(), events.append)  # the prompt is now in the cache
     lib, ctx, kv = engine._lib, engine._ctx, engine._kv
     assert kv is not None and engine._llm is not None
     vocab, n_vocab = engine._llm._model.vocab, engine._llm.n_vocab()

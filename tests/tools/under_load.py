@@ -1,4 +1,5 @@
-"""Run a command while every CPU is kept busy: ``make test-under-load``.
+"""Run a command while every CPU is kept busy: ``make test-under-load``; and the same load
+for one test (``cpu_hogs``).
 
 A test that waits for a speed instead of a state fails here first.  Uses ``stress-ng``
 where it is installed, else one busy Python process per CPU; the hogs are stopped however
@@ -11,22 +12,31 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
-def main(command: list[str]) -> int:
+@contextmanager
+def cpu_hogs() -> Iterator[int]:
+    """Every CPU kept busy while the block runs; yields how many hogs run."""
     cpus = os.cpu_count() or 2
     if shutil.which("stress-ng"):
         hogs = [subprocess.Popen(["stress-ng", "--cpu", str(cpus), "--quiet"])]
     else:
         hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cpus)]
-    print(f"under load: {cpus} CPU hog(s) running", file=sys.stderr, flush=True)
     try:
-        return subprocess.call(command)
+        yield cpus
     finally:
         for hog in hogs:
             hog.terminate()
         for hog in hogs:
             hog.wait()
+
+
+def main(command: list[str]) -> int:
+    with cpu_hogs() as cpus:
+        print(f"under load: {cpus} CPU hog(s) running", file=sys.stderr, flush=True)
+        return subprocess.call(command)
 
 
 if __name__ == "__main__":

@@ -30,18 +30,17 @@ from app.chat import store as st
 from app.chat import transfer
 from app.chat.presets import COLLECTIONS_KEY
 from app.chat.session import (
-    CHARACTERS_PER_TOKEN,
     TICK_S,
     ChatSession,
     Reply,
     SessionListener,
 )
 from app.core import Core
-from app.docs.grounding import Grounding, with_attachments_of
+from app.docs.grounding import CHARACTERS_PER_TOKEN, Grounding, with_attachments_of
 from app.docs.library import Documents
-from app.engine_client import EngineClient
+from app.engine.seat import Seat
 from app.engines import can_run
-from app.errors import HearthError
+from app.errors import HearthError, describe_error
 from app.files import safe_file_name, write_text_atomically
 from app.models.library import ModelEntry
 from ui.background import run_in_background
@@ -73,7 +72,7 @@ class ChatScreen(QWidget, SessionListener):
     def __init__(
         self,
         core: Core,
-        client: EngineClient,
+        seat: Seat,
         store: st.ChatStore,
         banner: ErrorBanner,
         report: Callable[[BaseException, str], None],
@@ -83,7 +82,7 @@ class ChatScreen(QWidget, SessionListener):
         documents: Documents | None = None,
     ) -> None:
         super().__init__(parent)
-        self.core, self.client, self.store = core, client, store
+        self.core, self.seat, self.store = core, seat, store
         self.documents = documents or Documents(core.paths.data_dir, core.paths.logs_dir)
         self.preparing = False  # files are being read for the message about to be sent
         self.error_banner, self.report = banner, report
@@ -92,7 +91,7 @@ class ChatScreen(QWidget, SessionListener):
         # Extra request parameters for every reply (benchmarks run replies to a fixed
         # length with {"ignore_eos": True}); empty in normal use.
         self.sampling_overrides: dict[str, Any] = {}
-        self.model_bar = ModelBar(core, client, self.show_error, report, defer, load_on_start)
+        self.model_bar = ModelBar(core, seat, self.show_error, report, defer, load_on_start)
         self.model_bar.settings_requested.connect(self.open_conversation_settings)
         self.model_bar.model_loaded.connect(lambda _event: self.update_context_meter())
         self.running: ChatSession | None = None  # the session whose reply is streaming
@@ -220,7 +219,7 @@ class ChatScreen(QWidget, SessionListener):
         return ChatSession(
             self.core.settings,
             self.store,
-            self.client,
+            self.seat,
             self.core.load_spec,
             self,
             conversation_id,
@@ -332,7 +331,8 @@ class ChatScreen(QWidget, SessionListener):
             document = json.loads(Path(path).read_text(encoding="utf-8"))
             conversation_id = transfer.import_document(self.store, document)
         except (OSError, UnicodeDecodeError, ValueError, st.StoreError) as exc:
-            self.show_error(self.tr("{0} could not be imported: {1}").format(Path(path).name, exc))
+            doing = self.tr("importing {0}").format(Path(path).name)
+            self.show_error(translated(describe_error(exc, doing)))
             return None
         self.refresh_conversations()
         self.open_conversation(conversation_id)

@@ -27,7 +27,9 @@ from app.docs.extraction import Extractor, Skipped
 from app.docs.formats import SUPPORTED_SUFFIXES
 from app.docs.library import Documents
 from app.docs.terms import estimate_tokens
+from app.errors import describe_error
 from ui.background import run_in_background
+from ui.i18n import translated
 
 
 class _Chip(QFrame):
@@ -139,7 +141,11 @@ class DocumentsBar(QWidget):
             self.changed.emit()
 
     def _unreadable(self, chip: _Chip, exc: BaseException) -> None:
-        reason = exc.reason if isinstance(exc, Skipped) else str(exc)
+        reason = (
+            exc.reason
+            if isinstance(exc, Skipped)
+            else translated(describe_error(exc, self.tr("reading {0}").format(chip.path.name)))
+        )
         self.show_error(self.tr("{0} cannot be attached: {1}.").format(chip.path.name, reason))
         self._remove_chip(chip)
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.chat.presets import recommended_sampling
 from app.core import Core
-from app.engine_client import EngineClient
+from app.engine.seat import Seat
 from app.engines import engine_for
 from app.errors import HearthError
 from app.machine.fit import CPU, FITS_GPU, NO_FIT, PARTIAL
@@ -75,7 +75,7 @@ class ModelBar(QWidget):
     def __init__(
         self,
         core: Core,
-        client: EngineClient,
+        seat: Seat,
         show_error: ShowError,
         report: Report,
         defer: Callable[[Callable[[], None]], None],
@@ -83,7 +83,7 @@ class ModelBar(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.core, self.client = core, client
+        self.core, self.seat = core, seat
         self.show_error, self.report, self.defer = show_error, report, defer
         self.models: list[ModelEntry] = []  # what the picker offers (chat-capable)
         self.library: list[ModelEntry] = []  # everything found, for the Models screen
@@ -211,7 +211,7 @@ class ModelBar(QWidget):
         self.picker.blockSignals(True)
         self.picker.clear()
         model = self.picker.model()
-        loaded = self.client.loaded_model
+        loaded = self.seat.loaded_model
         loaded_path = loaded.path if loaded is not None else None
         for index, entry in enumerate(self.models):
             self.picker.addItem(self.item_label(entry, loaded_path), str(entry.path))
@@ -261,6 +261,7 @@ class ModelBar(QWidget):
         if all(m.path != entry.path for m in self.models):
             self.models.append(entry)
         self.model = entry
+        self.seat.label = entry.name  # how lists of loaded models name it
         self.advice()  # start reading the model's advice now, off the main thread
         self._fill()
         try:
@@ -289,7 +290,7 @@ class ModelBar(QWidget):
         self._loader = relay
         self.progress.setValue(0)
         self.progress.show()
-        self.client.load(spec, relay.callback)
+        self.seat.load(spec, relay.callback)
 
     def _load_event(self, relay: EventRelay, event: dict[str, Any]) -> None:
         if relay is not self._loader:

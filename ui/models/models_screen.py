@@ -406,12 +406,14 @@ class ModelsScreen(QWidget):
                 self.offers_table.selectRow(best)
             self.estimates_shown.emit()
 
+        doing = self.tr("estimating the memory of the files")
+
         def failed(exc: BaseException) -> None:
             for row in range(self.offers_table.rowCount()):
                 cell = self.offers_table.item(row, 3)
                 if cell is not None and cell.text() == "…":
                     cell.setText("?")
-                    cell.setToolTip(str(exc))
+                    cell.setToolTip(translated(describe_error(exc, doing)))
             self.estimates_shown.emit()
 
         run_in_background(self, work, show, failed)

@@ -11,26 +11,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+from app.cli.common import EXIT_OK
 from app.core import Core
-from app.docs.embedding import WorkerEmbedder
 from app.docs.index import INDEXED
 from app.docs.indexer import Progress
 from app.docs.library import DEFAULT_PASSAGES, Documents
-from app.engine_client import EngineClient
-from app.errors import HearthError
+from app.documents import open_documents
 from app.hub.repo_files import human_duration, human_size
-from wire.phrases import Phrase
-
-EXIT_OK, EXIT_ERROR = 0, 1
 
 
-def add_parser(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     docs = commands.add_parser(
         "docs", parents=[common], help="collections of your documents, searched by chats"
     )
@@ -64,56 +58,7 @@ def add_parser(commands: argparse._SubParsersAction, common: argparse.ArgumentPa
         "-k", type=int, default=DEFAULT_PASSAGES, metavar="N", help="passages (default 6)"
     )
     search.add_argument("--json", action="store_true", help="print a JSON list")
-
-
-class SettingEmbedder:
-    """The embedding model of the setting ``documents.embedding_model``, started in a
-    worker of its own on the first passage or question to embed (so nothing starts when
-    none is chosen, or before it is needed); a changed setting takes effect at once."""
-
-    def __init__(self, core: Core) -> None:
-        self.core = core
-        self._lock = threading.Lock()
-        self._client: EngineClient | None = None
-        self._embedder: WorkerEmbedder | None = None
-
-    @property
-    def name(self) -> str:
-        return str(self.core.settings.get("documents.embedding_model") or "").strip()
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        with self._lock:
-            name = self.name
-            if self._embedder is None or self._embedder.name != name:
-                entry = self.core.find_model(name)
-                if entry.format != "gguf":
-                    raise HearthError(
-                        Phrase("The embedding model must be a GGUF model; {0} is not.", name)
-                    )
-                if self._client is None:
-                    self._client = EngineClient(log_dir=self.core.paths.logs_dir)
-                self._embedder = WorkerEmbedder(self._client, self.core.model_spec(entry), name)
-            embedder = self._embedder
-        return embedder.embed(texts)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-            self._embedder = None
-
-
-def open_documents(core: Core, quiet: bool = False) -> Documents:
-    """The documents, with the embedding model of the settings (started when needed)."""
-    documents = Documents(core.paths.data_dir, core.paths.logs_dir)
-    embedder = SettingEmbedder(core)
-    documents.embedder = embedder
-    documents.on_close(embedder.close)
-    if not quiet:
-        for problem in documents.problems:
-            print(f"hearth: {problem}", file=sys.stderr)
-    return documents
+    docs.set_defaults(run=cmd_docs)
 
 
 def cmd_docs(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:

@@ -1,11 +1,14 @@
-"""The real worker process with the real llama.cpp engine and the starter model."""
+"""Replies from the real worker process, with the real llama.cpp engine and the starter
+model, through the engine host as a front end sends them (a seat)."""
 
 import os
 from pathlib import Path
 
 import pytest
 
-from app.engine_client import EngineClient
+from app.engine.host import EngineHost
+from app.engine.jobs import Job, next_job_id
+from app.engine.seat import Seat
 from tests.conftest import collect, kill_hard
 from wire import protocol
 from wire.model_spec import ModelSpec
@@ -15,7 +18,7 @@ pytestmark = pytest.mark.slow
 LONG = {"temperature": 0.7, "max_tokens": 2000, "ignore_eos": True, "seed": 3}
 
 
-def test_a_reply_streams_token_by_token_with_stats(client: EngineClient, spec: ModelSpec) -> None:
+def test_a_reply_streams_token_by_token_with_stats(client: Seat, spec: ModelSpec) -> None:
     job = client.chat(
         spec, [{"role": "user", "content": "What is 2+2?"}], {"temperature": 0, "max_tokens": 48}
     )
@@ -31,7 +34,7 @@ def test_a_reply_streams_token_by_token_with_stats(client: EngineClient, spec: M
 
 
 def test_multibyte_text_streams_without_replacement_characters(
-    client: EngineClient, spec: ModelSpec
+    client: Seat, spec: ModelSpec
 ) -> None:
     prompt = "Translate to Chinese and add emoji: I love red flowers 🌹🎉"
     job = client.chat(
@@ -47,7 +50,7 @@ def test_multibyte_text_streams_without_replacement_characters(
     assert any(ord(ch) > 0x2E7F for ch in text), f"expected multi-byte output, got {text!r}"
 
 
-def test_cancel_stops_between_tokens(client: EngineClient, spec: ModelSpec) -> None:
+def test_cancel_stops_between_tokens(client: Seat, spec: ModelSpec) -> None:
     job = client.chat(spec, [{"role": "user", "content": "Tell me a long story."}], LONG)
     pieces = []
     for event in job.events(timeout=60):
@@ -67,7 +70,7 @@ def test_cancel_stops_between_tokens(client: EngineClient, spec: ModelSpec) -> N
 
 
 def test_a_killed_worker_is_reported_and_the_next_request_starts_a_new_one(
-    client: EngineClient, spec: ModelSpec, expect_error_logs: None
+    client: Seat, spec: ModelSpec, expect_error_logs: None
 ) -> None:
     job = client.chat(spec, [{"role": "user", "content": "Tell me a long story."}], LONG)
     first_pid = None
@@ -86,7 +89,7 @@ def test_a_killed_worker_is_reported_and_the_next_request_starts_a_new_one(
 
 
 def test_a_file_that_is_not_a_model_fails_to_load_and_the_engine_recovers(
-    client: EngineClient, spec: ModelSpec, tmp_path: Path
+    client: Seat, spec: ModelSpec, tmp_path: Path
 ) -> None:
     bogus = tmp_path / "bogus.gguf"
     bogus.write_bytes(b"GGUF" + os.urandom(4096))
@@ -99,9 +102,7 @@ def test_a_file_that_is_not_a_model_fails_to_load_and_the_engine_recovers(
     assert text
 
 
-def test_a_prompt_longer_than_the_context_is_refused_clearly(
-    client: EngineClient, starter: Path
-) -> None:
+def test_a_prompt_longer_than_the_context_is_refused_clearly(client: Seat, starter: Path) -> None:
     small = ModelSpec(str(starter), n_ctx=256, threads=2)
     job = client.chat(
         small, [{"role": "user", "content": "tell me about " * 400}], {"max_tokens": 16}
@@ -112,7 +113,7 @@ def test_a_prompt_longer_than_the_context_is_refused_clearly(
 
 
 def test_a_long_conversation_drops_its_oldest_turns_and_says_so(
-    client: EngineClient, starter: Path
+    client: Seat, starter: Path
 ) -> None:
     small = ModelSpec(str(starter), n_ctx=512, threads=2)
     messages = [{"role": "system", "content": "You are terse."}]
@@ -131,24 +132,23 @@ def test_a_long_conversation_drops_its_oldest_turns_and_says_so(
 
 
 def test_native_prints_to_stdout_do_not_break_the_channel(
-    client: EngineClient, starter: Path, data_dir: Path
+    client: Seat, starter: Path, data_dir: Path
 ) -> None:
     """verbose=True makes llama.cpp print its whole load report; the protocol must not care."""
     loud = ModelSpec(str(starter), n_ctx=512, threads=2)
     job = client.chat(loud, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
     done = job.wait(60)
     assert done is not None and done["type"] == "done"
-    client.close()
-    noisy_client = EngineClient(log_dir=data_dir / "logs")
-    wire = loud.to_wire() | {"verbose": True}
-    from app.engine_client import Job
-
-    probe = Job(1000, protocol.LOAD)
-    worker, _ = noisy_client._worker_for(loud)
+    client.host.close()
+    noisy = EngineHost(data_dir / "logs")
+    lease = noisy.lease(loud)
+    wire = loud.to_wire() | {"verbose": True}  # not a field of ModelSpec: sent by hand
+    worker, _started = noisy._worker_for(lease.hosted, loud)
+    probe = Job(next_job_id(), protocol.LOAD)
     worker.send(probe, {"type": protocol.LOAD, "id": probe.id, "model": wire})
     loaded = probe.wait(60)
     assert loaded is not None and loaded["type"] == "loaded"
-    noisy_client.close()
+    noisy.close()
     assert "llama" in (data_dir / "logs" / "worker.log").read_text(errors="replace").lower()
 
 
@@ -158,20 +158,20 @@ def test_the_worker_starts_through_the_app_entry_point_as_a_frozen_app_does(
     """A frozen Hearth has no source tree: it runs itself with --worker."""
     import sys
 
-    client = EngineClient(
-        log_dir=data_dir / "logs", command=[sys.executable, "-m", "hearth", "--worker"]
+    host = EngineHost(
+        data_dir / "logs", worker_command=[sys.executable, "-m", "hearth", "--worker"]
     )
     try:
         text, events = collect(
-            client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
+            Seat(host).chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
         )
         assert text and events[-1]["type"] == "done"
     finally:
-        client.close()
+        host.close()
 
 
 def test_stop_during_a_long_prompt_does_not_wait_for_the_whole_prompt(
-    client: EngineClient, starter: Path
+    client: Seat, starter: Path
 ) -> None:
     big = ModelSpec(str(starter), n_ctx=8192, threads=2)
     words = " ".join(f"item{i}" for i in range(1200))  # about 4,000 tokens: many slices
@@ -198,9 +198,7 @@ def test_stop_during_a_long_prompt_does_not_wait_for_the_whole_prompt(
     assert "4" in text or "four" in text.lower()
 
 
-def test_a_reply_cut_at_the_limit_continues_where_it_stopped(
-    client: EngineClient, spec: ModelSpec
-) -> None:
+def test_a_reply_cut_at_the_limit_continues_where_it_stopped(client: Seat, spec: ModelSpec) -> None:
     question = {"role": "user", "content": "Name three primary colors."}
     params = {"temperature": 0, "max_tokens": 6}
     first, _ = collect(client.chat(spec, [question], params))
@@ -219,7 +217,7 @@ def test_a_reply_cut_at_the_limit_continues_where_it_stopped(
 
 
 def test_cancelling_a_waiting_request_leaves_the_running_one_alone(
-    client: EngineClient, spec: ModelSpec
+    client: Seat, spec: ModelSpec
 ) -> None:
     """A request still queued behind another is answered "cancelled" at once (an API
     client that went away), and the reply being generated goes on in the same worker."""
@@ -235,3 +233,21 @@ def test_cancelling_a_waiting_request_leaves_the_running_one_alone(
     running.cancel()
     assert running.wait(60) is not None and not (running.final or {}).get("forced")
     assert client.worker_pid == pid, "the worker was not killed"
+
+
+def test_a_runtime_avoided_later_does_not_reload_a_worker_running_another(
+    client: Seat, host: EngineHost, spec: ModelSpec
+) -> None:
+    """A runtime that failed the model (here a GPU runtime, for these settings) is skipped
+    by every later request; the worker that already runs the model on another keeps serving
+    it: the same process, and the model is not loaded again."""
+    hi = [{"role": "user", "content": "Hi"}]
+    first = list(client.chat(spec, hi, {"max_tokens": 4}).events(timeout=300))
+    assert first[-1]["type"] == "done"
+    pid = client.worker_pid
+    routed = host.avoided.add(spec, "vulkan")
+    assert routed.skip_runtimes == ("vulkan",), "later requests skip it"
+    second = list(client.chat(spec, hi, {"max_tokens": 4}).events(timeout=300))
+    assert second[-1]["type"] == "done"
+    assert client.worker_pid == pid, "the same worker"
+    assert not [e for e in second if e["type"] == "loaded"], "the model was not loaded again"

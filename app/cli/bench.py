@@ -1,0 +1,57 @@
+"""``hearth bench``: its options (the launcher runs it: ``hearth.bench``, which may import
+every room)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    bench = commands.add_parser(
+        "bench",
+        parents=[common],
+        help="measure Hearth against its budgets (tokens/s, first token, start-up, memory)",
+    )
+    bench.add_argument("--model", "-m", help="model name or .gguf path (default: starter)")
+    bench.add_argument("--tokens", type=int, default=256, help="tokens per measured reply")
+    bench.add_argument("--rounds", type=int, default=5, help="alternating rounds per side")
+    bench.add_argument(
+        "--chat-tokens",
+        type=int,
+        default=20_000,
+        help="length of the streamed Markdown reply in the chat benchmark (0 skips it)",
+    )
+    bench.add_argument(
+        "--api",
+        action="store_true",
+        help="also measure hearth serve and the remote engine (needs the openai package and "
+        "llama-cpp-python[server])",
+    )
+    bench.add_argument(
+        "--docs",
+        action="store_true",
+        help="also measure documents: recall@5 of BM25 and hybrid search on a generated "
+        "corpus, query latency over 10,000 passages, indexing throughput",
+    )
+    bench.add_argument(
+        "--docs-only", action="store_true", help="measure documents only (see --docs)"
+    )
+    bench.add_argument(
+        "--docs-corpus",
+        metavar="FOLDER",
+        help="with --docs: also index this real folder (for example the HTML Python "
+        "documentation) and report its throughput",
+    )
+    bench.add_argument(
+        "--download-mb",
+        type=int,
+        default=256,
+        help="size of the loopback download test (0 skips it)",
+    )
+    bench.add_argument(
+        "--json",
+        action="store_true",
+        help='print a JSON list of {"name","value","unit","budget","ok"}',
+    )
+    bench.set_defaults(run=None)

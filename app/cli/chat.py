@@ -1,0 +1,242 @@
+"""``hearth chat``: one exchange through the same chat session as the window, its answer on
+stdout (or one JSON event per line), its thinking and notes on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.cli.common import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    REPLY_FLAGS,
+    advice,
+    check_ranges,
+    say_note,
+    stdin_text,
+)
+from app.cli.terminal import Terminal
+from app.core import Core
+from app.engine.seat import Seat
+from wire.phrases import Phrase
+
+log = logging.getLogger(__name__)
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    chat = commands.add_parser(
+        "chat",
+        parents=[common],
+        help="stream a reply to a prompt on stdout",
+        description="Stream the reply to PROMPT on stdout. Reads the prompt from stdin when "
+        "PROMPT is '-' or missing.",
+    )
+    chat.add_argument("prompt", nargs="?", default="-")
+    chat.add_argument(
+        "--model",
+        "-m",
+        help="model name (see 'hearth models list') or path "
+        "to a .gguf file; default: the last one used, else the starter model",
+    )
+    chat.add_argument("--temperature", type=float, metavar="T")
+    chat.add_argument("--top-p", type=float, metavar="P")
+    chat.add_argument("--seed", type=int, metavar="N")
+    chat.add_argument("--max-tokens", type=int, metavar="N")
+    chat.add_argument("--ctx", type=int, metavar="N", help="context length in tokens")
+    chat.add_argument("--system", metavar="TEXT", help="system prompt")
+    chat.add_argument(
+        "--runtime",
+        metavar="NAME",
+        help="run a GGUF model on this llama.cpp runtime (cpu, vulkan, cuda, metal; see "
+        "'hearth sysinfo'); default: the fastest that works here",
+    )
+    chat.add_argument(
+        "--gpu-layers",
+        type=int,
+        metavar="N",
+        help="layers of a GGUF model on the GPU: -1 all, 0 none; default: as many as fit",
+    )
+    chat.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="an OpenAI-compatible server (vLLM, trtllm-serve, Ollama, "
+        "llama-server, …); --model then names the model there",
+    )
+    chat.add_argument(
+        "--api-key", metavar="KEY", help="API key for --endpoint (default: $HEARTH_API_KEY)"
+    )
+    chat.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON event per line (delta with text and reasoning, stats, done, "
+        "error; saved with --save)",
+    )
+    chat.add_argument(
+        "--hide-reasoning",
+        action="store_true",
+        help="leave out a reasoning model's thinking (by default it goes to stderr, or in "
+        "--json to the deltas' reasoning field)",
+    )
+    chat.add_argument(
+        "--save",
+        action="store_true",
+        help="keep the exchange as a conversation in Hearth's history (the window shows it)",
+    )
+    chat.add_argument(
+        "--collection",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="answer from a document collection (see 'hearth docs'); repeat for several",
+    )
+    chat.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="give the model a file (whole if it fits, else its passages that match the "
+        "question); repeat for several",
+    )
+    chat.add_argument(
+        "--continue",
+        dest="continue_id",
+        type=int,
+        metavar="ID",
+        help="go on with conversation ID of the history (saved too); --system replaces its "
+        "system prompt",
+    )
+    chat.set_defaults(run=cmd_chat)
+
+
+def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """``hearth chat``: one exchange through the same chat session as the window."""
+    from app.chat.session import ChatSession
+    from app.chat.store import ChatStore
+    from app.errors import HearthError
+
+    check_ranges(args)
+    # stdin as bytes: the session's input policy (wire.text) decides about what is not UTF-8
+    prompt = stdin_text() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        raise HearthError(Phrase("The prompt is empty. Pass it as an argument or on stdin."))
+    core.learn_machine()  # the GPU, as the window would use it
+    entry, spec_for = _chat_model(core, args)
+    saving = args.save or args.continue_id is not None
+    # Without --save the exchange lives in memory only: the same session, nothing kept.
+    store = core.open_store() if saving else ChatStore(":memory:")
+    store.on_note = say_note
+    if store.recovery_note:
+        say_note(store.recovery_note)
+    seat = Seat(core.engines)
+    seat.label = entry.name
+    terminal = Terminal(out, sys.stderr, args.json, args.hide_reasoning)
+    try:
+        try:
+            session = ChatSession(core.settings, store, seat, spec_for, terminal, args.continue_id)
+        except KeyError:
+            raise HearthError(
+                Phrase("There is no conversation {0} in Hearth's history.", args.continue_id)
+            ) from None
+        session.model = entry
+        session.advice = advice(entry)
+        session.overrides = _flag_values(args)
+        if args.system is not None:
+            session.set_instructions(args.system, session.own_settings)
+        documents = None
+        if args.collection or args.attach:
+            documents = _grounding(core, session, prompt, args)
+            terminal.grounded(documents)
+        reply = session.send(prompt, documents=documents.to_json() if documents else None)
+        assert reply is not None
+        interrupted = False
+
+        def on_sigint(_signum: int, _frame: object) -> None:
+            nonlocal interrupted
+            interrupted = True
+            session.stop()
+
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            session.wait()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    finally:
+        core.engines.close()
+        store.close()
+    terminal.end()
+    if documents is not None and not reply.error:
+        terminal.sources(documents, reply.text)
+    if reply.error:
+        print(f"hearth: {reply.error}", file=sys.stderr)
+        return EXIT_ERROR
+    if saving:
+        terminal.saved(reply.conversation_id, reply.message_id)
+    if entry.format != "remote":
+        try:
+            core.remember_model(entry)
+        except OSError as exc:  # the reply was given: a setting that cannot be saved is a note
+            log.warning("could not remember the model", exc_info=True)
+            say_note(
+                Phrase(
+                    "Hearth could not save {0} as the model to use next time ({1}).",
+                    entry.name,
+                    exc.strerror or exc,
+                )
+            )
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _grounding(core: Core, session: Any, prompt: str, args: argparse.Namespace) -> Any:
+    """What ``--collection`` and ``--attach`` give the model, sized to its context."""
+    from app.documents import open_documents
+
+    documents = open_documents(core)
+    try:
+        return documents.ground(
+            prompt,
+            collections=list(args.collection),
+            attachments=[Path(p) for p in args.attach],
+            budget_tokens=session.room_for_documents(prompt),
+            k=int(core.settings.get("documents.passages")),
+        )
+    finally:
+        documents.close()
+
+
+def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
+    """The model ``hearth chat`` talks to, and how to build its spec."""
+    if not args.endpoint:
+        runtime = str(getattr(args, "runtime", None) or "")
+        layers = getattr(args, "gpu_layers", None)
+
+        def spec_for(entry: Any, n_ctx: int | None) -> Any:
+            spec = core.load_spec(entry, n_ctx).on_runtime(runtime)
+            return spec.with_gpu_layers(int(layers)) if layers is not None else spec
+
+        return core.find_model(args.model), spec_for
+    from pathlib import Path
+
+    from app.models.library import ModelEntry
+    from wire.model_spec import REMOTE, ModelSpec
+
+    key = args.api_key or os.environ.get("HEARTH_API_KEY", "")
+    if key:
+        os.environ["HEARTH_REMOTE_API_KEY"] = key  # reaches the worker, not the pipe
+    name = args.model or ""
+    entry = ModelEntry(
+        f"{name or 'default'} @ {args.endpoint}", Path(args.endpoint), REMOTE, 0, "endpoint"
+    )
+    spec = ModelSpec(path=args.endpoint, n_ctx=args.ctx or 0, engine=REMOTE, remote_model=name)
+    return entry, lambda _entry, _n_ctx: spec
+
+
+def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The reply settings given as flags (for this exchange; never saved)."""
+    values = {key: getattr(args, name, None) for _flag, name, key in REPLY_FLAGS}
+    return {key: value for key, value in values.items() if value is not None}

@@ -1,0 +1,120 @@
+"""``hearth serve``: the library's models (or one, with ``--model``) in OpenAI's, Ollama's
+and Anthropic's dialects, on the process's engine host."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from app.cli.common import EXIT_OK, advice, check_ranges, server_key
+from app.core import Core
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    serve = commands.add_parser(
+        "serve",
+        parents=[common],
+        help="an OpenAI-, Ollama- and Anthropic-compatible API, for editors and scripts",
+        description="Serve the library's models (or one, with --model) in OpenAI's, Ollama's "
+        "and Anthropic's dialects. Binds 127.0.0.1 unless --host says otherwise (then an "
+        "API key is required).",
+    )
+    serve.add_argument(
+        "--model",
+        "-m",
+        help="serve only this model (name or path), whatever a request names; without it, "
+        "every model of the library, loaded when a request names it",
+    )
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="require this key (Authorization: Bearer). Visible to other users in the "
+        "process list: prefer --api-key-file, $HEARTH_SERVE_API_KEY or the system keyring "
+        "(service Hearth, name serve)",
+    )
+    serve.add_argument(
+        "--api-key-file", metavar="PATH", help="require the key written in this file"
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow browser requests from this origin (repeatable)",
+    )
+    serve.add_argument("--ctx", type=int, metavar="N", help="context length in tokens")
+    serve.set_defaults(run=cmd_serve)
+
+
+def cmd_serve(core: Core, args: argparse.Namespace) -> int:
+    check_ranges(args)
+    core.learn_machine()  # the GPU, as the window would use it, and the memory budgets
+    if not args.model:
+        return _serve_library(core, args)
+    from app.docs.library import api_grounder
+    from app.documents import open_documents
+    from app.serve.api_server import serve_forever
+    from app.serve.config import ServerConfig
+
+    entry = core.find_model(args.model)
+    spec = core.load_spec(entry, args.ctx)
+    documents = open_documents(core)
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        api_key=server_key(args),
+        allowed_origins=tuple(args.allow_origin),
+        model_name=entry.name,
+        ground=api_grounder(documents),
+    )
+    config.check()
+
+    def ready(url: str) -> None:
+        print(f"Serving {entry.name} at {url} (Ctrl+C to stop)", file=sys.stderr, flush=True)
+
+    defaults = core.sampling(advice(entry))
+    try:
+        serve_forever(core.engines, spec, config, entry.as_json(), defaults, ready)
+    finally:
+        core.engines.close()
+        documents.close()
+    return EXIT_OK
+
+
+def _serve_library(core: Core, args: argparse.Namespace) -> int:
+    """``hearth serve`` without ``--model``: every model of the library, each loaded when
+    a request names it (the default model when a request names none)."""
+    from app.documents import open_documents
+    from app.library_offer import library_app
+    from app.serve.api_server import serve
+    from app.serve.config import ServerConfig
+
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        api_key=server_key(args),
+        allowed_origins=tuple(args.allow_origin),
+    )
+    config.check()
+    documents = open_documents(core)
+    try:
+        app, offer = library_app(core, config, documents, args.ctx)
+
+        def ready(url: str) -> None:
+            count = len(offer.offered())
+            print(
+                f"Serving {count} model(s) of the library at {url}, {config.model_name} by "
+                "default "
+                "(Ctrl+C to stop)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        serve(app, config, ready)
+    finally:
+        core.engines.close()
+        documents.close()
+    return EXIT_OK

@@ -1,0 +1,139 @@
+"""``hearth chat`` on a terminal: the session's listener that prints the answer on stdout,
+thinking and notes on stderr (thinking dimmed on a terminal), or with ``--json`` one event
+per line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from app.chat.session import SessionListener
+from wire import protocol
+
+
+class Terminal(SessionListener):
+    """``hearth chat`` on a terminal: the answer on stdout, thinking and notes on stderr
+    (thinking dimmed on a terminal), or with ``--json`` one event per line."""
+
+    DIM, PLAIN = "\x1b[2m", "\x1b[0m"
+
+    def __init__(self, out: TextIO, err: TextIO, as_json: bool, hide_reasoning: bool) -> None:
+        self.out, self.err = out, err
+        self.as_json, self.hide_reasoning = as_json, hide_reasoning
+        self.dim = err.isatty()
+        self.ended_with_newline = True
+        self.thinking = False  # thinking was printed and the answer has not started
+
+    def _print(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def engine_event(self, session: Any, reply: Any, event: dict[str, Any]) -> None:
+        if not self.as_json:
+            return
+        public = _public_event(event)
+        if self.hide_reasoning and event["type"] == protocol.DELTA:
+            public.pop(protocol.DELTA_REASONING, None)
+            if not public.get(protocol.DELTA_TEXT) and not public.get(protocol.MOVED_TO_REASONING):
+                return
+        self._print(json.dumps(public, ensure_ascii=False) + "\n")
+
+    def reply_text(self, session: Any, reply: Any, text: str) -> None:
+        if self.as_json:
+            return
+        self._end_thinking()
+        self._print(text)
+        self.ended_with_newline = text.endswith("\n")
+
+    def reply_reasoning(self, session: Any, reply: Any, text: str) -> None:
+        if self.as_json or self.hide_reasoning:
+            return
+        self.err.write(f"{self.DIM}{text}{self.PLAIN}" if self.dim else text)
+        self.err.flush()
+        self.thinking = True
+
+    def notice(self, message: str) -> None:
+        if not self.as_json:
+            print(f"[{message}]", file=self.err)
+
+    def reply_stats(self, session: Any, reply: Any, stats: dict[str, Any]) -> None:
+        if not self.as_json:
+            self._end_thinking()
+            print(_stats_line(stats), file=self.err)
+
+    def _end_thinking(self) -> None:
+        """Thinking went to stderr without a line break: end its line."""
+        if self.thinking:
+            self.err.write("\n")
+            self.err.flush()
+            self.thinking = False
+
+    def problem(self, exc: BaseException, doing: str) -> None:
+        from app.errors import describe_error
+
+        print(f"hearth: {describe_error(exc, doing)}", file=self.err)
+
+    def end(self) -> None:
+        if not self.as_json and not self.ended_with_newline:
+            self._print("\n")
+
+    def grounded(self, grounding: Any) -> None:
+        """What the model is given besides the question: a ``sources`` event with
+        ``--json``, else the notes (a file given as passages, nothing found) on stderr."""
+        if self.as_json:
+            sources = [
+                {k: v for k, v in source.to_json().items() if k != "whole"}
+                for source in grounding.sources
+            ]
+            event = {
+                "type": "sources",
+                "sources": sources,
+                "notes": [str(n) for n in grounding.notes],
+            }
+            self._print(json.dumps(event, ensure_ascii=False) + "\n")
+            return
+        for note in grounding.notes:
+            print(f"[{note}]", file=self.err)
+
+    def sources(self, grounding: Any, answer: str) -> None:
+        """After the answer: its numbered sources, the ones it cited marked."""
+        from app.docs.grounding import cited_numbers
+
+        cited = cited_numbers(answer)
+        if self.as_json:
+            known = sorted(n for n in cited if 1 <= n <= len(grounding.sources))
+            self._print(json.dumps({"type": "cited", "sources": known}) + "\n")
+            return
+        if not grounding.sources:
+            return
+        self._print("\nSources:\n")
+        for source in grounding.sources:
+            mark = "" if source.n in cited else "  (given to the model, not cited)"
+            self._print(f"[{source.n}] {source.label}{mark}\n")
+
+    def saved(self, conversation_id: int, message_id: int) -> None:
+        if self.as_json:
+            event = {"type": "saved", "conversation_id": conversation_id, "message_id": message_id}
+            self._print(json.dumps(event) + "\n")
+        else:
+            print(
+                f"[saved as conversation {conversation_id}; go on with: "
+                f"hearth chat --continue {conversation_id} …]",
+                file=self.err,
+            )
+
+
+def _public_event(event: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in event.items() if k != "id"}
+
+
+def _stats_line(stats: dict[str, Any]) -> str:
+    speed = stats.get("tokens_per_s")
+    parts = [f"{stats.get('generated_tokens', 0)} tokens"]
+    if speed:
+        parts.append(f"{speed:.1f} tok/s")
+    if stats.get("ttft_ms") is not None:
+        parts.append(f"first token {stats['ttft_ms']:.0f} ms")
+    if stats.get("runtime"):
+        parts.append(f"llama.cpp {stats['runtime']}")
+    return "[" + " · ".join(parts) + "]"

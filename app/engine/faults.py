@@ -1,0 +1,98 @@
+"""What a person is told when a worker fails a request: it died (and what that may mean),
+a message too long for the pipe, no room in the memory budget, or a worker that could not
+be started.  Each is an ``error`` event with a kind from ``wire.protocol`` and a sentence
+the window can translate (a ``Phrase``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from wire import protocol
+from wire.phrases import Phrase, to_wire
+
+if TYPE_CHECKING:
+    from app.engine.jobs import Job
+
+# How a process that hit an illegal instruction ends: SIGILL, or Windows' exception code.
+ILLEGAL_INSTRUCTION = frozenset({-4, 0xC000001D})
+
+
+def worker_died(job: Job, code: int | None, avoided: str | None = None) -> dict[str, Any]:
+    how = (
+        Phrase("exit code {0}", code)
+        if code is not None and code >= 0
+        else (Phrase("signal {0}", -code) if code is not None else Phrase("no exit code"))
+    )
+    if code in ILLEGAL_INSTRUCTION and avoided:
+        message = Phrase(
+            "The model engine stopped ({0}, an illegal instruction): the {1} build of "
+            "llama.cpp uses processor instructions that this computer, or the virtual machine "
+            "it runs in, does not allow. Hearth now uses another llama.cpp runtime for this "
+            "model; anything already written was kept.",
+            how,
+            avoided,
+        )
+    elif code in ILLEGAL_INSTRUCTION:
+        # Retrying gives the same crash: the build uses instructions this processor (or
+        # the virtual machine it runs in) does not allow.
+        message = Phrase(
+            "The model engine stopped ({0}, an illegal instruction): this build of llama.cpp "
+            "uses processor instructions that this computer, or the virtual machine it runs "
+            "in, does not allow. Choose another llama.cpp runtime in Model settings; a build "
+            "from source needs rebuilding for this processor.",
+            how,
+        )
+    elif job.kind == protocol.LOAD or job.first_delta_at is None:
+        # Before any answer: sending again may well crash it again, so say what may be
+        # wrong rather than invite a retry.
+        message = Phrase(
+            "The model engine stopped unexpectedly ({0}) before the model answered. If this "
+            "happens again, the model file may be damaged or too large for this computer: "
+            "choose another model or a shorter context.",
+            how,
+        )
+    else:
+        message = Phrase(
+            "The model engine stopped unexpectedly ({0}). What was written so far was kept; "
+            "send a message to start the engine again.",
+            how,
+        )
+    return {
+        "type": protocol.ERROR,
+        "id": job.id,
+        "kind": protocol.ERR_WORKER_DIED,
+        "exit_code": code,
+        # What the reply cost before it ended, as its deltas said.
+        protocol.PROMPT_TOKENS: job.prompt_tokens,
+        protocol.GENERATED_TOKENS: job.generated_tokens,
+        **to_wire(message),
+    }
+
+
+def too_long(job: Job, size: int) -> dict[str, Any]:
+    return {
+        "type": protocol.ERROR,
+        "id": job.id,
+        "kind": protocol.ERR_BAD_REQUEST,
+        **to_wire(
+            Phrase(
+                "This conversation is too long to send to the model ({0} MB; at most {1} MB "
+                "can be sent). Start a new conversation, or send a shorter message.",
+                size // (1024 * 1024),
+                protocol.MAX_LINE_BYTES // (1024 * 1024),
+            )
+        ),
+    }
+
+
+def not_started(job: Job, exc: BaseException) -> dict[str, Any]:
+    return {
+        "type": protocol.ERROR,
+        "id": job.id,
+        "kind": protocol.ERR_ENGINE,
+        **to_wire(Phrase("The model engine could not be started: {0}", exc)),
+    }
+
+
+def no_room(job: Job, sentence: Phrase) -> dict[str, Any]:
+    return {"type": protocol.ERROR, "id": job.id, "kind": protocol.ERR_NO_ROOM, **to_wire(sentence)}

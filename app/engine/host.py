@@ -1,0 +1,557 @@
+"""The engine host: the one owner of worker processes in a process of Hearth.
+
+Every front end (the window's chat, ``hearth chat``, the API's models, the documents'
+embedding model) asks the host for a **lease** on a ``ModelSpec`` and sends its requests
+through it (``app.engine.lease``).  The host keeps one worker per spec (keyed by the spec as
+asked, ``ModelSpec.base``), started when a request needs it, and decides alone:
+
+* **which worker serves a request**: the spec's own, while it serves the spec as routed
+  past the runtimes that failed it (``wire.model_spec.serves``, the rule the worker uses
+  too); else a new one, and the old one ends once its requests are answered;
+* **memory**: one budget for every worker (``app.engine.budget``).  A new worker that does
+  not fit first ends idle ones (no lease, nothing running), least recently used first.  A
+  pinned lease's model (the window's) is never ended for another; a request that finds
+  only models in use in its way is refused (``no_room``), except a pinned one, which loads
+  anyway;
+* **time to live**: a model nobody leases ends after its keep-alive (the host's, or the
+  one its last lease was released with; 0: at once, once its requests are answered);
+* **cores**: the CPU threads of all workers together never pass the physical cores
+  (``app.engine.cores``);
+* **faults**: a runtime that failed a model is avoided for every later request
+  (``app.engine.avoided``); a request that died with its worker before its first words on
+  a runtime chosen automatically is sent again without it; a cancel that a worker ignores
+  kills it only when it makes no progress at all (no event, no CPU time) for ``stuck_s``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from app.engine import faults
+from app.engine.avoided import AvoidedRuntimes
+from app.engine.budget import UNLIMITED, MemoryBudget, Needs
+from app.engine.cores import CoreShares
+from app.engine.hosted import Hosted
+from app.engine.jobs import COMPUTE, Job, cancelled_event, next_job_id
+from app.engine.lease import Lease
+from app.engine.process import WorkerProcess
+from wire import protocol
+from wire.model_spec import BUILT_IN_RUNTIME, LLAMA_CPP, TRANSFORMERS, ModelSpec, serves
+from wire.phrases import Phrase, to_wire
+
+log = logging.getLogger(__name__)
+
+SWEEP_EVERY_S = 1.0
+STUCK_S = 30.0  # no event and no CPU time for this long after a cancel: stuck
+HOPELESS_S = 600.0  # a cancel not honoured in ten minutes, progress or not
+CPU_PROGRESS_S = 0.05
+ENGINES_WITH_THREADS = frozenset({LLAMA_CPP, TRANSFORMERS})
+
+
+class NoRoom(Exception):
+    def __init__(self, sentence: Phrase) -> None:
+        super().__init__(str(sentence))
+        self.sentence = sentence
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A model with a live worker, as lists show it (Loaded models, ``/api/ps``)."""
+
+    spec: ModelSpec
+    label: str
+    pid: int
+    memory_bytes: int
+    vram_bytes: int
+    busy: bool
+    pinned: bool
+    purposes: tuple[str, ...]  # who has leased it: chat, api, documents
+    expires_at: float | None  # a time.time() stamp; None while leased
+    facts: dict[str, Any]
+    last_used: float
+
+
+class EngineHost:
+    def __init__(
+        self,
+        log_dir: Path | None = None,
+        *,
+        worker_command: Sequence[str] | None = None,
+        budget: MemoryBudget | Callable[[], MemoryBudget] | None = None,
+        estimate: Callable[[ModelSpec], Needs] | None = None,
+        keep_alive_s: float = 0.0,
+        cores: int | None = None,
+        stuck_s: float = STUCK_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.log_dir = log_dir
+        self.worker_command = list(worker_command) if worker_command else None
+        self.set_budget(budget or UNLIMITED)
+        self.estimate = estimate
+        self.keep_alive_s = keep_alive_s  # for models nobody leases
+        self.stuck_s = stuck_s
+        self.clock = clock
+        self.avoided = AvoidedRuntimes()
+        self.shares = CoreShares(cores or physical_cores())
+        self._lock = threading.RLock()
+        self._hosted: dict[ModelSpec, Hosted] = {}
+        self._entry_of: dict[WorkerProcess, Hosted] = {}
+        self._waiting: dict[int, Job] = {}  # requests waiting for cores, by id
+        self._closed = False
+        self._stop = threading.Event()
+        self._sweeper = threading.Thread(target=self._sweep_forever, name="host-ttl", daemon=True)
+        self._sweeper.start()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def set_budget(self, budget: MemoryBudget | Callable[[], MemoryBudget]) -> None:
+        self._budget = budget if callable(budget) else (lambda: budget)
+
+    @property
+    def budget(self) -> MemoryBudget:
+        return self._budget()
+
+    # -- leases --------------------------------------------------------------------------
+    def lease(
+        self, spec: ModelSpec, *, pinned: bool = False, purpose: str = "", label: str = ""
+    ) -> Lease:
+        """Use ``spec``'s model until ``Lease.release``.  Nothing starts until a request is
+        sent.  A pinned lease (the window's model) is never ended for another model."""
+        key = spec.base
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the engine host is closed")
+            hosted = self._hosted.get(key)
+            if hosted is None:
+                hosted = Hosted(key, label or Path(spec.path).name, self.clock(), self.keep_alive_s)
+                self._hosted[key] = hosted
+            hosted.leases += 1
+            hosted.pinned += int(pinned)
+            hosted.purposes.add(purpose)
+            hosted.label = label or hosted.label
+            hosted.last_used = self.clock()
+        return Lease(self, hosted, key, pinned, purpose)
+
+    def release(self, lease: Lease, keep_alive_s: float | None) -> None:
+        hosted = lease.hosted
+        with self._lock:
+            hosted.leases -= 1
+            hosted.pinned -= int(lease.pinned)
+            hosted.last_used = self.clock()
+            hosted.keep_alive_s = self.keep_alive_s if keep_alive_s is None else keep_alive_s
+            ending = self._expire(hosted)
+        _end_in_background(ending)
+
+    # -- requests ------------------------------------------------------------------------
+    def submit(
+        self,
+        lease: Lease,
+        kind: str,
+        payload: dict[str, Any],
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> Job:
+        job = Job(next_job_id(), kind, on_event, canceller=self.cancel)
+        spec = self.avoided.apply(lease.spec)
+        if "model" in payload:
+            payload = {**payload, "model": spec.to_wire()}
+        self._send_new(lease.hosted, job, spec, payload)
+        return job
+
+    def _send_new(self, hosted: Hosted, job: Job, spec: ModelSpec, payload: dict[str, Any]) -> None:
+        try:
+            worker, started = self._worker_for(hosted, spec)
+        except NoRoom as exc:
+            job.deliver(faults.no_room(job, exc.sentence))
+            return
+        except OSError as exc:  # a worker that cannot even start
+            log.error("could not start a worker", exc_info=exc)
+            job.deliver(faults.not_started(job, exc))
+            return
+        if started:
+            hello = Job(next_job_id(), protocol.HELLO, lambda e: _forward_failure(e, job))
+            worker.send(
+                hello,
+                {"type": protocol.HELLO, "id": hello.id, "protocol": protocol.PROTOCOL_VERSION},
+            )
+            if job.kind in (protocol.LOAD, protocol.CHAT):
+                job.deliver(
+                    {
+                        "type": protocol.PROGRESS,
+                        "id": job.id,
+                        "fraction": 0.0,
+                        "stage": "Starting the engine",
+                    }
+                )
+        message = {"type": job.kind, "id": job.id, **payload}
+        if job.kind not in COMPUTE or spec.engine not in ENGINES_WITH_THREADS:
+            worker.send(job, message)
+            return
+        job.worker = worker
+        with self._lock:
+            self._waiting[job.id] = job
+
+        def send(threads: int) -> None:
+            with self._lock:
+                self._waiting.pop(job.id, None)
+            worker.send(job, {**message, "threads": threads})
+
+        self.shares.run(worker, spec.threads, job.id, send)
+
+    def _worker_for(self, hosted: Hosted, spec: ModelSpec) -> tuple[WorkerProcess, bool]:
+        """The worker for ``spec`` (a new one when its own does not serve it: True)."""
+        with self._lock:
+            current = hosted.live()
+            if current is not None and self._serves(current, spec):
+                return current, False
+        needs = self._needs(hosted)  # outside the lock: it may read the model's header
+        with self._lock:
+            if self._closed:
+                raise OSError("the engine host is closed")
+            current = hosted.live()
+            if current is not None and self._serves(current, spec):
+                return current, False
+            victims = self._make_room(hosted, needs)
+            worker = WorkerProcess(spec, self, self.log_dir, self.worker_command)
+            hosted.worker = worker
+            self._entry_of[worker] = hosted
+        _end_in_background(victims)
+        if current is not None:  # it serves no longer (a runtime it runs is avoided now)
+            threading.Thread(target=current.stop_when_idle, daemon=True).start()
+        return worker, True
+
+    @staticmethod
+    def _serves(worker: WorkerProcess, spec: ModelSpec) -> bool:
+        runtime = worker.runtime[0] if worker.runtime is not None else None
+        return serves(worker.spec, runtime, spec)
+
+    def _needs(self, hosted: Hosted) -> Needs:
+        if hosted.needs is None:
+            try:
+                hosted.needs = self.estimate(hosted.spec) if self.estimate else Needs(0)
+            except Exception:  # the measured memory counts alone once it is loaded
+                log.warning("could not estimate the memory of %s", hosted.label, exc_info=True)
+                hosted.needs = Needs(0)
+        return hosted.needs
+
+    def _make_room(self, hosted: Hosted, needs: Needs) -> list[WorkerProcess]:
+        """End idle models, least recently used first, until ``hosted`` fits (under the
+        lock); NoRoom when only models in use are in the way of a lease not pinned."""
+        budget = self.budget
+        others = [h for h in self._hosted.values() if h is not hosted and h.live() is not None]
+        victims: list[WorkerProcess] = []
+        while True:
+            ram = sum(h.memory() for h in others) + needs.ram_bytes
+            vram = sum(h.gpu_memory() for h in others) + needs.vram_bytes
+            if not others or budget.fits(ram, vram, needs.vram_bytes):
+                return victims
+            idle = sorted((h for h in others if h.idle), key=lambda h: h.last_used)
+            if not idle:
+                if hosted.pinned:
+                    return victims  # the window's model loads anyway
+                busy = ", ".join(h.label for h in others)
+                raise NoRoom(
+                    Phrase(
+                        "{0} does not fit in the memory budget ({1}) beside the models that "
+                        "are generating or about to ({2}). Try again when they are done.",
+                        hosted.label,
+                        budget.words(),
+                        busy,
+                    )
+                )
+            victim = idle[0]
+            others.remove(victim)
+            del self._hosted[victim.spec]
+            log.info("unloading %s (room for %s)", victim.label, hosted.label)
+            worker = victim.live()
+            if worker is not None:
+                victims.append(worker)
+
+    def cancel(self, job: Job) -> None:
+        """Stop ``job`` soon: the worker checks between tokens and prompt slices."""
+        if job.finished or job.cancel_requested:
+            return
+        job.cancel_requested = True
+        if self.shares.withdraw(job.id):  # it waited for cores: it never reached a worker
+            with self._lock:
+                self._waiting.pop(job.id, None)
+            job.deliver(cancelled_event(job))
+            return
+        worker = job.worker
+        if not isinstance(worker, WorkerProcess) or worker.dead:
+            job.deliver(cancelled_event(job))
+            return
+        worker.control({"type": protocol.CANCEL, "id": None, "target": job.id})
+        threading.Thread(
+            target=self._watch_cancel, args=(worker, job), name="cancel-watch", daemon=True
+        ).start()
+
+    def _watch_cancel(self, worker: WorkerProcess, job: Job) -> None:
+        """Kill a worker that ignores a cancel only when it makes no progress at all: no
+        event and no CPU time for ``stuck_s`` (a slow machine is slow, not stuck)."""
+        asked = progress = self.clock()
+        cpu = worker.cpu_seconds()
+        while not job.wait(min(1.0, self.stuck_s / 4)) and not worker.dead:
+            now = self.clock()
+            used = worker.cpu_seconds()
+            if used - cpu > CPU_PROGRESS_S:
+                cpu, progress = used, now
+            quiet = now - max(progress, worker.last_heard)
+            if quiet >= self.stuck_s or now - asked >= HOPELESS_S:
+                log.warning(
+                    "worker pid %s ignored a cancel and made no progress for %.0f s; killing it",
+                    worker.pid,
+                    quiet,
+                )
+                worker.killed_stuck = True
+                worker.kill()
+                return
+
+    # -- what workers say (their reader threads) -----------------------------------------
+    def intercept(self, worker: WorkerProcess, job: Job, event: dict[str, Any]) -> bool:
+        kind = event["type"]
+        if kind == protocol.NOTICE and event.get("kind") == protocol.NOTICE_RUNTIME_CHOSEN:
+            worker.runtime = (str(event.get("runtime")), bool(event.get(protocol.FORCED)))
+            return True
+        if kind == protocol.NOTICE and event.get("kind") == protocol.NOTICE_THREADS:
+            threads = int(event.get("threads") or 0)
+            worker.threads_reported.append((float(event.get("at") or 0.0), threads))
+            self.shares.applied(worker, threads)
+            return True
+        if kind == protocol.ERROR and event.get(protocol.RETRY_WITHOUT_RUNTIME):
+            return self._retry(worker, job, str(event.get("runtime")), event)
+        return False
+
+    def job_finished(self, worker: WorkerProcess, job: Job) -> None:
+        if job.kind in COMPUTE:
+            self.shares.ended(worker, job.id)
+        with self._lock:
+            hosted = self._entry_of.get(worker)
+            if hosted is None:
+                return
+            hosted.last_used = self.clock()  # idle time counts from the end of its work
+            ending = self._expire(hosted)
+        _end_in_background(ending)
+
+    def worker_ended(self, worker: WorkerProcess, code: int | None, orphans: list[Job]) -> None:
+        # Before anything is sent again, so that no request goes to the runtime that
+        # stopped this worker.
+        avoided = self._avoid_after_illegal_instruction(worker, code)
+        with self._lock:
+            dropped = [
+                self._waiting.pop(i) for i in self.shares.release(worker) if i in self._waiting
+            ]
+        for job in orphans:
+            if job.kind in COMPUTE:
+                self.shares.ended(worker, job.id)
+        for job in [*orphans, *dropped]:
+            if job.cancel_requested and worker.killed_stuck:
+                job.deliver(cancelled_event(job, **{protocol.FORCED: True}))
+            elif not self._retry_after_crash(worker, job, code):
+                job.deliver(faults.worker_died(job, code, avoided))
+        with self._lock:
+            hosted = self._entry_of.pop(worker, None)
+            if hosted is not None and hosted.worker is worker:
+                hosted.worker = None
+                if hosted.leases == 0 and self._hosted.get(hosted.spec) is hosted:
+                    del self._hosted[hosted.spec]
+
+    def _retry(self, worker: WorkerProcess, job: Job, failed: str, event: dict[str, Any]) -> bool:
+        """Send ``job`` again without the runtime ``failed`` (chosen automatically, it could
+        not load the model, or died before the reply's first words), with a notice.  False
+        when there is nothing to send again."""
+        message = worker.take_sent(job)
+        if message is None:
+            return False
+        if job.kind in COMPUTE:
+            self.shares.ended(worker, job.id)
+        if job.cancel_requested:
+            job.deliver(cancelled_event(job))
+            return True
+        with self._lock:
+            hosted = self._entry_of.get(worker)
+        try:
+            if hosted is None:
+                raise RuntimeError("the model left the host")
+            spec = self.avoided.add(ModelSpec.from_wire(message["model"]), failed)
+            log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
+            job.deliver(_runtime_failed(job, failed, event, worker.model_loaded))
+            payload = {k: v for k, v in message.items() if k not in ("type", "id", "threads")}
+            payload["model"] = spec.to_wire()
+            self._send_new(hosted, job, spec, payload)
+        except Exception:  # the reader thread must go on: the job ends with the error
+            log.exception("could not retry on another runtime")
+            job.deliver({**event, "id": job.id, protocol.RETRY_WITHOUT_RUNTIME: False})
+        return True
+
+    def _retry_after_crash(self, worker: WorkerProcess, job: Job, code: int | None) -> bool:
+        """A worker that died on a runtime it chose itself, while loading (a GPU driver's
+        crash) or with an illegal instruction before the reply's first words (a kernel for
+        another processor): the request goes to a new worker without that runtime."""
+        runtime = worker.runtime
+        if runtime is None or runtime[1] or runtime[0] == BUILT_IN_RUNTIME:
+            return False
+        if worker.retiring or worker.killed_stuck or job.id not in worker.sent:
+            return False  # ended on purpose, or words were shown: nothing to send again
+        if worker.model_loaded and code not in faults.ILLEGAL_INSTRUCTION:
+            return False  # a crash in a reply is not known to be the runtime's
+        with self._lock:
+            hosted = self._entry_of.get(worker)
+        if worker.model_loaded and (hosted is None or hosted.worker is not worker):
+            return False  # replaced already: not sent again there
+        how = (
+            Phrase("an illegal instruction")
+            if code in faults.ILLEGAL_INSTRUCTION
+            else Phrase("the engine stopped ({0})", code)
+        )
+        event = {"type": protocol.ERROR, "kind": protocol.ERR_WORKER_DIED, **to_wire(how)}
+        return self._retry(worker, job, runtime[0], event)
+
+    def _avoid_after_illegal_instruction(
+        self, worker: WorkerProcess, code: int | None
+    ) -> str | None:
+        """An illegal instruction on a runtime the worker chose itself: later requests for
+        the model skip that runtime.  Returns the runtime avoided, or None."""
+        runtime = worker.runtime
+        if code not in faults.ILLEGAL_INSTRUCTION or runtime is None:
+            return None
+        name, forced = runtime
+        if forced or name == BUILT_IN_RUNTIME or worker.retiring or worker.killed_stuck:
+            return None
+        self.avoided.add(worker.spec, name, whole_model=True)
+        return name
+
+    # -- what is loaded ------------------------------------------------------------------
+    def loaded(self) -> list[Loaded]:
+        """The models with a live worker: pinned ones first, then by last use."""
+        now, wall = self.clock(), time.time()
+        with self._lock:
+            hosted = [h for h in self._hosted.values() if h.live() is not None]
+        listed = []
+        for h in sorted(hosted, key=lambda h: (not h.pinned, -h.last_used)):
+            worker = h.live()
+            if worker is None:
+                continue
+            expires = None if h.leases else wall + max(h.keep_alive_s - (now - h.last_used), 0.0)
+            listed.append(
+                Loaded(
+                    h.spec,
+                    h.label,
+                    worker.pid,
+                    h.memory(),
+                    h.gpu_memory(),
+                    h.busy,
+                    bool(h.pinned),
+                    tuple(sorted(h.purposes)),
+                    expires,
+                    dict(worker.loaded_facts),
+                    h.last_used,
+                )
+            )
+        return listed
+
+    def unload(self, spec: ModelSpec) -> bool:
+        """End an idle model's worker now (Unload, Ollama's keep_alive 0); False when it
+        is leased or busy, or not loaded."""
+        with self._lock:
+            hosted = self._hosted.get(spec.base)
+            if hosted is None or not hosted.idle or hosted.live() is None:
+                return False
+            del self._hosted[hosted.spec]
+            worker = hosted.live()
+        _end_in_background([worker] if worker is not None else [])
+        return True
+
+    # -- time to live --------------------------------------------------------------------
+    def _expire(self, hosted: Hosted) -> list[WorkerProcess]:
+        """Take ``hosted`` out when nobody leases it, it is idle and its keep-alive is
+        over (under the lock); its worker, to end."""
+        if hosted.leases or hosted.busy:
+            return []
+        if self.clock() - hosted.last_used < hosted.keep_alive_s:
+            return []
+        if self._hosted.get(hosted.spec) is hosted:
+            del self._hosted[hosted.spec]
+        worker = hosted.live()
+        if worker is not None:
+            log.info("unloading %s (idle)", hosted.label)
+        return [worker] if worker is not None else []
+
+    def sweep(self) -> None:
+        """End the idle models whose keep-alive is over."""
+        now = self.clock()
+        ending: list[WorkerProcess] = []
+        with self._lock:
+            for hosted in list(self._hosted.values()):
+                if hosted.busy:
+                    hosted.last_used = now
+                ending += self._expire(hosted)
+        _end_in_background(ending)
+
+    def _sweep_forever(self) -> None:
+        while not self._stop.wait(SWEEP_EVERY_S):
+            try:
+                self.sweep()
+            except Exception:  # the sweeper must outlive one failure
+                log.exception("unloading idle models failed")
+
+    def close(self, timeout: float = 5.0) -> None:
+        """End every worker (the window closing, a command ending)."""
+        self._stop.set()
+        with self._lock:
+            self._closed = True
+            workers = [h.live() for h in self._hosted.values()]
+            self._hosted.clear()
+        stopping = [
+            threading.Thread(target=w.stop, args=(timeout,), daemon=True)
+            for w in workers
+            if w is not None
+        ]
+        for thread in stopping:
+            thread.start()
+        for thread in stopping:
+            thread.join(timeout + 1)
+
+
+def physical_cores() -> int:
+    """llama.cpp is fastest with one thread per physical core."""
+    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+
+
+def _end_in_background(workers: Sequence[WorkerProcess | None]) -> None:
+    """End workers without holding up a request, the window or the event loop."""
+    for worker in workers:
+        if worker is not None:
+            threading.Thread(target=worker.stop_when_idle, name="unload", daemon=True).start()
+
+
+def _forward_failure(event: dict[str, Any], job: Job) -> None:
+    if event["type"] == protocol.ERROR:
+        job.deliver({**event, "id": job.id})
+
+
+def _runtime_failed(job: Job, failed: str, event: dict[str, Any], loaded: bool) -> dict[str, Any]:
+    why = str(event.get("message", ""))
+    sentence = (
+        Phrase("The {0} runtime stopped ({1}); trying the next one.", failed, why)
+        if loaded
+        else Phrase(
+            "The {0} runtime could not load the model ({1}); trying the next one.", failed, why
+        )
+    )
+    return {
+        "type": protocol.NOTICE,
+        "id": job.id,
+        "kind": protocol.NOTICE_RUNTIME_FAILED,
+        "runtime": failed,
+        **to_wire(sentence),
+    }

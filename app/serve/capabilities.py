@@ -1,0 +1,45 @@
+"""What a request asks of its model's engine, checked against the engine catalogue
+(``app.engines``) before anything reaches the engine, and refused in words that name the
+feature: a dialect says which features its request needs (and how the request named
+them), never which engines have them."""
+
+from __future__ import annotations
+
+from app.engines import BY_NAME, EMBEDDINGS, GRAMMAR, IMAGES, LOGPROBS, RAW_PROMPT, TOOLS
+
+# {0}: what the request asked, in its own words; {1}: the engine's name.
+WORDS: dict[str, str] = {
+    GRAMMAR: (
+        "{0} needs a GGUF model: llama.cpp enforces it by grammar, and this server's model "
+        "runs in {1}, which has none"
+    ),
+    TOOLS: "{0} are not passed to this server's model ({1}) yet; call it directly",
+    LOGPROBS: "{0} need a GGUF model (llama.cpp) for now; this server's model runs in {1}",
+    RAW_PROMPT: "{0} need a GGUF model (llama.cpp) for now; this server's model runs in {1}",
+    EMBEDDINGS: "{0} need a GGUF model (llama.cpp); this server's model cannot make them",
+    IMAGES: "{0} are not supported yet: this server's models read text only",
+}
+
+
+def refusal(needs: dict[str, str], engine: str) -> str | None:
+    """Why ``engine`` cannot serve a request that ``needs`` these features ({feature:
+    what the request asked}), or None when it can."""
+    record = BY_NAME.get(engine)
+    features = record.features if record is not None else frozenset()
+    label = record.label if record is not None else engine
+    for feature, asked in needs.items():
+        if feature not in features:
+            return WORDS[feature].format(asked, label)
+    return None
+
+
+def ollama_capabilities(engine: str) -> list[str]:
+    """What Ollama's clients may ask of the model (Continue offers tools only when listed);
+    fill-in-the-middle ("insert") depends on the model's tokens, which the request finds."""
+    record = BY_NAME.get(engine)
+    features = record.features if record is not None else frozenset()
+    listed = ["completion"]
+    listed += ["tools"] if TOOLS in features else []
+    listed += ["embedding"] if EMBEDDINGS in features else []
+    listed += ["vision"] if IMAGES in features else []
+    return listed

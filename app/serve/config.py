@@ -1,0 +1,74 @@
+"""The API server's settings (``ServerConfig``): where it listens, its key and allowed
+origins, and the checks that refuse an unsafe or impossible set-up in words before any
+model loads."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+from dataclasses import dataclass, field
+
+from app.errors import HearthError
+from app.serve.pipeline import Grounder
+from wire.phrases import Phrase
+
+MAX_BODY_BYTES = 4 * 1024 * 1024
+TOO_LARGE = "The request is too large (at most 4 MB)."
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+DEFAULT_MODEL_NAME = "hearth"
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    api_key: str = ""
+    allowed_origins: tuple[str, ...] = ()
+    model_name: str = DEFAULT_MODEL_NAME  # the default model's, for the server's messages
+    extra_hosts: tuple[str, ...] = field(default_factory=tuple)
+    # Document collections for the ``hearth.collections`` request option: given the
+    # question, the collections, the passages wanted and the room in the model's context,
+    # the context to put before the question and its sources
+    # (``app.docs.library.api_grounder``).
+    ground: Grounder | None = None
+
+    def check(self) -> None:
+        if self.host not in LOOPBACK_NAMES and not self.api_key:
+            raise HearthError(
+                Phrase(
+                    "Serving on {0} makes the model reachable from other computers; Hearth "
+                    "requires an API key for that (--api-key-file, $HEARTH_SERVE_API_KEY or "
+                    "--api-key).",
+                    self.host,
+                )
+            )
+        if not 1 <= self.port <= 65535:
+            raise HearthError(Phrase("The port must be between 1 and 65535, not {0}.", self.port))
+
+    def check_port(self) -> None:
+        """Refuse a port that is taken before the model loads, in words."""
+        family = socket.AF_INET6 if ":" in self.host.strip("[]") else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            if os.name != "nt":  # as uvicorn binds: TIME_WAIT is no conflict (on Windows
+                # the same option would allow binding a port in use)
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((self.host.strip("[]"), self.port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise HearthError(
+                        Phrase(
+                            "Port {0} is already in use on {1} (another Hearth or another "
+                            "server?). Choose another with --port.",
+                            self.port,
+                            self.host,
+                        )
+                    ) from exc
+                raise HearthError(
+                    Phrase("Hearth cannot listen on {0}:{1} ({2}).", self.host, self.port, exc)
+                ) from exc
+
+    def allowed_hosts(self) -> set[str]:
+        names = {*LOOPBACK_NAMES, self.host, *self.extra_hosts}
+        return {f"{name}:{self.port}" for name in names} | names

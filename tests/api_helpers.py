@@ -1,0 +1,29 @@
+"""An API server in the test's own process, on one model (as ``hearth serve --model``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from app.engine.host import EngineHost
+from app.serve.api_server import ApiServer, build_app
+from app.serve.config import ServerConfig
+from app.serve.served_models import SingleModel
+from tests.conftest import free_port
+from wire.model_spec import ModelSpec
+
+
+@contextmanager
+def serving_one(
+    host: EngineHost, spec: ModelSpec, name: str, facts: dict[str, Any] | None = None
+) -> Iterator[str]:
+    """The server's base URL (without ``/v1``) while it serves ``spec`` as ``name``."""
+    config = ServerConfig(port=free_port(), model_name=name)
+    one = SingleModel(host, spec, name, facts or {}, dict)
+    server = ApiServer(build_app(one, config), config)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{config.port}"
+    finally:
+        server.stop()

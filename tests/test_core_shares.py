@@ -1,0 +1,90 @@
+"""The CPU cores shared among workers that compute (``app.engine.cores``), as the engine
+host uses them: the threads of all workers together never pass the cores, a worker whose
+share shrinks keeps its cores until it says it uses fewer, newcomers wait in order, and a
+worker that is done gives its share back."""
+
+from __future__ import annotations
+
+from app.engine.cores import CoreShares, fair_split
+
+
+class Worker:
+    """A worker as the shares see it: it remembers what it was told."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.told: list[int] = []
+
+    def tell_threads(self, threads: int) -> None:
+        self.told.append(threads)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Sent:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, int]] = []
+
+    def to(self, name: str) -> object:
+        return lambda threads: self.sent.append((name, threads))
+
+
+def test_the_cores_are_dealt_evenly_within_each_cap() -> None:
+    assert fair_split(8, [8, 8]) == [4, 4]
+    assert fair_split(8, [8, 8, 8]) == [3, 3, 2]
+    assert fair_split(8, [2, 8]) == [2, 6], "what one cannot use goes to the other"
+    assert fair_split(2, [2, 2, 2]) == [1, 1, 0], "more takers than cores: the last waits"
+
+
+def test_a_newcomer_starts_only_once_the_worker_it_shares_with_uses_fewer_threads() -> None:
+    shares, sent = CoreShares(2), Sent()
+    a, b = Worker("a"), Worker("b")
+    shares.run(a, 8, 1, sent.to("a"))  # type: ignore[arg-type]
+    assert sent.sent == [("a", 2)] and shares.taken() == 2, "alone: every core"
+    shares.run(b, 8, 2, sent.to("b"))  # type: ignore[arg-type]
+    assert a.told == [1], "a is asked to use one core"
+    assert sent.sent == [("a", 2)], "b waits: a still uses two"
+    assert shares.taken() == 2
+    shares.applied(a, 1)
+    assert sent.sent == [("a", 2), ("b", 1)] and shares.taken() == 2
+    shares.ended(b, 2)
+    assert a.told == [1, 2] and shares.taken() == 2, "b is done: a grows back"
+
+
+def test_more_workers_than_cores_wait_in_order_and_a_cancelled_one_is_dropped() -> None:
+    shares, sent = CoreShares(2), Sent()
+    a, b, c, d = (Worker(n) for n in "abcd")
+    shares.run(a, 1, 1, sent.to("a"))  # type: ignore[arg-type]
+    shares.run(b, 1, 2, sent.to("b"))  # type: ignore[arg-type]
+    shares.run(c, 1, 3, sent.to("c"))  # type: ignore[arg-type]
+    shares.run(d, 1, 4, sent.to("d"))  # type: ignore[arg-type]
+    assert sent.sent == [("a", 1), ("b", 1)] and shares.waiting() == 2
+    assert shares.withdraw(3), "c's request was cancelled before it was sent"
+    shares.ended(a, 1)
+    assert sent.sent[-1] == ("d", 1) and shares.taken() == 2
+    assert not shares.withdraw(3)
+
+
+def test_a_worker_keeps_its_share_for_all_its_requests_and_gives_it_back_at_the_last() -> None:
+    shares, sent = CoreShares(4), Sent()
+    a, b = Worker("a"), Worker("b")
+    shares.run(a, 4, 1, sent.to("a"))  # type: ignore[arg-type]
+    shares.run(a, 4, 2, sent.to("a"))  # type: ignore[arg-type]
+    assert sent.sent == [("a", 4), ("a", 4)], "a second request queues with the same share"
+    shares.ended(a, 1)
+    assert shares.granted(a) == 4
+    shares.ended(a, 2)
+    assert shares.taken() == 0
+    shares.run(b, 2, 3, sent.to("b"))  # type: ignore[arg-type]
+    assert sent.sent[-1] == ("b", 2), "b's model may use two threads: it gets two"
+
+
+def test_a_worker_that_dies_gives_its_share_back_and_says_what_never_left() -> None:
+    shares, sent = CoreShares(1), Sent()
+    a, b = Worker("a"), Worker("b")
+    shares.run(a, 1, 1, sent.to("a"))  # type: ignore[arg-type]
+    shares.run(b, 1, 2, sent.to("b"))  # type: ignore[arg-type]
+    shares.run(b, 1, 3, sent.to("b"))  # type: ignore[arg-type]
+    assert shares.release(b) == [2, 3], "b's requests never reached it"
+    assert shares.release(a) == [] and shares.taken() == 0
