@@ -29,7 +29,7 @@ def wait_until(qtbot: QtBot, condition: Callable[[], bool], timeout_ms: int = 30
 
 def shows(window: MainWindow, markdown: str) -> bool:
     """Whether the transcript shows ``markdown`` (as rendered: words, in order)."""
-    from ui.chat.transcript import plain_text
+    from ui.chat.message_html import plain_text
 
     words = " ".join(plain_text(markdown).split())
     return words in " ".join(window.chat.transcript.toPlainText().split())
@@ -69,6 +69,6 @@ def click_link(window: MainWindow, action: str, message_id: int) -> None:
     """Click a link of the transcript, as a user would (the same signal path)."""
     from PySide6.QtCore import QUrl
 
-    from ui.chat.transcript import ACTION
+    from ui.chat.message_html import ACTION
 
     window.chat.transcript.anchorClicked.emit(QUrl(f"{ACTION}{action}/{message_id}"))

@@ -44,7 +44,7 @@ def test_a_chat_answers_from_a_collection_with_sources_you_can_check(
     chat = window.chat
     chat.documents.add("shelf", [_shelf(tmp_path / "shelf")])
     chat.documents_bar.set_collections(["shelf"])
-    chat._remember_collections()
+    chat.message_documents.remember_collections()
     assert "shelf" in chat.documents_bar.collections_button.text()
 
     send_and_wait(qtbot, window, "How long is the river Wombat?")

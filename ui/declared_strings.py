@@ -394,4 +394,5 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'The engine failed: {0}'),
     QT_TRANSLATE_NOOP('Phrase', "This model's engine cannot make embeddings; use a GGUF model."),
     QT_TRANSLATE_NOOP('Phrase', 'Unknown request {0!r}.'),
+    QT_TRANSLATE_NOOP('Phrase', '{0} could not be imported: {1}'),
 )

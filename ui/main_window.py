@@ -3,8 +3,9 @@ and the dialogs that belong to no screen.
 
 The window only arranges and connects.  What happens when a person sends a message lives
 in ``app.chat.session`` (adapted by the Chat screen); models are listed and loaded by the
-Chat screen's model bar; the engine runs in the worker behind ``EngineClient``.  Nothing
-slow happens on the Qt main thread.
+Chat screen's model bar, whose seat leases them from the process's engine host
+(``Core.engines``); the catalogue's welcome and recommendations are ``CatalogController``'s,
+the menus ``WindowMenus``'.  Nothing slow happens on the Qt main thread.
 """
 
 from __future__ import annotations
@@ -12,16 +13,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QScrollArea,
     QTabWidget,
@@ -37,8 +36,10 @@ from app.errors import describe_error
 from app.machine.hardware import SystemFacts
 from app.machine.live_usage import UsageSampler
 from ui.chat.chat_screen import ChatScreen
+from ui.documents.indexing import Indexing
 from ui.error_banner import ErrorBanner
 from ui.i18n import translated
+from ui.update_check import UpdateChecker
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,11 @@ class MainWindow(QMainWindow):
     models_ready = Signal()
     model_loaded = Signal(dict)
     reply_finished = Signal(dict)
+    # Made in _build, read by the parts it makes first (the catalogue, the menus).
+    tabs: QTabWidget
+    models_page: QScrollArea
+    indexing: Indexing
+    updates: UpdateChecker
 
     def __init__(
         self,
@@ -76,7 +82,9 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.resize(QSize(1100, 760))
         self._build(load_on_start)
-        self._report_startup_problems()
+        from ui.startup_notes import StartupNotes
+
+        StartupNotes(self, self).show()  # what was repaired or recovered since the last run
         self._usage = UsageSampler()
         self._usage_timer = QTimer(self)
         self._usage_timer.setInterval(1000)
@@ -131,14 +139,20 @@ class MainWindow(QMainWindow):
         self.models_screen.suggest_for_region(
             resolve_language(str(self.core.settings.get("appearance.language")))
         )
-        self.models_screen.chat_requested.connect(self._chat_with)
+        self.models_screen.chat_requested.connect(self.chat_with)
         self.models_screen.library_changed.connect(bar.set_library)
         bar.listed.connect(self.models_screen.show_library)
         library = self.models_screen.library_panel
         library.estimates_shown.connect(lambda: bar.set_fits(library.estimates))
         self.system_screen = SystemScreen(self.core, self._smallest_peak)
         self.system_screen.facts_ready.connect(self._facts_ready)
-        self._build_welcome()
+        from ui.catalog_controller import CatalogController
+
+        # The welcome, the recommendations and their downloads (kept by name for tests).
+        self.catalog = CatalogController(self, self)
+        self.welcome, self.catalog_panel = self.catalog.welcome, self.catalog.catalog_panel
+        self.catalog_downloads = self.catalog.catalog_downloads
+        self.catalog_check = self.catalog.catalog_check
         self.tabs = QTabWidget()
         self.tabs.setObjectName("screens")
         self.tabs.setDocumentMode(True)
@@ -185,180 +199,11 @@ class MainWindow(QMainWindow):
         self.api = ApiSwitch(
             self.core, self.seat, bar, self.statusBar(), self.report, self.documents
         )
-        self._build_menus()
+        from ui.window_menus import WindowMenus
+
+        self.menus = WindowMenus(self, self)
+        self.serve_action = self.menus.serve_action
         self.chat.composer.setFocus()
-
-    def _build_welcome(self) -> None:
-        """The empty chat's welcome and the Models screen's recommendations: one catalogue,
-        one download per model, whichever card started it."""
-        from ui.catalog_downloads import CatalogDownloads
-        from ui.chat.welcome import WelcomePanel
-
-        bar = self.chat.model_bar
-        self.catalog_downloads = CatalogDownloads(self.core, self.downloads, self)
-        self.catalog_downloads.finished.connect(self._catalog_model_downloaded)
-        self.catalog_downloads.failed.connect(self._catalog_download_failed)
-        self.welcome = WelcomePanel(self.catalog_downloads, self._in_library)
-        self.welcome.chat_requested.connect(self._chat_with_catalog_model)
-        self.welcome.models_requested.connect(lambda: self.tabs.setCurrentWidget(self.models_page))
-        self.chat.set_welcome(self.welcome)
-        from ui.models.catalog_panel import CatalogPanel
-
-        self.catalog_panel = CatalogPanel(self.catalog_downloads, self._in_library)
-        self.catalog_panel.chat_requested.connect(self._chat_with_catalog_model)
-        self.models_screen.show_catalog(self.catalog_panel)
-        from ui.catalog_check import CatalogCheck
-
-        self.catalog_check = CatalogCheck(self.core, self.catalog_panel, self)
-        self.catalog_check.checked.connect(self._catalog_checked)
-        bar.model_chosen.connect(
-            lambda entry: self.welcome.set_model(entry.name, entry.source == "starter")
-        )
-        bar.listed.connect(lambda _models: self.welcome.refresh())
-        self.models_screen.library_changed.connect(lambda _models: self.welcome.refresh())
-        self.models_screen.library_changed.connect(lambda _models: self.catalog_panel.refresh())
-
-    def _catalog_checked(self, _facts: object) -> None:
-        """The hub's file sizes arrived: the cards, verdicts and order follow them (before
-        the system check, the recommendations come when it ends, with the new sizes)."""
-        if self.core.facts is not None:
-            self._show_recommendations(self.core.facts)
-
-    def _in_library(self, entry: Any) -> bool:
-        return self._library_entry(entry) is not None
-
-    def _library_entry(self, catalog_entry: Any) -> Any:
-        """The library's model for a catalogue entry: its file, or its repository and
-        quantization (a file renamed on the hub)."""
-        repos = {catalog_entry.repo_hf, catalog_entry.repo_modelscope}
-        for model in self.chat.model_bar.library:
-            if model.path.name.lower() == catalog_entry.file.lower():
-                return model
-            if model.repo_id in repos and model.quantization == catalog_entry.quantization:
-                return model
-        return None
-
-    def _chat_with_catalog_model(self, name: str) -> None:
-        from app.hub.catalog import find
-        from app.hub.catalog_refresh import current_catalog
-
-        entry = find(name, current_catalog(self.core.paths.data_dir)[0])
-        model = self._library_entry(entry) if entry is not None else None
-        if model is not None:
-            self._chat_with(model)
-
-    def _catalog_model_downloaded(self, name: str, path: str) -> None:
-        """A recommended model arrived: chat with it (a new chat), and list it."""
-        from app.models.library import describe
-
-        self.models_screen.library_panel.refresh()
-        entry = describe(Path(path), "models_dir")
-        if entry.problem:
-            self.show_error(
-                self.tr("{0} was downloaded but cannot be used: {1}").format(
-                    name, translated(entry.problem)
-                )
-            )
-            return
-        self.chat.model_bar.library.append(entry)
-        self.welcome.refresh()  # its cards now offer to chat with it
-        self.catalog_panel.refresh()
-        chat = self.chat
-        waiting = chat.stage.currentWidget() is self.welcome and not chat.busy
-        if waiting and chat.editing is None and not chat.composer.toPlainText().strip():
-            self._chat_with(entry)  # the user is waiting for it on the welcome
-        self.statusBar().showMessage(
-            self.tr("{0} is ready: choose it in the model list or on its card.").format(entry.name)
-            if not waiting
-            else self.tr("{0} is ready.").format(entry.name),
-            8000,
-        )
-
-    def _catalog_download_failed(self, name: str, message: str) -> None:
-        log.warning("downloading the catalogue model %s failed: %s", name, message)
-        for card in (self.welcome.card(name), self.catalog_panel.card(name)):
-            if card is not None:
-                card.show_failure(message)
-
-    def _build_menus(self) -> None:
-        chat = self.chat
-
-        def action(menu: QMenu, text: str, keys: Keys | None, slot: Any) -> QAction:
-            item = QAction(text, self)
-            if keys is not None:
-                item.setShortcut(QKeySequence(keys))
-            item.triggered.connect(slot)
-            menu.addAction(item)
-            return item
-
-        standard = QKeySequence.StandardKey
-        file_menu = self.menuBar().addMenu(self.tr("&File"))
-        action(file_menu, self.tr("&New chat"), standard.New, chat.new_chat)
-        action(
-            file_menu, self.tr("&Open model file…"), standard.Open, chat.model_bar.open_model_file
-        )
-        file_menu.addSeparator()
-        action(
-            file_menu,
-            self.tr("&Export conversation…"),
-            "Ctrl+E",
-            lambda: chat.export_conversation(),  # noqa: PLW0108 - not given "checked"
-        )
-        action(
-            file_menu,
-            self.tr("&Import conversation…"),
-            None,
-            lambda: chat.import_conversation(),  # noqa: PLW0108 - not given "checked"
-        )
-        file_menu.addSeparator()
-        action(file_menu, self.tr("&Settings…"), "Ctrl+,", self.open_settings)
-        action(file_menu, self.tr("Add server &endpoint…"), None, self.add_endpoint)
-        action(file_menu, self.tr("Hugging Face &token…"), None, lambda: self.ask_token("hf"))
-        action(file_menu, self.tr("ModelScope t&oken…"), None, lambda: self.ask_token("modelscope"))
-        file_menu.addSeparator()
-        action(file_menu, self.tr("&Quit"), standard.Quit, self.close)
-        view_menu = self.menuBar().addMenu(self.tr("&View"))
-        for index, (text, keys) in enumerate(
-            (
-                (self.tr("&Chat"), "Ctrl+1"),
-                (self.tr("&Models"), "Ctrl+2"),
-                (self.tr("&System check"), "Ctrl+3"),
-                (self.tr("&Documents"), "Ctrl+4"),
-            )
-        ):
-            action(view_menu, text, keys, lambda _c=False, i=index: self.tabs.setCurrentIndex(i))
-        chat_menu = self.menuBar().addMenu(self.tr("&Chat"))
-        action(chat_menu, self.tr("&Stop reply"), Qt.Key.Key_Escape, chat.escape)
-        action(
-            chat_menu,
-            self.tr("&Regenerate reply"),
-            "Ctrl+R",
-            lambda: chat.regenerate(),  # noqa: PLW0108 - not given "checked"
-        )
-        action(
-            chat_menu,
-            self.tr("&Continue reply"),
-            "Ctrl+Shift+R",
-            lambda: chat.continue_reply(),  # noqa: PLW0108 - not given "checked"
-        )
-        action(
-            chat_menu,
-            self.tr("Conversation &settings…"),
-            "Ctrl+Shift+S",
-            chat.open_conversation_settings,
-        )
-        action(chat_menu, self.tr("&Focus message box"), "Ctrl+L", chat.composer.setFocus)
-        action(chat_menu, self.tr("&Search conversations"), "Ctrl+F", chat.search_panel.focus)
-        self.serve_action = action(
-            chat_menu,
-            self.tr("Serve the &API on 127.0.0.1:8765"),
-            None,
-            lambda on: self.set_api_server(bool(on)),
-        )
-        self.serve_action.setCheckable(True)
-        action(chat_menu, self.tr("&Loaded models…"), "Ctrl+Shift+L", self.show_loaded_models)
-        help_menu = self.menuBar().addMenu(self.tr("&Help"))
-        action(help_menu, self.tr("&About Hearth"), None, self.show_about)
 
     # -- dialogs -----------------------------------------------------------------------
     def ask_token(self, source: str) -> bool:
@@ -408,7 +253,7 @@ class MainWindow(QMainWindow):
             + (f"<br><br>{line}" if (line := self.updates.about_line()) else ""),
         )
 
-    def _chat_with(self, entry: Any) -> None:
+    def chat_with(self, entry: Any) -> None:
         if self.chat.chat_with(entry):
             self.tabs.setCurrentIndex(0)
 
@@ -480,69 +325,14 @@ class MainWindow(QMainWindow):
         """Log with the stack, then show a sentence (the one error path)."""
         self.show_error(describe_error(exc, doing, str(self.core.paths.logs_dir)))
 
-    def _report_startup_problems(self) -> None:
-        notes = self.core.state_problems()
-        if self.downloads.document.problem not in ("", *notes):
-            notes.append(self.downloads.document.problem)
-        if self.store.recovery_note:
-            notes.append(self.store.recovery_note)
-        notes += self.documents.problems  # a damaged collections file or index
-        if self.store.recovered_replies:
-            self._show_recovered_reply(notes)
-        elif notes:
-            self.show_error(" ".join(notes))
-
-    def _show_recovered_reply(self, notes: list[str]) -> None:
-        """Hearth was closed (or killed) while writing a reply: open that conversation and
-        say so calmly — nothing was lost, and Continue goes on with it."""
-        count = self.store.recovered_replies
-        message = (
-            self.tr(
-                "Hearth was closed while writing this reply. What was written is kept; "
-                "Continue goes on with it."
-            )
-            if count == 1
-            else self.tr(
-                "Hearth was closed while writing {0} replies. What was written is kept; "
-                "Continue goes on with each."
-            ).format(count)
-        )
-        conversations = self.store.recovered_conversations
-        if conversations:
-            self.chat.open_conversation(conversations[0])
-        if notes:  # a repair too: that is a problem, and both are said
-            self.show_error(" ".join([*notes, message]))
-        else:
-            self.error_banner.show_message(message, info=True)
-
     # -- this machine -------------------------------------------------------------------
     def _facts_ready(self, facts: object) -> None:
         if isinstance(facts, SystemFacts):
             self.core.facts = facts
             self.models_screen.set_facts(facts)
-            self._show_recommendations(facts)
+            self.catalog.show_recommendations(facts)
             self.catalog_check.check_if_due()
             self._usage = UsageSampler(gpus=bool(facts.usable_gpus))
-
-    def _show_recommendations(self, facts: SystemFacts) -> None:
-        """The catalogue ranked for this machine (a few estimates: instant)."""
-        from app.errors import HearthError
-        from app.hub.catalog import picks, ranked
-        from app.hub.catalog_refresh import current_catalog
-
-        context = int(self.core.settings.get("engine.context_length"))
-        try:
-            entries, hub_facts = current_catalog(self.core.paths.data_dir)
-            best = ranked(facts, context, entries)
-        except HearthError as exc:
-            self.report(exc, self.tr("reading the model catalogue"))
-            return
-        from ui.i18n import current_language
-
-        chosen = picks(best, language=current_language())
-        self.welcome.set_picks(chosen)
-        self.catalog_panel.set_ranked(best, chosen)
-        self.catalog_check.show_facts(hub_facts, len(entries))
 
     def _smallest_peak(self, facts: object) -> int | None:
         """Called on a worker thread by the system check: the least memory any model needs."""

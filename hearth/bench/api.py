@@ -1,7 +1,8 @@
 """Benchmarks for the OpenAI-compatible paths, measured alternately in one run:
 
-* ``hearth serve`` (streamed through the official ``openai`` client) against Hearth's own
-  engine client on the same model, prompt and settings (the path the window uses);
+* ``hearth serve`` (streamed through the official ``openai`` client) against a lease on
+  the engine host in this process, on the same model, prompt and settings (the path the
+  window uses): tokens per second, and the time to the first token;
 * Hearth's remote engine against the ``openai`` client alone, both talking to the same
   llama-cpp-python server.
 
@@ -88,9 +89,26 @@ def _client_rate(client: Seat, spec: ModelSpec) -> float:
     return float(job.stats.get("tokens_per_s") or 0.0)
 
 
+def _client_first_token_s(client: Seat, spec: ModelSpec) -> float:
+    """Seconds from sending the request to its first words, as ``_first_token_s``."""
+    job = client.chat(spec, PROMPT, {"temperature": 0, "max_tokens": 4})
+    job.wait(300)
+    if job.first_delta_at is None:
+        return float("nan")
+    return job.first_delta_at - job.sent_at
+
+
 def measure(model_path: Path, rounds: int = 3) -> dict[str, float]:
     results: dict[str, list[float]] = {
-        k: [] for k in ("serve", "engine_client", "remote_engine", "openai_client")
+        k: []
+        for k in (
+            "serve",
+            "engine_client",
+            "remote_engine",
+            "openai_client",
+            "serve_ttft_s",
+            "engine_client_ttft_s",
+        )
     }
     processes: list[subprocess.Popen[Any]] = []
     clients: list[Seat] = []
@@ -159,6 +177,8 @@ def measure(model_path: Path, rounds: int = 3) -> dict[str, float]:
                 results["engine_client"].append(_client_rate(local, local_spec))
                 results["remote_engine"].append(_client_rate(remote, remote_spec))
                 results["openai_client"].append(_openai_rate(peer_url, "peer"))
+                results["serve_ttft_s"].append(_first_token_s(serve_url, "m"))
+                results["engine_client_ttft_s"].append(_client_first_token_s(local, local_spec))
         finally:
             for client in clients:
                 client.host.close()

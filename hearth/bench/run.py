@@ -18,7 +18,6 @@ Prints one line per figure with its budget, or with ``--json`` a list of
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -26,10 +25,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import IO, Any
 
 from app.core import Core
+from hearth.bench.figures import (
+    Figure,
+    api_figures,
+    chat_figures,
+    download_figures,
+    engine_figures,
+    print_figures,
+    two_models_figures,
+)
 from hearth.bench.stalls import StallMonitor
 from wire import protocol
 from wire.model_spec import LLAMA_CPP
@@ -37,15 +45,6 @@ from wire.model_spec import LLAMA_CPP
 PROMPT = "Write a short story about a lighthouse keeper and a storm."
 SEED = 1234
 STARTUP_RUNS = 3
-
-
-@dataclass
-class Figure:
-    name: str
-    value: float
-    unit: str
-    budget: str | None
-    ok: bool | None
 
 
 @dataclass
@@ -203,68 +202,6 @@ def measure_startup(runs: int) -> list[float]:
             if index:  # the first start only compiled the code
                 results.append(float(painted[0].split()[1]) - started)
     return results
-
-
-def engine_figures(engine: Any) -> list[Figure]:
-    """The llama.cpp engine against llama-bench, and prompt-lookup decoding."""
-    ratio = engine.ratio
-    tg = ratio(engine.tokens_per_s_hearth, engine.tokens_per_s_llama_bench)
-    pp = ratio(engine.prompt_per_s_hearth, engine.prompt_per_s_llama_bench)
-    lookup = ratio(engine.lookup_with, engine.lookup_without)
-    unrelated = ratio(engine.unrelated_with, engine.unrelated_without)
-    median = statistics.median
-    figures = [
-        Figure(
-            "tokens_per_s_engine", round(median(engine.tokens_per_s_hearth), 2), "tok/s", None, None
-        ),
-        Figure(
-            "tokens_per_s_llama_bench",
-            round(median(engine.tokens_per_s_llama_bench), 2),
-            "tok/s",
-            None,
-            None,
-        ),
-        Figure("tokens_per_s_vs_llama_bench", round(tg, 3), "ratio", ">= 0.95", tg >= 0.95),
-        Figure(
-            "prompt_per_s_engine", round(median(engine.prompt_per_s_hearth), 1), "tok/s", None, None
-        ),
-        Figure(
-            "prompt_per_s_llama_bench",
-            round(median(engine.prompt_per_s_llama_bench), 1),
-            "tok/s",
-            None,
-            None,
-        ),
-        Figure("prompt_vs_llama_bench", round(pp, 3), "ratio", ">= 0.95", pp >= 0.95),
-        Figure("prompt_lookup_speedup", round(lookup, 3), "ratio", ">= 1.5", lookup >= 1.5),
-        Figure(
-            "prompt_lookup_unrelated", round(unrelated, 3), "ratio", ">= 0.95", unrelated >= 0.95
-        ),
-    ]
-    if engine.installer:  # the installer's CPU build against the dev build, same worker path
-        installer = ratio(engine.installer, engine.dev)
-        unit = f"ratio ({engine.installer_runtime})"  # which build an installer chose here
-        figures.append(
-            Figure("installer_cpu_vs_dev", round(installer, 3), unit, ">= 0.97", installer >= 0.97)
-        )
-    if engine.avx512_tg:  # where it is faster, installers choose it (docs/RUNTIMES.md)
-        figures += [
-            Figure(
-                "cpu_avx512_vs_avx2_tokens",
-                round(ratio(engine.avx512_tg, engine.avx2_tg), 3),
-                "ratio",
-                None,
-                None,
-            ),
-            Figure(
-                "cpu_avx512_vs_avx2_prompt",
-                round(ratio(engine.avx512_pp, engine.avx2_pp), 3),
-                "ratio",
-                None,
-                None,
-            ),
-        ]
-    return figures
 
 
 def docs_figures(core: Core, args: argparse.Namespace, say: Any) -> list[Figure]:
@@ -428,6 +365,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="hearth-bench-chat-") as chat_scratch:
             chat = measure_chat(Path(chat_scratch), chat_tokens)
     engine = None
+    two_models: tuple[list[float], list[float]] | None = None
     if spec.engine == LLAMA_CPP:
         from hearth.bench.engine_speed import find_llama_bench
         from hearth.bench.engine_speed import measure as measure_engine
@@ -442,6 +380,10 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
                 f"{engine_rounds} rounds"
             )
             engine = measure_engine(spec, binary, engine_rounds)
+        from hearth.bench.two_models import measure as measure_two_models
+
+        say(f"bench: two models answering at once, cores shared or not, {rounds} rounds")
+        two_models = measure_two_models(entry.path, max(3, rounds))
     startup = measure_startup(STARTUP_RUNS)
     download_mb = int(getattr(args, "download_mb", 256))
     if download_mb > 0:
@@ -488,106 +430,15 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         Figure("ui_imports_engine_libraries", len(leaked), "count", "== 0", not leaked),
     ]
     if chat is not None:
-        figures += [
-            Figure(
-                "chat_ui_ms_per_1k_tokens_first", round(chat.first_ms_per_1k, 1), "ms", None, None
-            ),
-            Figure(
-                "chat_ui_ms_per_1k_tokens_last", round(chat.last_ms_per_1k, 1), "ms", None, None
-            ),
-            Figure(
-                "chat_ui_cost_growth", round(chat.growth, 3), "ratio", "<= 1.5", chat.growth <= 1.5
-            ),
-            Figure(
-                "chat_longest_stall_ms",
-                round(chat.longest_stall_ms, 1),
-                "ms",
-                "<= 50",
-                chat.longest_stall_ms <= 50,
-            ),
-            Figure(
-                "open_2000_messages_ms",
-                round(chat.open_2000_ms, 1),
-                "ms",
-                "<= 300",
-                chat.open_2000_ms <= 300,
-            ),
-            Figure(
-                "switch_conversation_ms",
-                round(chat.switch_ms, 1),
-                "ms",
-                "<= 100",
-                chat.switch_ms <= 100,
-            ),
-            Figure("stop_with_esc_ms", round(chat.esc_stop_ms, 1), "ms", None, None),
-            Figure("stop_with_button_ms", round(chat.button_stop_ms, 1), "ms", None, None),
-            Figure(
-                "stop_esc_later_than_button_ms",
-                round(chat.esc_extra_ms, 1),
-                "ms",
-                "<= 100",
-                chat.esc_extra_ms <= 100,
-            ),
-        ]
+        figures += chat_figures(chat)
     if engine is not None:
         figures += engine_figures(engine)
+    if two_models is not None:
+        figures += two_models_figures(*two_models)
     if download_mb > 0:
-        ratio_dl = hearth_mb_s / session_mb_s
-        figures += [
-            Figure("download_mb_s_hearth", round(hearth_mb_s, 1), "MB/s", None, None),
-            Figure(
-                "download_mb_s_plain_get_hub_client", round(session_mb_s, 1), "MB/s", None, None
-            ),
-            Figure("download_mb_s_plain_get_urllib", round(urllib_mb_s, 1), "MB/s", None, None),
-            Figure("download_ratio", round(ratio_dl, 3), "ratio", ">= 0.9", ratio_dl >= 0.9),
-            Figure(
-                "download_ratio_vs_urllib", round(hearth_mb_s / urllib_mb_s, 3), "ratio", None, None
-            ),
-            Figure(
-                "download_ratio_at_100_mb_s", round(shaped[2] / shaped[0], 3), "ratio", None, None
-            ),
-        ]
+        figures += download_figures(hearth_mb_s, session_mb_s, urllib_mb_s, shaped)
     if api:
-        figures += [
-            Figure("tokens_per_s_hearth_serve", round(api["serve"], 2), "tok/s", None, None),
-            Figure(
-                "tokens_per_s_engine_client", round(api["engine_client"], 2), "tok/s", None, None
-            ),
-            Figure(
-                "serve_ratio",
-                round(api["serve"] / api["engine_client"], 3),
-                "ratio",
-                ">= 0.95",
-                api["serve"] / api["engine_client"] >= 0.95,
-            ),
-            Figure(
-                "serve_first_request_s",
-                round(api["first_request_s"], 3),
-                "s",
-                "<= 1.5",
-                api["first_request_s"] <= 1.5,
-            ),
-            Figure(
-                "serve_switch_added_ttft_ms",
-                round((api["switching_ttft_s"] - api["same_model_ttft_s"]) * 1000, 1),
-                "ms",
-                "<= 50",
-                (api["switching_ttft_s"] - api["same_model_ttft_s"]) * 1000 <= 50,
-            ),
-            Figure(
-                "tokens_per_s_remote_engine", round(api["remote_engine"], 2), "tok/s", None, None
-            ),
-            Figure(
-                "tokens_per_s_openai_client", round(api["openai_client"], 2), "tok/s", None, None
-            ),
-            Figure(
-                "remote_ratio",
-                round(api["remote_engine"] / api["openai_client"], 3),
-                "ratio",
-                None,
-                None,
-            ),
-        ]
+        figures += api_figures(api)
     if getattr(args, "docs", False):
         figures += docs_figures(core, args, say)
     return print_figures(figures, args)
@@ -599,14 +450,3 @@ def _say_unless(quiet: bool) -> Any:
             print(text, file=sys.stderr, flush=True)
 
     return say
-
-
-def print_figures(figures: list[Figure], args: argparse.Namespace) -> int:
-    if args.json:
-        print(json.dumps([asdict(f) for f in figures], indent=2))
-    else:
-        for f in figures:
-            verdict = "" if f.ok is None else ("  ok" if f.ok else "  OVER BUDGET")
-            budget = f"  (budget {f.budget})" if f.budget else ""
-            print(f"{f.name:<34} {f.value:>10} {f.unit:<6}{budget}{verdict}")
-    return 0

@@ -131,6 +131,25 @@
     </message>
 </context>
 <context>
+    <name>CatalogController</name>
+    <message>
+        <source>{0} was downloaded but cannot be used: {1}</source>
+        <translation>{0} 已下载，但无法使用：{1}</translation>
+    </message>
+    <message>
+        <source>{0} is ready: choose it in the model list or on its card.</source>
+        <translation>{0} 已就绪：可在模型列表或它的卡片上选择。</translation>
+    </message>
+    <message>
+        <source>{0} is ready.</source>
+        <translation>{0} 已就绪。</translation>
+    </message>
+    <message>
+        <source>reading the model catalogue</source>
+        <translation>读取模型目录</translation>
+    </message>
+</context>
+<context>
     <name>CatalogDownloads</name>
     <message>
         <source>Finding the file…</source>
@@ -223,44 +242,8 @@
         <translation>停止回复</translation>
     </message>
     <message>
-        <source>Open a conversation first.</source>
-        <translation>请先打开一个对话。</translation>
-    </message>
-    <message>
-        <source>Export conversation</source>
-        <translation>导出对话</translation>
-    </message>
-    <message>
-        <source>Markdown (*.md);;Hearth conversation, JSON (*.json)</source>
-        <translation>Markdown (*.md);;Hearth 对话，JSON (*.json)</translation>
-    </message>
-    <message>
-        <source>exporting the conversation</source>
-        <translation>导出对话</translation>
-    </message>
-    <message>
-        <source>Exported to {0}</source>
-        <translation>已导出到 {0}</translation>
-    </message>
-    <message>
-        <source>Import conversation</source>
-        <translation>导入对话</translation>
-    </message>
-    <message>
-        <source>Conversation, JSON (*.json);;All files (*)</source>
-        <translation>对话，JSON (*.json);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>importing {0}</source>
-        <translation>导入 {0}</translation>
-    </message>
-    <message>
         <source>Deleted “{0}”.</source>
         <translation>已删除“{0}”。</translation>
-    </message>
-    <message>
-        <source>saving the conversation settings</source>
-        <translation>保存对话设置</translation>
     </message>
     <message>
         <source>{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this edition does not include (see the README).</source>
@@ -281,18 +264,6 @@
     <message>
         <source>Editing your message: Send keeps the old version as a branch (Esc cancels).</source>
         <translation>正在编辑你的消息：发送后旧版本会保留为一个分支（Esc 取消）。</translation>
-    </message>
-    <message>
-        <source>Reading your documents…</source>
-        <translation>正在读取你的文档…</translation>
-    </message>
-    <message>
-        <source>Your message was not sent: another conversation was opened while your documents were read. It is still in the message box.</source>
-        <translation>你的消息没有发送：读取文档时打开了另一个对话。消息仍在输入框中。</translation>
-    </message>
-    <message>
-        <source>reading your documents</source>
-        <translation>读取你的文档</translation>
     </message>
     <message>
         <source>saving your message</source>
@@ -331,6 +302,41 @@
     <message>
         <source>Context: {0}{1} / {2} tokens</source>
         <translation>上下文：{0}{1} / {2} 个 token</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationFiles</name>
+    <message>
+        <source>Open a conversation first.</source>
+        <translation>请先打开一个对话。</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md);;Hearth conversation, JSON (*.json)</source>
+        <translation>Markdown (*.md);;Hearth 对话，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>exporting the conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Exported to {0}</source>
+        <translation>已导出到 {0}</translation>
+    </message>
+    <message>
+        <source>Import conversation</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Conversation, JSON (*.json);;All files (*)</source>
+        <translation>对话，JSON (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>importing {0}</source>
+        <translation>导入 {0}</translation>
     </message>
 </context>
 <context>
@@ -417,6 +423,10 @@
     <message>
         <source>The preset was not saved: {0}</source>
         <translation>预设未保存：{0}</translation>
+    </message>
+    <message>
+        <source>saving the conversation settings</source>
+        <translation>保存对话设置</translation>
     </message>
 </context>
 <context>
@@ -986,130 +996,6 @@
         <translation>文档</translation>
     </message>
     <message>
-        <source>{0} was downloaded but cannot be used: {1}</source>
-        <translation>{0} 已下载，但无法使用：{1}</translation>
-    </message>
-    <message>
-        <source>{0} is ready: choose it in the model list or on its card.</source>
-        <translation>{0} 已就绪：可在模型列表或它的卡片上选择。</translation>
-    </message>
-    <message>
-        <source>{0} is ready.</source>
-        <translation>{0} 已就绪。</translation>
-    </message>
-    <message>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <source>&amp;New chat</source>
-        <translation>新对话(&amp;N)</translation>
-    </message>
-    <message>
-        <source>&amp;Open model file…</source>
-        <translation>打开模型文件(&amp;O)…</translation>
-    </message>
-    <message>
-        <source>&amp;Export conversation…</source>
-        <translation>导出对话(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>&amp;Import conversation…</source>
-        <translation>导入对话(&amp;I)…</translation>
-    </message>
-    <message>
-        <source>&amp;Settings…</source>
-        <translation>设置(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>Add server &amp;endpoint…</source>
-        <translation>添加服务器端点(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>Hugging Face &amp;token…</source>
-        <translation>Hugging Face 令牌(&amp;T)…</translation>
-    </message>
-    <message>
-        <source>ModelScope t&amp;oken…</source>
-        <translation>ModelScope 令牌(&amp;O)…</translation>
-    </message>
-    <message>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <source>&amp;Chat</source>
-        <translation>聊天(&amp;C)</translation>
-    </message>
-    <message>
-        <source>&amp;Models</source>
-        <translation>模型(&amp;M)</translation>
-    </message>
-    <message>
-        <source>&amp;System check</source>
-        <translation>系统检查(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;Documents</source>
-        <translation>文档(&amp;D)</translation>
-    </message>
-    <message>
-        <source>&amp;Stop reply</source>
-        <translation>停止回复(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;Regenerate reply</source>
-        <translation>重新生成回复(&amp;R)</translation>
-    </message>
-    <message>
-        <source>&amp;Continue reply</source>
-        <translation>继续回复(&amp;C)</translation>
-    </message>
-    <message>
-        <source>Conversation &amp;settings…</source>
-        <translation>对话设置(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>&amp;Focus message box</source>
-        <translation>聚焦消息框(&amp;F)</translation>
-    </message>
-    <message>
-        <source>&amp;Search conversations</source>
-        <translation>搜索对话(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Serve the &amp;API on 127.0.0.1:8765</source>
-        <translation>在 127.0.0.1:8765 提供 &amp;API 服务</translation>
-    </message>
-    <message>
-        <source>&amp;Loaded models…</source>
-        <translation>已加载的模型(&amp;L)…</translation>
-    </message>
-    <message>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <source>&amp;About Hearth</source>
-        <translation>关于 Hearth(&amp;A)</translation>
-    </message>
-    <message>
-        <source>Hearth was closed while writing this reply. What was written is kept; Continue goes on with it.</source>
-        <translation>Hearth 在写这条回复时被关闭。已写的内容都保留了；点“继续”可接着写。</translation>
-    </message>
-    <message>
-        <source>Hearth was closed while writing {0} replies. What was written is kept; Continue goes on with each.</source>
-        <translation>Hearth 在写 {0} 条回复时被关闭。已写的内容都保留了；点“继续”可分别接着写。</translation>
-    </message>
-    <message>
-        <source>reading the model catalogue</source>
-        <translation>读取模型目录</translation>
-    </message>
-    <message>
         <source>{0} access token</source>
         <translation>{0} 访问令牌</translation>
     </message>
@@ -1143,6 +1029,25 @@
     <message>
         <source>[image: {0}]</source>
         <translation>[图片：{0}]</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDocuments</name>
+    <message>
+        <source>Reading your documents…</source>
+        <translation>正在读取你的文档…</translation>
+    </message>
+    <message>
+        <source>Your message was not sent: another conversation was opened while your documents were read. It is still in the message box.</source>
+        <translation>你的消息没有发送：读取文档时打开了另一个对话。消息仍在输入框中。</translation>
+    </message>
+    <message>
+        <source>reading your documents</source>
+        <translation>读取你的文档</translation>
+    </message>
+    <message>
+        <source>saving the conversation settings</source>
+        <translation>保存对话设置</translation>
     </message>
 </context>
 <context>
@@ -2713,6 +2618,10 @@
         <translation>{0} 运行时无法加载该模型（测试用的故意失败）。</translation>
     </message>
     <message>
+        <source>{0} could not be imported: {1}</source>
+        <translation>{0} 无法导入：{1}</translation>
+    </message>
+    <message>
         <source>A load request needs a model path.</source>
         <translation>加载请求需要模型路径。</translation>
     </message>
@@ -3140,6 +3049,17 @@
     </message>
 </context>
 <context>
+    <name>StartupNotes</name>
+    <message>
+        <source>Hearth was closed while writing this reply. What was written is kept; Continue goes on with it.</source>
+        <translation>Hearth 在写这条回复时被关闭。已写的内容都保留了；点“继续”可接着写。</translation>
+    </message>
+    <message>
+        <source>Hearth was closed while writing {0} replies. What was written is kept; Continue goes on with each.</source>
+        <translation>Hearth 在写 {0} 条回复时被关闭。已写的内容都保留了；点“继续”可分别接着写。</translation>
+    </message>
+</context>
+<context>
     <name>SystemScreen</name>
     <message>
         <source>Checking this machine…</source>
@@ -3409,6 +3329,109 @@
     <message>
         <source>Download a model to start; these suit this computer:</source>
         <translation>下载一个模型即可开始；以下模型适合这台电脑：</translation>
+    </message>
+</context>
+<context>
+    <name>WindowMenus</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新对话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Open model file…</source>
+        <translation>打开模型文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export conversation…</source>
+        <translation>导出对话(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Import conversation…</source>
+        <translation>导入对话(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Add server &amp;endpoint…</source>
+        <translation>添加服务器端点(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Hugging Face &amp;token…</source>
+        <translation>Hugging Face 令牌(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>ModelScope t&amp;oken…</source>
+        <translation>ModelScope 令牌(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Chat</source>
+        <translation>聊天(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Models</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;System check</source>
+        <translation>系统检查(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Documents</source>
+        <translation>文档(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop reply</source>
+        <translation>停止回复(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate reply</source>
+        <translation>重新生成回复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Continue reply</source>
+        <translation>继续回复(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Conversation &amp;settings…</source>
+        <translation>对话设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Focus message box</source>
+        <translation>聚焦消息框(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Search conversations</source>
+        <translation>搜索对话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Serve the &amp;API on 127.0.0.1:8765</source>
+        <translation>在 127.0.0.1:8765 提供 &amp;API 服务</translation>
+    </message>
+    <message>
+        <source>&amp;Loaded models…</source>
+        <translation>已加载的模型(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Hearth</source>
+        <translation>关于 Hearth(&amp;A)</translation>
     </message>
 </context>
 <context>

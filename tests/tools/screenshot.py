@@ -110,7 +110,7 @@ def shoot_chat(window: MainWindow, light: Path, dark: Path) -> None:
     from PySide6.QtCore import QUrl
 
     from app.models.library import ModelEntry
-    from ui.chat.transcript import ACTION
+    from ui.chat.message_html import ACTION
 
     script = window.core.paths.data_dir / "reasoning-demo.txt"
     script.write_text(REASONING_REPLY, encoding="utf-8")
@@ -208,7 +208,7 @@ def shoot_documents(
     window.tabs.setCurrentWidget(window.chat)
     window.chat.new_chat()
     window.chat.documents_bar.set_collections(["Field notes"])
-    window.chat._remember_collections()
+    window.chat.message_documents.remember_collections()
     window.chat.send("How long is the river Wombat?")
     wait(window.reply_finished)
     settle(lambda: True)

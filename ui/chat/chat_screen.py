@@ -9,15 +9,12 @@ conversation that is no longer shown (``running``), and only one reply runs at a
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QPushButton,
     QSplitter,
@@ -27,8 +24,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat import store as st
-from app.chat import transfer
-from app.chat.presets import COLLECTIONS_KEY
 from app.chat.session import (
     TICK_S,
     ChatSession,
@@ -36,23 +31,23 @@ from app.chat.session import (
     SessionListener,
 )
 from app.core import Core
-from app.docs.grounding import CHARACTERS_PER_TOKEN, Grounding, with_attachments_of
+from app.docs.grounding import CHARACTERS_PER_TOKEN
 from app.docs.library import Documents
 from app.engine.seat import Seat
 from app.engines import can_run
-from app.errors import HearthError, describe_error
-from app.files import safe_file_name, write_text_atomically
+from app.errors import HearthError
 from app.models.library import ModelEntry
-from ui.background import run_in_background
 from ui.chat.composer import Composer
 from ui.chat.context_meter import ContextMeter
+from ui.chat.conversation_files import ConversationFiles
 from ui.chat.conversation_list import ConversationList
-from ui.chat.conversation_settings_dialog import ConversationSettingsDialog
+from ui.chat.conversation_settings_dialog import ConversationSettingsDialog, open_for
 from ui.chat.documents_bar import DocumentsBar
+from ui.chat.message_documents import MessageDocuments
+from ui.chat.message_html import plain_text, stats_text
 from ui.chat.model_bar import ModelBar
 from ui.chat.search_panel import SearchPanel
-from ui.chat.source_preview import SourcePreview
-from ui.chat.transcript import TranscriptView, plain_text, stats_text
+from ui.chat.transcript import TranscriptView
 from ui.chat.undo_bar import UndoBar
 from ui.elided_label import ElidedLabel
 from ui.error_banner import ErrorBanner
@@ -100,6 +95,8 @@ class ChatScreen(QWidget, SessionListener):
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(int(TICK_S * 1000))  # a pause in the stream is saved too
         self._flush_timer.timeout.connect(self._tick)
+        self.files = ConversationFiles(self, self)  # export and import
+        self.message_documents = MessageDocuments(self, self)  # files and collections
         self._build()
 
     # -- layout ------------------------------------------------------------------------
@@ -134,7 +131,7 @@ class ChatScreen(QWidget, SessionListener):
         layout.addWidget(self.undo_bar)
         self.transcript = TranscriptView()
         self.transcript.action.connect(self.message_action)
-        self.transcript.source_requested.connect(self.show_source)
+        self.transcript.source_requested.connect(self.message_documents.show_source)
         # The welcome (set by the window) stands in for the transcript of an empty chat.
         self.stage = QStackedWidget()
         self.stage.addWidget(self.transcript)
@@ -166,11 +163,11 @@ class ChatScreen(QWidget, SessionListener):
         self.stop_button.setAccessibleName(self.tr("Stop the reply"))
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.hide()
-        self.composer.files_dropped.connect(self._attach_dropped)
+        self.composer.files_dropped.connect(self.message_documents.attach_dropped)
         composer_column = QVBoxLayout()
         composer_column.addWidget(self.composer, 1)
         self.documents_bar = DocumentsBar(self.documents, self.show_error)
-        self.documents_bar.changed.connect(self._remember_collections)
+        self.documents_bar.changed.connect(self.message_documents.remember_collections)
         composer_column.addWidget(self.documents_bar)
         bottom.addLayout(composer_column, 1)
         buttons = QVBoxLayout()
@@ -206,6 +203,10 @@ class ChatScreen(QWidget, SessionListener):
             empty = session.reply is None and not session.messages()
         self.stage.setCurrentWidget(self.welcome if empty else self.transcript)
 
+    def widget(self) -> QWidget:
+        """The screen as a parent for dialogs and background work."""
+        return self
+
     def show_error(self, message: str) -> None:
         """Show a sentence for the user, in the window's language where it is a Phrase."""
         self.error_banner.show_message(translated(message))
@@ -226,7 +227,7 @@ class ChatScreen(QWidget, SessionListener):
             deliver=lambda handler: EventRelay(self, handler, CHAT_END).callback,
         )
 
-    def _ready(self, session: ChatSession) -> ChatSession:
+    def ready(self, session: ChatSession) -> ChatSession:
         """The session with this window's current model and its advice."""
         session.model = self.model_bar.model
         session.advice = self.model_bar.advice()
@@ -251,7 +252,7 @@ class ChatScreen(QWidget, SessionListener):
         self.conversation_list.clearSelection()
         self.conversation_list.setCurrentRow(-1)
         self.transcript.show_messages([])
-        self._show_collections()
+        self.message_documents.show_collections()
         self._update_stage(empty=True)
         self.update_context_meter()
         self.composer.setFocus()
@@ -264,7 +265,7 @@ class ChatScreen(QWidget, SessionListener):
             return
         self.session = self._session(conversation_id)
         self.cancel_edit()
-        self._show_collections()
+        self.message_documents.show_collections()
         self.show_conversation()
         self.conversation_list.select_id(conversation_id)
 
@@ -288,55 +289,11 @@ class ChatScreen(QWidget, SessionListener):
             self.transcript.highlight(query)
 
     def export_conversation(self, conversation_id: int | None = None, path: str = "") -> bool:
-        """Save a conversation as Markdown (readable anywhere) or JSON (re-importable)."""
-        conversation_id = conversation_id or self.conversation_id
-        if conversation_id is None:
-            self.show_error(self.tr("Open a conversation first."))
-            return False
-        title = self.store.conversation(conversation_id).title
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(
-                self,
-                self.tr("Export conversation"),
-                str(Path.home() / f"{safe_file_name(title)}.md"),
-                self.tr("Markdown (*.md);;Hearth conversation, JSON (*.json)"),
-            )
-        if not path:
-            return False
-        try:
-            if path.lower().endswith(".json"):
-                document = transfer.export_document(self.store, conversation_id)
-                text = json.dumps(document, ensure_ascii=False, indent=2)
-            else:
-                text = transfer.export_markdown(self.store, conversation_id)
-            write_text_atomically(Path(path), text)
-        except Exception as exc:  # noqa: BLE001 - disk full, no permission: say so
-            self.report(exc, self.tr("exporting the conversation"))
-            return False
-        self.status_message.emit(self.tr("Exported to {0}").format(path), 5000)
-        return True
+        """Save a conversation as Markdown or JSON (``ConversationFiles``)."""
+        return self.files.export(conversation_id, path)
 
     def import_conversation(self, path: str = "") -> int | None:
-        """Add a conversation from a Hearth JSON export; a bad file changes nothing."""
-        if not path:
-            path, _ = QFileDialog.getOpenFileName(
-                self,
-                self.tr("Import conversation"),
-                str(Path.home()),
-                self.tr("Conversation, JSON (*.json);;All files (*)"),
-            )
-        if not path:
-            return None
-        try:
-            document = json.loads(Path(path).read_text(encoding="utf-8"))
-            conversation_id = transfer.import_document(self.store, document)
-        except (OSError, UnicodeDecodeError, ValueError, st.StoreError) as exc:
-            doing = self.tr("importing {0}").format(Path(path).name)
-            self.show_error(translated(describe_error(exc, doing)))
-            return None
-        self.refresh_conversations()
-        self.open_conversation(conversation_id)
-        return conversation_id
+        return self.files.import_(path)
 
     def set_pinned(self, conversation_id: int, pinned: bool) -> None:
         self.store.set_pinned(conversation_id, pinned)
@@ -363,33 +320,9 @@ class ChatScreen(QWidget, SessionListener):
 
     def open_conversation_settings(self) -> ConversationSettingsDialog:
         """System prompt, preset and sampling of the open (or next new) conversation."""
-        from app.chat.presets import PresetStore, effective_values
-
-        session = self._ready(self.session)
-        dialog = ConversationSettingsDialog(
-            PresetStore(self.core.paths.data_dir / "presets.json"),
-            session.system_prompt,
-            session.own_settings,
-            effective_values(self.core.settings, session.advice, {}),
-            session.advice,
-            self,
+        return open_for(
+            self.ready(self.session), self.core, self, self.report, self.update_context_meter
         )
-
-        def accepted() -> None:
-            try:
-                kept = {
-                    k: v for k, v in session.own_settings.items() if k == COLLECTIONS_KEY
-                }  # chosen under the composer, not in this dialog
-                session.set_instructions(
-                    dialog.system_prompt.toPlainText(), {**dialog.result_settings(), **kept}
-                )
-            except Exception as exc:  # noqa: BLE001
-                self.report(exc, self.tr("saving the conversation settings"))
-            self.update_context_meter()
-
-        dialog.accepted.connect(accepted)
-        dialog.open()
-        return dialog
 
     def chat_with(self, entry: ModelEntry) -> bool:
         """Start a new chat with ``entry`` (from the library)."""
@@ -474,97 +407,11 @@ class ChatScreen(QWidget, SessionListener):
         attachments = self.documents_bar.attachments()
         collections = self.documents_bar.collections()
         if attachments or collections:
-            return self._send_grounded(text, attachments, collections)
-        return self._send(text, None)
+            return self.message_documents.send(text, attachments, collections)
+        return self.send_now(text, None)
 
-    def _send_grounded(self, text: str, attachments: list[Path], collections: list[str]) -> bool:
-        session = self._ready(self.session)
-        editing = self.editing
-        budget = session.room_for_documents(text)
-        self.preparing = True
-        self.send_button.setEnabled(False)
-        self.status_message.emit(self.tr("Reading your documents…"), 0)
-
-        def grounded(grounding: Grounding) -> None:
-            self.preparing = False
-            self.send_button.setEnabled(True)
-            self.status_message.emit("", 1)
-            if self.session is not session:  # another chat was opened meanwhile
-                self.show_error(
-                    self.tr(
-                        "Your message was not sent: another conversation was opened while "
-                        "your documents were read. It is still in the message box."
-                    )
-                )
-                return
-            if editing is not None and editing is self.editing:
-                grounding = with_attachments_of(Grounding.from_json(editing.documents), grounding)
-            for note in grounding.notes:
-                self.status_message.emit(translated(note), 15_000)
-            if self._send(text, grounding.to_json()):
-                self.documents_bar.clear_attachments()
-
-        def failed(exc: BaseException) -> None:
-            self.preparing = False
-            self.send_button.setEnabled(True)
-            self.status_message.emit("", 1)
-            if isinstance(exc, HearthError):
-                self.show_error(exc.message)
-            else:
-                self.report(exc, self.tr("reading your documents"))
-
-        run_in_background(
-            self,
-            lambda: self.documents.ground(
-                text,
-                collections,
-                attachments,
-                budget,
-                int(self.core.settings.get("documents.passages")),
-            ),
-            grounded,
-            failed,
-        )
-        return True
-
-    def show_source(self, user_message_id: int, number: int) -> SourcePreview | None:
-        """The preview of source ``number`` of the answer to ``user_message_id``."""
-        try:
-            grounding = Grounding.from_json(self.store.message(user_message_id).documents)
-        except (KeyError, TypeError, ValueError):
-            return None
-        source = next((s for s in grounding.sources if s.n == number), None)
-        if source is None:
-            return None
-        preview = SourcePreview(source, self.documents.index, self.transcript.palette_colors, self)
-        preview.open()
-        return preview
-
-    def _attach_dropped(self, paths: list[str]) -> None:
-        self.documents_bar.add_files([Path(p) for p in paths])
-
-    def _remember_collections(self) -> None:
-        """The collections ticked are the conversation's own (they stay for it)."""
-        session = self.session
-        chosen = self.documents_bar.collections()
-        settings = {**session.own_settings}
-        if chosen:
-            settings[COLLECTIONS_KEY] = chosen
-        else:
-            settings.pop(COLLECTIONS_KEY, None)
-        if settings != session.own_settings:
-            try:
-                session.set_instructions(session.system_prompt, settings)
-            except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so
-                self.report(exc, self.tr("saving the conversation settings"))
-
-    def _show_collections(self) -> None:
-        chosen = self.session.own_settings.get(COLLECTIONS_KEY, [])
-        self.documents_bar.set_collections(
-            [str(c) for c in chosen] if isinstance(chosen, list) else []
-        )
-
-    def _send(self, text: str, documents: dict[str, Any] | None) -> bool:
+    def send_now(self, text: str, documents: dict[str, Any] | None) -> bool:
+        """Send at once, with what the message is given (``documents``)."""
         if self.busy:
             return False
         editing = self.editing
@@ -604,7 +451,7 @@ class ChatScreen(QWidget, SessionListener):
         said, and nothing runs."""
         if self.busy:
             return None
-        session = self._ready(self.session)
+        session = self.ready(self.session)
         try:
             return action(session)
         except HearthError as exc:
@@ -640,7 +487,7 @@ class ChatScreen(QWidget, SessionListener):
     def update_context_meter(
         self, stats: dict[str, Any] | None = None, messages: list[st.Message] | None = None
     ) -> None:
-        used, window, exact = self._ready(self.session).context_usage(
+        used, window, exact = self.ready(self.session).context_usage(
             self.model_bar.loaded_context, stats, messages
         )
         self.context_meter.show_usage(used, window, exact)

@@ -8,6 +8,7 @@ defaults still reach it.  Editors come from the one settings declaration.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
@@ -24,7 +25,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.chat.presets import CONVERSATION_KEYS, PRESET_KEY, Preset, PresetStore
+from app.chat.presets import (
+    COLLECTIONS_KEY,
+    CONVERSATION_KEYS,
+    PRESET_KEY,
+    Preset,
+    PresetStore,
+)
+from app.chat.session import ChatSession
+from app.core import Core
 from app.settings import BY_KEY
 from ui.dialog_parts import add_problem_and_buttons
 from ui.settings_dialog import (
@@ -141,3 +150,43 @@ class ConversationSettingsDialog(QDialog):
         if preset:
             own[PRESET_KEY] = preset
         return own
+
+
+def open_for(
+    session: ChatSession,
+    core: Core,
+    parent: QWidget,
+    report: Callable[[BaseException, str], None],
+    changed: Callable[[], None],
+) -> ConversationSettingsDialog:
+    """The dialog for ``session``'s conversation (or the next new one), opened; what it
+    keeps is saved with the conversation when accepted, and ``changed`` is called."""
+    from app.chat.presets import effective_values
+
+    dialog = ConversationSettingsDialog(
+        PresetStore(core.paths.data_dir / "presets.json"),
+        session.system_prompt,
+        session.own_settings,
+        effective_values(core.settings, session.advice, {}),
+        session.advice,
+        parent,
+    )
+
+    def accepted() -> None:
+        try:
+            kept = {  # chosen under the composer, not in this dialog
+                k: v for k, v in session.own_settings.items() if k == COLLECTIONS_KEY
+            }
+            session.set_instructions(
+                dialog.system_prompt.toPlainText(), {**dialog.result_settings(), **kept}
+            )
+        except Exception as exc:  # noqa: BLE001 - a full disk: reported, the dialog closes
+            doing = QCoreApplication.translate(
+                "ConversationSettingsDialog", "saving the conversation settings"
+            )
+            report(exc, doing)
+        changed()
+
+    dialog.accepted.connect(accepted)
+    dialog.open()
+    return dialog

@@ -16,7 +16,9 @@ Why it is built this way:
   ‹ branch ›), handled by the window through ``action``; links to the web open in the
   system browser only when clicked, and nothing is ever loaded to render a reply.
 * Code blocks are objects drawn by ``ui.chat.code_view``: a long line scrolls inside its
-  block (Shift+wheel, a sideways swipe, or its own scroll bar), never the conversation.
+  block (Shift+wheel, a sideways swipe, or its own scroll bar: ``ui.chat.code_pointer``),
+  never the conversation.
+* Each finished message's HTML comes from ``ui.chat.message_html`` (cached).
 * The view follows the end only while the user is at the bottom.
 """
 
@@ -28,13 +30,9 @@ import time
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QByteArray,
-    QCoreApplication,
     QEvent,
     QMimeData,
-    QPointF,
-    Qt,
     QUrl,
     Signal,
 )
@@ -58,7 +56,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.chat import store as st
-from app.chat.markdown_blocks import BlockSplitter, split_blocks
+from app.chat.markdown_blocks import BlockSplitter
+from ui.chat.code_pointer import CodePointer
 from ui.chat.code_view import (
     OBJECT,
     PADDING_X,
@@ -67,7 +66,7 @@ from ui.chat.code_view import (
     key_of,
     text_with_code,
 )
-from ui.chat.documents_html import SOURCE, attachments_html, sources_html
+from ui.chat.documents_html import SOURCE
 from ui.chat.markdown_html import (
     CODE_IMAGE,
     COPY_CODE,
@@ -76,53 +75,11 @@ from ui.chat.markdown_html import (
     MarkdownRenderer,
     Palette,
 )
+from ui.chat.message_html import ACTION, LIVE, MessageHtml
 
-ACTION = "hearth:act/"
 READING_WIDTH = 860  # the widest the conversation's column gets, in pixels
 DEFAULT_WINDOW = 100  # messages rendered when a conversation opens
 CODE_OBJECT_HTML = re.compile(r'<img[^>]*src="' + re.escape(CODE_IMAGE) + r'(\d+)"[^>]*/?>')
-WHEEL_STEP = 48.0  # pixels a code block scrolls sideways for one notch of the wheel
-LIVE = -1  # the message id used for the reply being streamed
-
-STATUS_TEXT = {
-    st.STOPPED: QT_TRANSLATE_NOOP("TranscriptView", "Stopped"),
-    # Hearth itself or its engine may have stopped: the cause, when known, is under it.
-    st.INTERRUPTED: QT_TRANSLATE_NOOP("TranscriptView", "Interrupted before it was finished"),
-    st.LENGTH: QT_TRANSLATE_NOOP("TranscriptView", "Cut at the token limit"),
-    st.FAILED: QT_TRANSLATE_NOOP("TranscriptView", "Failed"),
-    st.STREAMING: QT_TRANSLATE_NOOP("TranscriptView", "Writing…"),
-}
-CONTINUABLE = (st.LENGTH, st.STOPPED, st.INTERRUPTED)
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("TranscriptView", text)
-
-
-def stats_text(stats: dict[str, object]) -> str:
-    """The line under a reply: speed, time to first token, length."""
-    parts: list[str] = []
-    speed = stats.get("tokens_per_s")
-    if isinstance(speed, int | float):
-        parts.append(QCoreApplication.translate("TranscriptView", "{0:.1f} tok/s").format(speed))
-    ttft = stats.get("client_ttft_ms", stats.get("ttft_ms"))
-    if isinstance(ttft, int | float):
-        parts.append(
-            QCoreApplication.translate("TranscriptView", "first token {0:.2f} s").format(
-                ttft / 1000
-            )
-        )
-    generated = stats.get("generated_tokens")
-    if isinstance(generated, int):
-        parts.append(QCoreApplication.translate("TranscriptView", "{0} tokens").format(generated))
-    return " · ".join(parts)
-
-
-def plain_text(markdown: str) -> str:
-    """A reply without its Markdown marks, for pasting where Markdown means nothing."""
-    document = QTextDocument()
-    document.setMarkdown(markdown)
-    return document.toPlainText()
 
 
 @dataclass
@@ -157,8 +114,8 @@ class TranscriptView(QTextBrowser):
         self.renderer = MarkdownRenderer(self.palette_colors, self.code_blocks, self._mono)
         self.code_objects = CodeBlockObjects(self, self.code_blocks, self.palette_colors)
         self.code_objects.install(self.document())
-        self._dragging: tuple[int, float, float] | None = None  # (block, from x, offset)
-        self._cache: dict[tuple[object, ...], str] = {}
+        # Code blocks scroll sideways under the wheel and their own scroll bars.
+        self.pointer = CodePointer(self, self.code_objects, self.code_blocks)
         self._messages: list[st.Message] = []
         self._by_id: dict[int, st.Message] = {}  # the same messages, by id (for parents)
         self._branches: dict[int, tuple[int, int]] = {}
@@ -169,6 +126,7 @@ class TranscriptView(QTextBrowser):
         self.reasoning_text = ""
         self.last_copied = ""
         self.editing_id: int | None = None  # the message of yours being edited (highlighted)
+        self.rendered = MessageHtml(self)  # each message's HTML, cached
 
     # -- appearance ----------------------------------------------------------------------
     def set_palette_colors(self, palette: Palette) -> None:
@@ -213,7 +171,7 @@ class TranscriptView(QTextBrowser):
         self._scroll_to_end()
 
     def _render_document(self) -> None:
-        if len(self._cache) > 4000:
+        if len(self.rendered.cache) > 4000:
             self._forget_rendered()
         shown = self._messages[-self._window :] if self._window else self._messages
         parts = []
@@ -225,15 +183,15 @@ class TranscriptView(QTextBrowser):
                 + "</a></p>"
             )
         last_id = self._messages[-1].id if self._messages else None
-        parts += [self._message_html(m, m.id == last_id) for m in shown]
+        parts += [self.rendered.message(m, m.id == last_id) for m in shown]
         self.document().setHtml("".join(parts))
 
     def _forget_rendered(self) -> None:
         """Drop the rendered HTML and the code blocks it names (their numbers go with it)."""
-        self._cache.clear()
+        self.rendered.cache.clear()
         self.code_blocks.clear()
         self.code_objects.forget()
-        self._dragging = None  # its block's number is gone
+        self.pointer.dragging = None  # its block's number is gone
 
     def highlight(self, words: str) -> bool:
         """Select and show the first place where ``words`` appear (all messages if needed),
@@ -303,181 +261,20 @@ class TranscriptView(QTextBrowser):
         """Add one finished message at the end, without touching what is shown."""
         self._messages.append(message)
         self._by_id[message.id] = message
-        self._append_html(self._message_html(message, True))
+        self._append_html(self.rendered.message(message, True))
         self._scroll_to_end()
 
-    def _message_html(self, message: st.Message, is_last: bool) -> str:
-        branch = self._branches.get(message.id)
-        key = (
-            message.id,
-            message.content,
-            message.reasoning,
-            message.status,
-            message.error,
-            branch,
-            is_last,
-            message.id in self.expanded,
-            message.id == self.editing_id,
-        )
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        parts = [
-            self._header_html(
-                message.role, message.model, message.id, branch, message.id == self.editing_id
-            )
-        ]
-        if message.role == "assistant":
-            if message.reasoning:
-                seconds = message.stats.get("thinking_s")
-                parts.append(
-                    self._thinking_html(
-                        message.id,
-                        message.reasoning,
-                        float(seconds) if isinstance(seconds, int | float) else None,
-                        message.id in self.expanded,
-                        live=False,
-                    )
-                )
-            parts += [self.renderer.block(block) for block in split_blocks(message.content)]
-            parts.append(self._sources_html(message))
-            parts.append(self._footer_html(message, is_last))
-        else:
-            parts.append(self._user_html(message, message.id == self.editing_id))
-        result = "".join(parts)
-        self._cache[key] = result
-        return result
+    def branch_of(self, message_id: int) -> tuple[int, int] | None:
+        return self._branches.get(message_id)
 
-    # -- pieces of HTML ------------------------------------------------------------------
-    def _link(self, action: str, message_id: int, label: str) -> str:
-        return (
-            f'<a href="{ACTION}{action}/{message_id}" style="color:{self.palette_colors.link};'
-            f' text-decoration:none;">{html.escape(label)}</a>'
-        )
-
-    def _user_style(self, editing: bool) -> str:
-        """Your messages are tinted blocks (the model's are not); the one being edited is
-        highlighted."""
-        p = self.palette_colors
-        tint = p.editing_background if editing else p.user_background
-        return f"background-color:{tint}; padding-left:8px;"
-
-    def _header_html(
-        self,
-        role: str,
-        model: str,
-        message_id: int,
-        branch: tuple[int, int] | None,
-        editing: bool = False,
-    ) -> str:
-        if role == "user":
-            label = self.tr("You")
-        elif role == "system":
-            label = self.tr("System")
-        else:
-            label = model or self.tr("Assistant")
-        nav = ""
-        if branch is not None:
-            position, count = branch
-            nav = (
-                "&nbsp;&nbsp;&nbsp;"
-                + self._link("prev", message_id, "‹")
-                + f"&nbsp;{position}/{count}&nbsp;"
-                + self._link("next", message_id, "›")
-            )
-        actions = ""
-        if role == "user" and message_id != LIVE:
-            actions = "&nbsp;&nbsp;&nbsp;" + " · ".join(
-                (
-                    self._link("edit", message_id, self.tr("Edit")),
-                    self._link("copy-md", message_id, self.tr("Copy")),
-                    self._link("delete", message_id, self.tr("Delete")),
-                )
-            )
-        muted = self.palette_colors.muted
-        tint = self._user_style(editing) if role == "user" else ""
-        editing_note = (
-            f'&nbsp;&nbsp;<span style="color:{muted}; font-size:small;">'
-            + html.escape(self.tr("(editing)"))
-            + "</span>"
-            if editing
-            else ""
-        )
-        return (
-            f'<p style="margin-top:16px; margin-bottom:0px; {tint}">'
-            f"<b>{html.escape(label)}</b>"
-            f'<span style="color:{muted}; font-size:small;">{nav}{actions}</span>{editing_note}</p>'
-        )
-
-    def _user_html(self, message: st.Message, editing: bool = False) -> str:
-        text = html.escape(message.content).replace("\n", "<br>")
-        return (
-            f'<p style="margin-top:0px; margin-bottom:4px; white-space:pre-wrap;'
-            f' {self._user_style(editing)}">{text}<br></p>'
-        ) + attachments_html(message.documents, self.palette_colors)
-
-    def _sources_html(self, message: st.Message) -> str:
-        """The sources the answer was given (kept with your message before it)."""
-        parent = self._by_id.get(message.parent_id) if message.parent_id is not None else None
-        if parent is None or not parent.documents:
-            return ""
-        return sources_html(parent.id, parent.documents, message.content, self.palette_colors)
+    def parent_of(self, message: st.Message) -> st.Message | None:
+        return self._by_id.get(message.parent_id) if message.parent_id is not None else None
 
     def set_editing(self, message_id: int | None) -> None:
         """Highlight the message being edited (None: none)."""
         if message_id != self.editing_id:
             self.editing_id = message_id
             self._rerender()
-
-    def _thinking_html(
-        self,
-        message_id: int,
-        reasoning: str,
-        seconds: float | None,
-        expanded: bool,
-        live: bool = True,
-    ) -> str:
-        if seconds is None:
-            title = self.tr("Thinking…") if live else self.tr("Thoughts")
-        else:
-            title = self.tr("Thought for {0:.1f} s").format(seconds)
-        arrow = "▾" if expanded else "▸"
-        muted = self.palette_colors.muted
-        head = (
-            f'<p style="margin-top:2px; margin-bottom:2px; color:{muted};">'
-            + self._link("think", message_id, f"{arrow} {title}")
-            + "</p>"
-        )
-        if not expanded:
-            return head
-        body = html.escape(reasoning.strip("\n")).replace("\n", "<br>")
-        return head + f'<p style="color:{muted}; margin-left:12px; font-style:italic;">{body}</p>'
-
-    def _footer_html(self, message: st.Message, is_last: bool) -> str:
-        muted = self.palette_colors.muted
-        parts = []
-        if message.status in STATUS_TEXT and message.status != st.COMPLETE:
-            parts.append(html.escape(_tr(str(STATUS_TEXT[message.status]))))
-        line = stats_text(message.stats)
-        if line:
-            parts.append(html.escape(line))
-        links = [
-            self._link("copy-md", message.id, self.tr("Copy")),
-            self._link("copy-text", message.id, self.tr("Copy as text")),
-            self._link("regenerate", message.id, self.tr("Regenerate")),
-        ]
-        if is_last and message.status in CONTINUABLE and message.content:
-            links.append(self._link("continue", message.id, self.tr("Continue")))
-        links.append(self._link("delete", message.id, self.tr("Delete")))
-        error = ""
-        if message.error:
-            error = f'<br><span style="color:#b91c1c;">{html.escape(message.error)}</span>'
-        return (
-            f'<p style="margin-top:2px; color:{muted}; font-size:small;">'
-            + " · ".join(parts + links)
-            + error
-            + "</p>"
-        )
 
     # -- streaming -----------------------------------------------------------------------
     def begin_reply(
@@ -493,7 +290,7 @@ class TranscriptView(QTextBrowser):
             live.think_started = previous.think_started
             live.think_seconds = previous.think_seconds
         self._live = live
-        self._append_html(self._header_html("assistant", model_label, LIVE, None))
+        self._append_html(self.rendered.header("assistant", model_label, LIVE, None))
         self.streamed_text = ""
         self.reasoning_text = ""
         if reasoning_so_far:
@@ -588,7 +385,7 @@ class TranscriptView(QTextBrowser):
             )
         self._messages.append(message)
         self._by_id[message.id] = message
-        self._append_html(self._sources_html(message) + self._footer_html(message, True))
+        self._append_html(self.rendered.sources(message) + self.rendered.footer(message, True))
         self._scroll_to_end()
 
     @property
@@ -606,7 +403,7 @@ class TranscriptView(QTextBrowser):
         self._remove_from(live.think_start)
         expanded = live.think_seconds is None or LIVE in self.expanded
         self._append_html(
-            self._thinking_html(LIVE, self.reasoning_text, live.think_seconds, expanded)
+            self.rendered.thinking(LIVE, self.reasoning_text, live.think_seconds, expanded)
         )
 
     def _insert_tail(self, text: str, code: bool) -> None:
@@ -742,82 +539,25 @@ class TranscriptView(QTextBrowser):
         text = block.text.rstrip("\n") if block is not None else ""
         return f"<pre>{html.escape(text)}</pre>"
 
-    def _document_point(self, viewport_x: float, viewport_y: float) -> QPointF:
-        return QPointF(
-            viewport_x + self.horizontalScrollBar().value(),
-            viewport_y + self.verticalScrollBar().value(),
-        )
-
     def wheelEvent(self, event: QWheelEvent) -> None:
-        """Over a wide code block, a sideways swipe or Shift+wheel scrolls that block; a
-        swipe that is mostly downwards (they nearly always drift a little sideways)
-        scrolls the conversation."""
-        pixels, notches = event.pixelDelta(), event.angleDelta()
-        dx, dy = (pixels.x(), pixels.y()) if not pixels.isNull() else (notches.x(), notches.y())
-        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and not dx:
-            dx, dy = dy, 0
-        if dx and abs(dx) > abs(dy):
-            step = dx if not pixels.isNull() else dx / 120 * WHEEL_STEP
-            position = event.position()
-            key = self.code_objects.key_at(self._document_point(position.x(), position.y()))
-            if key and self.code_objects.wide(key):
-                self.code_objects.scroll_by(key, -step)
-                event.accept()
-                return
-        super().wheelEvent(event)
-
-    def _bar_under(self, event: QMouseEvent) -> tuple[int, QPointF] | None:
-        """The code block whose scroll bar is under the pointer, and the point."""
-        position = event.position()
-        point = self._document_point(position.x(), position.y())
-        key = self.code_objects.key_at(point)
-        bar = self.code_objects.bar_rect(key) if key else None
-        if bar is not None and bar.adjusted(0, -3, 0, 3).contains(point):
-            return key, point
-        return None
+        if not self.pointer.wheel(event):
+            super().wheelEvent(event)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        """Pressing a code block's scroll bar starts dragging it (a click beside the thumb
-        moves the thumb there first, as scroll bars do)."""
-        under = self._bar_under(event) if event.button() == Qt.MouseButton.LeftButton else None
-        if under is None:
+        if not self.pointer.press(event):
             super().mousePressEvent(event)
-            return
-        key, point = under
-        objects = self.code_objects
-        thumb = objects.thumb_rect(key)
-        if not thumb.contains(point):
-            objects.scroll_by(key, (point.x() - thumb.center().x()) * objects.pixels_per_drag(key))
-        block = self.code_blocks.get(key)
-        assert block is not None
-        self._dragging = (key, point.x(), block.offset)
-        event.accept()
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        if self._bar_under(event) is not None:
-            event.accept()  # a quick second click on a bar: no word selected under it
-            return
-        super().mouseDoubleClickEvent(event)
+        if not self.pointer.double_click(event):
+            super().mouseDoubleClickEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        if self._dragging is not None and not event.buttons() & Qt.MouseButton.LeftButton:
-            self._dragging = None  # the release went elsewhere (a popup, another window)
-        if self._dragging is not None:
-            key, start_x, start_offset = self._dragging
-            moved = event.position().x() + self.horizontalScrollBar().value() - start_x
-            self.code_objects.scroll_to(
-                key, start_offset + moved * self.code_objects.pixels_per_drag(key)
-            )
-            event.accept()
-            return
-        super().mouseMoveEvent(event)
+        if not self.pointer.move(event):
+            super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        if self._dragging is not None:
-            self._dragging = None
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
+        if not self.pointer.release(event):
+            super().mouseReleaseEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:
         """Zoom (Ctrl+wheel) and font changes reach the code: it is measured again and the
