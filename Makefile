@@ -87,6 +87,8 @@ lint: $(STAMP) $(QM)
 	$(BIN)/ruff check app ui backends wire hearth tests packaging/*.py packaging/gpu_check
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	$(PY) -m tests.tools.packaging_imports
+	$(PY) -m tests.tools.module_sizes
 	$(BIN)/shellcheck -x $(SHELL_SCRIPTS)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.tools import module_sizes, packaging_imports
 
 UI_PROCESS = """
 import os, sys
@@ -128,3 +129,19 @@ def test_hearth_chat_and_serve_never_import_an_engine_library(data_dir: Path) ->
         assert result.returncode == 0, result.stderr
         assert "HEAVY=\n" in result.stdout, result.stdout
         assert script is CHAT_PROCESS or "STATUS=200\n" in result.stdout, result.stdout
+
+
+def test_packaging_imports_only_what_it_may(tmp_path: Path) -> None:
+    """``packaging/`` is no package import-linter can see: its scripts are read instead."""
+    assert packaging_imports.illegal() == []
+    (tmp_path / "packaging").mkdir()
+    (tmp_path / "packaging" / "icons.py").write_text("def draw():\n    import httpx\n")
+    assert packaging_imports.illegal(tmp_path) == ["packaging/icons.py:2 imports httpx"]
+
+
+def test_no_module_passes_its_size(tmp_path: Path) -> None:
+    """A module over 600 lines (the window over 400) is split by responsibility."""
+    assert module_sizes.too_long() == []
+    (tmp_path / "ui").mkdir()
+    (tmp_path / "ui" / "main_window.py").write_text("pass\n" * 401)
+    assert module_sizes.too_long(tmp_path) == ["ui/main_window.py: 401 lines (at most 400)"]

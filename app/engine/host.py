@@ -329,6 +329,13 @@ class EngineHost:
             return True
         if kind == protocol.ERROR and event.get(protocol.RETRY_WITHOUT_RUNTIME):
             return self._retry(worker, job, str(event.get("runtime")), event)
+        if kind in job.terminal:
+            # Its work ends now: before anyone hears of it (a client that sends its next
+            # request at once must find this model used before that one).
+            with self._lock:
+                hosted = self._entry_of.get(worker)
+                if hosted is not None:
+                    hosted.last_used = self.clock()
         return False
 
     def job_finished(self, worker: WorkerProcess, job: Job) -> None:
@@ -338,8 +345,7 @@ class EngineHost:
             hosted = self._entry_of.get(worker)
             if hosted is None:
                 return
-            hosted.last_used = self.clock()  # idle time counts from the end of its work
-            ending = self._expire(hosted)
+            ending = self._expire(hosted)  # idle time counts from the end of its work
         _end_in_background(ending)
 
     def worker_ended(self, worker: WorkerProcess, code: int | None, orphans: list[Job]) -> None:
