@@ -16,7 +16,7 @@ import time
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.core import Core
-from app.errors import HearthError, describe_error
+from app.errors import describe_error
 from app.hub.catalog_refresh import (
     CheckStopped,
     HubFacts,
@@ -29,7 +29,6 @@ from app.hub.catalog_refresh import (
 from ui.background import run_in_background
 from ui.i18n import translated
 from ui.models.catalog_panel import CatalogPanel
-from wire.phrases import message_of
 
 log = logging.getLogger(__name__)
 
@@ -98,11 +97,9 @@ class CatalogCheck(QObject):
         self.panel.set_checking(False)
         if isinstance(exc, CheckStopped):
             return
-        if not isinstance(exc, HearthError):  # a fault of Hearth's, or a full disk
-            doing = self.tr("checking the catalogue on the hub")
-            text = translated(describe_error(exc, doing, str(self.core.paths.logs_dir)))
-        else:
-            text = translated(message_of(exc))
+        # The one path: logged (a fault of Hearth's or a full disk with its stack), then said.
+        doing = self.tr("checking the catalogue on the hub")
+        text = translated(describe_error(exc, doing, str(self.core.paths.logs_dir)))
         if not self._asked:
             log.info("the daily catalogue check failed: %s", text)
             return

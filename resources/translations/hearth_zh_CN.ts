@@ -1231,6 +1231,10 @@
         <source>Not saved: {0}.</source>
         <translation>未保存：{0}。</translation>
     </message>
+    <message>
+        <source>saving the model&apos;s settings</source>
+        <translation>保存模型设置</translation>
+    </message>
 </context>
 <context>
     <name>ModelsScreen</name>

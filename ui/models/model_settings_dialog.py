@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.core import Core
 from app.engines import EngineOption, engines_for
-from app.errors import HearthError
+from app.errors import HearthError, describe_error
 from app.models.library import ModelEntry
 from app.models.overrides import ModelChoice
 from ui.dialog_parts import add_problem_and_buttons
@@ -129,8 +129,13 @@ class ModelSettingsDialog(QDialog):
     def accept(self) -> None:
         try:
             self.core.overrides.set(str(self.entry.path), self.choice())
-        except (ValueError, OSError) as exc:
+        except ValueError as exc:  # a value out of its range: said beside the fields
             self.problem.setText(self.tr("Not saved: {0}.").format(translated(message_of(exc))))
+            self.problem.show()
+            return
+        except OSError as exc:  # the disk: logged with its stack, then said
+            said = describe_error(exc, self.tr("saving the model's settings"))
+            self.problem.setText(translated(said))
             self.problem.show()
             return
         super().accept()
