@@ -88,3 +88,46 @@ def test_a_worker_that_dies_gives_its_share_back_and_says_what_never_left() -> N
     shares.run(b, 1, 3, sent.to("b"))  # type: ignore[arg-type]
     assert shares.release(b) == [2, 3], "b's requests never reached it"
     assert shares.release(a) == [] and shares.taken() == 0
+
+
+def test_a_share_that_grew_counts_at_once_when_it_shrinks_again() -> None:
+    """Grown, a worker may use its new threads before it says so: a newcomer right after
+    waits for it to say it uses fewer again, and an old notice of a smaller share does not
+    make its cores look free."""
+    shares, sent = CoreShares(8), Sent()
+    a, b, c = Worker("a"), Worker("b"), Worker("c")
+    shares.run(a, 8, 1, sent.to("a"))  # type: ignore[arg-type]
+    shares.run(b, 8, 2, sent.to("b"))  # type: ignore[arg-type]
+    shares.applied(a, 4)
+    shares.ended(b, 2)
+    assert a.told == [4, 8] and shares.taken() == 8
+    shares.applied(a, 4)  # late: the notice of the share it had before it grew
+    shares.run(c, 8, 3, sent.to("c"))  # type: ignore[arg-type]
+    assert sent.sent[-1] == ("b", 4) and shares.taken() == 8, "c waits: a may use eight"
+    shares.applied(a, 4)
+    assert sent.sent[-1] == ("c", 4) and shares.taken() == 8
+
+
+def newcomer_beside_a_worker_on_two_cores() -> tuple[CoreShares, Sent, Worker]:
+    """a answers alone on two cores; b comes and waits while a is told to use one."""
+    shares, sent = CoreShares(2), Sent()
+    a, b = Worker("a"), Worker("b")
+    shares.run(a, 2, 1, sent.to("a"))  # type: ignore[arg-type]
+    shares.run(b, 2, 2, sent.to("b"))  # type: ignore[arg-type]
+    assert a.told == [1] and sent.sent == [("a", 2)]
+    return shares, sent, a
+
+
+def test_a_worker_that_says_it_uses_more_than_its_share_is_told_again() -> None:
+    shares, sent, a = newcomer_beside_a_worker_on_two_cores()
+    shares.applied(a, 2)  # a request that carried the old share arrived after the shrink
+    assert a.told == [1, 1] and sent.sent == [("a", 2)], "b still waits"
+    shares.applied(a, 1)
+    assert sent.sent == [("a", 2), ("b", 1)]
+
+
+def test_a_newcomer_cancelled_while_it_waited_gives_the_cores_back() -> None:
+    shares, sent, a = newcomer_beside_a_worker_on_two_cores()
+    assert shares.withdraw(2)
+    assert a.told == [1, 2] and shares.waiting() == 0, "a grows back at once"
+    assert sent.sent == [("a", 2)], "the cancelled newcomer is never sent"

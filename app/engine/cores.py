@@ -15,7 +15,11 @@ the shares of all workers together never pass the physical cores:
 * when a worker is done, the others grow back at once.
 
 A request waits for a share before it is sent; one sent to a worker that holds a share
-carries that share (``threads`` in the request) and queues in the worker as before.
+carries that share (``threads`` in the request) and queues in the worker as before.  A
+worker counts for the most it may use: a grown share at once, a shrunk one once it says
+so; one that says it uses more than its share (a request that carried an older, larger
+share arrived after the shrink) is told again.  Nothing is written to a worker while the
+shares are locked: what to tell and what to send is done after.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 Send = Callable[[int], None]  # sends one request with this many threads
+Action = Callable[[], None]  # what to do once the shares are unlocked
 
 
 class Holder(Protocol):
@@ -82,22 +87,22 @@ class CoreShares:
             if share is not None:
                 share.jobs.add(job_id)
                 threads = share.granted
+                actions: list[Action] = [lambda: send(threads)]
             else:
                 self._waiting.append(_Waiting(holder, cap, job_id, send))
-                ready = self._rebalance()
-                threads = 0
-        if share is not None:
-            send(threads)
-        else:
-            _send_all(ready)
+                actions = self._rebalance()
+        _do(actions)
 
     def withdraw(self, job_id: int) -> bool:
-        """A request cancelled while it waited for cores: it is dropped (True), never sent."""
+        """A request cancelled while it waited for cores: it is dropped (True), never sent,
+        and the others' shares grow back if it had made them shrink."""
         with self._lock:
             waiting = next((w for w in self._waiting if w.job_id == job_id), None)
             if waiting is None:
                 return False
             self._waiting.remove(waiting)
+            actions = self._rebalance()
+        _do(actions)
         return True
 
     def ended(self, holder: Holder, job_id: int) -> None:
@@ -110,8 +115,8 @@ class CoreShares:
             if share.jobs:
                 return
             del self._active[holder]
-            ready = self._rebalance()
-        _send_all(ready)
+            actions = self._rebalance()
+        _do(actions)
 
     def applied(self, holder: Holder, threads: int) -> None:
         """The holder says it now uses ``threads`` (its notice)."""
@@ -119,9 +124,17 @@ class CoreShares:
             share = self._active.get(holder)
             if share is None:
                 return
-            share.applied = threads
-            ready = self._rebalance()
-        _send_all(ready)
+            actions: list[Action] = []
+            if threads > share.granted:
+                # A request that carried an older, larger share arrived after the shrink:
+                # it uses that many until it is told again.
+                share.applied = threads
+                granted = share.granted
+                actions.append(lambda: holder.tell_threads(granted))
+            elif threads >= share.applied or threads == share.granted:
+                share.applied = threads  # not an old notice of a smaller share
+            actions += self._rebalance()
+        _do(actions)
 
     def release(self, holder: Holder) -> list[int]:
         """A holder that is gone (its worker ended): its share back, and the ids of its
@@ -130,8 +143,8 @@ class CoreShares:
             self._active.pop(holder, None)
             dropped = [w.job_id for w in self._waiting if w.holder is holder]
             self._waiting = [w for w in self._waiting if w.holder is not holder]
-            ready = self._rebalance()
-        _send_all(ready)
+            actions = self._rebalance()
+        _do(actions)
         return dropped
 
     # -- what they hold ----------------------------------------------------------------
@@ -149,8 +162,8 @@ class CoreShares:
             return len(self._waiting)
 
     # -- the split (under the lock) -----------------------------------------------------
-    def _rebalance(self) -> list[tuple[Send, int]]:
-        """Shrink, admit, then grow: the requests to send now (outside the lock)."""
+    def _rebalance(self) -> list[Action]:
+        """Shrink, admit, then grow: what to tell and send once the lock is released."""
         newcomers: list[Holder] = []
         for waiting in self._waiting:
             if waiting.holder not in newcomers:
@@ -159,12 +172,12 @@ class CoreShares:
         takers += newcomers[: max(self.cores - len(takers), 0)]
         caps = [self._cap(holder) for holder in takers]
         target = dict(zip(takers, fair_split(self.cores, caps), strict=True))
+        actions: list[Action] = []
         for holder, share in self._active.items():
             if target[holder] < share.granted:
                 share.granted = target[holder]
-                holder.tell_threads(share.granted)
+                actions.append(_tell(holder, share.granted))
         free = self.cores - sum(share.taken for share in self._active.values())
-        ready: list[tuple[Send, int]] = []
         for holder in newcomers:
             if holder not in target or target[holder] > free:
                 break  # in order: a later one never overtakes an earlier one
@@ -173,14 +186,17 @@ class CoreShares:
             self._waiting = [w for w in self._waiting if w.holder is not holder]
             self._active[holder] = Share(mine[0].cap, threads, threads, {w.job_id for w in mine})
             free -= threads
-            ready += [(w.send, threads) for w in mine]
+            actions += [_send(w.send, threads) for w in mine]
         for holder, share in self._active.items():
-            more = min(target.get(holder, share.granted) - share.granted, free)
-            if more > 0:
-                share.granted += more
-                free -= more
-                holder.tell_threads(share.granted)
-        return ready
+            # Cores it still counts for (a shrink it has not applied yet) are its own
+            # to grow back into; only the rest come out of the free ones.
+            grown = min(target.get(holder, share.granted), share.taken + free)
+            if grown > share.granted:
+                free -= max(grown - share.taken, 0)
+                share.granted = grown
+                share.applied = max(share.applied, grown)  # it may use them at once
+                actions.append(_tell(holder, grown))
+        return actions
 
     def _cap(self, holder: Holder) -> int:
         share = self._active.get(holder)
@@ -189,6 +205,14 @@ class CoreShares:
         return next(w.cap for w in self._waiting if w.holder is holder)
 
 
-def _send_all(ready: list[tuple[Send, int]]) -> None:
-    for send, threads in ready:
-        send(threads)
+def _tell(holder: Holder, threads: int) -> Action:
+    return lambda: holder.tell_threads(threads)
+
+
+def _send(send: Send, threads: int) -> Action:
+    return lambda: send(threads)
+
+
+def _do(actions: list[Action]) -> None:
+    for action in actions:
+        action()
