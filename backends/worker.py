@@ -65,7 +65,8 @@ class Worker:
         self.requests: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.control = JobControl()
         self.current_id: object = None
-        self.cancelled_ids: set[object] = set()
+        self.cancelled_ids: set[object] = set()  # cancelled before their turn
+        self.answered_ids: set[object] = set()  # of those, the ones answered already
         self.queued_ids: set[object] = set()  # received, not yet started
         self.lock = threading.Lock()
         self.engine: Engine | None = None
@@ -112,13 +113,17 @@ class Worker:
     def _cancel(self, target: object) -> None:
         """Stop the current request between two tokens; a request still waiting in the
         queue is answered at once (its client is not kept waiting behind the current one,
-        which is not disturbed) and skipped when its turn comes."""
+        which is not disturbed) and skipped when its turn comes; one whose cancel came
+        first is answered when its turn comes, without running."""
         with self.lock:
             if target is None or target == self.current_id:
                 self.control.cancel()
-            waiting = target is not None and target in self.queued_ids
-            if target is not None:
-                self.cancelled_ids.add(target)
+                return
+            # Waiting in the queue, or not arrived yet (the cancel overtook it).
+            waiting = target in self.queued_ids
+            self.cancelled_ids.add(target)
+            if waiting:
+                self.answered_ids.add(target)
         if waiting:
             self.channel.send(
                 {"type": protocol.DONE, "id": target, "finish_reason": protocol.FINISH_CANCELLED}
@@ -136,10 +141,20 @@ class Worker:
                 self.current_id = request_id
                 self.control.start(self._apply_threads)
                 pre_cancelled = request_id in self.cancelled_ids
+                answered = request_id in self.answered_ids
                 self.cancelled_ids.discard(request_id)
+                self.answered_ids.discard(request_id)
                 self.queued_ids.discard(request_id)
             if pre_cancelled:
-                continue  # answered when it was cancelled
+                if not answered:  # the cancel came before the request itself
+                    self.channel.send(
+                        {
+                            "type": protocol.DONE,
+                            "id": request_id,
+                            "finish_reason": protocol.FINISH_CANCELLED,
+                        }
+                    )
+                continue
             try:
                 self.handle(message)
             except EngineError as exc:

@@ -235,6 +235,23 @@ def test_cancelling_a_waiting_request_leaves_the_running_one_alone(
     assert client.worker_pid == pid, "the worker was not killed"
 
 
+def test_a_stop_that_overtakes_its_request_still_ends_it(
+    host: EngineHost, spec: ModelSpec
+) -> None:
+    """Stop pressed just as a request is let through to the worker can reach the worker
+    before the request itself: the request is answered "cancelled" without running, so
+    its reply never hangs (and the model is never loaded for it)."""
+    lease = host.lease(spec)
+    worker, _started = host._worker_for(lease.hosted, spec)
+    job = Job(next_job_id(), protocol.CHAT)
+    worker.control({"type": protocol.CANCEL, "id": None, "target": job.id})
+    hi = [{"role": "user", "content": "Hi"}]
+    worker.send(job, {"type": protocol.CHAT, "id": job.id, "model": spec.to_wire(), "messages": hi})
+    final = job.wait(60)
+    assert final is not None and final["finish_reason"] == "cancelled", final
+    assert not worker.model_loaded
+
+
 def test_a_runtime_avoided_later_does_not_reload_a_worker_running_another(
     client: Seat, host: EngineHost, spec: ModelSpec
 ) -> None:
