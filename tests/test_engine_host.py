@@ -5,6 +5,7 @@ that is in use), and leave after their time to live; the window and the API shar
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from app.library_offer import LibraryOffer
 from app.serve.api_server import ApiServer, build_app
 from app.serve.config import ServerConfig
 from app.serve.served_models import LibraryModels
-from tests.conftest import collect, free_port
+from tests.conftest import collect, free_port, kill_hard
 from wire import protocol
 
 pytestmark = pytest.mark.slow
@@ -248,6 +249,13 @@ def test_the_window_and_the_api_share_their_workers(
     # "hearth" (and no name) means the window's model.
     named = client.chat.completions.create(model="hearth", messages=HI, max_tokens=2)
     assert named.model == "beta.Q4_1"
+    # The window's own settings for the file (its context length): the API uses that
+    # worker as it is rather than loading the file a second time.
+    own = dataclasses.replace(beta, n_ctx=512)
+    assert window.load(own).wait(300)["type"] == "loaded"  # type: ignore[index]
+    client.chat.completions.create(model="beta.Q4_1", messages=HI, max_tokens=2)
+    (mine,) = [m for m in host.loaded() if m.pid == window.worker_pid]
+    assert mine.spec.n_ctx == 512 and "api" in mine.purposes
 
 
 def test_the_documents_embedding_model_counts_in_the_budget(
@@ -304,7 +312,7 @@ def test_two_models_answering_at_once_never_run_more_threads_than_cores(
         spans = []
         for worker, job in zip(workers, (job_a, job_b), strict=True):
             assert worker is not None
-            reports = worker.threads_reported
+            reports = list(worker.threads_reported)
             ends = [at for at, _n in reports[1:]] + [ended[job.id]]
             spans += [(at, end, n) for (at, n), end in zip(reports, ends, strict=True)]
         for start, _end, _n in spans:
@@ -313,6 +321,51 @@ def test_two_models_answering_at_once_never_run_more_threads_than_cores(
         b_start, b_threads = spans[len(workers[0].threads_reported)][::2]  # type: ignore[union-attr]
         assert b_start < ended[job_a.id], "the second model answered beside the first"
         assert b_threads == 1, "a core each while both answer"
+    finally:
+        host.close()
+
+
+def test_a_request_that_ends_before_its_worker_answers_gives_its_cores_back(
+    library: Core, offer: LibraryOffer
+) -> None:
+    """A reply refused on its way to the worker (a conversation too big for the pipe)
+    still gives back the core it was lent: the next model's reply is not held up."""
+    host = EngineHost(library.paths.logs_dir, cores=1)
+    try:
+        first, second = (host.lease(spec_of(offer, name)) for name in (STARTER, "alpha.Q4_1"))
+        huge = [{"role": "user", "content": "x" * protocol.MAX_LINE_BYTES}]
+        refused = first.chat(huge, {"max_tokens": 2}).wait(300)
+        assert refused is not None and "too long" in refused["message"], refused
+        text, events = collect(second.chat(HI, {"max_tokens": 2}), timeout=300)
+        assert text and events[-1]["type"] == "done"
+    finally:
+        host.close()
+
+
+def test_a_reply_waiting_for_cores_survives_its_engine_dying(
+    library: Core, offer: LibraryOffer
+) -> None:
+    """A reply that waits its turn for the cores has not reached its engine yet: when
+    that engine dies meanwhile, the reply goes to a new one (its model counts as busy,
+    never ended as idle, while it waits) and is answered once the cores are free."""
+    host = EngineHost(library.paths.logs_dir, cores=1)
+    try:
+        first, second = (host.lease(spec_of(offer, name)) for name in (STARTER, "alpha.Q4_1"))
+        long_reply = first.chat(HI, {**LONG, "max_tokens": 60})
+        assert next(e for e in long_reply.events(timeout=300) if e["type"] == "delta")
+        waiting = second.chat(HI, {"max_tokens": 4})
+        assert host.shares.waiting() == 1 and second.busy
+        doomed = second.worker_pid
+        assert doomed is not None
+        kill_hard(doomed)
+        deadline = time.monotonic() + 120
+        while second.worker_pid in (doomed, None):
+            assert time.monotonic() < deadline, "no new engine for the waiting reply"
+            time.sleep(0.05)
+        assert not waiting.finished and host.shares.waiting() == 1
+        assert long_reply.wait(300) is not None
+        text, events = collect(waiting, timeout=300)
+        assert text and events[-1]["type"] == "done", events[-1]
     finally:
         host.close()
 

@@ -41,8 +41,6 @@ THREADS: Final = "threads"
 REQUEST_TYPES: Final = frozenset(
     {HELLO, LOAD, CHAT, CANCEL, COUNT_TOKENS, EMBED, UNLOAD, SHUTDOWN, THREADS}
 )
-# Requests the worker's reader thread acts on at once, never queued behind a reply.
-CONTROLS: Final = frozenset({CANCEL, THREADS, SHUTDOWN})
 
 # A ``chat`` request carries ``messages`` (rendered with the model's template) or, for a
 # completion, a raw ``prompt`` and optionally a ``suffix`` (fill-in-the-middle); its

@@ -96,3 +96,29 @@ def not_started(job: Job, exc: BaseException) -> dict[str, Any]:
 
 def no_room(job: Job, sentence: Phrase) -> dict[str, Any]:
     return {"type": protocol.ERROR, "id": job.id, "kind": protocol.ERR_NO_ROOM, **to_wire(sentence)}
+
+
+def forward_failure(event: dict[str, Any], job: Job) -> None:
+    """The greeting's failure (a worker of another version) ends the request it started
+    for; a worker that died answers that request itself (or sends it again elsewhere)."""
+    if event["type"] == protocol.ERROR and event.get("kind") != protocol.ERR_WORKER_DIED:
+        job.deliver({**event, "id": job.id})
+
+
+def runtime_failed(job: Job, failed: str, event: dict[str, Any], loaded: bool) -> dict[str, Any]:
+    """The notice that a request goes on without the runtime ``failed``."""
+    why = str(event.get("message", ""))
+    sentence = (
+        Phrase("The {0} runtime stopped ({1}); trying the next one.", failed, why)
+        if loaded
+        else Phrase(
+            "The {0} runtime could not load the model ({1}); trying the next one.", failed, why
+        )
+    )
+    return {
+        "type": protocol.NOTICE,
+        "id": job.id,
+        "kind": protocol.NOTICE_RUNTIME_FAILED,
+        "runtime": failed,
+        **to_wire(sentence),
+    }

@@ -39,10 +39,11 @@ from app.engine import faults
 from app.engine.avoided import AvoidedRuntimes
 from app.engine.budget import UNLIMITED, MemoryBudget, Needs
 from app.engine.cores import CoreShares
-from app.engine.hosted import Hosted
+from app.engine.hosted import Hosted, Loaded
 from app.engine.jobs import COMPUTE, Job, cancelled_event, next_job_id
 from app.engine.lease import Lease
 from app.engine.process import WorkerProcess
+from app.engine.stuck import STUCK_S, watch_cancel
 from wire import protocol
 from wire.model_spec import BUILT_IN_RUNTIME, LLAMA_CPP, TRANSFORMERS, ModelSpec, serves
 from wire.phrases import Phrase, to_wire
@@ -50,33 +51,26 @@ from wire.phrases import Phrase, to_wire
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_S = 1.0
-STUCK_S = 30.0  # no event and no CPU time for this long after a cancel: stuck
-HOPELESS_S = 600.0  # a cancel not honoured in ten minutes, progress or not
-CPU_PROGRESS_S = 0.05
 ENGINES_WITH_THREADS = frozenset({LLAMA_CPP, TRANSFORMERS})
+
+
+@dataclass
+class _Queued:
+    """A request waiting for a share of the cores: what to send again if its worker ends
+    before its turn."""
+
+    job: Job
+    hosted: Hosted
+    spec: ModelSpec
+    payload: dict[str, Any]
+    worker: WorkerProcess
+    resent: bool  # sent again once already (a worker that dies at once is not retried)
 
 
 class NoRoom(Exception):
     def __init__(self, sentence: Phrase) -> None:
         super().__init__(str(sentence))
         self.sentence = sentence
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """A model with a live worker, as lists show it (Loaded models, ``/api/ps``)."""
-
-    spec: ModelSpec
-    label: str
-    pid: int
-    memory_bytes: int
-    vram_bytes: int
-    busy: bool
-    pinned: bool
-    purposes: tuple[str, ...]  # who has leased it: chat, api, documents
-    expires_at: float | None  # a time.time() stamp; None while leased
-    facts: dict[str, Any]
-    last_used: float
 
 
 class EngineHost:
@@ -101,10 +95,11 @@ class EngineHost:
         self.clock = clock
         self.avoided = AvoidedRuntimes()
         self.shares = CoreShares(cores or physical_cores())
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the tables; nothing slow is done under it
+        self._starting = threading.Lock()  # one worker starts at a time (the budget's sums)
         self._hosted: dict[ModelSpec, Hosted] = {}
         self._entry_of: dict[WorkerProcess, Hosted] = {}
-        self._waiting: dict[int, Job] = {}  # requests waiting for cores, by id
+        self._queued: dict[int, _Queued] = {}  # requests waiting for cores, by id
         self._closed = False
         self._stop = threading.Event()
         self._sweeper = threading.Thread(target=self._sweep_forever, name="host-ttl", daemon=True)
@@ -161,13 +156,22 @@ class EngineHost:
         on_event: Callable[[dict[str, Any]], None] | None,
     ) -> Job:
         job = Job(next_job_id(), kind, on_event, canceller=self.cancel)
-        spec = self.avoided.apply(lease.spec)
-        if "model" in payload:
-            payload = {**payload, "model": spec.to_wire()}
-        self._send_new(lease.hosted, job, spec, payload)
+        self._dispatch(lease.hosted, job, lease.spec, payload)
         return job
 
-    def _send_new(self, hosted: Hosted, job: Job, spec: ModelSpec, payload: dict[str, Any]) -> None:
+    def _dispatch(
+        self,
+        hosted: Hosted,
+        job: Job,
+        spec: ModelSpec,
+        payload: dict[str, Any],
+        resent: bool = False,
+    ) -> None:
+        """Send ``job`` to the worker that serves ``spec`` past the runtimes avoided for
+        its model (once it has a share of the cores, for a reply or embeddings)."""
+        spec = self.avoided.apply(spec)
+        if "model" in payload:
+            payload = {**payload, "model": spec.to_wire()}
         try:
             worker, started = self._worker_for(hosted, spec)
         except NoRoom as exc:
@@ -178,7 +182,7 @@ class EngineHost:
             job.deliver(faults.not_started(job, exc))
             return
         if started:
-            hello = Job(next_job_id(), protocol.HELLO, lambda e: _forward_failure(e, job))
+            hello = Job(next_job_id(), protocol.HELLO, lambda e: faults.forward_failure(e, job))
             worker.send(
                 hello,
                 {"type": protocol.HELLO, "id": hello.id, "protocol": protocol.PROTOCOL_VERSION},
@@ -196,16 +200,28 @@ class EngineHost:
         if job.kind not in COMPUTE or spec.engine not in ENGINES_WITH_THREADS:
             worker.send(job, message)
             return
-        job.worker = worker
+        # It waits for a share of the cores (the worker counts as busy meanwhile), and
+        # gives the share back however it ends.
         with self._lock:
-            self._waiting[job.id] = job
+            self._queued[job.id] = _Queued(job, hosted, spec, payload, worker, resent)
+            worker.queued.add(job.id)
+        job.on_finish.append(lambda ended: self.shares.ended(worker, ended.id))
 
         def send(threads: int) -> None:
-            with self._lock:
-                self._waiting.pop(job.id, None)
-            worker.send(job, {**message, "threads": threads})
+            if job.finished:  # cancelled as its turn came
+                self.shares.ended(worker, job.id)
+            else:
+                worker.send(job, {**message, "threads": threads})
+            self._unqueue(job.id)
 
         self.shares.run(worker, spec.threads, job.id, send)
+
+    def _unqueue(self, job_id: int) -> _Queued | None:
+        with self._lock:
+            queued = self._queued.pop(job_id, None)
+            if queued is not None:
+                queued.worker.queued.discard(job_id)
+            return queued
 
     def _worker_for(self, hosted: Hosted, spec: ModelSpec) -> tuple[WorkerProcess, bool]:
         """The worker for ``spec`` (a new one when its own does not serve it: True)."""
@@ -214,17 +230,28 @@ class EngineHost:
             if current is not None and self._serves(current, spec):
                 return current, False
         needs = self._needs(hosted)  # outside the lock: it may read the model's header
-        with self._lock:
-            if self._closed:
-                raise OSError("the engine host is closed")
-            current = hosted.live()
-            if current is not None and self._serves(current, spec):
-                return current, False
-            victims = self._make_room(hosted, needs)
-            worker = WorkerProcess(spec, self, self.log_dir, self.worker_command)
-            hosted.worker = worker
-            self._entry_of[worker] = hosted
-        _end_in_background(victims)
+        with self._starting:
+            with self._lock:
+                if self._closed:
+                    raise OSError("the engine host is closed")
+                current = hosted.live()
+                if current is not None and self._serves(current, spec):
+                    return current, False
+                victims = self._make_room(hosted, needs)
+            try:
+                # Outside the lock: starting a process (and reading a key from the
+                # keyring) takes a while, and the workers' events must not wait for it.
+                worker = WorkerProcess(spec, self, self.log_dir, self.worker_command)
+            finally:
+                _end_in_background(victims)
+            with self._lock:
+                closed = self.closed  # closed while it started
+                if not closed:
+                    hosted.worker = worker
+                    self._entry_of[worker] = hosted
+        if closed:
+            worker.stop(1.0)
+            raise OSError("the engine host is closed")
         if current is not None:  # it serves no longer (a runtime it runs is avoided now)
             threading.Thread(target=current.stop_when_idle, daemon=True).start()
         return worker, True
@@ -282,39 +309,21 @@ class EngineHost:
             return
         job.cancel_requested = True
         if self.shares.withdraw(job.id):  # it waited for cores: it never reached a worker
-            with self._lock:
-                self._waiting.pop(job.id, None)
+            self._unqueue(job.id)
             job.deliver(cancelled_event(job))
             return
-        worker = job.worker
+        worker = job.worker  # set once it is written to the worker's pipe
         if not isinstance(worker, WorkerProcess) or worker.dead:
+            # Not sent yet (it will not be: a finished job is not sent) or nowhere to go.
             job.deliver(cancelled_event(job))
             return
         worker.control({"type": protocol.CANCEL, "id": None, "target": job.id})
         threading.Thread(
-            target=self._watch_cancel, args=(worker, job), name="cancel-watch", daemon=True
+            target=watch_cancel,
+            args=(worker, job, self.stuck_s, self.clock),
+            name="cancel-watch",
+            daemon=True,
         ).start()
-
-    def _watch_cancel(self, worker: WorkerProcess, job: Job) -> None:
-        """Kill a worker that ignores a cancel only when it makes no progress at all: no
-        event and no CPU time for ``stuck_s`` (a slow machine is slow, not stuck)."""
-        asked = progress = self.clock()
-        cpu = worker.cpu_seconds()
-        while not job.wait(min(1.0, self.stuck_s / 4)) and not worker.dead:
-            now = self.clock()
-            used = worker.cpu_seconds()
-            if used - cpu > CPU_PROGRESS_S:
-                cpu, progress = used, now
-            quiet = now - max(progress, worker.last_heard)
-            if quiet >= self.stuck_s or now - asked >= HOPELESS_S:
-                log.warning(
-                    "worker pid %s ignored a cancel and made no progress for %.0f s; killing it",
-                    worker.pid,
-                    quiet,
-                )
-                worker.killed_stuck = True
-                worker.kill()
-                return
 
     # -- what workers say (their reader threads) -----------------------------------------
     def intercept(self, worker: WorkerProcess, job: Job, event: dict[str, Any]) -> bool:
@@ -339,8 +348,6 @@ class EngineHost:
         return False
 
     def job_finished(self, worker: WorkerProcess, job: Job) -> None:
-        if job.kind in COMPUTE:
-            self.shares.ended(worker, job.id)
         with self._lock:
             hosted = self._entry_of.get(worker)
             if hosted is None:
@@ -352,14 +359,8 @@ class EngineHost:
         # Before anything is sent again, so that no request goes to the runtime that
         # stopped this worker.
         avoided = self._avoid_after_illegal_instruction(worker, code)
-        with self._lock:
-            dropped = [
-                self._waiting.pop(i) for i in self.shares.release(worker) if i in self._waiting
-            ]
+        dropped = [q for q in map(self._unqueue, self.shares.release(worker)) if q is not None]
         for job in orphans:
-            if job.kind in COMPUTE:
-                self.shares.ended(worker, job.id)
-        for job in [*orphans, *dropped]:
             if job.cancel_requested and worker.killed_stuck:
                 job.deliver(cancelled_event(job, **{protocol.FORCED: True}))
             elif not self._retry_after_crash(worker, job, code):
@@ -370,6 +371,15 @@ class EngineHost:
                 hosted.worker = None
                 if hosted.leases == 0 and self._hosted.get(hosted.spec) is hosted:
                     del self._hosted[hosted.spec]
+            hosted_now = {id(h) for h in self._hosted.values()}
+        for queued in dropped:  # never sent: they go to a new worker for their model, once
+            job = queued.job
+            if job.cancel_requested:
+                job.deliver(cancelled_event(job))
+            elif id(queued.hosted) in hosted_now and not self._closed and not queued.resent:
+                self._dispatch(queued.hosted, job, queued.spec, queued.payload, resent=True)
+            else:
+                job.deliver(faults.worker_died(job, code, avoided))
 
     def _retry(self, worker: WorkerProcess, job: Job, failed: str, event: dict[str, Any]) -> bool:
         """Send ``job`` again without the runtime ``failed`` (chosen automatically, it could
@@ -378,8 +388,8 @@ class EngineHost:
         message = worker.take_sent(job)
         if message is None:
             return False
-        if job.kind in COMPUTE:
-            self.shares.ended(worker, job.id)
+        job.worker = None  # on its way elsewhere: a Stop meanwhile is answered at once
+        self.shares.ended(worker, job.id)
         if job.cancel_requested:
             job.deliver(cancelled_event(job))
             return True
@@ -390,10 +400,9 @@ class EngineHost:
                 raise RuntimeError("the model left the host")
             spec = self.avoided.add(ModelSpec.from_wire(message["model"]), failed)
             log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
-            job.deliver(_runtime_failed(job, failed, event, worker.model_loaded))
+            job.deliver(faults.runtime_failed(job, failed, event, worker.model_loaded))
             payload = {k: v for k, v in message.items() if k not in ("type", "id", "threads")}
-            payload["model"] = spec.to_wire()
-            self._send_new(hosted, job, spec, payload)
+            self._dispatch(hosted, job, spec, payload)
         except Exception:  # the reader thread must go on: the job ends with the error
             log.exception("could not retry on another runtime")
             job.deliver({**event, "id": job.id, protocol.RETRY_WITHOUT_RUNTIME: False})
@@ -442,28 +451,9 @@ class EngineHost:
         now, wall = self.clock(), time.time()
         with self._lock:
             hosted = [h for h in self._hosted.values() if h.live() is not None]
-        listed = []
-        for h in sorted(hosted, key=lambda h: (not h.pinned, -h.last_used)):
-            worker = h.live()
-            if worker is None:
-                continue
-            expires = None if h.leases else wall + max(h.keep_alive_s - (now - h.last_used), 0.0)
-            listed.append(
-                Loaded(
-                    h.spec,
-                    h.label,
-                    worker.pid,
-                    h.memory(),
-                    h.gpu_memory(),
-                    h.busy,
-                    bool(h.pinned),
-                    tuple(sorted(h.purposes)),
-                    expires,
-                    dict(worker.loaded_facts),
-                    h.last_used,
-                )
-            )
-        return listed
+        ordered = sorted(hosted, key=lambda h: (not h.pinned, -h.last_used))
+        rows = (h.as_loaded(now, wall) for h in ordered)
+        return [row for row in rows if row is not None]
 
     def unload(self, spec: ModelSpec) -> bool:
         """End an idle model's worker now (Unload, Ollama's keep_alive 0); False when it
@@ -510,17 +500,28 @@ class EngineHost:
             except Exception:  # the sweeper must outlive one failure
                 log.exception("unloading idle models failed")
 
+    def set_keep_alive(self, seconds: float) -> None:
+        """How long a model nobody leases stays loaded, from now on and for the models idle
+        now (the API stopping: what only it used ends once answered)."""
+        with self._lock:
+            self.keep_alive_s = seconds
+            for hosted in self._hosted.values():
+                if not hosted.leases:
+                    hosted.keep_alive_s = seconds
+        self.sweep()
+
     def close(self, timeout: float = 5.0) -> None:
-        """End every worker (the window closing, a command ending)."""
+        """End every worker (the window closing, a command ending), those still answering
+        after they were replaced too."""
         self._stop.set()
         with self._lock:
             self._closed = True
-            workers = [h.live() for h in self._hosted.values()]
+            workers = {h.live() for h in self._hosted.values()} | set(self._entry_of)
             self._hosted.clear()
         stopping = [
             threading.Thread(target=w.stop, args=(timeout,), daemon=True)
             for w in workers
-            if w is not None
+            if w is not None and not w.dead
         ]
         for thread in stopping:
             thread.start()
@@ -538,26 +539,3 @@ def _end_in_background(workers: Sequence[WorkerProcess | None]) -> None:
     for worker in workers:
         if worker is not None:
             threading.Thread(target=worker.stop_when_idle, name="unload", daemon=True).start()
-
-
-def _forward_failure(event: dict[str, Any], job: Job) -> None:
-    if event["type"] == protocol.ERROR:
-        job.deliver({**event, "id": job.id})
-
-
-def _runtime_failed(job: Job, failed: str, event: dict[str, Any], loaded: bool) -> dict[str, Any]:
-    why = str(event.get("message", ""))
-    sentence = (
-        Phrase("The {0} runtime stopped ({1}); trying the next one.", failed, why)
-        if loaded
-        else Phrase(
-            "The {0} runtime could not load the model ({1}); trying the next one.", failed, why
-        )
-    )
-    return {
-        "type": protocol.NOTICE,
-        "id": job.id,
-        "kind": protocol.NOTICE_RUNTIME_FAILED,
-        "runtime": failed,
-        **to_wire(sentence),
-    }

@@ -3,11 +3,30 @@ used (for the keep-alive and the least-recently-used choice)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.engine.budget import Needs
 from app.engine.process import WorkerProcess
 from wire.model_spec import ModelSpec
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A model with a live worker, as lists show it (Loaded models, ``/api/ps``)."""
+
+    spec: ModelSpec
+    label: str
+    pid: int
+    memory_bytes: int
+    vram_bytes: int
+    busy: bool
+    pinned: bool
+    purposes: tuple[str, ...]  # who has leased it: chat, api, documents
+    expires_at: float | None  # a time.time() stamp; None while leased
+    facts: dict[str, Any]
+    last_used: float
 
 
 @dataclass(eq=False)
@@ -46,3 +65,28 @@ class Hosted:
 
     def gpu_memory(self) -> int:
         return self.needs.vram_bytes if self.needs else 0
+
+    def as_loaded(self, now: float, wall: float) -> Loaded | None:
+        """Its row in the lists of loaded models (None without a live worker); ``now`` on
+        the host's clock, ``wall`` the same moment on ``time.time()``."""
+        worker = self.live()
+        if worker is None:
+            return None
+        expires = (
+            None
+            if self.leases or math.isinf(self.keep_alive_s)
+            else wall + max(self.keep_alive_s - (now - self.last_used), 0.0)
+        )
+        return Loaded(
+            self.spec,
+            self.label,
+            worker.pid,
+            self.memory(),
+            self.gpu_memory(),
+            self.busy,
+            bool(self.pinned),
+            tuple(sorted(self.purposes)),
+            expires,
+            dict(worker.loaded_facts),
+            self.last_used,
+        )

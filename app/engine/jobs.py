@@ -66,6 +66,9 @@ class Job:
     generated_tokens: int = 0
     worker: Destination | None = None  # where it was sent: Stop goes there
     canceller: Callable[[Job], None] | None = None  # the engine host's cancel
+    # Run once it has ended, whoever ended it (the worker, a cancel, a fault): the engine
+    # host gives back what the job held (its share of the cores).
+    on_finish: list[Callable[[Job], None]] = field(default_factory=list)
     _finished: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -103,6 +106,11 @@ class Job:
                 log.exception("event listener failed for %s", kind)
         if terminal:
             self._finished.set()
+            for hook in self.on_finish:
+                try:
+                    hook(self)
+                except Exception:  # the reader thread (or the caller) must go on
+                    log.exception("cleaning up after request %s failed", self.id)
 
     def events(self, timeout: float | None = None) -> Iterator[dict[str, Any]]:
         """Yield events until the terminal one (inclusive), for jobs without a callback.

@@ -16,6 +16,7 @@ import os
 import subprocess
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -83,7 +84,10 @@ class WorkerProcess:
         self.model_loaded = False
         self.loaded_facts: dict[str, Any] = {}
         self.last_heard = time.monotonic()
-        self.threads_reported: list[tuple[float, int]] = []  # (when, threads) as it said
+        # (when, threads) as it said, the latest ones (for tests and diagnostics).
+        self.threads_reported: deque[tuple[float, int]] = deque(maxlen=1000)
+        # Requests for it that wait for a share of the cores (not sent yet): it is busy.
+        self.queued: set[int] = set()
         self.log_file = open_worker_log(log_dir)
         env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
@@ -124,6 +128,8 @@ class WorkerProcess:
             job.deliver(too_long(job, len(line)))
             return
         with self.lock:
+            if job.finished:
+                return  # cancelled on its way here: answered already
             if not self.dead:
                 self.jobs[job.id] = job
                 job.worker = self
@@ -170,8 +176,8 @@ class WorkerProcess:
 
     @property
     def busy(self) -> bool:
-        """It has requests not yet answered (generating or waiting)."""
-        return bool(self.pending())
+        """It has requests not yet answered (generating, queued, or waiting for cores)."""
+        return bool(self.queued) or bool(self.pending())
 
     def memory(self) -> int:
         """Its resident memory in bytes (0 when it cannot be measured)."""
