@@ -123,5 +123,5 @@ def library_app(
         config.model_name = default.name
     if documents is not None:
         config.ground = api_grounder(documents)
-    core.engines.keep_alive_s = 60.0 * float(core.settings.get("server.keep_alive_minutes"))
+    core.engines.set_keep_alive(60.0 * float(core.settings.get("server.keep_alive_minutes")))
     return build_app(LibraryModels(core.engines, offer.offered), config), offer

@@ -161,5 +161,10 @@ def test_the_api_switch_serves_the_library_beside_the_chat(
     assert [table.item(r, 0).text() for r in range(table.rowCount())] == [chosen.name]  # type: ignore[union-attr]
     assert window.seat.worker_pid == window_pid, "the chat's model stays"
     dialog.close()
+    client.chat.completions.create(
+        model="second.Q4_1", messages=[{"role": "user", "content": "Hi"}], max_tokens=2
+    )
     window.set_api_server(False)
     assert window.api.server is None and not window.serve_action.isChecked()
+    # What only the API kept loaded ends with it; the chat's model stays.
+    wait_until(qtbot, lambda: [m.pid for m in core.engines.loaded()] == [window_pid], 60_000)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QStatusBar
 
 from app.core import Core
 from app.docs.library import Documents
-from app.engine.host import Loaded
+from app.engine.hosted import Loaded
 from app.engine.seat import Seat
 from ui.chat.model_bar import ModelBar
 from ui.loaded_models import LoadedModel
@@ -66,7 +66,7 @@ class ApiSwitch(QObject):
             server = ApiServer(app, config)
             server.start()
         except Exception as exc:  # noqa: BLE001 - shown to the user (the one error path)
-            self.core.engines.keep_alive_s = 0.0
+            self.core.engines.set_keep_alive(0.0)
             self.report(exc, self.tr("starting the API"))
             return
         self.server = server
@@ -81,12 +81,9 @@ class ApiSwitch(QObject):
             return
         self.server.stop()
         self.server = None
-        # The models only the API used end now (in the background), or once answered.
-        engines = self.core.engines
-        engines.keep_alive_s = 0.0
-        for model in engines.loaded():
-            if not model.pinned and "api" in model.purposes:
-                engines.unload(model.spec)
+        # The models only the API kept loaded end now (in the background), or once
+        # answered; the window's stays.
+        self.core.engines.set_keep_alive(0.0)
         self.status.showMessage(self.tr("API stopped"), 3000)
 
     # -- the loaded models ---------------------------------------------------------------

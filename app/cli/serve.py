@@ -79,8 +79,8 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     try:
         serve_forever(core.engines, spec, config, entry.as_json(), defaults, ready)
     finally:
+        documents.close()  # first: an indexing in progress ends with the engine it uses
         core.engines.close()
-        documents.close()
     return EXIT_OK
 
 
@@ -115,6 +115,6 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
 
         serve(app, config, ready)
     finally:
+        documents.close()  # first: an indexing in progress ends with the engine it uses
         core.engines.close()
-        documents.close()
     return EXIT_OK

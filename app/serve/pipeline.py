@@ -149,6 +149,7 @@ class Reply:
         self.sources: list[dict[str, Any]] = []
         self._first: tuple[Relay, Job] | None = None
         self._jobs: list[Job] = []
+        self._gone = False  # the client went away: nothing more starts
         on_request_end(request, self._cancel_unfinished)
 
     # -- before the reply ------------------------------------------------------------------
@@ -179,28 +180,35 @@ class Reply:
             question["content"] = f"{context}\n\n{question['content']}"
 
     async def begin(self) -> None:
-        relay, job = self._start(0)
+        relay, job = await self._start(0)
         first = await relay.first(self.request, job)
         if first["type"] == protocol.ERROR:
             self.served.release()
             raise refused_by_engine(first)
         self._first = (relay, job)
 
-    def _start(self, index: int) -> tuple[Relay, Job]:
-        relay = Relay()
+    async def _start(self, index: int) -> tuple[Relay, Job]:
+        relay = Relay()  # on the event loop: the worker's events are put into it
         params = choice_params(self.params, index)
         lease = self.served.lease
-        if self.ask.prompt is not None:
-            job = lease.complete(self.ask.prompt, params, relay.put, suffix=self.ask.suffix)
-        else:
-            job = lease.chat(self.messages, params, relay.put)
-        self._jobs.append(job)
-        return relay, job
 
-    def _choice(self, index: int) -> tuple[Relay, Job]:
+        def submit() -> Job:
+            # Not on the event loop: the first request for a model starts its worker.
+            if self.ask.prompt is not None:
+                job = lease.complete(self.ask.prompt, params, relay.put, suffix=self.ask.suffix)
+            else:
+                job = lease.chat(self.messages, params, relay.put)
+            self._jobs.append(job)
+            if self._gone:
+                job.cancel()
+            return job
+
+        return relay, await asyncio.to_thread(submit)
+
+    async def _choice(self, index: int) -> tuple[Relay, Job]:
         if index == 0 and self._first is not None:
             return self._first
-        return self._start(index)
+        return await self._start(index)
 
     # -- the reply -------------------------------------------------------------------------
     async def stream(self) -> AsyncIterator[Piece | Ending]:
@@ -208,7 +216,7 @@ class Reply:
         (its ending says why, with what it cost) no other starts."""
         try:
             for index in range(self.ask.n):
-                relay, _job = self._choice(index)
+                relay, _job = await self._choice(index)
                 fold = ChoiceFold(index, self.ask.tool_names)
                 async for event in relay.events():
                     items = fold.take(event)
@@ -228,7 +236,7 @@ class Reply:
         outcomes: list[Outcome] = []
         try:
             for index in range(self.ask.n):
-                relay, job = self._choice(index)
+                relay, job = await self._choice(index)
                 fold = ChoiceFold(index, self.ask.tool_names)
                 async for event in relay.events_until_gone(self.request, job):
                     fold.take(event)
@@ -243,7 +251,8 @@ class Reply:
         return outcomes
 
     def _cancel_unfinished(self) -> None:
-        for job in self._jobs:
+        self._gone = True
+        for job in list(self._jobs):
             if not job.finished:
                 job.cancel()  # the client went away: stop generating
 
@@ -269,7 +278,7 @@ async def embed(
         refusal = capabilities.refusal({EMBEDDINGS: "embeddings"}, served.spec.engine)
         if refusal:
             raise Refusal(400, refusal)
-        result = await _result(served.lease.embed(texts))
+        result = await _result(await asyncio.to_thread(served.lease.embed, texts))
         return served.name, Embedded(result["embeddings"], int(result["prompt_tokens"]))
     finally:
         served.release()
@@ -281,7 +290,7 @@ async def load(
     """The request's model loaded (and left for its keep-alive), or a Refusal."""
     served = await take(models, request, name, keep_alive_s)
     try:
-        await _result(served.lease.load())
+        await _result(await asyncio.to_thread(served.lease.load))
     finally:
         served.release()
 
@@ -289,7 +298,8 @@ async def load(
 async def count_tokens(models: ServedModels, request: Request, name: str | None, text: str) -> int:
     served = await take(models, request, name)
     try:
-        return int((await _result(served.lease.count_tokens(text))).get("tokens") or 0)
+        job = await asyncio.to_thread(served.lease.count_tokens, text)
+        return int((await _result(job)).get("tokens") or 0)
     finally:
         served.release()
 

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.engine.host import EngineHost, Loaded
+from app.engine.host import EngineHost
+from app.engine.hosted import Loaded
 from app.engine.lease import Lease
 from app.engine.seat import Seat
 from app.errors import HearthError
@@ -148,12 +149,21 @@ class LibraryModels:
         offered = self.find(name)  # UnknownModel: the route answers 404
         try:
             # The load check reads the model's header: not on the event loop.
-            spec = await asyncio.to_thread(offered.spec)
+            spec = await asyncio.to_thread(lambda: self._as_loaded(offered.spec()))
             defaults = await asyncio.to_thread(offered.defaults)
         except HearthError as exc:  # it cannot load here (more memory than there is…)
             raise Refused(str(exc.message)) from exc
         lease = self.host.lease(spec, purpose=PURPOSE, label=offered.name)
         return Served(offered.name, lease, defaults, offered.facts, keep_alive_s)
+
+    def _as_loaded(self, spec: ModelSpec) -> ModelSpec:
+        """The model file as it is loaded already (the window's settings for it, say: its
+        own context length), so that the request shares that worker rather than loading
+        the file a second time; else as the library offers it."""
+        for model in self.host.loaded():  # the window's first, then the latest used
+            if model.spec.path == spec.path and model.spec.engine == spec.engine:
+                return model.spec
+        return spec
 
     def unload(self, name: str | None) -> bool:
         try:
