@@ -23,12 +23,14 @@ log = logging.getLogger(__name__)
 
 EventCallback = Callable[[dict[str, Any]], None]
 
+# A request ends with its answer or an error; any request may also end ``done`` with the
+# finish reason ``cancelled`` (a Stop before it ran, answered by the host or the worker).
 TERMINAL_BY_KIND: dict[str, frozenset[str]] = {
     protocol.HELLO: frozenset({protocol.READY, protocol.ERROR}),
-    protocol.LOAD: frozenset({protocol.LOADED, protocol.ERROR}),
+    protocol.LOAD: frozenset({protocol.LOADED, protocol.ERROR, protocol.DONE}),
     protocol.CHAT: frozenset({protocol.DONE, protocol.ERROR}),
 }
-RESULT_TERMINAL = frozenset({protocol.RESULT, protocol.ERROR})
+RESULT_TERMINAL = frozenset({protocol.RESULT, protocol.ERROR, protocol.DONE})
 # The requests that compute (and so take CPU threads from the host's share of the cores).
 COMPUTE = frozenset({protocol.CHAT, protocol.EMBED})
 # Job ids are unique in the process: a worker serves the jobs of every lease of its model.
@@ -70,6 +72,8 @@ class Job:
     # host gives back what the job held (its share of the cores).
     on_finish: list[Callable[[Job], None]] = field(default_factory=list)
     _finished: threading.Event = field(default_factory=threading.Event)
+    # Held while an event is handed on (re-entrant: a listener may stop its own job).
+    _delivering: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     @property
     def finished(self) -> bool:
@@ -80,8 +84,24 @@ class Job:
         return TERMINAL_BY_KIND.get(self.kind, RESULT_TERMINAL)
 
     def deliver(self, event: dict[str, Any]) -> None:
-        if self._finished.is_set():
-            return
+        """Hand one event on; after the first terminal one, nothing more.  Two threads may
+        end a job at once (a Stop answered here while the worker answers it too): one
+        lock keeps the events in order and lets exactly one end through."""
+        with self._delivering:
+            if self._finished.is_set():
+                return
+            terminal = self._hand_on(event)
+            if terminal:
+                self._finished.set()
+        if terminal:
+            for hook in self.on_finish:
+                try:
+                    hook(self)
+                except Exception:  # the reader thread (or the caller) must go on
+                    log.exception("cleaning up after request %s failed", self.id)
+
+    def _hand_on(self, event: dict[str, Any]) -> bool:
+        """Record and hand on one event (under the lock); True when it ends the job."""
         self.heard = True
         kind = event["type"]
         if kind == protocol.DELTA:
@@ -104,13 +124,7 @@ class Job:
                 self.on_event(event)
             except Exception:  # a listener's bug must not kill the reader thread
                 log.exception("event listener failed for %s", kind)
-        if terminal:
-            self._finished.set()
-            for hook in self.on_finish:
-                try:
-                    hook(self)
-                except Exception:  # the reader thread (or the caller) must go on
-                    log.exception("cleaning up after request %s failed", self.id)
+        return terminal
 
     def events(self, timeout: float | None = None) -> Iterator[dict[str, Any]]:
         """Yield events until the terminal one (inclusive), for jobs without a callback.
