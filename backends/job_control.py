@@ -20,9 +20,11 @@ from collections.abc import Callable
 class JobControl:
     def __init__(self) -> None:
         self._cancel = threading.Event()
-        self._wanted = 0  # CPU threads asked for by the host; 0: none asked
+        # CPU threads asked for by the host (0: none asked), and the number of its share
+        # that asked: one value, written by the reader thread and read between tokens.
+        self._wanted: tuple[int, int] = (0, 0)
         self._applied = 0
-        self._apply: Callable[[int], bool] | None = None
+        self._apply: Callable[[int, int], bool] | None = None
         self.prompt_tokens = 0
         self.generated_tokens = 0
 
@@ -34,28 +36,29 @@ class JobControl:
         return self._cancel.is_set()
 
     # -- one request -------------------------------------------------------------------
-    def start(self, apply: Callable[[int], bool] | None) -> None:
+    def start(self, apply: Callable[[int, int], bool] | None) -> None:
         """A new request begins: not cancelled, no tokens yet, and the threads last asked
-        for applied again at its first checkpoint through ``apply`` (which says False
-        while there is no engine to apply them to)."""
+        for applied again at its first checkpoint through ``apply`` (given the threads and
+        their share's number; it says False while there is no engine to apply them to)."""
         self._cancel.clear()
         self.prompt_tokens = self.generated_tokens = 0
         self._apply = apply
         self._applied = 0
 
-    def want_threads(self, threads: int) -> None:
+    def want_threads(self, threads: int, grant: int | None = None) -> None:
         """From the reader thread, as a control or a request arrives: the engine is to use
-        ``threads`` from its next safe point on.  The latest arrival wins: the host sends
-        every request and control with the worker's share at that moment, so a request
-        queued earlier never brings back a larger share (a plain assignment: the engine
-        reads it between tokens)."""
-        if threads > 0:
-            self._wanted = threads
+        ``threads`` from its next safe point on.  The host numbers its shares (``grant``)
+        and the newest wins, so a request that carried an older, larger share and came in
+        after a shrink never brings it back; a count without a number wins as it comes."""
+        latest = self._wanted[1]
+        if threads <= 0 or (grant is not None and grant < latest):
+            return
+        self._wanted = (threads, latest if grant is None else grant)
 
     def checkpoint(self) -> None:
         """Between two tokens or two prompt slices: apply a new thread count, if any."""
-        wanted, apply = self._wanted, self._apply
-        if wanted and wanted != self._applied and apply is not None and apply(wanted):
+        (wanted, grant), apply = self._wanted, self._apply
+        if wanted and wanted != self._applied and apply is not None and apply(wanted, grant):
             self._applied = wanted
 
     # -- what it costs -----------------------------------------------------------------

@@ -40,6 +40,8 @@ from wire.phrases import Phrase, to_wire
 
 log = logging.getLogger("hearth.worker")
 
+REMEMBERED_CANCELS = 256  # Stops for requests not seen (yet), kept this many at most
+
 
 class _Channel:
     """The protocol's output side: one lock, so events from two threads never interleave."""
@@ -65,7 +67,9 @@ class Worker:
         self.requests: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.control = JobControl()
         self.current_id: object = None
-        self.cancelled_ids: set[object] = set()  # cancelled before their turn
+        # Cancelled before their turn (in order, the oldest forgotten first: a Stop that
+        # came after its reply ended names a request that never comes).
+        self.cancelled_ids: dict[object, None] = {}
         self.answered_ids: set[object] = set()  # of those, the ones answered already
         self.queued_ids: set[object] = set()  # received, not yet started
         self.lock = threading.Lock()
@@ -98,14 +102,14 @@ class Worker:
             if message["type"] == protocol.CANCEL:
                 self._cancel(message.get("target"))
             elif message["type"] == protocol.THREADS:
-                self.control.want_threads(_count(message.get("threads")))
+                self.control.want_threads(_count(message.get("threads")), _grant(message))
             elif message["type"] == protocol.SHUTDOWN:
                 self.control.cancel()
                 self.requests.put(message)
                 self.requests.put(None)
             else:
                 if message.get("threads") is not None:
-                    self.control.want_threads(_count(message.get("threads")))
+                    self.control.want_threads(_count(message.get("threads")), _grant(message))
                 with self.lock:
                     self.queued_ids.add(message.get("id"))
                 self.requests.put(message)
@@ -121,7 +125,12 @@ class Worker:
                 return
             # Waiting in the queue, or not arrived yet (the cancel overtook it).
             waiting = target in self.queued_ids
-            self.cancelled_ids.add(target)
+            self.cancelled_ids[target] = None
+            extra = len(self.cancelled_ids) - REMEMBERED_CANCELS
+            if extra > 0:  # never one still queued: it must be skipped when its turn comes
+                stale = [i for i in self.cancelled_ids if i not in self.queued_ids][:extra]
+                for old in stale:
+                    self.cancelled_ids.pop(old)
             if waiting:
                 self.answered_ids.add(target)
         if waiting:
@@ -142,7 +151,7 @@ class Worker:
                 self.control.start(self._apply_threads)
                 pre_cancelled = request_id in self.cancelled_ids
                 answered = request_id in self.answered_ids
-                self.cancelled_ids.discard(request_id)
+                self.cancelled_ids.pop(request_id, None)
                 self.answered_ids.discard(request_id)
                 self.queued_ids.discard(request_id)
             if pre_cancelled:
@@ -413,7 +422,7 @@ class Worker:
         except (TypeError, ValueError):  # a spec this version cannot read: load it
             return False
 
-    def _apply_threads(self, threads: int) -> bool:
+    def _apply_threads(self, threads: int, grant: int) -> bool:
         """Have the engine use ``threads`` CPU threads, and say so (the engine host counts
         on it before it lets another model use the cores it gave up)."""
         engine = self.engine
@@ -428,6 +437,7 @@ class Worker:
                 "id": self.current_id,
                 "kind": protocol.NOTICE_THREADS,
                 "threads": threads,
+                protocol.GRANT: grant,
                 "at": time.monotonic(),
             }
         )
@@ -479,6 +489,12 @@ def _count(value: Any) -> int:
         return max(int(value or 0), 0)
     except (TypeError, ValueError):
         return 0
+
+
+def _grant(message: dict[str, Any]) -> int | None:
+    """The number of the host's share a thread count belongs to (None: not numbered)."""
+    value = message.get(protocol.GRANT)
+    return _count(value) if value is not None else None
 
 
 def _limit_memory() -> None:

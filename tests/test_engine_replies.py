@@ -235,9 +235,7 @@ def test_cancelling_a_waiting_request_leaves_the_running_one_alone(
     assert client.worker_pid == pid, "the worker was not killed"
 
 
-def test_a_stop_that_overtakes_its_request_still_ends_it(
-    host: EngineHost, spec: ModelSpec
-) -> None:
+def test_a_stop_that_overtakes_its_request_still_ends_it(host: EngineHost, spec: ModelSpec) -> None:
     """Stop pressed just as a request is let through to the worker can reach the worker
     before the request itself: the request is answered "cancelled" without running, so
     its reply never hangs (and the model is never loaded for it)."""

@@ -37,7 +37,11 @@ UNLOAD: Final = "unload"
 SHUTDOWN: Final = "shutdown"
 # A control, read at once like ``cancel``: from its next token (or prompt slice) on, the
 # engine uses ``threads`` CPU threads (the engine host shares the cores among workers).
+# A computing request carries ``threads`` too.  Both carry ``grant``, the number of that
+# share (increasing): a worker follows the newest grant it has seen, whatever order the
+# messages came in, and its ``threads`` notice names the grant it applied.
 THREADS: Final = "threads"
+GRANT: Final = "grant"
 REQUEST_TYPES: Final = frozenset(
     {HELLO, LOAD, CHAT, CANCEL, COUNT_TOKENS, EMBED, UNLOAD, SHUTDOWN, THREADS}
 )
@@ -88,7 +92,7 @@ NOTICE_LOGPROB: Final = "logprob"  # one generated token's probabilities
 NOTICE_STOP_SEQUENCE: Final = "stop_sequence"  # text: the request's stop string that ended it
 NOTICE_FINAL_TEXT: Final = "final_text"  # text: the reply decoded in one piece (tests)
 NOTICE_DECODE_FAILED: Final = "decode_failed"  # the context filled up or the backend failed
-NOTICE_THREADS: Final = "threads"  # threads, at: the CPU threads the engine uses from now on
+NOTICE_THREADS: Final = "threads"  # threads, grant, at: the CPU threads it uses from now on
 NOTICE_KINDS: Final = frozenset(
     {
         NOTICE_RUNTIME_CHOSEN,

@@ -17,33 +17,37 @@ the shares of all workers together never pass the physical cores:
 A request waits for a share before it is sent; one sent to a worker that holds a share
 carries that share (``threads`` in the request) and queues in the worker as before.  A
 worker counts for the most it may use: a grown share at once, a shrunk one once it says
-so; one that says it uses more than its share (a request that carried an older, larger
-share arrived after the shrink) is told again.  Nothing is written to a worker while the
-shares are locked: what to tell and what to send is done after.
+so.  Nothing is written to a worker while the shares are locked (what to tell and what to
+send is done after), so two messages may reach a worker in another order than they were
+decided: every share is numbered (``grant``), a worker follows the newest number it has
+seen, and its notices name the number they apply, so that an old one is ignored.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-Send = Callable[[int], None]  # sends one request with this many threads
+Send = Callable[[int, int], None]  # sends one request with this many threads, this grant
 Action = Callable[[], None]  # what to do once the shares are unlocked
 
 
 class Holder(Protocol):
     """A worker, as the shares see it."""
 
-    def tell_threads(self, threads: int) -> None: ...
+    def tell_threads(self, threads: int, grant: int) -> None: ...
 
 
 @dataclass
 class Share:
     cap: int  # the most its model may use
     granted: int  # what it was told to use
+    grant: int  # the number of that share
     applied: int  # what it said it uses (a shrink counts as taken until it says so)
+    applied_grant: int  # the share that ``applied`` is known for
     jobs: set[int] = field(default_factory=set)  # its computing requests
 
     @property
@@ -77,6 +81,7 @@ class CoreShares:
         self._lock = threading.Lock()
         self._active: dict[Holder, Share] = {}
         self._waiting: list[_Waiting] = []
+        self._grants = itertools.count(1)  # share numbers, increasing
 
     # -- requests ----------------------------------------------------------------------
     def run(self, holder: Holder, cap: int, job_id: int, send: Send) -> None:
@@ -86,8 +91,7 @@ class CoreShares:
             share = self._active.get(holder)
             if share is not None:
                 share.jobs.add(job_id)
-                threads = share.granted
-                actions: list[Action] = [lambda: send(threads)]
+                actions: list[Action] = [_send(send, share.granted, share.grant)]
             else:
                 self._waiting.append(_Waiting(holder, cap, job_id, send))
                 actions = self._rebalance()
@@ -118,22 +122,15 @@ class CoreShares:
             actions = self._rebalance()
         _do(actions)
 
-    def applied(self, holder: Holder, threads: int) -> None:
-        """The holder says it now uses ``threads`` (its notice)."""
+    def applied(self, holder: Holder, threads: int, grant: int) -> None:
+        """The holder says it now uses ``threads``, as share number ``grant`` said (its
+        notice); a notice older than what the shares already count for is ignored."""
         with self._lock:
             share = self._active.get(holder)
-            if share is None:
+            if share is None or grant < share.applied_grant:
                 return
-            actions: list[Action] = []
-            if threads > share.granted:
-                # A request that carried an older, larger share arrived after the shrink:
-                # it uses that many until it is told again.
-                share.applied = threads
-                granted = share.granted
-                actions.append(lambda: holder.tell_threads(granted))
-            elif threads >= share.applied or threads == share.granted:
-                share.applied = threads  # not an old notice of a smaller share
-            actions += self._rebalance()
+            share.applied, share.applied_grant = threads, grant
+            actions = self._rebalance()
         _do(actions)
 
     def release(self, holder: Holder) -> list[int]:
@@ -175,27 +172,30 @@ class CoreShares:
         actions: list[Action] = []
         for holder, share in self._active.items():
             if target[holder] < share.granted:
-                share.granted = target[holder]
-                actions.append(_tell(holder, share.granted))
+                share.granted, share.grant = target[holder], next(self._grants)
+                actions.append(_tell(holder, share.granted, share.grant))
         free = self.cores - sum(share.taken for share in self._active.values())
         for holder in newcomers:
             if holder not in target or target[holder] > free:
                 break  # in order: a later one never overtakes an earlier one
-            threads = target[holder]
+            threads, grant = target[holder], next(self._grants)
             mine = [w for w in self._waiting if w.holder is holder]
             self._waiting = [w for w in self._waiting if w.holder is not holder]
-            self._active[holder] = Share(mine[0].cap, threads, threads, {w.job_id for w in mine})
+            jobs = {w.job_id for w in mine}
+            self._active[holder] = Share(mine[0].cap, threads, grant, threads, grant, jobs)
             free -= threads
-            actions += [_send(w.send, threads) for w in mine]
+            actions += [_send(w.send, threads, grant) for w in mine]
         for holder, share in self._active.items():
             # Cores it still counts for (a shrink it has not applied yet) are its own
             # to grow back into; only the rest come out of the free ones.
             grown = min(target.get(holder, share.granted), share.taken + free)
             if grown > share.granted:
                 free -= max(grown - share.taken, 0)
-                share.granted = grown
-                share.applied = max(share.applied, grown)  # it may use them at once
-                actions.append(_tell(holder, grown))
+                share.granted, share.grant = grown, next(self._grants)
+                # It may use them at once: counted at once (a notice of a smaller, older
+                # share, still on its way, is ignored).
+                share.applied, share.applied_grant = max(share.applied, grown), share.grant
+                actions.append(_tell(holder, grown, share.grant))
         return actions
 
     def _cap(self, holder: Holder) -> int:
@@ -205,12 +205,12 @@ class CoreShares:
         return next(w.cap for w in self._waiting if w.holder is holder)
 
 
-def _tell(holder: Holder, threads: int) -> Action:
-    return lambda: holder.tell_threads(threads)
+def _tell(holder: Holder, threads: int, grant: int) -> Action:
+    return lambda: holder.tell_threads(threads, grant)
 
 
-def _send(send: Send, threads: int) -> Action:
-    return lambda: send(threads)
+def _send(send: Send, threads: int, grant: int) -> Action:
+    return lambda: send(threads, grant)
 
 
 def _do(actions: list[Action]) -> None:

@@ -144,6 +144,7 @@ class EngineHost:
             hosted.pinned -= int(lease.pinned)
             hosted.last_used = self.clock()
             hosted.keep_alive_s = self.keep_alive_s if keep_alive_s is None else keep_alive_s
+            hosted.follows_default = keep_alive_s is None
             ending = self._expire(hosted)
         _end_in_background(ending)
 
@@ -201,20 +202,33 @@ class EngineHost:
             worker.send(job, message)
             return
         # It waits for a share of the cores (the worker counts as busy meanwhile), and
-        # gives the share back however it ends.
+        # gives the share back however and whenever it ends: the hook, or the check after
+        # ``run`` for a job that ended before the hook was there.
         with self._lock:
             self._queued[job.id] = _Queued(job, hosted, spec, payload, worker, resent)
             worker.queued.add(job.id)
-        job.on_finish.append(lambda ended: self.shares.ended(worker, ended.id))
+        job.on_finish.append(lambda ended: self._give_back(worker, ended.id))
 
-        def send(threads: int) -> None:
-            if job.finished:  # cancelled as its turn came
-                self.shares.ended(worker, job.id)
-            else:
-                worker.send(job, {**message, "threads": threads})
+        def send(threads: int, grant: int) -> None:
+            if job.finished or (worker.dead and not resent):
+                # Stopped as its turn came, or its worker died before that (its request
+                # goes to a new worker, once, as in ``worker_ended``).
+                self._give_back(worker, job.id)
+                if not job.finished:
+                    self._dispatch(hosted, job, spec, payload, resent=True)
+                return
+            worker.send(job, {**message, "threads": threads, protocol.GRANT: grant})
             self._unqueue(job.id)
 
         self.shares.run(worker, spec.threads, job.id, send)
+        if job.finished:
+            self._give_back(worker, job.id)
+
+    def _give_back(self, worker: WorkerProcess, job_id: int) -> None:
+        """A computing request ended: out of the queue for cores, its share given back."""
+        self.shares.withdraw(job_id)
+        self._unqueue(job_id)
+        self.shares.ended(worker, job_id)
 
     def _unqueue(self, job_id: int) -> _Queued | None:
         with self._lock:
@@ -334,7 +348,7 @@ class EngineHost:
         if kind == protocol.NOTICE and event.get("kind") == protocol.NOTICE_THREADS:
             threads = int(event.get("threads") or 0)
             worker.threads_reported.append((float(event.get("at") or 0.0), threads))
-            self.shares.applied(worker, threads)
+            self.shares.applied(worker, threads, int(event.get(protocol.GRANT) or 0))
             return True
         if kind == protocol.ERROR and event.get(protocol.RETRY_WITHOUT_RUNTIME):
             return self._retry(worker, job, str(event.get("runtime")), event)
@@ -374,6 +388,8 @@ class EngineHost:
             hosted_now = {id(h) for h in self._hosted.values()}
         for queued in dropped:  # never sent: they go to a new worker for their model, once
             job = queued.job
+            if job.finished:
+                continue
             if job.cancel_requested:
                 job.deliver(cancelled_event(job))
             elif id(queued.hosted) in hosted_now and not self._closed and not queued.resent:
@@ -401,7 +417,8 @@ class EngineHost:
             spec = self.avoided.add(ModelSpec.from_wire(message["model"]), failed)
             log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
             job.deliver(faults.runtime_failed(job, failed, event, worker.model_loaded))
-            payload = {k: v for k, v in message.items() if k not in ("type", "id", "threads")}
+            dropped = ("type", "id", "threads", protocol.GRANT)
+            payload = {k: v for k, v in message.items() if k not in dropped}
             self._dispatch(hosted, job, spec, payload)
         except Exception:  # the reader thread must go on: the job ends with the error
             log.exception("could not retry on another runtime")
@@ -500,13 +517,15 @@ class EngineHost:
             except Exception:  # the sweeper must outlive one failure
                 log.exception("unloading idle models failed")
 
-    def set_keep_alive(self, seconds: float) -> None:
-        """How long a model nobody leases stays loaded, from now on and for the models idle
-        now (the API stopping: what only it used ends once answered)."""
+    def set_keep_alive(self, seconds: float, *, used_by: str = "") -> None:
+        """How long a model nobody leases stays loaded, from now on and for the idle models
+        that follow the default; with ``used_by``, for the idle models that purpose leased
+        too, whatever they were released with (the API stopping: what it kept loaded ends,
+        the documents' embedding model keeps its own time)."""
         with self._lock:
             self.keep_alive_s = seconds
             for hosted in self._hosted.values():
-                if not hosted.leases:
+                if not hosted.leases and (hosted.follows_default or used_by in hosted.purposes):
                     hosted.keep_alive_s = seconds
         self.sweep()
 

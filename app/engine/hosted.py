@@ -42,6 +42,7 @@ class Hosted:
     pinned: int = 0
     purposes: set[str] = field(default_factory=set)  # who has leased it: chat, api…
     needs: Needs | None = None
+    follows_default: bool = True  # released without a keep-alive of its own
     measured: int = 0
 
     def live(self) -> WorkerProcess | None:

@@ -157,8 +157,10 @@ class WorkerProcess:
             with contextlib.suppress(OSError, ValueError):  # already gone: nothing to tell
                 protocol.write_message(self.stdin, message)
 
-    def tell_threads(self, threads: int) -> None:
-        self.control({"type": protocol.THREADS, "id": None, "threads": threads})
+    def tell_threads(self, threads: int, grant: int) -> None:
+        self.control(
+            {"type": protocol.THREADS, "id": None, "threads": threads, protocol.GRANT: grant}
+        )
 
     def take_sent(self, job: Job) -> dict[str, Any] | None:
         """What was sent for ``job``, if it may be sent again elsewhere (and the job leaves
