@@ -23,6 +23,7 @@ from app.core import Core
 from app.docs.library import Documents
 from app.engine.hosted import Loaded
 from app.engine.seat import Seat
+from app.serve.served_models import PURPOSE
 from ui.chat.model_bar import ModelBar
 from ui.loaded_models import LoadedModel
 
@@ -81,9 +82,9 @@ class ApiSwitch(QObject):
             return
         self.server.stop()
         self.server = None
-        # The models only the API kept loaded end now (in the background), or once
-        # answered; the window's stays.
-        self.core.engines.set_keep_alive(0.0)
+        # The models the API kept loaded end now (in the background), or once answered;
+        # the window's stays, and so does the documents' embedding model.
+        self.core.engines.set_keep_alive(0.0, used_by=PURPOSE)
         self.status.showMessage(self.tr("API stopped"), 3000)
 
     # -- the loaded models ---------------------------------------------------------------

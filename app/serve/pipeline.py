@@ -26,6 +26,8 @@ a model reserved or generating.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -251,10 +253,13 @@ class Reply:
         return outcomes
 
     def _cancel_unfinished(self) -> None:
+        """The client went away, or the reply is over: stop what is still generating.  A
+        Stop may let another request through to its worker (a share of the cores freed),
+        so it is done from a thread, never on the event loop."""
         self._gone = True
-        for job in list(self._jobs):
-            if not job.finished:
-                job.cancel()  # the client went away: stop generating
+        unfinished = [job for job in self._jobs if not job.finished]
+        if unfinished:
+            threading.Thread(target=_stop, args=(unfinished,), name="api-stop", daemon=True).start()
 
 
 @dataclass
@@ -304,12 +309,41 @@ async def count_tokens(models: ServedModels, request: Request, name: str | None,
         served.release()
 
 
+def _stop(jobs: list[Job]) -> None:
+    for job in jobs:
+        job.cancel()
+
+
+async def _ended(job: Job, timeout: float) -> dict[str, Any] | None:
+    """The job's last event once it has one (None after ``timeout``), waited for on the
+    event loop: a long wait holds no thread of the pool the requests are sent from."""
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def wake() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    def on_finish(_job: Job) -> None:
+        with contextlib.suppress(RuntimeError):  # the server's loop has closed
+            loop.call_soon_threadsafe(wake)
+
+    job.on_finish.append(on_finish)
+    if job.finished:  # ended before the hook was there
+        wake()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(ended, timeout)
+    return job.final if job.finished else None
+
+
 async def _result(job: Job) -> dict[str, Any]:
     """A request's answer (``result``, ``loaded``), or its error as a Refusal."""
-    result = await asyncio.to_thread(job.wait, WAIT_S)
+    result = await _ended(job, WAIT_S)
     if result is None:
         job.cancel()
         raise Refusal(503, "no answer from the engine", protocol.ERR_TIMEOUT)
     if result.get("type") == protocol.ERROR:
         raise refused_by_engine(result)
+    if result.get("type") == protocol.DONE:  # stopped before it ran (the client went away)
+        raise Refusal(503, "the request was cancelled before the engine answered it")
     return result

@@ -161,7 +161,7 @@ class LibraryModels:
         own context length), so that the request shares that worker rather than loading
         the file a second time; else as the library offers it."""
         for model in self.host.loaded():  # the window's first, then the latest used
-            if model.spec.path == spec.path and model.spec.engine == spec.engine:
+            if _same_model(model.spec, spec):
                 return model.spec
         return spec
 
@@ -223,6 +223,13 @@ class SingleModel:
             for model in self.host.loaded()
             if model.spec == self.spec.base
         ]
+
+
+def _same_model(loaded: ModelSpec, offered: ModelSpec) -> bool:
+    """The same model, whatever the settings it runs with: the same file on the same
+    engine, or for a remote engine the same model of the same server with the same key."""
+    same = (loaded.path, loaded.engine, loaded.remote_model, loaded.secret_ref)
+    return same == (offered.path, offered.engine, offered.remote_model, offered.secret_ref)
 
 
 def _running(model: Loaded, name: str, facts: dict[str, Any]) -> Running:
