@@ -6,17 +6,21 @@ import errno
 import os
 import re
 import stat
+import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
 
 def write_text_atomically(path: Path, text: str) -> None:
     """Write through a temporary file and rename: a crash or a full disk leaves the old
-    file whole, never half of the new one."""
+    file whole, never half of the new one.  Each write has a temporary file of its own,
+    so two threads saving at once never rename each other's."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
+    tmp = Path(name)
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)

@@ -86,6 +86,8 @@ class DownloadManager:
         self.fetchers = fetchers
         self.parallel = max(1, parallel)
         self._lock = threading.RLock()
+        self._saving = threading.Lock()  # one write at a time (see save)
+        self._states = self._written = 0  # the states saved, and the newest written
         self._items: dict[str, Download] = {}
         self._controls: dict[str, str] = {}
         self._threads: dict[str, threading.Thread] = {}
@@ -117,9 +119,16 @@ class DownloadManager:
             self._items[item.id] = item
 
     def save(self) -> None:
+        # One write at a time, and an older state never lands over a newer one (the
+        # writer holds no other lock: a save called under ``_lock`` cannot deadlock).
         with self._lock:
+            self._states += 1
+            state = self._states
             document = {"owned": self.owned, "items": [asdict(i) for i in self._items.values()]}
-        self.document.save(document)
+        with self._saving:
+            if state > self._written:
+                self.document.save(document)
+                self._written = state
 
     # -- queries -------------------------------------------------------------------
     def snapshot(self) -> list[Download]:
