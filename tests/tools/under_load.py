@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+# Busy until its parent is gone: a run killed before it could stop its hogs leaves none.
+HOG = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
 
 
 @contextmanager
@@ -23,7 +27,7 @@ def cpu_hogs() -> Iterator[int]:
     if shutil.which("stress-ng"):
         hogs = [subprocess.Popen(["stress-ng", "--cpu", str(cpus), "--quiet"])]
     else:
-        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cpus)]
+        hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(cpus)]
     try:
         yield cpus
     finally:
@@ -34,6 +38,8 @@ def cpu_hogs() -> Iterator[int]:
 
 
 def main(command: list[str]) -> int:
+    # Stopped (Ctrl+C, a CI timeout): the hogs are stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     with cpu_hogs() as cpus:
         print(f"under load: {cpus} CPU hog(s) running", file=sys.stderr, flush=True)
         return subprocess.call(command)
