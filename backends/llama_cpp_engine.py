@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from backends.context_budget import (
@@ -44,17 +45,18 @@ from backends.llama_logprobs import LogprobReader
 from backends.llama_loop import (
     CONTINUE,
     DecodeCosts,
-    DecodeFailed,
     GrammarRefused,
-    KvSequence,
-    LoopStats,
     NgramDrafter,
     PieceDecoder,
     PrefillPacer,
     SamplerChain,
-    run_token_loop,
 )
 from backends.runtimes import BUILT_IN, RUNTIME_ENV
+from backends.slots.context import SlotContext
+from backends.slots.disk_cache import DiskShelf
+from backends.slots.prompt_cache import PromptCache
+from backends.slots.scheduler import Scheduler, SchedulerClosed
+from backends.slots.task import Task
 from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler, request_stops, stop_notice
 from backends.tool_prompt import (
@@ -69,6 +71,14 @@ from wire import protocol
 from wire.phrases import Phrase, message_of
 
 PROMPT_STAGE = "Reading the prompt"
+QUEUE_STAGE = "Waiting for a free slot"
+# The context llama-cpp-python's ``Llama`` makes for itself: replies use the slots' own
+# (``SlotContext``), so this one is kept as small as llama.cpp allows.
+OWN_CONTEXT = 256
+MOST_SLOTS = 64
+DEFAULT_PROMPT_CACHE_MB = 256
+DISK_CACHE_BYTES = 4 << 30
+MIB = 1 << 20
 Tools = Sequence[dict[str, Any]]
 
 DEFAULT_SAMPLING: dict[str, Any] = {
@@ -91,7 +101,8 @@ class LlamaCppEngine:
         self._lib: Any = llama_cpp.llama_cpp  # the low-level C API
         self._chat_format = llama_chat_format
         self._llm: Any = None
-        self._kv: KvSequence | None = None
+        self._slots: SlotContext | None = None
+        self._scheduler: Scheduler | None = None
         self._pacer = PrefillPacer(1)  # sized to the context's batch when a model loads
         self._ctx: Any = None
         self._piece: Any = None
@@ -117,12 +128,16 @@ class LlamaCppEngine:
             )
         progress(0.1, "Reading the model file")
         n_ctx = int(spec.get("n_ctx") or 4096)
+        slots = max(1, min(int(spec.get("parallel") or 1), MOST_SLOTS))
         threads = spec.get("threads") or None
         self._threads = int(threads or 0)
+        llm: Any = None
         try:
             llm = self._llama_cpp.Llama(
                 model_path=path,
-                n_ctx=n_ctx,
+                n_ctx=OWN_CONTEXT,
+                n_batch=OWN_CONTEXT,
+                n_ubatch=OWN_CONTEXT,
                 n_threads=threads,
                 n_threads_batch=threads,
                 n_gpu_layers=int(spec.get("gpu_layers") or 0),
@@ -130,7 +145,12 @@ class LlamaCppEngine:
                 use_mmap=True,
                 verbose=bool(spec.get("verbose", False)),
             )
+            context = SlotContext(
+                self._lib, llm._model.model, llm.context_params, n_ctx, slots, self._threads
+            )
         except (ValueError, RuntimeError, OSError) as exc:
+            if llm is not None:
+                llm.close()
             raise EngineError(
                 protocol.ERR_LOAD_FAILED,
                 Phrase(
@@ -144,11 +164,10 @@ class LlamaCppEngine:
             ) from exc
         progress(0.8, "Preparing the chat template")
         self._llm = llm
-        self.n_ctx = llm.n_ctx()
-        self._ctx = llm._ctx.ctx
-        batch = int(self._lib.llama_n_batch(self._ctx))
-        self._kv = KvSequence(self._lib, self._ctx, batch, self.n_ctx)
-        self._pacer = PrefillPacer(batch)
+        self._slots = context
+        self.n_ctx = context.n_ctx
+        self._ctx = context.ctx
+        self._pacer = PrefillPacer(context.capacity)
         self._piece = PieceDecoder(self._lib, llm._model.vocab)
         model = llm._model.model
         # A recurrent state cannot be cut back after a wrong guess: no drafting there.
@@ -157,6 +176,14 @@ class LlamaCppEngine:
         )
         self._prompt_lookup = bool(spec.get("prompt_lookup", True)) and self._can_draft
         self._decode_costs = DecodeCosts()
+        cache_mb = max(0, int(spec.get("prompt_cache_mb", DEFAULT_PROMPT_CACHE_MB) or 0))
+        self._scheduler = Scheduler(
+            self._lib,
+            context,
+            self._pacer,
+            self._decode_costs,
+            PromptCache(self._lib, context.ctx, cache_mb * MIB, self._shelf(spec)),
+        )
         vocab = llm._model.vocab
         self._eog = (
             {t for t in range(llm.n_vocab()) if self._is_eog(vocab, t)}
@@ -179,11 +206,23 @@ class LlamaCppEngine:
         progress(1.0, "Ready")
         return {
             "n_ctx": self.n_ctx,
+            "parallel": slots,
             "n_ctx_train": int(llm._model.n_ctx_train()),
             "chat_template": "gguf" if template else "fallback",
             "architecture": llm.metadata.get("general.architecture", ""),
             "name": llm.metadata.get("general.name", os.path.basename(path)),
         }
+
+    @staticmethod
+    def _shelf(spec: dict[str, Any]) -> DiskShelf | None:
+        """The prompt cache's entries on disk, where the spec names a folder."""
+        folder = str(spec.get("prompt_cache_dir") or "")
+        if not folder:
+            return None
+        try:
+            return DiskShelf(Path(folder), str(spec["path"]), DISK_CACHE_BYTES)
+        except OSError:
+            return None
 
     def _is_eog(self, vocab: Any, token: int) -> bool:
         return bool(self._llama_cpp.llama_vocab_is_eog(vocab, token))
@@ -305,8 +344,8 @@ class LlamaCppEngine:
     def set_threads(self, threads: int) -> None:
         """Use ``threads`` CPU threads from the next decode on (the engine host's share)."""
         self._threads = threads
-        if self._ctx is not None:
-            self._lib.llama_set_n_threads(self._ctx, threads, threads)
+        if self._slots is not None:
+            self._slots.set_threads(threads)
         if self._embedder is not None:
             self._embedder.set_threads(threads)
 
@@ -367,7 +406,7 @@ class LlamaCppEngine:
             else None
         )
 
-        def on_token(token: int) -> str | None:
+        def on_token(token: int, row: int) -> str | None:
             now = time.perf_counter()
             marks.setdefault("first", now)
             marks["last"] = now
@@ -380,7 +419,7 @@ class LlamaCppEngine:
                     {
                         "type": protocol.NOTICE,
                         "kind": protocol.NOTICE_LOGPROB,
-                        **logprobs.read(token),
+                        **logprobs.read(token, row),
                     }
                 )
             text = assembler.feed(piece(token))
@@ -392,33 +431,48 @@ class LlamaCppEngine:
                 return protocol.FINISH_CANCELLED
             if len(produced) >= limit:
                 return protocol.FINISH_LENGTH
-            control.checkpoint()
             return CONTINUE
 
-        loop = LoopStats()
+        # Drafting reads logits from rows other than the last: not with logprobs.
+        wanted: Any = params.get("prompt_lookup", self._prompt_lookup)
+        if logprobs is not None:
+            wanted = False
+        drafter = (
+            NgramDrafter(prompt, self._decode_costs, always=wanted == "always")
+            if wanted and self._can_draft
+            else None
+        )
+        task = Task(
+            prompt,
+            sampler,
+            on_token,
+            control,
+            drafter,
+            on_prompt_read=lambda done: emit(_prompt_progress(done, len(prompt))),
+            on_wait=lambda place: emit(
+                {
+                    "type": protocol.PROGRESS,
+                    "stage": QUEUE_STAGE,
+                    "fraction": 0.0,
+                    protocol.QUEUE_POSITION: place,
+                }
+            ),
+        )
         try:
-            if not self._prefill(prompt, control, emit):
-                finish = protocol.FINISH_CANCELLED
-                control.cancel()
-            else:
-                # Drafting reads logits from rows other than the last: not with logprobs.
-                wanted: Any = params.get("prompt_lookup", self._prompt_lookup)
-                if logprobs is not None:
-                    wanted = False
-                drafter = (
-                    NgramDrafter(prompt, self._decode_costs, always=wanted == "always")
-                    if wanted and self._can_draft
-                    else None
-                )
-                finish = run_token_loop(
-                    self._lib, self._ctx, self._loaded_kv(), sampler, on_token, drafter, loop
-                )
-        except DecodeFailed as exc:
-            # Out of room in the context or a backend failure: the reply so far is kept.
-            finish = protocol.FINISH_LENGTH
-            emit({"type": protocol.NOTICE, "kind": protocol.NOTICE_DECODE_FAILED, "text": str(exc)})
+            finish = self._loaded_scheduler().run(task)
+        except SchedulerClosed as exc:
+            raise EngineError(protocol.ERR_NOT_LOADED, Phrase("No model is loaded.")) from exc
         finally:
             sampler.close()
+        if task.failure:
+            # Out of room in the context or a backend failure: the reply so far is kept.
+            emit(
+                {
+                    "type": protocol.NOTICE,
+                    "kind": protocol.NOTICE_DECODE_FAILED,
+                    "text": task.failure,
+                }
+            )
         tail = assembler.finish()
         if tail:
             emit({"type": protocol.DELTA, "text": tail})
@@ -446,60 +500,22 @@ class LlamaCppEngine:
                 time.perf_counter(),
                 dropped_messages=fitted.dropped,
                 runtime=self.runtime,
-                drafted_tokens=loop.drafted,
-                accepted_draft_tokens=loop.accepted,
+                drafted_tokens=task.stats.drafted,
+                accepted_draft_tokens=task.stats.accepted,
+                cached_prompt_tokens=task.cached,
             )
         )
         return finish
 
-    def _prefill(self, prompt: list[int], control: JobControl, emit: Emit) -> bool:
-        """Evaluate the prompt after its cached prefix, in slices (``PrefillPacer``),
-        checking Stop between them, so that Stop acts within one slice of a long prompt.
-        A ``progress`` event after each slice of a long prompt says how far reading it has
-        come.  Returns False when cancelled.
-
-        The last token is always evaluated on its own, whether the rest came from the
-        cache or not: a batch rounds differently from a single token, and the first
-        token of the reply is drawn from these logits, so the same request (and seed) gives
-        the same reply the second time too.  Where the slices before it end may differ from
-        one reading to the next (their size follows this machine's speed), as it already
-        does when a prefix comes from the cache."""
-        kv = self._loaded_kv()
-        pacer = self._pacer
-        start = kv.reuse_prefix(prompt)
-        end = len(prompt) - 1
-        long = end - start > pacer.size()
-        clock = time.perf_counter
-        begin = start
-        while begin < end:
-            if control.cancelled():
-                return False
-            control.checkpoint()
-            done = min(begin + pacer.size(), end)
-            started = clock()
-            kv.decode(prompt[begin:done])
-            self._lib.llama_synchronize(self._ctx)  # a GPU's decode returns before the work
-            pacer.observe(done - begin, clock() - started)
-            begin = done
-            if long:
-                emit(
-                    {
-                        "type": protocol.PROGRESS,
-                        "stage": PROMPT_STAGE,
-                        "fraction": round(done / len(prompt), 3),
-                        protocol.PROMPT_TOKENS_READ: done,
-                        "prompt_tokens": len(prompt),
-                    }
-                )
-        if control.cancelled():
-            return False
-        kv.decode(prompt[end:])
-        return True
-
-    def _loaded_kv(self) -> KvSequence:
-        if self._kv is None:
+    def _loaded_scheduler(self) -> Scheduler:
+        if self._scheduler is None:
             raise EngineError(protocol.ERR_NOT_LOADED, Phrase("No model is loaded."))
-        return self._kv
+        return self._scheduler
+
+    @property
+    def slots(self) -> int:
+        """Replies it answers at once (0 before a model is loaded)."""
+        return len(self._slots.slots) if self._slots is not None else 0
 
     # -- embeddings --------------------------------------------------------------------
     def embed(self, texts: list[str]) -> dict[str, Any]:
@@ -548,9 +564,24 @@ class LlamaCppEngine:
         if self._embedder is not None:
             self._embedder.close()
             self._embedder = None
-        if self._kv is not None:
-            self._kv.close()
-            self._kv = None
+        if self._scheduler is not None:
+            self._scheduler.close()
+            self._scheduler = None
+        if self._slots is not None:
+            self._slots.close()
+            self._slots = None
+            self._ctx = None
         if self._llm is not None:
             self._llm.close()
             self._llm = None
+
+
+def _prompt_progress(done: int, total: int) -> dict[str, Any]:
+    """How far reading a long prompt has come (after each of its slices)."""
+    return {
+        "type": protocol.PROGRESS,
+        "stage": PROMPT_STAGE,
+        "fraction": round(done / total, 3),
+        protocol.PROMPT_TOKENS_READ: done,
+        "prompt_tokens": total,
+    }

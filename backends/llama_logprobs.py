@@ -26,9 +26,10 @@ class LogprobReader:
         self._piece = piece
         self._top = max(0, min(int(top), MAX_TOP))
 
-    def read(self, token: int) -> dict[str, Any]:
-        """The sampled token's entry (text, bytes, logprob, the most likely alternatives)."""
-        pointer = self._lib.llama_get_logits_ith(self._ctx, -1)
+    def read(self, token: int, at: int = -1) -> dict[str, Any]:
+        """The sampled token's entry (text, bytes, logprob, the most likely alternatives),
+        from the logits of the batch row ``at`` it was drawn from."""
+        pointer = self._lib.llama_get_logits_ith(self._ctx, at)
         row = np.ctypeslib.as_array(  # llama.cpp's own buffer, not copied
             ctypes.cast(pointer, ctypes.POINTER(ctypes.c_float)), shape=(self._n_vocab,)
         )

@@ -1,9 +1,10 @@
-"""The llama.cpp token loop at C speed: llama.cpp's own sampler chain and ``llama_decode``.
+"""The pieces of the llama.cpp token loop at C speed: llama.cpp's own sampler chain, the
+prompt-lookup drafter, the prompt's pacing (the loop itself is ``backends.slots``).
 
 Why not ``Llama.generate``: for every token it copies the logits row (the whole vocabulary)
 into numpy and runs its sampling bookkeeping in Python, about 1 ms per token, which is
-10-20 % of the speed on a GPU.  Here each token costs a handful of C calls: ``llama_decode``
-of one token, ``llama_sampler_sample`` (the chain: bias, repeat penalty, grammar, top-k,
+10-20 % of the speed on a GPU.  Here each token costs a handful of C calls: its share of a
+``llama_decode``, ``llama_sampler_sample`` (the chain: bias, repeat penalty, grammar, top-k,
 top-p, min-p, temperature, the seeded draw, all in C on the context's own logits) and
 ``llama_token_to_piece``.  Nothing per token is copied into Python but the token's bytes.
 
@@ -21,8 +22,7 @@ carries over from one request to the next.
 from __future__ import annotations
 
 import ctypes
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from backends.sampling import token_bias
@@ -53,83 +53,8 @@ PREFILL_SECONDS = 0.5
 CONTINUE = None
 
 
-class DecodeFailed(RuntimeError):
-    """``llama_decode`` refused a batch (no room left in the context, or a backend error)."""
-
-
 class GrammarRefused(ValueError):
     """llama.cpp could not parse a request's GBNF grammar."""
-
-
-class KvSequence:
-    """The tokens whose keys and values are in the context (sequence 0), kept in step with
-    the context: decoding appends to it, ``truncate`` removes from the context too."""
-
-    def __init__(self, lib: Any, ctx: Any, capacity: int, n_ctx: int) -> None:
-        self._lib = lib
-        self._ctx = ctx
-        self._memory = lib.llama_get_memory(ctx)
-        self.capacity = capacity
-        self.n_ctx = n_ctx
-        self._batch = lib.llama_batch_init(capacity, 0, 1)
-        self.tokens: list[int] = []
-
-    def reuse_prefix(self, prompt: Sequence[int]) -> int:
-        """Keep the longest cached prefix of ``prompt`` (at least one prompt token is left
-        to decode, so there are logits to sample from); returns how many were kept."""
-        limit = min(len(self.tokens), len(prompt) - 1)
-        kept = 0
-        while kept < limit and self.tokens[kept] == prompt[kept]:
-            kept += 1
-        self.truncate(kept)
-        return len(self.tokens)  # 0 when the memory could not keep a part (recurrent)
-
-    def truncate(self, length: int) -> None:
-        if length < len(self.tokens):
-            self._cut(length)
-            del self.tokens[length:]
-
-    def _cut(self, length: int) -> None:
-        """Drop positions from ``length`` on; a memory that cannot (a recurrent model's
-        state) is cleared whole, and the next prompt is evaluated from its start."""
-        if not self._lib.llama_memory_seq_rm(self._memory, 0, length, -1):
-            self._lib.llama_memory_clear(self._memory, True)
-            self.tokens.clear()
-
-    def decode(self, tokens: Sequence[int], all_logits: bool = False) -> None:
-        """Evaluate ``tokens`` after the cached ones; logits for the last token (or for
-        every one of them, to check a draft)."""
-        count = len(tokens)
-        if not 0 < count <= self.capacity:
-            raise DecodeFailed(f"a batch of {count} tokens (1 to {self.capacity})")
-        batch = self._batch
-        start = len(self.tokens)
-        token, pos, n_seq, seq, logits = (
-            batch.token,
-            batch.pos,
-            batch.n_seq_id,
-            batch.seq_id,
-            batch.logits,
-        )
-        for index, value in enumerate(tokens):
-            token[index] = value
-            pos[index] = start + index
-            n_seq[index] = 1
-            seq[index][0] = 0
-            logits[index] = all_logits
-        logits[count - 1] = True
-        batch.n_tokens = count
-        code = self._lib.llama_decode(self._ctx, batch)
-        if code != 0:
-            # Whatever part was evaluated is dropped, so the cache matches ``tokens`` again.
-            self._cut(start)
-            raise DecodeFailed(f"llama_decode returned {code}")
-        self.tokens.extend(tokens)
-
-    def close(self) -> None:
-        if self._batch is not None:
-            self._lib.llama_batch_free(self._batch)
-            self._batch = None
 
 
 def _penalty_prefilter(lowers_only: bool, temperature: float, top_k: int, grammar: bool) -> int:
@@ -397,59 +322,3 @@ class LoopStats:
         self.decodes = 0
         self.drafted = 0
         self.accepted = 0
-
-
-def run_token_loop(
-    lib: Any,
-    ctx: Any,
-    kv: KvSequence,
-    sampler: SamplerChain,
-    on_token: Callable[[int], str | None],
-    drafter: NgramDrafter | None,
-    stats: LoopStats,
-) -> str:
-    """Sample, hand each token to ``on_token``, decode it, until ``on_token`` returns a
-    finish reason.  The prompt's last token has been decoded (its logits are current).
-
-    With a drafter, the guessed tokens are decoded together with the sampled one and each
-    following token is sampled from its own position's logits: a guess is kept while the
-    sampled token equals it, and the cache is cut back after the first wrong guess.
-    """
-    sample = lib.llama_sampler_sample
-    chain = sampler.chain
-    clock = time.perf_counter
-    token = sample(chain, ctx, -1)
-    while True:
-        finish = on_token(token)
-        if finish is not CONTINUE:
-            return finish
-        base = len(kv.tokens)
-        guesses = drafter.draft(token) if drafter is not None else []
-        room = min(kv.capacity, kv.n_ctx - base) - 1
-        if len(guesses) > room:
-            guesses = guesses[: max(0, room)]
-        started = clock()
-        kv.decode([token, *guesses], all_logits=bool(guesses))
-        stats.decodes += 1
-        if drafter is not None:
-            lib.llama_synchronize(ctx)  # a GPU's decode returns before its work is done
-            drafter.costs.observe(1 + len(guesses), clock() - started)
-            drafter.extend((token,))
-        if not guesses:
-            token = sample(chain, ctx, -1)
-            continue
-        stats.drafted += len(guesses)
-        accepted = 0
-        token = sample(chain, ctx, 0)
-        while accepted < len(guesses) and token == guesses[accepted]:
-            finish = on_token(token)
-            if finish is not CONTINUE:
-                kv.truncate(base + 1 + accepted)
-                stats.accepted += accepted
-                return finish
-            drafter.extend((token,))  # type: ignore[union-attr]
-            accepted += 1
-            token = sample(chain, ctx, accepted)
-        kv.truncate(base + 1 + accepted)
-        stats.accepted += accepted
-        drafter.learn(len(guesses), accepted)  # type: ignore[union-attr]

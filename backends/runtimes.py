@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from backends import cpu_features
+from backends.engine import EngineError
+from wire import protocol
 from wire.child_process import RUNTIME_PROBE, command
 from wire.model_spec import BUILT_IN_RUNTIME
 from wire.phrases import Phrase, to_wire
@@ -276,3 +279,31 @@ def activate(runtime: Runtime) -> None:
 
 def statuses_json(statuses: list[RuntimeStatus]) -> list[dict[str, Any]]:
     return [asdict(s) for s in statuses]
+
+
+def injected_fault(runtime: Runtime | None) -> str:
+    """How ``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests) makes a worker fail on the runtime it
+    uses: "" (not at all), "fail", "crash", "sigill", "crash-reply" or "sigill-reply"
+    (when a reply starts) or "sigill-delta" (once the reply's first words are sent)."""
+    name, _, how = os.environ.get(FAIL_LOAD_ENV, "").partition(":")
+    if not name or runtime is None or runtime.name != name:
+        return ""
+    known = ("crash", "sigill", "crash-reply", "sigill-reply", "sigill-delta")
+    return how if how in known else "fail"
+
+
+def fail_on_purpose(runtime: Runtime | None) -> None:
+    """Fail or crash while loading, as ``injected_fault`` says."""
+    how = injected_fault(runtime)
+    if how == "crash":
+        os._exit(70)
+    if how == "sigill":  # what a build for another processor does
+        signal.raise_signal(signal.SIGILL)
+    if how == "fail":
+        raise EngineError(
+            protocol.ERR_LOAD_FAILED,
+            Phrase(
+                "The {0} runtime could not load the model (on purpose).",
+                runtime.name if runtime else "",
+            ),
+        )

@@ -5,11 +5,16 @@ app re-executes itself the same way, so no source tree is needed.
 
 Threads:
 * the *reader* thread reads requests from stdin.  The controls take effect at once
-  (``backends.job_control``): ``cancel`` sets a flag and ``threads`` a thread count that
-  the engine reads between tokens (neither waits behind the request queue); everything
-  else is queued.  End of stdin means the engine host has gone, so the worker cancels
-  what it is doing and exits.
-* the *main* thread takes requests from the queue and runs the engine.
+  (``backends.job_control``): ``cancel`` sets a request's flag and ``threads`` a thread
+  count that the engine reads between tokens (neither waits behind the request queue);
+  everything else is queued.  End of stdin means the engine host has gone, so the worker
+  cancels what it is doing and exits.
+* the *main* thread takes requests from the queue, in order, and runs the engine.
+* a *reply* thread per chat request, for an engine that answers several at once (a
+  llama.cpp model with slots, ``backends.slots``): the main thread loads the model (or
+  finds it loaded) and hands the reply on, so the next request starts at once.  What
+  would change the model under the replies (another model, Unload, embeddings, which
+  take the same cores) waits on the main thread until they are done.
 
 Before anything else the worker keeps a private duplicate of stdout for the protocol and
 points file descriptor 1 at stderr (the client sends stderr to a log file), so a native
@@ -26,12 +31,14 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
+from functools import partial
 from typing import IO, Any
 
 from backends import runtimes
 from backends.delta_batch import INTERVAL, DeltaBatcher
 from backends.engine import Engine, EngineError, create_engine
-from backends.job_control import JobControl
+from backends.job_control import JobControl, ThreadWish
 from backends.text_stream import ReasoningSplit
 from wire import protocol
 from wire.child_process import limit_memory, private_protocol_stream
@@ -41,6 +48,9 @@ from wire.phrases import Phrase, to_wire
 log = logging.getLogger("hearth.worker")
 
 REMEMBERED_CANCELS = 256  # Stops for requests not seen (yet), kept this many at most
+
+# How a request's handling ended.
+ANSWERED, FAILED, FATAL = "answered", "failed", "fatal"
 
 
 class _Channel:
@@ -65,8 +75,10 @@ class Worker:
     def __init__(self, channel: _Channel) -> None:
         self.channel = channel
         self.requests: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self.control = JobControl()
-        self.current_id: object = None
+        self.threads = ThreadWish()  # the engine's, whichever requests run
+        self.running: dict[object, JobControl] = {}  # the requests being answered, by id
+        self.replies: list[threading.Thread] = []  # reply threads (slots)
+        self.fatal = False  # a reply thread ran out of memory: the worker ends
         # Cancelled before their turn (in order, the oldest forgotten first: a Stop that
         # came after its reply ended names a request that never comes).
         self.cancelled_ids: dict[object, None] = {}
@@ -96,32 +108,38 @@ class Worker:
             except (OSError, ValueError):
                 message = None
             if message is None:
-                self.control.cancel()
+                self._cancel(None)
                 self.requests.put(None)
                 return
             if message["type"] == protocol.CANCEL:
                 self._cancel(message.get("target"))
             elif message["type"] == protocol.THREADS:
-                self.control.want_threads(_count(message.get("threads")), _grant(message))
+                self.threads.want(_count(message.get("threads")), _grant(message))
             elif message["type"] == protocol.SHUTDOWN:
-                self.control.cancel()
+                self._cancel(None)
                 self.requests.put(message)
                 self.requests.put(None)
             else:
                 if message.get("threads") is not None:
-                    self.control.want_threads(_count(message.get("threads")), _grant(message))
+                    self.threads.want(_count(message.get("threads")), _grant(message))
                 with self.lock:
                     self.queued_ids.add(message.get("id"))
                 self.requests.put(message)
 
     def _cancel(self, target: object) -> None:
-        """Stop the current request between two tokens; a request still waiting in the
-        queue is answered at once (its client is not kept waiting behind the current one,
-        which is not disturbed) and skipped when its turn comes; one whose cancel came
-        first is answered when its turn comes, without running."""
+        """Stop a request being answered between two tokens (every one, without a target);
+        a request still waiting in the queue is answered at once (its client is not kept
+        waiting behind the current one, which is not disturbed) and skipped when its turn
+        comes; one whose cancel came first is answered when its turn comes, without
+        running."""
         with self.lock:
-            if target is None or target == self.current_id:
-                self.control.cancel()
+            if target is None:
+                for control in self.running.values():
+                    control.cancel()
+                return
+            running = self.running.get(target)
+            if running is not None:
+                running.cancel()
                 return
             # Waiting in the queue, or not arrived yet (the cancel overtook it).
             waiting = target in self.queued_ids
@@ -142,18 +160,20 @@ class Worker:
     def run(self) -> None:
         while True:
             message = self.requests.get()
-            if message is None:
+            if message is None or self.fatal:
                 break
             request_id = message.get("id")
             log.info("request %s %s", message["type"], request_id)
+            control = JobControl(self.threads)
             with self.lock:
-                self.current_id = request_id
-                self.control.start(self._apply_threads)
                 pre_cancelled = request_id in self.cancelled_ids
                 answered = request_id in self.answered_ids
                 self.cancelled_ids.pop(request_id, None)
                 self.answered_ids.discard(request_id)
                 self.queued_ids.discard(request_id)
+                if not pre_cancelled:
+                    self.running[request_id] = control
+                    control.start(self._apply_threads)
             if pre_cancelled:
                 if not answered:  # the cancel came before the request itself
                     self.channel.send(
@@ -164,52 +184,99 @@ class Worker:
                         }
                     )
                 continue
-            try:
-                self.handle(message)
-            except EngineError as exc:
-                log.warning("request %s failed: %s", request_id, exc.message)
-                self.channel.send(
-                    {
-                        "type": protocol.ERROR,
-                        "id": request_id,
-                        "kind": exc.kind,
-                        **exc.details,
-                        **to_wire(exc.message),
-                    }
-                )
-                if exc.kind == protocol.ERR_OUT_OF_MEMORY:
-                    break  # end the worker: its memory is surely freed, nothing retries
-            except MemoryError:
-                log.error("out of memory\n%s", traceback.format_exc())
-                self.channel.send(
-                    {
-                        "type": protocol.ERROR,
-                        "id": request_id,
-                        "kind": protocol.ERR_OUT_OF_MEMORY,
-                        **to_wire(
-                            Phrase(
-                                "The model ran out of memory. Try a smaller model or a "
-                                "shorter context length."
-                            )
-                        ),
-                    }
-                )
-            except Exception as exc:  # noqa: BLE001 - anything else is reported, not fatal
-                log.error("request %s crashed\n%s", request_id, traceback.format_exc())
-                self.channel.send(
-                    {
-                        "type": protocol.ERROR,
-                        "id": request_id,
-                        "kind": protocol.ERR_ENGINE,
-                        **to_wire(Phrase("The engine failed: {0}", exc)),
-                    }
-                )
-            finally:
-                with self.lock:
-                    self.current_id = None
+            if message["type"] == protocol.CHAT:
+                outcome = self.guarded(request_id, partial(self.load_for_chat, message))
+                if outcome == ANSWERED and self.answers_alongside():
+                    self.reply_alongside(message, control)
+                    continue
+                if outcome == ANSWERED:
+                    outcome = self.guarded(request_id, partial(self.chat, message, control))
+            else:
+                if message["type"] in (protocol.EMBED, protocol.UNLOAD, protocol.SHUTDOWN):
+                    self.wait_for_replies()
+                outcome = self.guarded(request_id, partial(self.handle, message, control))
+            with self.lock:
+                self.running.pop(request_id, None)
+            if outcome == FATAL:
+                break  # end the worker: its memory is surely freed, nothing retries
+        self._cancel(None)
+        self.wait_for_replies()
         self.close_engine()
 
-    def handle(self, message: dict[str, Any]) -> None:
+    def guarded(self, request_id: object, action: Callable[[], None]) -> str:
+        """Run ``action`` for a request; a failure is the request's error event."""
+        try:
+            action()
+            return ANSWERED
+        except EngineError as exc:
+            log.warning("request %s failed: %s", request_id, exc.message)
+            self.channel.send(
+                {
+                    "type": protocol.ERROR,
+                    "id": request_id,
+                    "kind": exc.kind,
+                    **exc.details,
+                    **to_wire(exc.message),
+                }
+            )
+            return FATAL if exc.kind == protocol.ERR_OUT_OF_MEMORY else FAILED
+        except MemoryError:
+            log.error("out of memory\n%s", traceback.format_exc())
+            self.channel.send(
+                {
+                    "type": protocol.ERROR,
+                    "id": request_id,
+                    "kind": protocol.ERR_OUT_OF_MEMORY,
+                    **to_wire(
+                        Phrase(
+                            "The model ran out of memory. Try a smaller model or a "
+                            "shorter context length."
+                        )
+                    ),
+                }
+            )
+            return FAILED
+        except Exception as exc:  # noqa: BLE001 - anything else is reported, not fatal
+            log.error("request %s crashed\n%s", request_id, traceback.format_exc())
+            self.channel.send(
+                {
+                    "type": protocol.ERROR,
+                    "id": request_id,
+                    "kind": protocol.ERR_ENGINE,
+                    **to_wire(Phrase("The engine failed: {0}", exc)),
+                }
+            )
+            return FAILED
+
+    # -- replies at once (slots) ---------------------------------------------------------
+    def answers_alongside(self) -> bool:
+        """The loaded engine answers several requests at once."""
+        return int(getattr(self.engine, "slots", 0) or 0) > 0
+
+    def reply_alongside(self, message: dict[str, Any], control: JobControl) -> None:
+        request_id = message.get("id")
+
+        def reply() -> None:
+            outcome = self.guarded(request_id, partial(self.chat, message, control))
+            with self.lock:
+                self.running.pop(request_id, None)
+            if outcome == FATAL:
+                self.fatal = True
+                self._cancel(None)
+                self.requests.put(None)
+
+        thread = threading.Thread(target=reply, name=f"reply-{request_id}", daemon=True)
+        self.replies = [t for t in self.replies if t.is_alive()]
+        self.replies.append(thread)
+        thread.start()
+
+    def wait_for_replies(self) -> None:
+        """Until every reply thread has ended (their Stops still act meanwhile)."""
+        for thread in self.replies:
+            thread.join()
+        self.replies = []
+
+    def handle(self, message: dict[str, Any], control: JobControl) -> None:
         kind = message["type"]
         request_id = message.get("id")
         if kind == protocol.HELLO:
@@ -224,8 +291,6 @@ class Worker:
         elif kind == protocol.LOAD:
             info = self.ensure_loaded(request_id, message.get("model"))
             self.channel.send({"type": protocol.LOADED, "id": request_id, **info})
-        elif kind == protocol.CHAT:
-            self.chat(request_id, message)
         elif kind == protocol.COUNT_TOKENS:
             engine = self.require_engine()
             self.channel.send(
@@ -237,7 +302,7 @@ class Worker:
             )
         elif kind == protocol.EMBED:
             engine = self.require_engine()
-            self.control.checkpoint()  # the threads this request may use
+            control.checkpoint()  # the threads this request may use
             embed = getattr(engine, "embed", None)
             if embed is None:
                 raise EngineError(
@@ -254,17 +319,22 @@ class Worker:
         else:
             raise EngineError(protocol.ERR_BAD_REQUEST, Phrase("Unknown request {0!r}.", kind))
 
-    def chat(self, request_id: object, message: dict[str, Any]) -> None:
+    def load_for_chat(self, message: dict[str, Any]) -> None:
+        """The model a chat names, loaded (or found loaded) before its reply."""
+        request_id = message.get("id")
         if message.get("model") is not None:
             info = self.ensure_loaded(request_id, message["model"])
             if info.get(protocol.LOADED_NOW):
                 self.channel.send(
                     {"type": protocol.LOADED, "id": request_id, **info, protocol.FINAL: False}
                 )
+        self.require_engine()
+
+    def chat(self, message: dict[str, Any], control: JobControl) -> None:
+        request_id = message.get("id")
         engine = self.require_engine()
-        control = self.control
         control.checkpoint()  # the threads this reply may use, from its first token
-        fault = self.injected_fault()
+        fault = runtimes.injected_fault(self.runtime)
         if fault == "sigill-reply":
             signal.raise_signal(signal.SIGILL)
         if fault == "crash-reply":
@@ -315,6 +385,7 @@ class Worker:
             # What the load found (context, template…), again: a lease that did not load
             # it (the window's, when the API loaded the model first) has not seen it.
             return {**self.loaded_facts, "model": spec, protocol.LOADED_NOW: False}
+        self.wait_for_replies()  # on the main thread: what the loaded model answers ends first
         self.close_engine()
 
         def progress(fraction: float, stage: str) -> None:
@@ -333,7 +404,7 @@ class Worker:
             self.activate_runtime(spec, request_id)
         engine = create_engine(name)
         try:
-            self.fail_on_purpose()
+            runtimes.fail_on_purpose(self.runtime)
             facts = engine.load(spec, progress)
         except EngineError as exc:
             engine.close()
@@ -431,10 +502,12 @@ class Worker:
             return False
         if set_threads is not None:
             set_threads(threads)
+        with self.lock:  # the host reads it for the worker, whichever request it names
+            named = next(iter(self.running), None)
         self.channel.send(
             {
                 "type": protocol.NOTICE,
-                "id": self.current_id,
+                "id": named,
                 "kind": protocol.NOTICE_THREADS,
                 "threads": threads,
                 protocol.GRANT: grant,
@@ -442,33 +515,6 @@ class Worker:
             }
         )
         return True
-
-    def injected_fault(self) -> str:
-        """How ``HEARTH_FAIL_LOAD_ON_RUNTIME`` (tests) makes this worker fail on the runtime
-        it uses: "" (not at all), "fail", "crash", "sigill", "crash-reply" or
-        "sigill-reply" (when a reply starts) or "sigill-delta" (once the reply's first words
-        are sent)."""
-        name, _, how = os.environ.get(runtimes.FAIL_LOAD_ENV, "").partition(":")
-        if not name or self.runtime is None or self.runtime.name != name:
-            return ""
-        known = ("crash", "sigill", "crash-reply", "sigill-reply", "sigill-delta")
-        return how if how in known else "fail"
-
-    def fail_on_purpose(self) -> None:
-        """Fail or crash while loading, as ``injected_fault`` says."""
-        how = self.injected_fault()
-        if how == "crash":
-            os._exit(70)
-        if how == "sigill":  # what a build for another processor does
-            signal.raise_signal(signal.SIGILL)
-        if how == "fail":
-            raise EngineError(
-                protocol.ERR_LOAD_FAILED,
-                Phrase(
-                    "The {0} runtime could not load the model (on purpose).",
-                    self.runtime.name if self.runtime else "",
-                ),
-            )
 
     def require_engine(self) -> Engine:
         if self.engine is None:

@@ -41,6 +41,13 @@ class ModelSpec:
     # prompt-lookup decoding (guessed tokens checked in batches).
     runtime: str = ""
     prompt_lookup: bool = True
+    # Replies it answers at once (slots, each with a whole ``n_ctx`` of its own).
+    parallel: int = 1
+    # The KV state of conversations that left their slot, kept in RAM up to this (MiB).
+    prompt_cache_mb: int = 256
+    # And on disk in this folder (entries RAM cannot hold, and the slots' at unload); "":
+    # RAM only.
+    prompt_cache_dir: str = ""
     skip_runtimes: tuple[str, ...] = ()  # runtimes that failed to load this model
     # transformers engine only
     dtype: str = "auto"

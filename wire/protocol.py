@@ -75,6 +75,9 @@ MOVED_TO_REASONING: Final = "moved_to_reasoning"
 # A ``progress`` event while a long prompt is read (before the first token) carries how many
 # of its tokens have been read so far, next to ``prompt_tokens``.
 PROMPT_TOKENS_READ: Final = "prompt_tokens_read"
+# A ``progress`` event while every slot of the model is busy: the request's place in the
+# queue (1: next).
+QUEUE_POSITION: Final = "queue_position"
 
 # Token counts.  Every delta carries ``generated_tokens`` (the reply's tokens so far, a
 # running total) and the first one ``prompt_tokens`` too, so that a client can say what a

@@ -23,20 +23,24 @@ def main(model: str, params: dict[str, object], steps: int = 48) -> None:
     events: list[dict[str, object]] = []
     request = {"messages": [{"role": "user", "content": PROMPT}], "params": {"max_tokens": 1}}
     engine.chat(request, JobControl(), events.append)  # the prompt is now in the cache
-    lib, ctx, kv = engine._lib, engine._ctx, engine._kv
-    assert kv is not None and engine._llm is not None
+    lib, context = engine._lib, engine._slots
+    assert context is not None and engine._llm is not None
+    ctx = context.ctx
+    slot = max(context.slots, key=lambda s: len(s.tokens))  # the one that read the prompt
     vocab, n_vocab = engine._llm._model.vocab, engine._llm.n_vocab()
     fast = SamplerChain(lib, vocab, n_vocab, params)
     exact = SamplerChain(lib, vocab, n_vocab, params, prefilter=False)
     chosen, checked = [], []
-    last = kv.tokens[-1]  # evaluated again, so that its logits are the current ones
-    kv.truncate(len(kv.tokens) - 1)
-    kv.decode([last])
+    last = slot.tokens[-1]  # evaluated again, so that its logits are the current ones
+    slot.truncate(len(slot.tokens) - 1)
+    row = context.add(slot, [last])
+    context.decode()
     for _ in range(steps):
-        token = lib.llama_sampler_sample(fast.chain, ctx, -1)
-        checked.append(lib.llama_sampler_sample(exact.chain, ctx, -1))
+        token = lib.llama_sampler_sample(fast.chain, ctx, row)
+        checked.append(lib.llama_sampler_sample(exact.chain, ctx, row))
         chosen.append(token)
-        kv.decode([token])
+        row = context.add(slot, [token])
+        context.decode()
     fast.close()
     exact.close()
     print(json.dumps({"prefiltered": chosen, "exact": checked}))

@@ -1,0 +1,188 @@
+"""A llama.cpp context with one KV stream per slot, and the batch that each step fills.
+
+Each slot is a sequence of its own (``seq_id``) with a whole context's cells (the KV cache
+is not unified: a reply attends to its own stream only, so one reply alone is as fast as
+without slots, and no reply can take another's room).  ``Slot.tokens`` is what its stream
+holds, kept in step with llama.cpp: a decode appends, ``truncate`` removes from the
+stream too.  A slot keeps its tokens after its reply ends, so the next request whose
+prompt starts the same (a follow-up, a regenerate, an API client's long system prompt)
+reads only what is new.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+# Tokens decoded at once at most (llama-cpp-python's own default batch).
+BATCH = 512
+
+
+class DecodeFailed(RuntimeError):
+    """``llama_decode`` refused a batch (no room left in the context, or a backend error)."""
+
+
+class ContextFailed(RuntimeError):
+    """llama.cpp could not make the context (not enough memory for its cache, most often)."""
+
+
+class Slot:
+    """One sequence of the context: the tokens its stream holds."""
+
+    def __init__(self, context: SlotContext, seq_id: int) -> None:
+        self._context = context
+        self.seq_id = seq_id
+        self.tokens: list[int] = []
+        self.last_used = 0.0  # time.monotonic() when its last reply ended
+        self.busy = False
+
+    def common_prefix(self, prompt: Sequence[int]) -> int:
+        """How many of ``prompt``'s first tokens this slot holds (at least one prompt token
+        is always left to decode, so there are logits to sample from)."""
+        limit = min(len(self.tokens), len(prompt) - 1)
+        kept = 0
+        tokens = self.tokens
+        while kept < limit and tokens[kept] == prompt[kept]:
+            kept += 1
+        return kept
+
+    def reuse_prefix(self, prompt: Sequence[int]) -> int:
+        """Keep the longest cached prefix of ``prompt``; returns how many tokens were kept
+        (0 when the memory could not keep a part: a recurrent model's state)."""
+        self.truncate(self.common_prefix(prompt))
+        return len(self.tokens)
+
+    def truncate(self, length: int) -> None:
+        if length < len(self.tokens):
+            self._context.cut(self, length)
+
+    def clear(self) -> None:
+        self._context.cut(self, 0)
+
+
+class SlotContext:
+    """The context, its slots and the batch being filled; used from one thread."""
+
+    def __init__(
+        self, lib: Any, model: Any, base_params: Any, n_ctx: int, slots: int, threads: int
+    ) -> None:
+        self._lib = lib
+        params = type(base_params).from_buffer_copy(base_params)
+        params.n_ctx = n_ctx * slots
+        params.n_batch = params.n_ubatch = BATCH
+        params.n_seq_max = slots
+        params.kv_unified = False
+        if threads > 0:
+            params.n_threads = params.n_threads_batch = threads
+        self.ctx = lib.llama_init_from_model(model, params)
+        if not self.ctx:
+            raise ContextFailed(f"llama.cpp could not make a context of {slots} × {n_ctx} tokens")
+        self._memory = lib.llama_get_memory(self.ctx)
+        self.n_ctx = int(lib.llama_n_ctx_seq(self.ctx))  # each slot's
+        self.capacity = int(lib.llama_n_batch(self.ctx))
+        self._batch = lib.llama_batch_init(self.capacity, 0, 1)
+        self.slots = [Slot(self, seq) for seq in range(slots)]
+        self._added: list[tuple[Slot, Sequence[int]]] = []
+        self.count = 0
+
+    # -- one step's batch ------------------------------------------------------------------
+    @property
+    def room(self) -> int:
+        return self.capacity - self.count
+
+    def add(self, slot: Slot, tokens: Sequence[int], all_logits: bool = False) -> int:
+        """Put ``tokens`` after what ``slot`` holds (and what was added for it already);
+        logits for the last (or for each, to check a draft).  Returns the batch index of
+        the first, for ``llama_sampler_sample``."""
+        count = len(tokens)
+        if not 0 < count <= self.room:
+            raise DecodeFailed(f"a batch of {self.count + count} tokens (1 to {self.capacity})")
+        start = len(slot.tokens) + sum(len(t) for s, t in self._added if s is slot)
+        batch, first = self._batch, self.count
+        token, pos, n_seq, seq, logits = (
+            batch.token,
+            batch.pos,
+            batch.n_seq_id,
+            batch.seq_id,
+            batch.logits,
+        )
+        seq_id = slot.seq_id
+        for offset, value in enumerate(tokens):
+            index = first + offset
+            token[index] = value
+            pos[index] = start + offset
+            n_seq[index] = 1
+            seq[index][0] = seq_id
+            logits[index] = all_logits
+        logits[first + count - 1] = True
+        self.count += count
+        self._added.append((slot, tokens))
+        return first
+
+    def decode(self) -> None:
+        """Evaluate the batch; on failure whatever part was evaluated is dropped, so every
+        slot's stream matches its ``tokens`` again."""
+        batch, added = self._batch, self._added
+        batch.n_tokens = self.count
+        self._added, self.count = [], 0
+        if not added:
+            return
+        code = self._lib.llama_decode(self.ctx, batch)
+        if code != 0:
+            for slot in {id(s): s for s, _ in added}.values():
+                self.cut(slot, len(slot.tokens))
+            raise DecodeFailed(f"llama_decode returned {code}")
+        for slot, tokens in added:
+            slot.tokens.extend(tokens)
+
+    def synchronize(self) -> None:
+        """Wait for the work of the last decode (a GPU's decode returns before it is done)."""
+        self._lib.llama_synchronize(self.ctx)
+
+    # -- the streams ---------------------------------------------------------------------
+    def cut(self, slot: Slot, length: int) -> None:
+        """Drop ``slot``'s positions from ``length`` on; a memory that cannot (a recurrent
+        model's state) is cleared whole, and the next prompt is read from its start."""
+        if not self._lib.llama_memory_seq_rm(self._memory, slot.seq_id, length, -1):
+            self._lib.llama_memory_seq_rm(self._memory, slot.seq_id, -1, -1)
+            slot.tokens.clear()
+        else:
+            del slot.tokens[length:]
+
+    def free_slot(self, prompt: Sequence[int]) -> Slot | None:
+        """The free slot for ``prompt``, so that a conversation finds its own slot again:
+
+        * one whose tokens are mostly the start of ``prompt`` (the same conversation going
+          on, a regenerate), the one holding most of it;
+        * else an empty one;
+        * else the one used least recently (its conversation is the least likely to come
+          back; the engine keeps its state in the prompt cache first).
+
+        A slot that shares only a start (a template's opening, a system prompt) is not
+        taken while an empty one is there: its conversation may come back."""
+        free = [slot for slot in self.slots if not slot.busy]
+        if not free:
+            return None
+
+        def worth(slot: Slot) -> tuple[int, int, bool, float]:
+            kept = slot.common_prefix(prompt)
+            going_on = kept > 0 and kept * 2 >= len(slot.tokens)
+            return (going_on, kept if going_on else 0, not slot.tokens, -slot.last_used)
+
+        return max(free, key=worth)
+
+    def release(self, slot: Slot) -> None:
+        slot.busy = False
+        slot.last_used = time.monotonic()
+
+    def set_threads(self, threads: int) -> None:
+        self._lib.llama_set_n_threads(self.ctx, threads, threads)
+
+    def close(self) -> None:
+        if self._batch is not None:
+            self._lib.llama_batch_free(self._batch)
+            self._batch = None
+        if self.ctx:
+            self._lib.llama_free(self.ctx)
+            self.ctx = None

@@ -1,0 +1,134 @@
+"""The prompt cache on disk: a conversation's KV state kept in a file comes back, and a
+file that is damaged, cut short or another model's is ignored and removed, never
+trusted; through the real worker, a conversation comes back from disk after another
+took its slot, and a damaged file only costs reading the prompt again."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.engine.seat import Seat
+from backends.slots.disk_cache import SUFFIX, DiskShelf
+from backends.slots.prompt_cache import Entry
+from tests.conftest import collect
+from wire.model_spec import ModelSpec
+
+TOKENS = tuple(range(100, 400))
+STATE = bytes(range(256)) * 40
+
+
+def shelf_with_entry(folder: Path, model: Path) -> Path:
+    DiskShelf(folder, str(model), 1 << 30).put(Entry(TOKENS, STATE))
+    (path,) = folder.rglob(f"*{SUFFIX}")
+    return path
+
+
+def test_an_entry_on_disk_comes_back_for_a_prompt_that_starts_with_it(
+    tmp_path: Path, starter: Path
+) -> None:
+    shelf_with_entry(tmp_path, starter)
+    later = DiskShelf(tmp_path, str(starter), 1 << 30)  # after a restart
+    prompt = [*TOKENS, 7, 8, 9]
+    found, kept = later.best(prompt)
+    assert (found, kept) == (TOKENS, len(TOKENS))
+    assert later.take(TOKENS) == Entry(TOKENS, STATE)
+    assert later.best(prompt) == (None, 0), "a slot holds it now"
+
+
+@pytest.mark.parametrize("damage", ["flipped", "cut short", "emptied"])
+def test_a_damaged_file_is_ignored_and_removed(tmp_path: Path, starter: Path, damage: str) -> None:
+    path = shelf_with_entry(tmp_path, starter)
+    data = bytearray(path.read_bytes())
+    if damage == "flipped":
+        data[len(data) // 2] ^= 0xFF
+    elif damage == "cut short":
+        del data[len(data) // 3 :]
+    else:
+        data.clear()
+    path.write_bytes(bytes(data))
+    shelf = DiskShelf(tmp_path, str(starter), 1 << 30)
+    found, _ = shelf.best([*TOKENS, 1])
+    assert found is None or shelf.take(found) is None
+    assert not path.exists()
+
+
+def test_another_models_file_is_never_used(tmp_path: Path, starter: Path) -> None:
+    path = shelf_with_entry(tmp_path, starter)
+    other = tmp_path / "other.gguf"
+    other.write_bytes(b"GGUF")
+    shelf = DiskShelf(tmp_path, str(other), 1 << 30)
+    assert shelf.best([*TOKENS, 1]) == (None, 0), "another model has another folder"
+    # Copied by hand into its folder, it is still another model's (its header says so).
+    shelf.folder.mkdir(parents=True)
+    path.rename(shelf.folder / path.name)
+    fresh = DiskShelf(tmp_path, str(other), 1 << 30)
+    assert fresh.best([*TOKENS, 1]) == (None, 0)
+    assert not (shelf.folder / path.name).exists()
+
+
+def test_the_model_file_changed_in_place_is_another_model(tmp_path: Path) -> None:
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF one")
+    shelf_with_entry(tmp_path / "cache", model)
+    model.write_bytes(b"GGUF two, longer")
+    assert DiskShelf(tmp_path / "cache", str(model), 1 << 30).best([*TOKENS, 1]) == (None, 0)
+
+
+def test_the_oldest_files_leave_to_keep_within_the_budget(tmp_path: Path, starter: Path) -> None:
+    entry_size = len(STATE) + 4 * len(TOKENS) + 100
+    shelf = DiskShelf(tmp_path, str(starter), 2 * entry_size)
+    seen: set[Path] = set()
+    for age, first in enumerate((1000, 2000, 3000), start=1):
+        shelf.put(Entry(tuple(range(first, first + len(TOKENS))), STATE))
+        for new in set(shelf.folder.glob(f"*{SUFFIX}")) - seen:
+            os.utime(new, (age, age))  # written in this order, whatever the clock's grain
+            seen.add(new)
+    assert len(list(shelf.folder.glob(f"*{SUFFIX}"))) == 2
+    assert shelf.best(list(range(1000, 1400)))[0] is None, "the oldest left"
+    assert shelf.best(list(range(3000, 3400)))[0] is not None
+
+
+@pytest.mark.slow
+def test_a_conversation_comes_back_from_disk_and_a_damaged_file_only_costs_time(
+    client: Seat, spec: ModelSpec, tmp_path: Path
+) -> None:
+    """One slot, no RAM for the cache: the first conversation's state goes to disk when
+    the second takes the slot, and comes back for its follow-up."""
+    on_disk = replace(spec, parallel=1, prompt_cache_mb=0, prompt_cache_dir=str(tmp_path))
+    greedy = {"temperature": 0, "max_tokens": 12}
+    facts = " ".join(f"Box {i} is {['red', 'blue', 'green'][i % 3]}." for i in range(80))
+    first = [{"role": "user", "content": f"{facts} Which colour is box 7?"}]
+
+    def ask(messages: list[dict[str, str]]) -> tuple[str, dict[str, int]]:
+        text, events = collect(client.chat(on_disk, messages, greedy))
+        assert events[-1]["type"] == "done", events[-1]
+        return text, next(e for e in events if e["type"] == "stats")
+
+    def other_conversation() -> None:
+        ask([{"role": "user", "content": "Tell me a joke."}])
+
+    reply, _ = ask(first)
+    other_conversation()
+    assert list(tmp_path.rglob(f"*{SUFFIX}")), "the first conversation went to disk"
+    follow_up = [
+        *first,
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": "And box 8?"},
+    ]
+    answer, stats = ask(follow_up)
+    assert stats["prompt_tokens"] - stats["cached_prompt_tokens"] < 40, stats
+
+    # Again, with the file damaged on the way: the prompt is read whole, the same reply.
+    other_conversation()
+    (path,) = tmp_path.rglob(f"*{SUFFIX}")
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    again, stats = ask(follow_up)
+    assert stats["cached_prompt_tokens"] < 40, "nothing came from the damaged file"
+    assert again == answer
+    assert not path.exists()
