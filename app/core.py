@@ -30,7 +30,7 @@ from app.models.library import ModelEntry, ModelNotFound, describe, list_models,
 from app.models.overrides import ModelOverrides
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
-from wire.model_spec import REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
+from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase, message_of
 
 # When a model's memory cannot be estimated from its metadata: its file, plus this share
@@ -44,7 +44,9 @@ class Core:
     paths: Paths
     settings: Settings
     facts: SystemFacts | None = None  # filled in by the first system check
+    parallel: int | None = None  # replies at once for every GGUF model (hearth serve --parallel)
     _gpu_layer_cache: dict[tuple[str, int, int, int], int] = field(default_factory=dict)
+    _slots_cache: dict[tuple[str, int, int, int, int], int] = field(default_factory=dict)
     _ram_budget: int | None = None
     _engines: EngineHost | None = None
 
@@ -174,6 +176,7 @@ class Core:
             forced_gpu = bool(chosen.runtime) and chosen.runtime != "cpu"
             gpu_layers = -1 if forced_gpu else self.auto_gpu_layers(entry, context)
         engine = chosen.engine or default.name
+        parallel = self.replies_at_once(entry, context, chosen.parallel, engine)
         return ModelSpec(
             path=str(entry.path),
             n_ctx=context,
@@ -181,6 +184,10 @@ class Core:
             gpu_layers=gpu_layers,
             runtime=chosen.runtime or "",
             prompt_lookup=not chosen.no_prompt_lookup,
+            parallel=parallel,
+            prompt_cache_dir=str(self.paths.prompt_cache_dir)
+            if engine == LLAMA_CPP and self.settings.get("engine.prompt_cache_on_disk")
+            else "",
             engine=engine,
             dtype=chosen.dtype or "auto",
             quantization=chosen.quantization or "",
@@ -203,7 +210,7 @@ class Core:
 
         check_memory = bool(self.settings.get("engine.refuse_unfit"))
         facts = self.machine_facts()
-        refusal = load_refusal(entry, facts, spec.n_ctx or 4096, check_memory)
+        refusal = load_refusal(entry, facts, spec.n_ctx or 4096, check_memory, spec.parallel)
         if refusal:
             raise HearthError(refusal)
         return spec
@@ -266,6 +273,32 @@ class Core:
             self._gpu_layer_cache[key] = -1 if result.verdict == "gpu" else (result.gpu_layers or 0)
         return self._gpu_layer_cache[key]
 
+    def replies_at_once(
+        self, entry: ModelEntry, n_ctx: int, chosen: int | None, engine: str
+    ) -> int:
+        """How many replies ``entry`` writes at once (llama.cpp slots): the model's own
+        choice, else ``engine.parallel`` where that costs a single reply nothing (the same
+        place on the GPU, still fitting: ``fitted_slots``), else fewer.  Remembered like
+        the GPU layers."""
+        if engine != LLAMA_CPP:
+            return 1
+        if chosen or self.parallel:
+            return chosen or self.parallel or 1
+        wanted = int(self.settings.get("engine.parallel"))
+        facts = self.facts
+        if facts is None or wanted <= 1 or entry.format != "gguf":
+            return wanted
+        try:
+            stamp = entry.path.stat().st_mtime_ns
+        except OSError:
+            return wanted
+        key = (str(entry.path), stamp, n_ctx, wanted, id(facts))
+        if key not in self._slots_cache:
+            from app.machine.fit_service import fitted_slots
+
+            self._slots_cache[key] = fitted_slots(entry, facts, n_ctx, wanted)
+        return self._slots_cache[key]
+
     # -- the engine host -----------------------------------------------------------------
     @property
     def engines(self) -> EngineHost:
@@ -309,7 +342,9 @@ class Core:
         try:
             from app.machine.fit_service import estimate_entry
 
-            result = estimate_entry(entry, self.machine_facts(), spec.n_ctx or 4096)
+            result = estimate_entry(
+                entry, self.machine_facts(), spec.n_ctx or 4096, max(1, spec.parallel)
+            )
         except HearthError:
             return Needs(int(entry.size_bytes * (1 + ESTIMATE_OVERHEAD)))
         return Needs(result.ram_bytes, result.gpu_bytes)

@@ -99,6 +99,15 @@ CONTEXT = _from_setting(
     "How much conversation the model sees at once; automatic: the setting in Settings.",
     int(BY_KEY["engine.context_length"].minimum or 1),
 )
+PARALLEL = _from_setting(
+    "parallel",
+    "engine.parallel",
+    "Replies at once",
+    "How many replies this model writes at the same time, each with the whole context of "
+    "its own (the context's memory counted that many times); automatic: the setting in "
+    "Settings, fewer where more would not fit.",
+    int(BY_KEY["engine.parallel"].minimum or 1),
+)
 RUNTIME = EngineOption(
     "runtime",
     "llama.cpp runtime",
@@ -173,7 +182,7 @@ CATALOGUE: tuple[Engine, ...] = (
         LLAMA_CPP,
         "llama.cpp",
         ("gguf",),
-        (GPU_LAYERS, THREADS, CONTEXT, RUNTIME, NO_PROMPT_LOOKUP),
+        (GPU_LAYERS, THREADS, CONTEXT, PARALLEL, RUNTIME, NO_PROMPT_LOOKUP),
         runtime_bytes=40 * 2**20,  # Python + llama.cpp in the worker, measured
         gpu=GPU_LLAMA_OFFLOAD,
         modules=("llama_cpp",),

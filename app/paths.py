@@ -59,6 +59,11 @@ class Paths:
         return self.data_dir / "logs"
 
     @property
+    def prompt_cache_dir(self) -> Path:
+        """Models' prompt-cache entries (KV states of conversations), when kept on disk."""
+        return self.data_dir / "prompt-cache"
+
+    @property
     def default_models_dir(self) -> Path:
         return self.data_dir / "models"
 

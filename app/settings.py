@@ -116,6 +116,30 @@ DECLARATIONS: tuple[Setting, ...] = (
         maximum=1_048_576,
     ),
     Setting(
+        "engine.parallel",
+        int,
+        4,
+        "Replies at once (per model)",
+        "How many replies one model writes at the same time: the chat beside other apps "
+        "using Hearth's server, or several requests from one app. Each reply has the whole "
+        "context length of its own, so the memory for the context is counted this many "
+        "times; Hearth uses fewer where more would not fit (GPU first). 1 answers one "
+        "request after another. GGUF models only.",
+        minimum=1,
+        maximum=16,
+    ),
+    Setting(
+        "engine.prompt_cache_on_disk",
+        bool,
+        False,
+        "Keep conversations' prompt cache on disk",
+        "Hearth keeps what a model has read of recent conversations in memory, so going "
+        "back to one answers at once instead of reading it all again. On: also on disk in "
+        "the data folder (up to 4 GB), for more conversations and after a restart. GGUF "
+        "models only.",
+        advanced=True,
+    ),
+    Setting(
         "engine.refuse_unfit",
         bool,
         True,

@@ -35,6 +35,7 @@ total × 0.85; Apple: 70 % of memory for Metal, no CUDA context):
   in 11.2e9 but 34.0e9 would remain for 13.6e9 of RAM → will not fit.
 """
 
+import os
 from pathlib import Path
 
 import gguf
@@ -288,3 +289,40 @@ def test_the_recommended_quantization_follows_the_machine(shapes: dict[str, Mode
     # much), Q6_K 6.25e9 + 3.76e9 + 0.59e9 = 10.6e9 (fits).
     assert pick("rtx3060", 65536) == "Q6_K"
     assert pick("laptop", 4096) == "Q4_K_M"  # CPU: the usual balance
+
+
+def test_each_reply_at_once_has_a_kv_cache_of_its_own(shapes: dict[str, ModelShape]) -> None:
+    one = estimate(shapes["7B"], machine("rtx3060"), 4096)
+    four = estimate(shapes["7B"], machine("rtx3060"), 4096, slots=4)
+    assert four.kv_cache_bytes == 4 * 234_881_024 == 4 * one.kv_cache_bytes
+    assert (four.slots, four.n_ctx) == (4, 4096), "the context is each reply's"
+    assert four.total_bytes - one.total_bytes == 3 * 234_881_024
+
+
+@pytest.mark.parametrize(
+    ("name", "model", "ctx", "slots"),
+    [
+        # 4.68e9 + n × 1.879e9 + 0.176e9 + 0.419e9 within 11.4e9: three on the GPU, not four.
+        ("rtx3060", "7B", 32768, 3),
+        # Partly on the GPU, 19 layers: with two KV caches 19 × 553,554,432 still fit in
+        # 10.676e9; with three (570,331,648 a layer) only 18 would.
+        ("rtx3060", "70B", 4096, 2),
+        ("rtx3060", "70B", 32768, 1),  # 16 layers; with a second 134 MB cache a layer: 13
+        # On the CPU: 8.84e9 + n−1 more KV caches within 13.6e9 of RAM.
+        ("laptop", "7B", 32768, 3),
+        ("h200", "7B", 32768, 4),
+    ],
+)
+def test_replies_at_once_never_cost_one_reply_its_place(
+    tmp_path: Path, name: str, model: str, ctx: int, slots: int
+) -> None:
+    from app.machine.fit_service import fitted_slots
+    from app.models.library import describe
+
+    path = header_only_gguf(tmp_path / f"{model}.gguf", **SHAPES[model])
+    spec = SHAPES[model]
+    data = spec["other"] + spec["layers"] * spec["layer_bytes"] + (spec["layers"] + 1) * 32
+    os.truncate(path, path.stat().st_size + data)  # sparse: a whole file, nothing written
+    entry = describe(path, "file")
+    assert not entry.warning
+    assert fitted_slots(entry, machine(name), ctx, 4) == slots

@@ -110,6 +110,8 @@ class ApiSwitch(QObject):
             None if chat else expires,
             model.busy,
             unload,
+            model.slots,
+            model.replies,
         )
 
     def _unload_window_model(self) -> bool:

@@ -38,6 +38,8 @@ class LoadedModel:
     unloads_in_s: float | None  # None: stays while the chat uses it
     busy: bool
     unload: Callable[[], bool]  # False: it is working, nothing was unloaded
+    slots: int = 1  # replies it writes at once
+    replies: int = 0  # replies not yet done (beyond ``slots``: waiting their turn)
 
 
 def memory_words(ram_bytes: int, vram_bytes: int) -> str:
@@ -133,7 +135,14 @@ class LoadedModelsDialog(QDialog):
 
     def _unloads_words(self, model: LoadedModel) -> str:
         if model.busy:
-            return self.tr("answering")
+            if model.slots <= 1:
+                return self.tr("answering")
+            writing = min(model.replies, model.slots)
+            words = self.tr("answering ({0} of {1} at once)").format(writing, model.slots)
+            waiting = model.replies - writing
+            if waiting > 0:
+                words += self.tr(", {0} waiting").format(waiting)
+            return words
         if model.unloads_in_s is None:
             return self.tr("while chosen")
         minutes, seconds = divmod(int(model.unloads_in_s), 60)

@@ -29,6 +29,13 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "llama-cpp-python[server])",
     )
     bench.add_argument(
+        "--parallel",
+        action="store_true",
+        help="also measure four replies at once: hearth serve against llama-server -np 4 "
+        "(make bench-tools builds it), the gain, the first tokens' spread, what slots cost "
+        "one reply, and switching back to a long conversation",
+    )
+    bench.add_argument(
         "--docs",
         action="store_true",
         help="also measure documents: recall@5 of BM25 and hybrid search on a generated "

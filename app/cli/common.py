@@ -23,6 +23,7 @@ REPLY_FLAGS = (
     ("--max-tokens", "max_tokens", "sampling.max_tokens"),
     ("--ctx", "ctx", "engine.context_length"),
     ("--seed", "seed", "sampling.seed"),
+    ("--parallel", "parallel", "engine.parallel"),
 )
 
 

@@ -28,6 +28,12 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     fit.add_argument("model", help="model name (see 'hearth models list') or path")
     fit.add_argument("--ctx", type=int, metavar="N", help="context length (default: settings)")
+    fit.add_argument(
+        "--parallel",
+        type=int,
+        metavar="N",
+        help="replies at once, a context each (default: what Hearth would load it with)",
+    )
     fit.add_argument("--json", action="store_true", help="print JSON")
     sysinfo.set_defaults(run=cmd_sysinfo)
     fit.set_defaults(run=cmd_fit)
@@ -58,13 +64,21 @@ def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> i
 
         raise HearthError(message_of(exc)) from exc
     ctx = args.ctx or int(core.settings.get("engine.context_length"))
-    result = estimate_entry(entry, probe_system(core.models_dir), ctx)
+    facts = probe_system(core.models_dir)
+    core.facts = facts
+    slots = args.parallel or core.model_spec(entry, ctx).parallel
+    result = estimate_entry(entry, facts, ctx, slots)
     if args.json:
         out.write(json.dumps(result.to_json(), indent=2) + "\n")
         return EXIT_OK
     gib = 1e9
+    at_once = (
+        f", {slots} replies at once (each with a context of its own, a KV cache each)"
+        if slots > 1
+        else ""
+    )
     out.write(
-        f"{entry.name} at {ctx} tokens of context: {result.verdict_text}\n"
+        f"{entry.name} at {ctx} tokens of context{at_once}: {result.verdict_text}\n"
         f"  weights   {result.weights_bytes / gib:8.2f} GB\n"
         f"  KV cache  {result.kv_cache_bytes / gib:8.2f} GB\n"
         f"  overhead  {result.overhead_bytes / gib:8.2f} GB\n"

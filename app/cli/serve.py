@@ -46,12 +46,20 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         help="allow browser requests from this origin (repeatable)",
     )
     serve.add_argument("--ctx", type=int, metavar="N", help="context length in tokens")
+    serve.add_argument(
+        "--parallel",
+        type=int,
+        metavar="N",
+        help="replies each GGUF model writes at once, a context each (default: settings)",
+    )
     serve.set_defaults(run=cmd_serve)
 
 
 def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     check_ranges(args)
     core.learn_machine()  # the GPU, as the window would use it, and the memory budgets
+    if args.parallel:
+        core.parallel = args.parallel
     if not args.model:
         return _serve_library(core, args)
     from app.docs.library import api_grounder

@@ -27,6 +27,12 @@ class Loaded:
     expires_at: float | None  # a time.time() stamp; None while leased
     facts: dict[str, Any]
     last_used: float
+    slots: int = 1  # replies it writes at once
+    replies: int = 0  # replies not yet done (beyond ``slots``: waiting their turn)
+
+    @property
+    def waiting(self) -> int:
+        return max(0, self.replies - self.slots)
 
 
 @dataclass(eq=False)
@@ -90,4 +96,6 @@ class Hosted:
             expires,
             dict(worker.loaded_facts),
             self.last_used,
+            max(1, int(worker.loaded_facts.get("parallel") or 1)),
+            worker.replies(),
         )

@@ -176,6 +176,12 @@ class WorkerProcess:
         with self.lock:
             return [job for job in self.jobs.values() if not job.finished]
 
+    def replies(self) -> int:
+        """Its replies not yet done: generating, or waiting for a slot or for cores."""
+        with self.lock:
+            sent = sum(1 for job in self.jobs.values() if job.kind == protocol.CHAT)
+        return sent + len(self.queued)
+
     @property
     def busy(self) -> bool:
         """It has requests not yet answered (generating, queued, or waiting for cores)."""

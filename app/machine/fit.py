@@ -5,7 +5,8 @@ facts, never by loading weights.  The parts of the estimate, for llama.cpp:
 
 * **weights**: the tensor bytes the GGUF header declares (per layer, plus embeddings/head);
 * **KV cache**: ``2 × layers × context × kv_heads × head_dim × bytes per element``
-  (f16: 2 bytes; q8_0: 34/32; q4_0: 18/32);
+  (f16: 2 bytes; q8_0: 34/32; q4_0: 18/32), once per slot (replies at once: each has a
+  whole context of its own);
 * **compute buffer**: llama.cpp reserves the worst case of one 512-token batch.  Without
   flash attention the attention scores dominate: ``heads × context × 512 × 4`` bytes, plus
   the feed-forward activations ``512 × (6·embedding + 3·feed_forward) × 4``, times 1.1 for
@@ -87,7 +88,7 @@ class ModelShape:
 @dataclass
 class Estimate:
     model: str
-    n_ctx: int
+    n_ctx: int  # each reply's (slot's) context
     engine: str
     weights_bytes: int
     kv_cache_bytes: int
@@ -103,6 +104,7 @@ class Estimate:
     speed_hint: str
     notes: list[str] = field(default_factory=list)
     tokens_per_s: float = 0.0  # the rough generation speed the hint is about (0: unknown)
+    slots: int = 1  # replies at once, a KV cache each (counted in kv_cache_bytes)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -229,14 +231,17 @@ def estimate(
     kv_type: str = "f16",
     engine: str | None = None,
     allow_gpu: bool = True,
+    slots: int = 1,
 ) -> Estimate:
-    """Memory needed and where to put it on the machine ``facts`` describes."""
+    """Memory needed and where to put it on the machine ``facts`` describes; ``slots``
+    replies at once, each with a context of ``n_ctx`` tokens (a KV cache each)."""
     if n_ctx <= 0 or n_ctx > 10_000_000:
         raise ShapeError(f"a context of {n_ctx} tokens is impossible", impossible=True)
+    slots = max(1, slots)
     chosen = BY_NAME[engine] if engine in BY_NAME else engine_for(shape.format)
     engine = chosen.name
     notes: list[str] = []
-    kv = kv_cache_bytes(shape, n_ctx, kv_type)
+    kv = kv_cache_bytes(shape, n_ctx * slots, kv_type)
     ram_budget = int(facts.memory.total_bytes * RAM_SHARE)
     gpus = facts.usable_gpus if allow_gpu else []
     metal = allow_gpu and facts.metal and facts.apple_silicon
@@ -269,6 +274,7 @@ def estimate(
         return Estimate(
             model=shape.name,
             n_ctx=n_ctx,
+            slots=slots,
             engine=engine,
             weights_bytes=shape.weights_bytes,
             kv_cache_bytes=kv,

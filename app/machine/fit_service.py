@@ -19,12 +19,32 @@ from app.models.library import ModelEntry
 from wire.phrases import Phrase
 
 
-def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int) -> Estimate:
+def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int, slots: int = 1) -> Estimate:
     """The estimate for a model Hearth lists; HearthError when its metadata is unusable."""
     try:
-        return estimate(_shape(entry), facts, n_ctx)
+        return estimate(_shape(entry), facts, n_ctx, slots=slots)
     except (GGUFError, ShapeError) as exc:
         raise HearthError(Phrase("Hearth cannot estimate {0}: {1}.", entry.name, exc)) from exc
+
+
+def fitted_slots(entry: ModelEntry, facts: SystemFacts, n_ctx: int, wanted: int) -> int:
+    """The most replies at once, up to ``wanted``, that cost a single reply nothing: the
+    same verdict as one slot (all on the GPU stays all on the GPU, partly stays partly
+    with no fewer layers there, a model that fits still fits).  ``wanted`` when the
+    metadata cannot say."""
+    if wanted <= 1:
+        return 1
+    try:
+        shape = _shape(entry)
+        alone = estimate(shape, facts, n_ctx)
+        for slots in range(wanted, 1, -1):
+            result = estimate(shape, facts, n_ctx, slots=slots)
+            same_place = (result.gpu_layers or 0) >= (alone.gpu_layers or 0)
+            if result.verdict == alone.verdict and same_place:
+                return slots
+    except (GGUFError, ShapeError, OSError):
+        return wanted
+    return 1
 
 
 def _shape(entry: ModelEntry) -> ModelShape:
@@ -34,7 +54,9 @@ def _shape(entry: ModelEntry) -> ModelShape:
     return shape_from_config(entry.path, dtype, entry.parameters)
 
 
-def load_refusal(entry: ModelEntry, facts: SystemFacts, n_ctx: int, check_memory: bool) -> str:
+def load_refusal(
+    entry: ModelEntry, facts: SystemFacts, n_ctx: int, check_memory: bool, slots: int = 1
+) -> str:
     """Why ``entry`` must not be loaded with a context of ``n_ctx`` here ("" when it may).
 
     A header no engine could load (a layer count of four billion) is always refused: the
@@ -42,7 +64,7 @@ def load_refusal(entry: ModelEntry, facts: SystemFacts, n_ctx: int, check_memory
     this computer has is refused when ``check_memory`` (the setting), with the numbers.
     A model whose facts are merely missing (an unusual architecture) is let through."""
     try:
-        result = estimate(_shape(entry), facts, n_ctx)
+        result = estimate(_shape(entry), facts, n_ctx, slots=slots)
     except GGUFError:
         return ""  # unreadable since it was listed (gone, replaced): the engine says why
     except ShapeError as exc:

@@ -24,6 +24,7 @@ class ModelChoice:
     gpu_layers: int | None = None  # -1 for all
     threads: int | None = None
     n_ctx: int | None = None
+    parallel: int | None = None  # replies at once (llama.cpp slots)
     runtime: str | None = None  # a llama.cpp runtime by name ("cpu", "vulkan", …)
     no_prompt_lookup: bool | None = None
     dtype: str | None = None

@@ -25,16 +25,18 @@ STOP, LENGTH, TOOL_CALLS, CANCELLED, ERROR = "stop", "length", "tool_calls", "ca
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # of the prompt's, found in the engine's cache (not read again)
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
-    def openai(self) -> dict[str, int]:
+    def openai(self) -> dict[str, Any]:
         return {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
+            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
         }
 
     @staticmethod
@@ -43,6 +45,7 @@ class Usage:
         return Usage(
             max((u.prompt_tokens for u in usages), default=0),
             sum(u.completion_tokens for u in usages),
+            max((u.cached_tokens for u in usages), default=0),
         )
 
 
@@ -169,6 +172,7 @@ class ChoiceFold:
             Usage(
                 int(self.stats.get("prompt_tokens") or 0),
                 int(self.stats.get("generated_tokens") or 0),
+                int(self.stats.get("cached_prompt_tokens") or 0),
             )
             if self.stats
             else self.counted

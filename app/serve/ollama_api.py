@@ -107,6 +107,10 @@ async def ps(call: Call) -> dict[str, Any]:
                 "size_vram": running.vram_bytes,
                 "context_length": running.context_length,
                 "expires_at": iso(min(running.expires_at, 1e10)),
+                # Hearth's own: replies at once, those being written and those waiting.
+                "parallel": running.slots,
+                "replies": min(running.replies, running.slots),
+                "queued": max(0, running.replies - running.slots),
             }
         )
     return {"models": listing}

@@ -225,7 +225,9 @@ class ModelResponse:
                 "input_tokens": int(usage.get("prompt_tokens") or 0),
                 "output_tokens": int(usage.get("completion_tokens") or 0),
                 "total_tokens": int(usage.get("total_tokens") or 0),
-                "input_tokens_details": {"cached_tokens": 0},
+                "input_tokens_details": {
+                    "cached_tokens": ending.usage.cached_tokens if ending is not None else 0
+                },
                 "output_tokens_details": {"reasoning_tokens": 0},
             }
             if text is not None

@@ -89,6 +89,8 @@ class Running:
     expires_at: float  # a time.time() stamp
     context_length: int
     vram_bytes: int = 0
+    slots: int = 1  # replies it writes at once
+    replies: int = 0  # replies not yet done (beyond ``slots``: waiting their turn)
 
 
 class ServedModels(Protocol):
@@ -242,4 +244,6 @@ def _running(model: Loaded, name: str, facts: dict[str, Any]) -> Running:
         expires,
         int(model.facts.get("n_ctx") or model.spec.n_ctx or 0),
         model.vram_bytes,
+        model.slots,
+        model.replies,
     )

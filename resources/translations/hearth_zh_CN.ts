@@ -757,6 +757,14 @@
         <translation>模型一次能看到的对话长度；自动：使用设置中的值。</translation>
     </message>
     <message>
+        <source>Replies at once</source>
+        <translation>同时回复数</translation>
+    </message>
+    <message>
+        <source>How many replies this model writes at the same time, each with the whole context of its own (the context&apos;s memory counted that many times); automatic: the setting in Settings, fewer where more would not fit.</source>
+        <translation>此模型同时撰写的回复数，每个回复都有自己完整的上下文（上下文所需内存按此数计算）；自动：使用设置中的值，装不下时自动减少。</translation>
+    </message>
+    <message>
         <source>llama.cpp runtime</source>
         <translation>llama.cpp 运行时</translation>
     </message>
@@ -959,6 +967,14 @@
     <message>
         <source>answering</source>
         <translation>正在回答</translation>
+    </message>
+    <message>
+        <source>answering ({0} of {1} at once)</source>
+        <translation>正在回答（同时 {0}/{1} 个）</translation>
+    </message>
+    <message>
+        <source>, {0} waiting</source>
+        <translation>，{0} 个等待中</translation>
     </message>
     <message>
         <source>while chosen</source>
@@ -2764,6 +2780,22 @@
     <message>
         <source>How much conversation the model sees at once. Longer needs more memory. When a conversation is longer, the oldest messages are left out (the system prompt is always kept).</source>
         <translation>模型一次能看到多少对话内容。越长需要的内存越多。对话更长时，最早的消息会被略去（系统提示词始终保留）。</translation>
+    </message>
+    <message>
+        <source>Replies at once (per model)</source>
+        <translation>同时回复数（每个模型）</translation>
+    </message>
+    <message>
+        <source>How many replies one model writes at the same time: the chat beside other apps using Hearth&apos;s server, or several requests from one app. Each reply has the whole context length of its own, so the memory for the context is counted this many times; Hearth uses fewer where more would not fit (GPU first). 1 answers one request after another. GGUF models only.</source>
+        <translation>一个模型同时撰写的回复数：聊天与通过 Hearth 服务器使用模型的其他应用并行，或同一应用的多个请求。每个回复都有自己完整的上下文长度，因此上下文所需内存按此数计算；装不下时 Hearth 会自动减少（优先保证 GPU）。设为 1 则逐个回答请求。仅适用于 GGUF 模型。</translation>
+    </message>
+    <message>
+        <source>Keep conversations&apos; prompt cache on disk</source>
+        <translation>在磁盘上保留对话的提示词缓存</translation>
+    </message>
+    <message>
+        <source>Hearth keeps what a model has read of recent conversations in memory, so going back to one answers at once instead of reading it all again. On: also on disk in the data folder (up to 4 GB), for more conversations and after a restart. GGUF models only.</source>
+        <translation>Hearth 会在内存中保留模型对最近对话已读取的内容，回到某个对话时可立即回答，无需重新读取全部内容。开启后还会保存在数据文件夹的磁盘上（最多 4 GB），可容纳更多对话，重启后仍然有效。仅适用于 GGUF 模型。</translation>
     </message>
     <message>
         <source>Refuse models that will not fit</source>
