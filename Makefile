@@ -124,15 +124,16 @@ PORTABLE_FEATURES   := avx,avx2,fma,f16c
 # (like pip's wheel cache).
 BENCH_BUILD   := llama-bench-$(LLAMA_VERSION)$(if $(DEV_WHEEL),-portable,)
 LLAMA_BENCH   := $(BUILD_CACHE)/$(BENCH_BUILD)/bin/llama-bench
+LLAMA_SERVER  := $(BUILD_CACHE)/$(BENCH_BUILD)/bin/llama-server
 # Runtimes (backends/runtimes.py, docs/RUNTIMES.md) are built once per machine in here.
 RUNTIMES_CACHE := $(BUILD_CACHE)/runtimes-$(LLAMA_VERSION)
 AVX512_RUNTIME := $(if $(X86_64),$(RUNTIMES_CACHE)/cpu-avx512/runtime.json,)
 
-$(LLAMA_BENCH): | $(STAMP)
+$(LLAMA_BENCH) $(LLAMA_SERVER): | $(STAMP)
 	PYTHON=$(PY) bash packaging/llama/build-llama-bench.sh $(LLAMA_VERSION) \
 		$(BUILD_CACHE)/$(BENCH_BUILD) $(if $(DEV_WHEEL),$(LLAMA_PORTABLE_ARGS),$(DEV_LLAMA_ARGS))
 
-bench-tools: $(LLAMA_BENCH)
+bench-tools: $(LLAMA_BENCH) $(LLAMA_SERVER)
 
 # The installer's CPU build (the portable wheel) as a runtime, compared with the dev build
 # (kept apart from the runtimes that installers carry).
@@ -145,8 +146,9 @@ $(PORTABLE_RUNTIME)/runtime.json: $(PORTABLE)/.built | $(STAMP)
 # On x86-64 the bench also measures the AVX-512 CPU runtime against the portable one.
 BENCH_AVX512 = $(if $(AVX512_RUNTIME),HEARTH_BENCH_AVX512=$(RUNTIMES_CACHE)/cpu-avx512,)
 
-bench: $(STAMP) $(LLAMA_BENCH) $(PORTABLE_RUNTIME)/runtime.json $(AVX512_RUNTIME)
+bench: $(STAMP) $(LLAMA_BENCH) $(LLAMA_SERVER) $(PORTABLE_RUNTIME)/runtime.json $(AVX512_RUNTIME)
 	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) $(BENCH_AVX512) \
+		HEARTH_LLAMA_SERVER=$(LLAMA_SERVER) \
 		HEARTH_BENCH_PORTABLE=$(PORTABLE_RUNTIME) $(BIN)/hearth bench
 
 # What packaging/gpu-check.sh needs on a GPU machine that has no network (see its header).

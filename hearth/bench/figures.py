@@ -206,3 +206,40 @@ def print_figures(figures: list[Figure], args: argparse.Namespace) -> int:
             budget = f"  (budget {f.budget})" if f.budget else ""
             print(f"{f.name:<34} {f.value:>10} {f.unit:<6}{budget}{verdict}")
     return 0
+
+
+def parallel_figures(found: dict[str, float]) -> list[Figure]:
+    """Four streams at once through ``hearth serve`` and ``llama-server -np 4``."""
+    versus = found["hearth_four"] / found["llama_four"]
+    gain = found["hearth_four"] / found["hearth_one"]
+    server_gain = found["llama_four"] / found["llama_one"]
+    spread, server_spread = found["hearth_spread"], found["llama_spread"]
+    single = found["single_slots"] / found["single_plain"]
+    back = found["switch_back"]
+    return [
+        Figure("parallel_tokens_per_s", round(found["hearth_four"], 2), "tok/s", None, None),
+        Figure(
+            "parallel_llama_server_tokens_per_s", round(found["llama_four"], 2), "tok/s", None, None
+        ),
+        Figure("parallel_vs_llama_server", round(versus, 3), "ratio", ">= 0.95", versus >= 0.95),
+        Figure(
+            "parallel_gain",
+            round(gain, 3),
+            "ratio",
+            f">= {server_gain:.3f} (llama-server's)",
+            gain >= server_gain,
+        ),
+        Figure("parallel_gain_llama_server", round(server_gain, 3), "ratio", None, None),
+        Figure(
+            "parallel_first_token_spread",
+            round(spread, 3),
+            "ratio",
+            f"<= {1.2 * server_spread:.3f} (1.2 x llama-server's)",
+            spread <= 1.2 * server_spread,
+        ),
+        Figure(
+            "parallel_first_token_spread_llama_server", round(server_spread, 3), "ratio", None, None
+        ),
+        Figure("single_stream_ratio", round(single, 3), "ratio", ">= 0.97", single >= 0.97),
+        Figure("switch_back_ttft", round(back, 3), "ratio", "<= 0.1", back <= 0.1),
+    ]

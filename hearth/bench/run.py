@@ -35,6 +35,7 @@ from hearth.bench.figures import (
     chat_figures,
     download_figures,
     engine_figures,
+    parallel_figures,
     print_figures,
     two_models_figures,
 )
@@ -403,6 +404,18 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
 
         say("bench: hearth serve of a two-model library: first request, switching models")
         api.update(measure_router(entry.path))
+    parallel: dict[str, float] = {}
+    if getattr(args, "parallel", False):
+        from app.engine.host import physical_cores
+        from hearth.bench.parallel import find_llama_server
+        from hearth.bench.parallel import measure as measure_parallel
+
+        server = find_llama_server()
+        if server is None:
+            say("bench: llama-server not found ('make bench-tools' builds it): skipping it")
+        else:
+            say(f"bench: four replies at once, hearth serve against {server.name} -np 4")
+            parallel = measure_parallel(entry.path, server, physical_cores(), max(3, rounds))
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     leaked = [m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules]
 
@@ -439,6 +452,8 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         figures += download_figures(hearth_mb_s, session_mb_s, urllib_mb_s, shaped)
     if api:
         figures += api_figures(api)
+    if parallel:
+        figures += parallel_figures(parallel)
     if getattr(args, "docs", False):
         figures += docs_figures(core, args, say)
     return print_figures(figures, args)

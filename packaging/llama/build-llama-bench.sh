@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds llama.cpp's own `llama-bench` from the llama.cpp that llama-cpp-python vendors, so
-# that `hearth bench` compares Hearth with the C++ figure of exactly the same code.
+# Builds llama.cpp's own `llama-bench` and `llama-server` from the llama.cpp that
+# llama-cpp-python vendors, so that `hearth bench` compares Hearth with the C++ figures of
+# exactly the same code (llama-server: several replies at once, `hearth bench --parallel`).
 #
 #   bash packaging/llama/build-llama-bench.sh VERSION DEST [extra cmake args...]
 #
@@ -20,9 +21,10 @@ if [ ! -d "$WORK/llama_cpp_python-$VERSION" ]; then
 fi
 SRC="$WORK/llama_cpp_python-$VERSION/vendor/llama.cpp"
 cmake -S "$SRC" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
-  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON \
+  -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
   -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF "$@" >"$WORK/configure.log"
-cmake --build "$WORK/build" --target llama-bench -j "$(nproc)" >"$WORK/build.log"
+cmake --build "$WORK/build" --target llama-bench llama-server -j "$(nproc)" >"$WORK/build.log"
 mkdir -p "$DEST/bin"
-cp "$WORK/build/bin/llama-bench" "$DEST/bin/llama-bench"
-echo "built $DEST/bin/llama-bench"
+cp "$WORK/build/bin/llama-bench" "$WORK/build/bin/llama-server" "$DEST/bin/"
+echo "built $DEST/bin/llama-bench and llama-server"
