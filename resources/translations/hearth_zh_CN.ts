@@ -1244,6 +1244,10 @@
         <translation>全部</translation>
     </message>
     <message>
+        <source>It writes {0} replies at once, each with a context of {1} tokens of its own: the memory for the context is counted {0} times.</source>
+        <translation>它同时撰写 {0} 个回复，每个回复都有自己的 {1} 个词元的上下文：上下文所需内存按 {0} 份计算。</translation>
+    </message>
+    <message>
         <source>Not saved: {0}.</source>
         <translation>未保存：{0}。</translation>
     </message>

@@ -104,7 +104,11 @@ class LibraryPanel(QGroupBox):
             results: dict[str, Estimate | str] = {}
             for entry in models:
                 try:
-                    results[str(entry.path)] = estimate_entry(entry, facts, context)
+                    slots = core.model_spec(entry, context).parallel  # a KV cache each
+                except (HearthError, OSError, ValueError):
+                    slots = 1
+                try:
+                    results[str(entry.path)] = estimate_entry(entry, facts, context, slots)
                 except HearthError as exc:
                     results[str(entry.path)] = exc.message
             return results

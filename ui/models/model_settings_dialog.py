@@ -104,10 +104,10 @@ class ModelSettingsDialog(QDialog):
 
         spec = self.core.model_spec(self.entry)
         try:
-            result = estimate_entry(self.entry, facts, spec.n_ctx)
+            result = estimate_entry(self.entry, facts, spec.n_ctx, spec.parallel)
         except HearthError as exc:
             return translated(exc.message)
-        return self.tr(
+        text = self.tr(
             "On this machine at {0} tokens: {1}, about {2:.1f} GB. Hearth would use {3} GPU "
             "layers and {4} threads."
         ).format(
@@ -117,6 +117,12 @@ class ModelSettingsDialog(QDialog):
             self.tr("all") if spec.gpu_layers == -1 else spec.gpu_layers,
             spec.threads,
         )
+        if spec.parallel > 1:
+            text += " " + self.tr(
+                "It writes {0} replies at once, each with a context of {1} tokens of its "
+                "own: the memory for the context is counted {0} times."
+            ).format(spec.parallel, spec.n_ctx)
+        return text
 
     def choice(self) -> ModelChoice:
         values = {key: self._value(editor) for key, editor in self.editors.items()}
