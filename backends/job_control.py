@@ -66,6 +66,7 @@ class JobControl:
         self.threads = threads if threads is not None else ThreadWish()
         self.prompt_tokens = 0
         self.generated_tokens = 0
+        self.ticket = 0  # its place in an engine's queue, taken as it arrived (0: none)
 
     # -- Stop --------------------------------------------------------------------------
     def cancel(self) -> None:

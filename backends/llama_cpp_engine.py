@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from backends.context_budget import (
@@ -56,7 +55,7 @@ from backends.slots.context import SlotContext
 from backends.slots.disk_cache import DiskShelf
 from backends.slots.prompt_cache import PromptCache
 from backends.slots.scheduler import Scheduler, SchedulerClosed
-from backends.slots.task import Task
+from backends.slots.task import Task, prompt_progress, queue_progress
 from backends.template_guard import Defuser, bounded_render
 from backends.text_stream import TextAssembler, request_stops, stop_notice
 from backends.tool_prompt import (
@@ -70,14 +69,11 @@ from backends.tool_prompt import (
 from wire import protocol
 from wire.phrases import Phrase, message_of
 
-PROMPT_STAGE = "Reading the prompt"
-QUEUE_STAGE = "Waiting for a free slot"
 # The context llama-cpp-python's ``Llama`` makes for itself: replies use the slots' own
 # (``SlotContext``), so this one is kept as small as llama.cpp allows.
 OWN_CONTEXT = 256
 MOST_SLOTS = 64
 DEFAULT_PROMPT_CACHE_MB = 256
-DISK_CACHE_BYTES = 4 << 30
 MIB = 1 << 20
 Tools = Sequence[dict[str, Any]]
 
@@ -182,7 +178,7 @@ class LlamaCppEngine:
             context,
             self._pacer,
             self._decode_costs,
-            PromptCache(self._lib, context.ctx, cache_mb * MIB, self._shelf(spec)),
+            PromptCache(self._lib, context.ctx, cache_mb * MIB, DiskShelf.for_spec(spec)),
         )
         vocab = llm._model.vocab
         self._eog = (
@@ -212,17 +208,6 @@ class LlamaCppEngine:
             "architecture": llm.metadata.get("general.architecture", ""),
             "name": llm.metadata.get("general.name", os.path.basename(path)),
         }
-
-    @staticmethod
-    def _shelf(spec: dict[str, Any]) -> DiskShelf | None:
-        """The prompt cache's entries on disk, where the spec names a folder."""
-        folder = str(spec.get("prompt_cache_dir") or "")
-        if not folder:
-            return None
-        try:
-            return DiskShelf(Path(folder), str(spec["path"]), DISK_CACHE_BYTES)
-        except OSError:
-            return None
 
     def _is_eog(self, vocab: Any, token: int) -> bool:
         return bool(self._llama_cpp.llama_vocab_is_eog(vocab, token))
@@ -349,7 +334,18 @@ class LlamaCppEngine:
         if self._embedder is not None:
             self._embedder.set_threads(threads)
 
+    def reserve(self) -> int:
+        """A place in the slots' queue for a request as it arrives (``Scheduler.reserve``)."""
+        return self._loaded_scheduler().reserve()
+
     def chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
+        try:
+            return self._chat(request, control, emit)
+        finally:  # a request that failed before its turn leaves its place in the queue
+            if control.ticket and self._scheduler is not None:
+                self._scheduler.withdraw(control.ticket)
+
+    def _chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
         started = time.perf_counter()
         params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
         max_tokens = params.get("max_tokens")
@@ -448,15 +444,9 @@ class LlamaCppEngine:
             on_token,
             control,
             drafter,
-            on_prompt_read=lambda done: emit(_prompt_progress(done, len(prompt))),
-            on_wait=lambda place: emit(
-                {
-                    "type": protocol.PROGRESS,
-                    "stage": QUEUE_STAGE,
-                    "fraction": 0.0,
-                    protocol.QUEUE_POSITION: place,
-                }
-            ),
+            on_prompt_read=lambda done: emit(prompt_progress(done, len(prompt))),
+            on_wait=lambda place: emit(queue_progress(place)),
+            ticket=control.ticket,
         )
         try:
             finish = self._loaded_scheduler().run(task)
@@ -574,14 +564,3 @@ class LlamaCppEngine:
         if self._llm is not None:
             self._llm.close()
             self._llm = None
-
-
-def _prompt_progress(done: int, total: int) -> dict[str, Any]:
-    """How far reading a long prompt has come (after each of its slices)."""
-    return {
-        "type": protocol.PROGRESS,
-        "stage": PROMPT_STAGE,
-        "fraction": round(done / total, 3),
-        protocol.PROMPT_TOKENS_READ: done,
-        "prompt_tokens": total,
-    }

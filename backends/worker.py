@@ -265,6 +265,9 @@ class Worker:
                 self._cancel(None)
                 self.requests.put(None)
 
+        reserve = getattr(self.engine, "reserve", None)
+        if reserve is not None:  # its place in the queue for slots: the order it came in
+            control.ticket = reserve()
         thread = threading.Thread(target=reply, name=f"reply-{request_id}", daemon=True)
         self.replies = [t for t in self.replies if t.is_alive()]
         self.replies.append(thread)

@@ -149,12 +149,19 @@ def test_fit_json_for_the_starter_model() -> None:
     result = hearth("fit", "SmolLM2-135M-Instruct.Q4_1", "--ctx", "4096", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["weights_bytes"] == 96_576_768 and data["kv_cache_bytes"] == 94_371_840
+    # As Hearth would load it: four replies at once (the setting), a KV cache each.
+    assert data["weights_bytes"] == 96_576_768 and data["kv_cache_bytes"] == 4 * 94_371_840
+    assert (data["slots"], data["n_ctx"]) == (4, 4096)
     assert (
         data["total_bytes"]
         == data["weights_bytes"] + data["kv_cache_bytes"] + data["overhead_bytes"]
     )
     assert data["verdict"] == "cpu"
+    one = json.loads(
+        hearth("fit", "SmolLM2-135M-Instruct.Q4_1", "--parallel", "1", "--json").stdout
+    )
+    assert one["kv_cache_bytes"] == 94_371_840
     plain = hearth("fit", "SmolLM2-135M-Instruct.Q4_1")
     assert "CPU and RAM" in plain.stdout and "KV cache" in plain.stdout
+    assert "4 replies at once" in plain.stdout
     assert_one_human_line(hearth("fit", "nothing-like-this"), "No model called")

@@ -89,7 +89,14 @@ def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) 
     qtbot.addWidget(dialog)
     # A GGUF offers llama.cpp's options, in the catalogue's ranges.
     assert [dialog.engine.itemData(i) for i in range(dialog.engine.count())] == [None, "llama_cpp"]
-    assert set(dialog.editors) == {"gpu_layers", "threads", "n_ctx", "runtime", "no_prompt_lookup"}
+    assert set(dialog.editors) == {
+        "gpu_layers",
+        "threads",
+        "n_ctx",
+        "parallel",
+        "runtime",
+        "no_prompt_lookup",
+    }
     threads, context = dialog.editors["threads"], dialog.editors["n_ctx"]
     assert isinstance(threads, QSpinBox) and isinstance(context, QSpinBox)
     runtime, lookup = dialog.editors["runtime"], dialog.editors["no_prompt_lookup"]

@@ -244,13 +244,14 @@ class WorkerProcess:
             if event["type"] == protocol.LOADED:
                 self.model_loaded = True
                 self.loaded_facts = {k: v for k, v in event.items() if k not in ("type", "id")}
-            job.deliver(event)
-            if job.finished or event["type"] == protocol.DELTA:
+            ends = event["type"] in job.terminal
+            if ends or event["type"] == protocol.DELTA:
                 with self.lock:
                     # Loaded, or words shown: nothing to send again on another runtime.
                     self.sent.pop(job.id, None)
-                    if job.finished:
+                    if ends:  # not busy with it before anyone hears of its end
                         self.jobs.pop(job.id, None)
+            job.deliver(event)
             if job.finished:
                 self.owner.job_finished(self, job)
         code = self.process.wait()

@@ -20,6 +20,7 @@ import struct
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from backends.slots.prompt_cache import Entry, common_prefix
 
@@ -29,6 +30,7 @@ MAGIC = b"HEARTHKV"
 VERSION = 1
 HEADER = struct.Struct("<8sI32sI")  # magic, version, model identity, token count
 SUFFIX = ".kv"
+BUDGET = 4 << 30  # bytes on disk per model
 
 
 def model_identity(model_path: str) -> bytes:
@@ -44,6 +46,17 @@ class DiskShelf:
         self.folder = folder / self.identity.hex()[:16]
         self.budget = budget_bytes
         self._index: dict[tuple[int, ...], Path] | None = None
+
+    @classmethod
+    def for_spec(cls, spec: dict[str, Any]) -> DiskShelf | None:
+        """The shelf a load request names (``prompt_cache_dir``), if any."""
+        folder = str(spec.get("prompt_cache_dir") or "")
+        if not folder:
+            return None
+        try:
+            return cls(Path(folder), str(spec["path"]), BUDGET)
+        except OSError:  # the model file cannot be read: the engine says why
+            return None
 
     # -- what is there -----------------------------------------------------------------
     def _entries(self) -> dict[tuple[int, ...], Path]:

@@ -4,7 +4,9 @@ Requests are run by the engine's threads (one per request, in the worker) and wa
 ``Scheduler.run``; one scheduling thread does all llama.cpp work.  Each step:
 
 * replies that were stopped leave their slot; waiting requests take free slots in the
-  order they came (the slot that holds most of their prompt, ``SlotContext.free_slot``);
+  order they came to the worker (``reserve``: a short prompt prepared sooner does not
+  overtake a long one sent before it), each the slot that holds its conversation
+  (``SlotContext.free_slot``);
 * the batch gets each generating reply's last sampled token (with prompt-lookup guesses
   when it is the only reply: the guesses' cost model is one reply's), then slices of the
   prompts being read, in the order they came, at most one pacer's slice in all
@@ -23,6 +25,7 @@ change it.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
@@ -37,6 +40,8 @@ from backends.slots.task import Task
 from wire import protocol
 
 log = logging.getLogger(__name__)
+
+IDLE_LOOK_S = 0.1  # how often an idle scheduler looks at the requests waiting
 
 
 class SchedulerClosed(RuntimeError):
@@ -58,19 +63,45 @@ class Scheduler:
         self._costs = costs
         self._cache = cache
         self._cond = threading.Condition()
-        self._waiting: deque[Task] = deque()
+        self._waiting: deque[Task] = deque()  # by ticket
+        self._tickets = itertools.count(1)
+        self._expected: set[int] = set()  # reserved, not yet run nor withdrawn
         self._active: list[Task] = []
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="slots", daemon=True)
         self._thread.start()
 
     # -- the requests' threads -----------------------------------------------------------
+    def reserve(self) -> int:
+        """A place in the queue for a request as it arrives, before its prompt is ready
+        (``run`` with it as ``Task.ticket``, or ``withdraw`` it): requests take free slots
+        in the order they came, however long each took to prepare."""
+        with self._cond:
+            ticket = next(self._tickets)
+            self._expected.add(ticket)
+            return ticket
+
+    def withdraw(self, ticket: int) -> None:
+        """A reserved request will not run (it failed before its turn); nothing when it
+        ran already."""
+        with self._cond:
+            if ticket in self._expected:
+                self._expected.discard(ticket)
+                self._cond.notify_all()
+
     def run(self, task: Task) -> str:
         """Run ``task`` to its end; its finish reason."""
         with self._cond:
             if self._closed:
                 raise SchedulerClosed("the model was unloaded")
-            self._waiting.append(task)
+            if task.ticket in self._expected:
+                self._expected.discard(task.ticket)
+            else:
+                task.ticket = next(self._tickets)
+            at = len(self._waiting)
+            while at > 0 and self._waiting[at - 1].ticket > task.ticket:
+                at -= 1
+            self._waiting.insert(at, task)
             self._cond.notify_all()
         task.done.wait()
         if task.error is not None:
@@ -102,11 +133,15 @@ class Scheduler:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._closed and not self._active and not self._waiting:
-                    self._cond.wait()
+                while not self._closed:
+                    self._admit()
+                    if self._active:
+                        break
+                    # Nothing to decode: woken by a request, or a Stop of one still waiting
+                    # (seen at the next look).
+                    self._cond.wait(IDLE_LOOK_S)
                 if self._closed:
                     break
-                self._admit()
             try:
                 self._step()
             except Exception as exc:  # the batch failed: every reply in it hears of it
@@ -125,6 +160,8 @@ class Scheduler:
             self._end(task, protocol.FINISH_CANCELLED)
         while self._waiting:
             task = self._waiting[0]
+            if any(ticket < task.ticket for ticket in self._expected):
+                break  # one that came first is still preparing its prompt
             slot = self.context.free_slot(task.prompt)
             if slot is None:
                 break

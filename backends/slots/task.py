@@ -6,10 +6,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from backends.job_control import JobControl
 from backends.llama_loop import LoopStats, NgramDrafter, SamplerChain
 from backends.slots.context import Slot
+from wire import protocol
+
+PROMPT_STAGE = "Reading the prompt"
+QUEUE_STAGE = "Waiting for a free slot"
 
 # Given a sampled token and the batch row it was drawn from: None to go on, or the reply's
 # finish reason (end of generation, a stop string, the token limit, Stop).
@@ -28,6 +33,7 @@ class Task:
     # Told its place in the queue (1: next) while every slot is busy.
     on_wait: Callable[[int], None] | None = None
     stats: LoopStats = field(default_factory=LoopStats)
+    ticket: int = 0  # its place in the queue (``Scheduler.reserve``; 0: taken on arrival)
 
     slot: Slot | None = None
     read: int = 0  # prompt tokens in the slot's stream
@@ -43,3 +49,24 @@ class Task:
     @property
     def reading(self) -> bool:
         return self.pending is None
+
+
+def prompt_progress(done: int, total: int) -> dict[str, Any]:
+    """How far reading a long prompt has come (after each of its slices)."""
+    return {
+        "type": protocol.PROGRESS,
+        "stage": PROMPT_STAGE,
+        "fraction": round(done / total, 3),
+        protocol.PROMPT_TOKENS_READ: done,
+        "prompt_tokens": total,
+    }
+
+
+def queue_progress(place: int) -> dict[str, Any]:
+    """Every slot is busy: the request's place in the queue (1: next)."""
+    return {
+        "type": protocol.PROGRESS,
+        "stage": QUEUE_STAGE,
+        "fraction": 0.0,
+        protocol.QUEUE_POSITION: place,
+    }

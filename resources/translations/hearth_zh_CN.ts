@@ -1097,6 +1097,10 @@
         <translation>正在读取提示</translation>
     </message>
     <message>
+        <source>Waiting for a free slot</source>
+        <translation>正在等待空闲的回复位</translation>
+    </message>
+    <message>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>

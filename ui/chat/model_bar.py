@@ -50,6 +50,7 @@ STAGES = (
     QT_TRANSLATE_NOOP("ModelBar", "Loading the weights"),
     QT_TRANSLATE_NOOP("ModelBar", "Connecting to the server"),
     QT_TRANSLATE_NOOP("ModelBar", "Reading the prompt"),
+    QT_TRANSLATE_NOOP("ModelBar", "Waiting for a free slot"),
     QT_TRANSLATE_NOOP("ModelBar", "Ready"),
 )
 
