@@ -22,9 +22,15 @@ INTERVAL = 0.02  # seconds
 
 
 class DeltaBatcher:
-    def __init__(self, send: Callable[[dict[str, Any]], None], interval: float = INTERVAL) -> None:
+    def __init__(
+        self,
+        send: Callable[[dict[str, Any]], None],
+        interval: float | Callable[[], float] = INTERVAL,
+    ) -> None:
         self._send = send
-        self._interval = interval
+        # A number, or what to ask for it at each delta (the worker's: longer while several
+        # replies stream at once, so that all of them together send as many messages as one).
+        self._interval = interval if callable(interval) else (lambda: interval)
         self._held: dict[str, Any] | None = None
         self._sent_at = float("-inf")
 
@@ -41,7 +47,7 @@ class DeltaBatcher:
         else:
             self.flush()
             self._held = dict(event)
-        if time.monotonic() - self._sent_at >= self._interval:
+        if time.monotonic() - self._sent_at >= self._interval():
             self.flush()
 
     def flush(self) -> None:

@@ -273,6 +273,12 @@ class Worker:
         self.replies.append(thread)
         thread.start()
 
+    def delta_interval(self) -> float:
+        """How long a reply's deltas are merged: ``INTERVAL``, times the replies streaming
+        at once (several replies together then send as many messages as one: each costs
+        the app's reader, and an API client's stream, the same whatever it holds)."""
+        return INTERVAL * max(1, len(self.running))
+
     def wait_for_replies(self) -> None:
         """Until every reply thread has ended (their Stops still act meanwhile)."""
         for thread in self.replies:
@@ -360,7 +366,7 @@ class Worker:
         # Local engines' deltas are merged; a server's arrive as it sends them (its stalls
         # must not hold back text already there).
         remote = (self.loaded_spec or {}).get("engine") == REMOTE
-        batch = DeltaBatcher(send, interval=0.0 if remote else INTERVAL)
+        batch = DeltaBatcher(send, interval=0.0 if remote else self.delta_interval)
 
         def emit(event: dict[str, Any]) -> None:
             event.setdefault("id", request_id)

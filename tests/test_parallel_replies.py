@@ -169,3 +169,13 @@ def test_a_conversation_comes_back_from_the_prompt_cache_after_another_ran(
     read = stats["prompt_tokens"] - stats["cached_prompt_tokens"]
     assert stats["cached_prompt_tokens"] >= cold["prompt_tokens"], stats
     assert read < 40, f"only the new turn is read, not {read} tokens"
+
+
+def test_a_regenerate_finds_its_prompt_in_its_slot(client: Seat, slotted: ModelSpec) -> None:
+    """The slot holding the prompt and the reply being replaced is the one taken, not an
+    empty one: only the prompt's last token is read again."""
+    params = {"temperature": 0.7, "max_tokens": 64, "ignore_eos": True}  # longer than the prompt
+    answer(ask(client, slotted, "Tell me about the sea.", params))
+    _, events = answer(ask(client, slotted, "Tell me about the sea.", params))
+    stats = next(e for e in events if e["type"] == "stats")
+    assert stats["cached_prompt_tokens"] == stats["prompt_tokens"] - 1, stats

@@ -47,6 +47,13 @@ class Slot:
             kept += 1
         return kept
 
+    def holds_conversation(self, prompt: Sequence[int], kept: int) -> bool:
+        """The slot holds ``prompt``'s conversation (``kept``: their common start): most
+        of what it holds starts the prompt (a follow-up, an edit), or all of the prompt is
+        there (a regenerate: the slot holds the prompt and the reply being replaced).  Not
+        when they share only a start, such as a system prompt."""
+        return kept > 0 and (kept * 2 >= len(self.tokens) or kept >= len(prompt) - 1)
+
     def reuse_prefix(self, prompt: Sequence[int]) -> int:
         """Keep the longest cached prefix of ``prompt``; returns how many tokens were kept
         (0 when the memory could not keep a part: a recurrent model's state)."""
@@ -167,7 +174,7 @@ class SlotContext:
 
         def worth(slot: Slot) -> tuple[int, int, bool, float]:
             kept = slot.common_prefix(prompt)
-            going_on = kept > 0 and kept * 2 >= len(slot.tokens)
+            going_on = slot.holds_conversation(prompt, kept)
             return (going_on, kept if going_on else 0, not slot.tokens, -slot.last_used)
 
         return max(free, key=worth)

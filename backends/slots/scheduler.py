@@ -184,7 +184,7 @@ class Scheduler:
         if cache is None:
             return
         kept = slot.common_prefix(prompt)
-        if kept * 2 < len(slot.tokens):  # another conversation's (not a regenerate, an edit)
+        if not slot.holds_conversation(prompt, kept):  # another conversation's
             cache.keep(slot)
         tokens, more = cache.best(prompt)
         if tokens is not None and more > kept:
