@@ -168,13 +168,20 @@ class Scheduler:
             self._waiting.popleft()
             slot.busy = True
             task.slot = slot
-            self._recall(slot, task.prompt)
-            task.read = task.cached = slot.reuse_prefix(task.prompt)
+            try:
+                self._recall(slot, task.prompt)
+                task.read = task.cached = slot.reuse_prefix(task.prompt)
+            except Exception as exc:  # noqa: BLE001 - raised in its request's thread
+                self._fail(task, exc)
+                continue
             task.long_prompt = len(task.prompt) - 1 - task.cached > self._pacer.size()
             self._active.append(task)
         for place, task in enumerate(self._waiting, start=1):
             if task.place != place and task.on_wait is not None:
-                task.on_wait(place)
+                try:
+                    task.on_wait(place)
+                except Exception:  # its place goes untold; the scheduler goes on
+                    log.exception("could not tell a request its place")
             task.place = place
 
     def _recall(self, slot: Slot, prompt: Sequence[int]) -> None:
