@@ -101,7 +101,8 @@ class SlotContext:
     def add(self, slot: Slot, tokens: Sequence[int], all_logits: bool = False) -> int:
         """Put ``tokens`` after what ``slot`` holds (and what was added for it already);
         logits for the last (or for each, to check a draft).  Returns the batch index of
-        the first, for ``llama_sampler_sample``."""
+        the first, for ``llama_sampler_sample``: its logits exist only when it is the only
+        token or with ``all_logits`` (the last one's row is the index plus the count - 1)."""
         count = len(tokens)
         if not 0 < count <= self.room:
             raise DecodeFailed(f"a batch of {self.count + count} tokens (1 to {self.capacity})")
