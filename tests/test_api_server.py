@@ -140,6 +140,8 @@ TOOL: Any = {
         ({"Host": "HOST"}, {**GOOD, "max_tokens": -1}, 400),
         ({"Host": "HOST"}, {**GOOD, "max_tokens": 10**12}, 400),
         ({"Host": "HOST"}, {**GOOD, "temperature": 99}, 400),
+        ({"Host": "HOST"}, {**GOOD, "top_k": -1}, 400),
+        ({"Host": "HOST"}, {**GOOD, "repeat_penalty": 9}, 400),
         ({"Host": "HOST"}, {**GOOD, "n": 5}, 400),
         ({"Host": "HOST"}, {**GOOD, "stop": ""}, 400),
         ({"Host": "HOST"}, {**GOOD, "stop": ["a", "b", "c", "d", "e"]}, 400),
@@ -401,6 +403,29 @@ def test_penalties_and_logit_bias_change_the_reply(client: OpenAI) -> None:
     assert text(counting, logit_bias={str(zebra): 100}).count("zebra") >= 5
     comma = 28  # "," in the starter model's vocabulary
     assert "," not in text(counting, logit_bias={str(comma): -100}), "-100 bans a token"
+
+
+def test_top_k_min_p_and_repeat_penalty_as_llama_server_takes_them(client: OpenAI) -> None:
+    """Clients written for llama-server or vLLM send these beside OpenAI's fields."""
+    prompt = "Write a poem about the sea."
+    greedy = ask(client, prompt, temperature=0, max_tokens=24).choices[0].message.content
+
+    def hot(seed: int, **extra: Any) -> str:
+        reply = ask(client, prompt, temperature=1.5, seed=seed, max_tokens=24, extra_body=extra)
+        return str(reply.choices[0].message.content)
+
+    assert len({hot(seed) for seed in (1, 2, 3)}) > 1, "hot sampling varies with the seed"
+    # Only the most likely word is kept: as greedy as temperature 0, whatever the seed.
+    assert {hot(seed, top_k=1) for seed in (1, 2, 3)} == {greedy}
+    assert {hot(seed, top_k=0, min_p=1.0) for seed in (1, 2)} == {greedy}
+    counting = "List the numbers from 1 to 20, separated by commas."
+    plain = ask(client, counting, temperature=0, max_tokens=60).choices[0].message.content
+    penalized = (
+        ask(client, counting, temperature=0, max_tokens=60, extra_body={"repeat_penalty": 2.0})
+        .choices[0]
+        .message.content
+    )
+    assert penalized != plain
 
 
 def test_health_and_one_model_by_its_id(served: tuple[int, Path], client: OpenAI) -> None:

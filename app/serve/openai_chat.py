@@ -5,9 +5,11 @@ whole.
 ``stop`` (a string or up to four) ends the reply in every engine, ``seed`` serves its own
 request only, and ``n`` choices are generated one after another.  ``presence_penalty``,
 ``frequency_penalty`` and ``logit_bias`` (in the model's token ids) are honoured by every
-engine; ``response_format`` (``json_object``, ``json_schema``) and a forced ``tool_choice``
-need an engine with a grammar, ``tools`` one that takes them, ``logprobs`` one that reports
-them (the engine catalogue says which: ``app.serve.capabilities``).  Tool calls are read
+engine, and so are ``top_k``, ``min_p`` and ``repeat_penalty`` (llama-server's and vLLM's
+extensions, which many clients send; a remote engine keeps its own).
+``response_format`` (``json_object``, ``json_schema``) and a forced ``tool_choice`` need an
+engine with a grammar, ``tools`` one that takes them, ``logprobs`` one that reports them
+(the engine catalogue says which: ``app.serve.capabilities``).  Tool calls are read
 out of the reply (``app.serve.tool_calls``) and returned as ``tool_calls`` with
 ``finish_reason: "tool_calls"``.  A stream carries usage only when asked
 (``stream_options.include_usage``), in a last chunk without choices, as OpenAI's does; a

@@ -61,6 +61,11 @@ class Sampling(BaseModel):
     stream: bool = False
     temperature: float | None = ranged("sampling.temperature")
     top_p: float | None = ranged("sampling.top_p")
+    # Not OpenAI's, but sent to OpenAI-compatible servers by many clients (llama-server,
+    # vLLM and LM Studio take them): as Hearth's own settings, with their ranges.
+    top_k: int | None = ranged("sampling.top_k")
+    min_p: float | None = ranged("sampling.min_p")
+    repeat_penalty: float | None = ranged("sampling.repeat_penalty")
     max_tokens: int | None = reply_limit()
     n: int = Field(default=1, ge=1, le=4)  # each choice is a whole generation
     seed: int | None = Field(default=None, ge=0, le=highest("sampling.seed"))
@@ -95,7 +100,16 @@ class Sampling(BaseModel):
 
     def params(self) -> dict[str, Any]:
         """The engine's parameters the request set (over the model's defaults)."""
-        keys = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty")
+        keys = (
+            "temperature",
+            "top_p",
+            "top_k",
+            "min_p",
+            "repeat_penalty",
+            "seed",
+            "presence_penalty",
+            "frequency_penalty",
+        )
         params = given(self, keys)
         if self.logit_bias:
             params["logit_bias"] = dict(self.logit_bias)
