@@ -315,6 +315,22 @@ def test_anthropic_with_the_real_engine_answers_and_holds_output_to_the_schema(
         extra_body={"temperature": 0},  # as older clients and other SDKs send it
     )
     assert reply.content[0].type == "text" and "4" in reply.content[0].text
+    again = client.messages.create(
+        model=STARTER,
+        max_tokens=30,
+        system="Answer briefly.",
+        messages=[
+            {"role": "user", "content": "What is 2+2?"},
+            {"role": "assistant", "content": reply.content[0].text},
+            {"role": "user", "content": "And 3+3?"},
+        ],
+        extra_body={"temperature": 0},
+    )
+    usage = again.usage
+    assert (
+        usage.cache_read_input_tokens and usage.cache_read_input_tokens >= reply.usage.input_tokens
+    )
+    assert usage.input_tokens < 30, "only the new turn was read, the rest came from the cache"
     short = client.messages.count_tokens(
         model=STARTER, messages=[{"role": "user", "content": "What is 2+2?"}]
     )

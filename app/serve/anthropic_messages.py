@@ -8,7 +8,8 @@ named in ``stop_sequence``), ``tools`` and ``tool_choice`` (``auto``, ``any``, `
 ``none``; the model's calls come back as ``tool_use`` blocks with ``stop_reason:
 "tool_use"``, and ``any``/``tool`` are enforced by grammar in llama.cpp),
 ``output_config.format`` (JSON that matches a schema, by grammar in llama.cpp),
-``temperature``, ``top_p``, ``top_k`` (which older clients send) and ``stream``.  A
+``temperature``, ``top_p``, ``top_k`` (which older clients send) and ``stream``.  The
+usage counts the prompt's tokens found in the prompt cache as ``cache_read_input_tokens``.  A
 reasoning model's thinking comes back as a ``thinking`` block before the text.  Errors come
 in Anthropic's shape (``{"type": "error", "error": {"type", "message"}}``).
 
@@ -215,10 +216,16 @@ def stop_of(ending: Ending) -> dict[str, Any]:
 
 
 def usage_of(ending: Ending | None) -> dict[str, int]:
+    """Anthropic's usage: ``input_tokens`` are the prompt's tokens read now, and those found
+    in the engine's prompt cache are ``cache_read_input_tokens`` (the prompt is their sum,
+    as Anthropic counts it; Hearth caches without being asked, so nothing is "created")."""
     usage = ending.usage if ending is not None else None
+    cached = min(usage.cached_tokens, usage.prompt_tokens) if usage else 0
     return {
-        "input_tokens": usage.prompt_tokens if usage else 0,
+        "input_tokens": usage.prompt_tokens - cached if usage else 0,
         "output_tokens": usage.completion_tokens if usage else 0,
+        "cache_read_input_tokens": cached,
+        "cache_creation_input_tokens": 0,
     }
 
 
@@ -253,7 +260,7 @@ class MessagesReply:
 
     async def events(self) -> AsyncIterator[str]:
         blocks = Blocks()
-        start = self._message([], {"input_tokens": 0, "output_tokens": 0})
+        start = self._message([], usage_of(None))
         yield named("message_start", {"type": "message_start", "message": start})
         async for item in self.reply.stream():
             if isinstance(item, Piece):
