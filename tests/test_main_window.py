@@ -54,6 +54,7 @@ def test_chat_stream_stop_and_find_it_again_after_restart(
         qtbot.mouseClick(window.chat.stop_button, Qt.MouseButton.LeftButton)
     assert finished.args[0]["status"] == st.STOPPED
     assert not finished.args[0].get("forced")  # the engine stopped between two tokens
+    assert "prompt tokens reused" in window.stats_label.text(), "the first turn was not read again"
     partial = window.chat.transcript.streamed_text
     saved = window.store.message(finished.args[0]["message_id"])
     assert saved.status == st.STOPPED and saved.content == partial

@@ -134,6 +134,10 @@ def _stats_line(stats: dict[str, Any]) -> str:
         parts.append(f"{speed:.1f} tok/s")
     if stats.get("ttft_ms") is not None:
         parts.append(f"first token {stats['ttft_ms']:.0f} ms")
+    if stats.get("cached_prompt_tokens"):
+        parts.append(
+            f"{stats['cached_prompt_tokens']} of {stats.get('prompt_tokens')} prompt tokens reused"
+        )
     if stats.get("runtime"):
         parts.append(f"llama.cpp {stats['runtime']}")
     return "[" + " · ".join(parts) + "]"

@@ -3199,6 +3199,10 @@
         <translation>显示更早的 {0} 条消息</translation>
     </message>
     <message>
+        <source>{0} of {1} prompt tokens reused</source>
+        <translation>复用了 {1} 个提示词元中的 {0} 个</translation>
+    </message>
+    <message>
         <source>You</source>
         <translation>你</translation>
     </message>

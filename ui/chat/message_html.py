@@ -39,7 +39,8 @@ def _tr(text: str) -> str:
 
 
 def stats_text(stats: dict[str, object]) -> str:
-    """The line under a reply: speed, time to first token, length."""
+    """The line under a reply: speed, time to first token, length, and how much of the
+    prompt came from the engine's prompt cache."""
     parts: list[str] = []
     speed = stats.get("tokens_per_s")
     if isinstance(speed, int | float):
@@ -54,6 +55,14 @@ def stats_text(stats: dict[str, object]) -> str:
     generated = stats.get("generated_tokens")
     if isinstance(generated, int):
         parts.append(QCoreApplication.translate("TranscriptView", "{0} tokens").format(generated))
+    prompt, cached = stats.get("prompt_tokens"), stats.get("cached_prompt_tokens")
+    if isinstance(prompt, int) and isinstance(cached, int) and cached > 0:
+        # Why a follow-up's first words came quickly: most of the prompt was not read again.
+        parts.append(
+            QCoreApplication.translate("TranscriptView", "{0} of {1} prompt tokens reused").format(
+                cached, prompt
+            )
+        )
     return " · ".join(parts)
 
 
