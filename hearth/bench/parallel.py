@@ -2,7 +2,8 @@
 
 * four simultaneous streams through ``hearth serve`` (4 slots) against ``llama-server
   -np 4`` built from the same vendored llama.cpp (``make bench-tools``), same model,
-  threads, context per slot and lengths; tokens are counted from each reply's usage;
+  threads, context per slot, sampling and lengths; tokens are counted from each reply's
+  usage;
 * one stream alone on each, for the gain of four at once and the spread of their first
   tokens against a lone request's;
 * one stream through ``hearth serve --parallel 1`` (no slots), against one through the
@@ -55,6 +56,15 @@ class Streamed:
     tokens: int  # from the usage
 
 
+def same_sampling() -> dict[str, float]:
+    """Sampling both servers are told (their defaults differ: llama-server repeats freely),
+    Hearth's own defaults from the settings declaration, so both write alike replies."""
+    from app.settings import BY_KEY
+
+    keys = ("top_k", "top_p", "min_p", "repeat_penalty")
+    return {key: BY_KEY[f"sampling.{key}"].default for key in keys}
+
+
 def _stream(url: str, messages: list[dict[str, str]], start: float, tokens: int) -> Streamed:
     from openai import OpenAI
 
@@ -69,6 +79,7 @@ def _stream(url: str, messages: list[dict[str, str]], start: float, tokens: int)
             temperature=0,
             stream=True,
             stream_options={"include_usage": True},
+            extra_body=same_sampling(),
         )
         for chunk in stream:
             choices: Any = getattr(chunk, "choices", None)
