@@ -27,9 +27,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from backends import cpu_features
 from backends.engine import EngineError
-from wire import protocol
+from wire import cpu_features, protocol
 from wire.child_process import RUNTIME_PROBE, command
 from wire.model_spec import BUILT_IN_RUNTIME
 from wire.phrases import Phrase, to_wire

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from backends import cpu_features
+from wire import cpu_features
 
 
 @pytest.mark.skipif(
@@ -37,3 +37,30 @@ def test_a_platform_that_cannot_tell_runs_only_builds_that_need_nothing(
     monkeypatch.setattr(cpu_features, "cpu_features", lambda: None)
     assert cpu_features.missing([]) == ""
     assert cpu_features.missing(["avx512f"]) == "cannot tell whether this CPU has AVX512F"
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86 sets")
+@pytest.mark.parametrize(
+    ("reported", "warned"),
+    [
+        (frozenset({"avx", "avx2", "avx512f"}), False),  # all that Windows names
+        (frozenset({"avx", "fma"}), True),
+    ],
+)
+def test_the_system_check_reads_the_instruction_sets_the_runtimes_are_chosen_by(
+    monkeypatch: pytest.MonkeyPatch, reported: frozenset[str], warned: bool
+) -> None:
+    """Windows has no /proc/cpuinfo: the System check must not tell every Windows PC that
+    its CPU has no AVX2."""
+    from dataclasses import replace
+
+    from app.machine.hardware import probe_cpu
+    from app.machine.system_check import run_checks
+    from tests.conftest import recorded_machine
+
+    monkeypatch.setattr(cpu_features, "cpu_features", lambda: reported)
+    cpu = probe_cpu()
+    assert {cpu_features.normalise(name) for name in cpu.features} == set(reported)
+    facts = replace(recorded_machine("laptop"), cpu=cpu)
+    titles = [str(check.title) for check in run_checks(facts)]
+    assert ("This CPU has no AVX2" in titles) == warned, titles

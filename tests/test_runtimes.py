@@ -175,7 +175,7 @@ def test_among_cpu_builds_the_one_this_cpu_can_run_with_most_instructions_is_cho
 ) -> None:
     """The installer's case: an AVX-512 build beside the portable one is used where the CPU
     has every set it needs (here: sets this CPU reports), and the chat runs on it."""
-    from backends.cpu_features import cpu_features
+    from wire.cpu_features import cpu_features
 
     have = sorted(cpu_features() or [])
     if len(have) < 2:

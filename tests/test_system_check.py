@@ -133,6 +133,10 @@ def test_missing_proc_and_sys_files_still_give_an_answer(
         return real_read_text(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "read_text", no_proc)
+    from wire import cpu_features
+
+    # Read again without /proc (its answer is kept for the process's life).
+    monkeypatch.setattr(cpu_features, "cpu_features", cpu_features.cpu_features.__wrapped__)
     facts = probe_system(tmp_path, engines=False)
     assert facts.cpu.logical_cores >= 1 and facts.cpu.features == []
     assert facts.linux is not None and facts.linux.swappiness is None

@@ -29,6 +29,7 @@ from typing import Any
 
 import psutil
 
+from wire import cpu_features
 from wire.child_process import CAPABILITIES, command
 from wire.phrases import Phrase
 
@@ -176,21 +177,21 @@ def probe_cpu() -> CpuFacts:
         architecture=platform.machine(),
         model=platform.processor() or platform.machine(),
     )
-    flags: set[str] = set()
     try:
         text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
         for line in text.splitlines():
             key, _, value = line.partition(":")
-            key = key.strip()
-            if key == "model name":
+            if key.strip() == "model name":
                 facts.model = value.strip()
-            elif key in ("flags", "Features"):
-                flags.update(value.split())
+                break
     except OSError:
         pass  # not Linux: the platform module's answer stays
+    # The instruction sets from the source the runtimes are chosen by, which knows Windows
+    # (IsProcessorFeaturePresent) and macOS (sysctl) as well as Linux.
+    flags = set(cpu_features.cpu_features() or ())
     if platform.machine().lower() in ("arm64", "aarch64"):
         flags.update({"neon", "asimd"})
-    facts.features = [f for f in INTERESTING_FLAGS if f in flags]
+    facts.features = [f for f in INTERESTING_FLAGS if cpu_features.normalise(f) in flags]
     return facts
 
 

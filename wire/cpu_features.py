@@ -1,4 +1,5 @@
-"""Which SIMD instruction sets this CPU has, for choosing among llama.cpp's CPU builds.
+"""Which SIMD instruction sets this CPU has: the one source for choosing among llama.cpp's
+CPU builds (in the worker) and for the System check (in the app), on every platform.
 
 A build compiled for AVX-512 stops with "illegal instruction" on a CPU without it, so a
 runtime that needs instructions (``runtime.json``'s ``cpu_features``) is only probed and
@@ -29,7 +30,7 @@ def _linux() -> frozenset[str] | None:
         return None
     for line in text.splitlines():
         key, _, value = line.partition(":")
-        if key.strip() == "flags":
+        if key.strip() in ("flags", "Features"):  # x86, Arm
             return frozenset(normalise(flag) for flag in value.split())
     return None
 
