@@ -30,6 +30,7 @@ from app.docs.extract_child import MEMORY_LIMIT_ENV
 from app.docs.formats import Section, kind_of
 from wire.child_process import EXTRACTION, creation_flags
 from wire.child_process import command as child_command
+from wire.platforms import is_link_loop
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ def precheck(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, os.stat_
     except FileNotFoundError:
         raise Skipped("it no longer exists", vanished=True) from None
     except OSError as exc:
-        if exc.errno == 40:  # ELOOP: a symbolic link that points at itself
+        if is_link_loop(exc):
             raise Skipped("it is a symbolic link that loops") from None
         raise Skipped(f"it could not be opened ({exc.strerror or exc})") from None
     if not stat.S_ISREG(info.st_mode):

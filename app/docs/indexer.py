@@ -25,6 +25,7 @@ from app.docs.collections import Collection
 from app.docs.extraction import Extractor, Skipped, Stopped, file_hash
 from app.docs.formats import kind_of
 from app.docs.index import FAILED, INDEXED, DocumentIndex, FileRecord
+from wire.platforms import is_link_loop
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +136,7 @@ def scan(roots: Sequence[str]) -> Scan:
         except OSError as exc:
             reason = (
                 "it is a symbolic link that loops"
-                if exc.errno == 40
+                if is_link_loop(exc)
                 else (f"it could not be opened ({exc.strerror or exc})")
             )
             problems.append(Problem(str(path), reason))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from hearth.bench.figures import (
 from hearth.bench.stalls import StallMonitor
 from wire import protocol
 from wire.model_spec import LLAMA_CPP
+from wire.platforms import peak_rss_bytes
 
 PROMPT = "Write a short story about a lighthouse keeper and a storm."
 SEED = 1234
@@ -416,7 +416,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         else:
             say(f"bench: four replies at once, hearth serve against {server.name} -np 4")
             parallel = measure_parallel(entry.path, server, physical_cores(), max(3, rounds))
-    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak_rss = peak_rss_bytes()
     leaked = [m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules]
 
     window_tps = statistics.median(hearth.tokens_per_s)

@@ -1,0 +1,69 @@
+"""What differs between Linux, Windows and macOS, one function per need, so that the rest of
+Hearth asks a question ("does this error mean a link loops?") instead of testing a platform.
+
+Each function says what it does on each platform.  Only the standard library is used: both
+the app and the worker import this.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+from typing import Any
+
+# Windows' "the name of the file cannot be resolved by the system", raised for a symbolic
+# link that points at itself (it has no errno of its own).
+_WINDOWS_CANT_RESOLVE = 1921
+
+
+def is_link_loop(error: OSError) -> bool:
+    """``error`` came from a symbolic link that loops (points at itself, or round a circle).
+
+    * Linux: ``ELOOP`` (40); macOS and the BSDs: ``ELOOP`` (62), so the name, never the
+      number.
+    * Windows: ``ERROR_CANT_RESOLVE_FILENAME`` (winerror 1921), which Python gives no errno.
+    """
+    return error.errno == errno.ELOOP or getattr(error, "winerror", None) == _WINDOWS_CANT_RESOLVE
+
+
+def peak_rss_bytes() -> int:
+    """The most memory this process has held resident so far, in bytes.
+
+    * Linux: ``getrusage``'s ``ru_maxrss``, which counts KiB.
+    * macOS: ``ru_maxrss`` too, which counts bytes there.
+    * Windows (no ``resource`` module): ``PeakWorkingSetSize`` from
+      ``GetProcessMemoryInfo``.
+    """
+    if sys.platform == "win32":
+        return _windows_peak_working_set()
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+def _windows_peak_working_set() -> int:
+    import ctypes
+    from ctypes import wintypes
+
+    class Counters(ctypes.Structure):
+        _fields_ = [
+            ("cb", wintypes.DWORD),
+            ("PageFaultCount", wintypes.DWORD),
+            ("PeakWorkingSetSize", ctypes.c_size_t),
+            ("WorkingSetSize", ctypes.c_size_t),
+            ("QuotaPeakPagedPoolUsage", ctypes.c_size_t),
+            ("QuotaPagedPoolUsage", ctypes.c_size_t),
+            ("QuotaPeakNonPagedPoolUsage", ctypes.c_size_t),
+            ("QuotaNonPagedPoolUsage", ctypes.c_size_t),
+            ("PagefileUsage", ctypes.c_size_t),
+            ("PeakPagefileUsage", ctypes.c_size_t),
+        ]
+
+    counters = Counters()
+    counters.cb = ctypes.sizeof(Counters)
+    windll: Any = getattr(ctypes, "windll")  # noqa: B009 - absent off Windows
+    process = windll.kernel32.GetCurrentProcess()
+    if not windll.psapi.GetProcessMemoryInfo(process, ctypes.byref(counters), counters.cb):
+        return 0
+    return int(counters.PeakWorkingSetSize)
