@@ -100,6 +100,23 @@ def test_models_rm_deletes_only_what_hearth_downloaded(hub: FakeHub, data_dir: P
     assert no_prompt.returncode == 1
 
 
+def test_a_folder_whose_name_starts_like_a_download_is_not_hearths(
+    hub: FakeHub, data_dir: Path
+) -> None:
+    """``acme/tiny``, put there by hand, is not part of the download ``acme/tiny-GGUF``."""
+    assert hearth(hub, "pull", "acme/tiny-GGUF").returncode == 0
+    theirs = data_dir / "models/acme/tiny"
+    theirs.mkdir(parents=True)
+    (theirs / "config.json").write_text('{"model_type": "llama"}')
+    (theirs / "model.safetensors").write_bytes(b"\0" * 64)
+    listed = json.loads(hearth(hub, "models", "list", "--json").stdout)
+    owned = {entry["repo_id"]: entry["owned"] for entry in listed if entry["repo_id"]}
+    assert owned == {"acme/tiny-GGUF": True, "acme/tiny": False}
+    refused = hearth(hub, "models", "rm", str(theirs), "--yes")
+    assert refused.returncode == 1 and "only deletes" in refused.stderr
+    assert (theirs / "model.safetensors").exists()
+
+
 def test_kill_9_during_a_pull_then_pull_again_resumes(hub: FakeHub, data_dir: Path) -> None:
     import time
 

@@ -27,9 +27,10 @@ def delete_model(core: Core, entry: ModelEntry) -> int:
 
     Returns the number of bytes freed.
     """
-    owned = {str(Path(p)) for p in owned_files(core.downloads_file)}
     path = entry.path
-    mine = [p for p in owned if p == str(path) or p.startswith(str(path) + "/")]
+    # Compared as paths, not text: "acme/tiny" is not inside "acme/tiny-GGUF", and a
+    # folder's files were recorded with the platform's separator.
+    mine = [p for p in owned_files(core.downloads_file) if Path(p).is_relative_to(path)]
     if entry.source != "models_dir" or not mine:
         owner = APP_NAMES.get(entry.source, "another program or you")
         raise HearthError(

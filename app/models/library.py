@@ -312,7 +312,7 @@ def list_models(
                     replace(
                         entry,
                         repo_id=relative.as_posix(),
-                        owned=any(str(p).startswith(str(folder)) for p in owned_paths),
+                        owned=any(Path(p).is_relative_to(folder) for p in owned_paths),
                     )
                 )
     for raw in added:
