@@ -14,9 +14,17 @@ import tempfile
 from collections.abc import Sequence
 
 from wire.child_process import by_flag
+from wire.platforms import unicode_stdio
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if getattr(sys, "frozen", False):
+        # A library's multiprocessing (tqdm's lock starts a resource tracker) runs the frozen
+        # app again with its own arguments: PyInstaller's freeze_support answers those, on
+        # every platform, before Hearth would refuse them.
+        import multiprocessing
+
+        multiprocessing.freeze_support()
     argv = list(sys.argv[1:] if argv is None else argv)
     # A child process of Hearth (a worker, a runtime probe, the engine probe, the document
     # reader): the frozen app starts each by running itself with the child's flag.
@@ -32,6 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.paths import DATA_DIR_ENV, resolve_data_dir
 
     args = cli.parse(argv)
+    unicode_stdio()  # a reply or a file name the console's code page lacks ends nothing
     # Until the log file is open, keep tracebacks off the terminal.
     logging.getLogger().addHandler(logging.NullHandler())
     log_path = None

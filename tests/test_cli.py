@@ -64,6 +64,19 @@ def test_models_list(starter: Path) -> None:
     assert "SmolLM2-135M-Instruct" in plain.stdout and "starter" in plain.stdout
 
 
+def test_a_name_the_output_encoding_lacks_ends_no_command(data_dir: Path) -> None:
+    """As a pipe on Windows is written in its ANSI code page: a model named in Chinese is
+    listed (with "?" for what the code page lacks) and the command succeeds."""
+    import os
+
+    from tests.gguf_files import build_gguf
+
+    build_gguf(data_dir / "models" / "中文模型-Q4_K_M.gguf")
+    result = run_hearth("models", "list", env=dict(os.environ, PYTHONIOENCODING="cp1252"))
+    assert result.returncode == 0, result.stderr
+    assert "SmolLM2-135M-Instruct" in result.stdout and "-Q4_K_M" in result.stdout
+
+
 def test_unknown_model_is_one_sentence() -> None:
     assert_one_human_line(hearth("chat", "--model", "no-such-model", "hi"), "No model called")
 

@@ -8,6 +8,7 @@ the app and the worker import this.
 from __future__ import annotations
 
 import errno
+import os
 import sys
 from typing import Any
 
@@ -67,3 +68,25 @@ def _windows_peak_working_set() -> int:
     if not windll.psapi.GetProcessMemoryInfo(process, ctypes.byref(counters), counters.cb):
         return 0
     return int(counters.PeakWorkingSetSize)
+
+
+def unicode_stdio() -> None:
+    """Standard output and error never end a command over a character their encoding
+    lacks (a Chinese reply, a model's file name).
+
+    * Linux and macOS: UTF-8 under any usual locale, so nothing changes.
+    * Windows: a pipe or a file is written in the ANSI code page (cp1252…): it becomes
+      UTF-8, which JSON readers and other tools expect.  The console is Unicode already.
+    * Wherever an encoding was chosen (``PYTHONIOENCODING``, a C locale): it is kept, and a
+      character it lacks is written as "?".
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = str(getattr(stream, "encoding", "") or "").lower().replace("-", "")
+        if reconfigure is None or encoding.startswith("utf"):
+            continue
+        chosen = bool(os.environ.get("PYTHONIOENCODING"))
+        if sys.platform == "win32" and not chosen and not stream.isatty():
+            reconfigure(encoding="utf-8")
+        else:
+            reconfigure(errors="replace")
