@@ -14,10 +14,13 @@ cd "$(dirname "$0")/../.."
 . packaging/lib.sh
 VERSION="$(app_version)"
 DMG="dist/Hearth-$VERSION.dmg"
+MACOS_MINIMUM=13.0  # Qt 6.10 and later need macOS 13 (keep LSMinimumSystemVersion alike)
 
 case "${1:-}" in
   freeze)
-    HEARTH_LLAMA_ARGS="-DGGML_NATIVE=OFF" bash packaging/freeze.sh "build/wheels/macos-$(uname -m)"
+    # Built for the oldest macOS the bundled Qt supports, as Info.plist says (hearth.spec).
+    MACOSX_DEPLOYMENT_TARGET="$MACOS_MINIMUM" HEARTH_LLAMA_ARGS="-DGGML_NATIVE=OFF" \
+      bash packaging/freeze.sh "build/wheels/macos-$(uname -m)"
     ;;
   dmg)
     test -d dist/Hearth.app || { echo "dist/Hearth.app is missing: run the freeze step"; exit 2; }
@@ -27,7 +30,15 @@ case "${1:-}" in
     cp -R dist/Hearth.app "$stage/"
     ln -s /Applications "$stage/Applications"
     rm -f "$DMG"
-    hdiutil create -volname Hearth -srcfolder "$stage" -ov -format UDZO "$DMG"
+    # hdiutil fails now and then with "Resource busy" on a busy machine: tried a few times.
+    for attempt in 1 2 3 4 5; do
+      if hdiutil create -volname Hearth -srcfolder "$stage" -ov -format UDZO "$DMG"; then
+        break
+      fi
+      [ "$attempt" -lt 5 ] || exit 1
+      echo "hdiutil failed (attempt $attempt of 5); trying again"
+      sleep $((attempt * 5))
+    done
     echo "$DMG"
     ;;
   self-test)

@@ -20,22 +20,29 @@ VERSION="$(app_version)"
 RUNTIMES=build/runtimes
 SETUP="dist/HearthSetup-$VERSION.exe"
 
+# ISCC on the PATH, else the newest Inno Setup (6 or 7, 32- or 64-bit edition) installed.
+find_iscc() {
+  local found
+  found="$(type -P iscc || true)"
+  if [ -z "$found" ]; then
+    found="$(find "/c/Program Files (x86)" "/c/Program Files" -maxdepth 2 -iname ISCC.exe \
+      -path "*Inno Setup [0-9]*" 2>/dev/null | sort -t/ -k4,4V | tail -n 1 || true)"
+  fi
+  printf '%s' "$found"
+}
+
 run_iscc() {
   local tool
-  for tool in "$(type -P iscc || true)" "/c/Program Files (x86)/Inno Setup 6/ISCC.exe" \
-    "/c/Program Files/Inno Setup 6/ISCC.exe"; do
-    if [ -n "$tool" ] && [ -f "$tool" ]; then
-      "$tool" "$@"
-      return
-    fi
-  done
-  if command -v choco >/dev/null; then  # GitHub's runners have Chocolatey
+  tool="$(find_iscc)"
+  if [ -z "$tool" ] && command -v choco >/dev/null; then  # GitHub's runners have Chocolatey
     choco install innosetup --yes --no-progress >/dev/null
-    "/c/Program Files (x86)/Inno Setup 6/ISCC.exe" "$@"
-    return
+    tool="$(find_iscc)"
   fi
-  echo "Inno Setup 6 is not installed (https://jrsoftware.org/isdl.php)"
-  exit 2
+  if [ -z "$tool" ]; then
+    echo "Inno Setup 6 or 7 is not installed (https://jrsoftware.org/isdl.php)"
+    exit 2
+  fi
+  "$tool" "$@"
 }
 
 case "${1:-}" in
