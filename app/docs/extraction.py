@@ -24,10 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import psutil
-
 from app.docs.extract_child import MEMORY_LIMIT_ENV
 from app.docs.formats import Section, kind_of
+from app.processes import tree_rss
 from wire.child_process import EXTRACTION, creation_flags
 from wire.child_process import command as child_command
 from wire.platforms import is_link_loop
@@ -174,7 +173,6 @@ class Extractor:
             self._kill()
             raise Skipped("the document reader stopped unexpectedly", failed=True) from None
         deadline = time.monotonic() + timeout_s
-        watched = psutil.Process(process.pid)
         while True:
             try:
                 line = self._answers.get(timeout=_POLL_S)
@@ -198,15 +196,14 @@ class Extractor:
             if time.monotonic() > deadline:
                 self._kill()
                 raise Skipped(f"reading it took longer than {timeout_s:.0f} s", failed=True)
-            try:
-                if watched.memory_info().rss > self.memory_limit:
-                    self._kill()
-                    raise Skipped(
-                        f"reading it needed more than {self.memory_limit / 1e9:.1f} GB of memory",
-                        failed=True,
-                    )
-            except psutil.Error:
-                pass  # it ended: the reader thread says so next turn
+            # With its children: in a Windows venv the process is a launcher (0: it ended,
+            # and the reader thread says so next turn).
+            if tree_rss(process.pid) > self.memory_limit:
+                self._kill()
+                raise Skipped(
+                    f"reading it needed more than {self.memory_limit / 1e9:.1f} GB of memory",
+                    failed=True,
+                )
 
     def _ensure_process(self) -> subprocess.Popen[bytes]:
         if self._process is not None and self._process.poll() is None:

@@ -191,12 +191,9 @@ class WorkerProcess:
         """Its resident memory in bytes (0 when it cannot be measured)."""
         if self.dead:
             return 0
-        import psutil
+        from app.processes import tree_rss
 
-        try:
-            return int(psutil.Process(self.pid).memory_info().rss)
-        except (psutil.Error, OSError):
-            return 0
+        return tree_rss(self.pid)  # with a venv launcher's interpreter, on Windows
 
     def cpu_seconds(self) -> float:
         """The CPU time it has used (a worker that uses none and says nothing is stuck)."""

@@ -6,11 +6,11 @@ answers from the driver.  Anything that cannot be read is left out of the line.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import psutil
 
+from app.processes import tree_rss
 from wire.phrases import Phrase, joined
 
 
@@ -39,8 +39,8 @@ class UsageSampler:
         """The readout, a ``Phrase`` (the window shows it in its language)."""
         parts: list[str] = []
         if worker_pid is not None:
-            with contextlib.suppress(psutil.Error):
-                rss = psutil.Process(worker_pid).memory_info().rss
+            rss = tree_rss(worker_pid)
+            if rss:
                 parts.append(Phrase("model process {0} GB", f"{rss / 1e9:.2f}"))
         memory = psutil.virtual_memory()
         parts.append(
