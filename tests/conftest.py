@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -77,6 +78,8 @@ def _isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MODELSCOPE_HOME", str(tmp_path / "modelscope-home"))
+    # Windows' home folder is USERPROFILE (Path.home() ignores HOME there).
+    monkeypatch.setenv("USERPROFILE", str(home))
     return data
 
 
@@ -217,6 +220,15 @@ def recorded_machine(name: str) -> SystemFacts:
     import json
 
     return SystemFacts.from_json(json.loads((MACHINES / f"{name}.json").read_text()))
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """A hard link to ``source`` (no copy of a 100 MB model), or a copy where the two are on
+    different volumes (Windows' runners keep the checkout and the temporary folder apart)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def kill_hard(pid: int) -> None:

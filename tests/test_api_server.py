@@ -3,6 +3,7 @@
 import http.client
 import json
 import math
+import shutil
 import socket
 import subprocess
 import sys
@@ -533,7 +534,8 @@ def fim_model(starter: Path) -> Path:
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(".partial")
-        tool = Path(sys.executable).with_name("gguf-new-metadata")
+        # (on Windows: gguf-new-metadata.exe, beside the interpreter)
+        tool = Path(shutil.which("gguf-new-metadata", path=str(Path(sys.executable).parent)) or "")
         names = [("fim_pre", 12), ("fim_suf", 13), ("fim_mid", 14)]
         flags = [item for name, id_ in names for item in ("--special-token-by-id", name, str(id_))]
         subprocess.run(

@@ -6,7 +6,6 @@ that is in use), and leave after their time to live; the window and the API shar
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -27,7 +26,7 @@ from app.library_offer import LibraryOffer
 from app.serve.api_server import ApiServer, build_app
 from app.serve.config import ServerConfig
 from app.serve.served_models import LibraryModels
-from tests.conftest import collect, free_port, kill_hard
+from tests.conftest import collect, free_port, kill_hard, link_or_copy
 from wire import protocol
 
 pytestmark = pytest.mark.slow
@@ -52,7 +51,7 @@ def library(core: Core, starter: Path) -> Core:
     """The starter model and two more GGUF files (links to it, under other names)."""
     core.models_dir.mkdir(parents=True, exist_ok=True)
     for name in COPIES:
-        os.link(starter, core.models_dir / f"{name}.gguf")
+        link_or_copy(starter, core.models_dir / f"{name}.gguf")
     return core
 
 

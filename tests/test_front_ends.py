@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -46,7 +47,8 @@ def thinking_model(starter: Path) -> Path:
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(".partial")
-        tool = Path(sys.executable).with_name("gguf-new-metadata")
+        # (on Windows: gguf-new-metadata.exe, beside the interpreter)
+        tool = Path(shutil.which("gguf-new-metadata", path=str(Path(sys.executable).parent)) or "")
         subprocess.run(
             [str(tool), str(starter), str(partial), "--chat-template", OPENS_THINKING],
             check=True,

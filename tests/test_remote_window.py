@@ -1,7 +1,6 @@
 """Server endpoints and the local API switch in the real window."""
 
 import json
-import os
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.chat import store as st
 from app.core import Core
-from tests.conftest import free_port
+from tests.conftest import free_port, link_or_copy
 from tests.gui_helpers import open_window, wait_until
 from ui.loaded_models import LoadedModelsDialog
 from ui.models.endpoint_dialog import EndpointDialog
@@ -113,7 +112,7 @@ def test_the_api_switch_serves_the_library_beside_the_chat(
     chats; another model of the library is loaded beside it, is listed in Loaded models
     with its memory, and Unload there ends it."""
     core.models_dir.mkdir(parents=True, exist_ok=True)
-    os.link(starter, core.models_dir / "second.Q4_1.gguf")
+    link_or_copy(starter, core.models_dir / "second.Q4_1.gguf")
     window = open_window(qtbot, core)
     window_pid = window.seat.worker_pid
     port = free_port()

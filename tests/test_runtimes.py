@@ -46,18 +46,22 @@ def make_runtime(
     return folder
 
 
+# A shared library's file name here: libNAME.so.N on Linux, libNAME.dylib, NAME.dll.
+LIBRARY = {"win32": "{}.dll", "darwin": "lib{}*.dylib"}.get(sys.platform, "lib{}.so*")
+
+
 @pytest.fixture(scope="module")
 def runtimes_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("runtimes")
     broken = make_runtime(root, "cuda", "cuda")
-    for library in broken.glob("libllama.so*"):
+    for library in broken.glob(LIBRARY.format("llama")):
         library.write_bytes(b"not a shared library")
     make_runtime(root, "vulkan", "vulkan")  # loads, but finds no GPU here
     make_runtime(root, "cpu-old", "cpu", version="0.0.1")
     make_runtime(root, "cpu-copy", "cpu")
     # Like an AVX-512 build on a CPU without AVX-512; garbage libraries, as it is never loaded.
     future = make_runtime(root, "cpu-future", "cpu", features=["avx2", NO_CPU_HAS])
-    for library in future.glob("libggml-cpu.so*"):
+    for library in future.glob(LIBRARY.format("ggml-cpu")):
         library.write_bytes(b"would stop with an illegal instruction")
     return root
 

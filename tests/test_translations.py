@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -197,7 +198,7 @@ def test_every_string_in_the_code_has_a_chinese_translation() -> None:
 def test_the_compiled_translation_is_built_from_the_current_source(tmp_path: Path) -> None:
     ts = REPO / "resources" / "translations" / "hearth_zh_CN.ts"
     fresh = tmp_path / "fresh.qm"
-    tool = Path(sys.executable).with_name("pyside6-lrelease")
+    tool = Path(shutil.which("pyside6-lrelease", path=str(Path(sys.executable).parent)) or "")
     subprocess.run([str(tool), "-silent", str(ts), "-qm", str(fresh)], check=True)
     assert fresh.read_bytes() == ts.with_suffix(".qm").read_bytes()
 

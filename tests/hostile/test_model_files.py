@@ -27,6 +27,9 @@ from tests.hostile.crafted import (
     write_gguf,
 )
 
+# Windows has no named pipes in the file system (os.mkfifo).
+NEEDS_FIFO = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+
 
 def test_arrays_nested_hundreds_deep_are_refused_without_recursion(tmp_path: Path) -> None:
     path = write_gguf(tmp_path / "deep.gguf", key("general.deep", nested_arrays(600)))
@@ -73,6 +76,7 @@ def test_a_header_that_takes_too_long_is_refused(tmp_path: Path) -> None:
         read_gguf(path, limits=Limits(strings=5_000))
 
 
+@NEEDS_FIFO
 def test_a_fifo_is_refused_instead_of_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.gguf"
     os.mkfifo(fifo)
@@ -112,6 +116,7 @@ def test_commands_still_work_with_a_bad_file_among_the_models(data_dir: Path) ->
 
 
 @pytest.mark.slow
+@NEEDS_FIFO
 def test_a_fifo_given_as_the_model_is_one_sentence(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.gguf"
     os.mkfifo(fifo)
@@ -137,6 +142,7 @@ def test_checkpoint_folders_with_hostile_json_are_rows_not_failures(tmp_path: Pa
     assert entries[next(iter(entries))].usable  # the starter is still there and usable
 
 
+@NEEDS_FIFO
 def test_fifos_inside_a_checkpoint_folder_do_not_hang_the_library(tmp_path: Path) -> None:
     folder = tmp_path / "models" / "org" / "fifo-model"
     folder.mkdir(parents=True)
@@ -167,6 +173,7 @@ def test_a_layer_count_that_is_not_a_number_is_no_number(tmp_path: Path) -> None
         shape_from_gguf(info)
 
 
+@NEEDS_FIFO
 def test_a_state_file_that_is_a_fifo_is_set_aside(tmp_path: Path) -> None:
     from app.settings import Settings
 
