@@ -36,11 +36,31 @@ def _history(path: Path, conversations: int = 3, messages: int = 40) -> list[int
 
 
 def _pages_of(path: Path, name: str) -> list[int]:
+    """The pages of table or index ``name``, found by walking its B-tree from its root page
+    (SQLite's ``dbstat`` table would say, but Python's SQLite on Windows and macOS lacks it)."""
     db = sqlite3.connect(path)
     try:
-        return [row[0] for row in db.execute("SELECT pageno FROM dbstat WHERE name = ?", (name,))]
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = ?", (name,)
+        ).fetchone()
+        (size,) = db.execute("PRAGMA page_size").fetchone()
     finally:
         db.close()
+    data = path.read_bytes()
+    pages, todo = [], [int(root)]
+    while todo:
+        page = todo.pop()
+        pages.append(page)
+        start = (page - 1) * size
+        header = start + (100 if page == 1 else 0)  # page 1 begins with the file's header
+        if data[header] in (0x02, 0x05):  # an interior page: its cells point at children
+            cells = int.from_bytes(data[header + 3 : header + 5], "big")
+            todo.append(int.from_bytes(data[header + 8 : header + 12], "big"))  # rightmost
+            for index in range(cells):
+                at = header + 12 + 2 * index
+                cell = start + int.from_bytes(data[at : at + 2], "big")
+                todo.append(int.from_bytes(data[cell : cell + 4], "big"))
+    return sorted(pages)
 
 
 def _scribble(path: Path, pages: list[int], seed: int = 7) -> None:
