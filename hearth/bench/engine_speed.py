@@ -147,9 +147,9 @@ def measure(spec: ModelSpec, binary: Path, rounds: int) -> EngineFigures:
         previous = os.environ.get(RUNTIMES_ENV)
         os.environ[RUNTIMES_ENV] = runtimes  # only what this benchmark puts there
         if portable:
-            os.symlink(portable, Path(runtimes) / PORTABLE)
+            _link_folder(Path(portable), Path(runtimes) / PORTABLE)
         if avx512:
-            os.symlink(avx512, Path(runtimes) / AVX512)
+            _link_folder(Path(avx512), Path(runtimes) / AVX512)
         try:
             figures = _measure(spec.on_runtime(BUILT_IN_RUNTIME), binary, rounds, bool(portable))
             if avx512:
@@ -236,3 +236,12 @@ def _measure_avx512(spec: ModelSpec, rounds: int, figures: EngineFigures) -> Non
                 pp.append(stats["prompt_tokens"] / (stats["ttft_ms"] / 1000))
     finally:
         client.host.close()
+
+
+def _link_folder(source: Path, link: Path) -> None:
+    """``link`` shows ``source``: a symbolic link, or a copy where links need rights the user
+    lacks (Windows without Developer Mode)."""
+    try:
+        os.symlink(source, link, target_is_directory=True)
+    except OSError:
+        shutil.copytree(source, link)
