@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
@@ -32,6 +31,7 @@ from wire import cpu_features, protocol
 from wire.child_process import RUNTIME_PROBE, command
 from wire.model_spec import BUILT_IN_RUNTIME
 from wire.phrases import Phrase, to_wire
+from wire.platforms import illegal_instruction
 
 RUNTIME_FILE = "runtime.json"
 RUNTIMES_ENV = "HEARTH_RUNTIMES_DIR"
@@ -297,7 +297,7 @@ def fail_on_purpose(runtime: Runtime | None) -> None:
     if how == "crash":
         os._exit(70)
     if how == "sigill":  # what a build for another processor does
-        signal.raise_signal(signal.SIGILL)
+        illegal_instruction()
     if how == "fail":
         raise EngineError(
             protocol.ERR_LOAD_FAILED,

@@ -44,6 +44,7 @@ from wire import protocol
 from wire.child_process import limit_memory, private_protocol_stream
 from wire.model_spec import LLAMA_CPP, REMOTE, ModelSpec, serves
 from wire.phrases import Phrase, to_wire
+from wire.platforms import illegal_instruction
 
 log = logging.getLogger("hearth.worker")
 
@@ -345,7 +346,7 @@ class Worker:
         control.checkpoint()  # the threads this reply may use, from its first token
         fault = runtimes.injected_fault(self.runtime)
         if fault == "sigill-reply":
-            signal.raise_signal(signal.SIGILL)
+            illegal_instruction()
         if fault == "crash-reply":
             os._exit(70)
 
@@ -361,7 +362,7 @@ class Worker:
                     event[protocol.PROMPT_TOKENS] = control.prompt_tokens
             self.channel.send(event)
             if fault == "sigill-delta" and event.get("type") == protocol.DELTA:
-                signal.raise_signal(signal.SIGILL)
+                illegal_instruction()
 
         # Local engines' deltas are merged; a server's arrive as it sends them (its stalls
         # must not hold back text already there).

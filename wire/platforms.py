@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 from typing import Any
 
@@ -90,3 +91,19 @@ def unicode_stdio() -> None:
             reconfigure(encoding="utf-8")
         else:
             reconfigure(errors="replace")
+
+
+# What Windows reports for a process ended by an instruction its CPU lacks.
+WINDOWS_ILLEGAL_INSTRUCTION = 0xC000001D
+
+
+def illegal_instruction() -> None:
+    """End this process as a build for another processor would (for the tests' faults).
+
+    * Linux and macOS: ``SIGILL``, which a parent sees as signal 4.
+    * Windows: the C runtime answers ``SIGILL`` by exiting with code 3, so the process ends
+      with ``STATUS_ILLEGAL_INSTRUCTION`` as its exit code instead, as the real fault does.
+    """
+    if sys.platform == "win32":
+        os._exit(WINDOWS_ILLEGAL_INSTRUCTION)
+    signal.raise_signal(signal.SIGILL)

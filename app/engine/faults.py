@@ -5,16 +5,18 @@ the window can translate (a ``Phrase``)."""
 
 from __future__ import annotations
 
+import signal
 from typing import TYPE_CHECKING, Any
 
 from wire import protocol
 from wire.phrases import Phrase, to_wire
+from wire.platforms import WINDOWS_ILLEGAL_INSTRUCTION
 
 if TYPE_CHECKING:
     from app.engine.jobs import Job
 
 # How a process that hit an illegal instruction ends: SIGILL, or Windows' exception code.
-ILLEGAL_INSTRUCTION = frozenset({-4, 0xC000001D})
+ILLEGAL_INSTRUCTION = frozenset({-signal.SIGILL.value, WINDOWS_ILLEGAL_INSTRUCTION})
 
 
 def worker_died(job: Job, code: int | None, avoided: str | None = None) -> dict[str, Any]:

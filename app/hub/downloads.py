@@ -427,7 +427,11 @@ class _TargetLock:
     def release(self) -> None:
         if self._lock is not None:
             self._lock.release()
-            _remove(self.path)
+            # The lock file may already be gone (filelock removes it), or just opened by
+            # another Hearth waiting for it (Windows then refuses): either way the download
+            # it guarded is done, and a leftover lock file is harmless.
+            with contextlib.suppress(OSError):
+                self.path.unlink()
             self._lock = None
 
 

@@ -161,7 +161,8 @@ class _Reader:
         self.strings = 0
         self.kept = 0
         self.nested_arrays = 0
-        self.deadline = time.monotonic() + limits.seconds
+        # perf_counter: Windows' monotonic clock ticks every 15.6 ms, longer than a read
+        self.deadline = time.perf_counter() + limits.seconds
         self._ticks = 0
 
     def take(self, count: int) -> bytes:
@@ -212,7 +213,7 @@ class _Reader:
         """Checked every few thousand items: a header that takes too long is refused."""
         self._ticks += 1
         if self._ticks & 0xFF == 0:
-            if time.monotonic() > self.deadline:
+            if time.perf_counter() > self.deadline:
                 raise GGUFError(Phrase("its header takes too long to read"))
             if self.stream.tell() > self.limits.header_bytes:
                 raise GGUFError(Phrase("its header is larger than any model's"))
