@@ -244,14 +244,13 @@ def test_absurd_headers_are_a_clear_error(tmp_path: Path) -> None:
 
 def test_the_starter_model_estimate_matches_the_worker(starter: Path, client, spec) -> None:
     """Estimated resident memory within 15 % of the worker's RSS after loading."""
-    import psutil
-
     from app.machine.hardware import probe_system
+    from app.processes import tree_rss
     from wire.model_spec import ModelSpec
 
     at_4k = ModelSpec(spec.path, n_ctx=4096, threads=2)
     assert client.load(at_4k).wait(60) is not None
-    rss = psutil.Process(client.worker_pid).memory_info().rss
+    rss = tree_rss(client.worker_pid)  # the interpreter, not a Windows venv's launcher
     result = estimate(
         shape_from_gguf(read_gguf(starter)), probe_system(starter.parent, engines=False), 4096
     )
