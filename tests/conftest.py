@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -220,6 +221,12 @@ def recorded_machine(name: str) -> SystemFacts:
     import json
 
     return SystemFacts.from_json(json.loads((MACHINES / f"{name}.json").read_text()))
+
+
+# Apple Silicon has a GPU llama.cpp uses (Metal), CI's runners included: tests that describe
+# "this machine, which has no GPU" say so with this mark.
+APPLE_GPU = sys.platform == "darwin" and platform.machine() == "arm64"
+no_gpu_here = pytest.mark.skipif(APPLE_GPU, reason="describes a machine without a GPU")
 
 
 def link_or_copy(source: Path, target: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_hearth
+from tests.conftest import no_gpu_here, run_hearth
 
 pytestmark = pytest.mark.slow
 
@@ -158,6 +158,7 @@ def test_sysinfo_json_has_the_promised_fields() -> None:
     assert "CPU:" in hearth("sysinfo").stdout
 
 
+@no_gpu_here
 def test_fit_json_for_the_starter_model() -> None:
     result = hearth("fit", "SmolLM2-135M-Instruct.Q4_1", "--ctx", "4096", "--json")
     assert result.returncode == 0, result.stderr

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QTableWidget
 from pytestqt.qtbot import QtBot
 
 from app.core import Core
+from tests.conftest import no_gpu_here
 from tests.fakehub import FakeHub
 from tests.gguf_files import build_gguf
 from tests.gui_helpers import open_window, wait_until
@@ -26,6 +27,7 @@ def wait_for_facts(qtbot: QtBot, window: MainWindow) -> None:
     wait_until(qtbot, lambda: window.core.facts is not None, 300_000)
 
 
+@no_gpu_here
 def test_system_check_tab_and_copy_report(qtbot: QtBot, core: Core) -> None:
     window = open_window(qtbot, core)
     wait_for_facts(qtbot, window)
@@ -40,6 +42,7 @@ def test_system_check_tab_and_copy_report(qtbot: QtBot, core: Core) -> None:
     assert report.startswith("Hearth") and "Checks:" in report and "Memory:" in report
 
 
+@no_gpu_here
 def test_verdicts_in_the_library_and_live_usage_while_generating(qtbot: QtBot, core: Core) -> None:
     window = open_window(qtbot, core)
     wait_for_facts(qtbot, window)
