@@ -75,9 +75,11 @@ def _isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "MODELSCOPE_ENDPOINT",
         "MODELSCOPE_API_TOKEN",
         "OLLAMA_MODELS",
-        "LOCALAPPDATA",
     ):
         monkeypatch.delenv(name, raising=False)
+    # Where Windows programs keep their data (GPT4All's models, a keyring's fallback): an
+    # empty folder of the test's, not the runner's.
+    monkeypatch.setenv("LOCALAPPDATA", str(home / "AppData" / "Local"))
     monkeypatch.setenv("MODELSCOPE_HOME", str(tmp_path / "modelscope-home"))
     # Windows' home folder is USERPROFILE (Path.home() ignores HOME there).
     monkeypatch.setenv("USERPROFILE", str(home))
