@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import ollama
+import psutil
 import pytest
 from openai import NotFoundError, OpenAI
 
@@ -389,3 +390,34 @@ def test_the_name_hearth_means_the_model_in_use(
     local = stack.enter_context(ollama.Client(host=base))
     answer = local.chat(model="hearth:latest", messages=HI, options={"num_predict": 2})
     assert answer.model == "hearth:latest" and answer.done
+
+
+def test_a_model_is_deleted_only_once_no_worker_of_hearths_holds_it(
+    core: Core, starter: Path
+) -> None:
+    """Windows cannot delete a file a process has mapped: the model in use is refused in
+    words, an idle one's worker ends first, then the file goes."""
+    from app.errors import HearthError
+    from app.hub.downloads import DownloadManager
+    from app.hub.library_actions import delete_model
+
+    target = core.models_dir / "acme" / "mine-GGUF" / "mine.Q4_1.gguf"
+    target.parent.mkdir(parents=True)
+    link_or_copy(starter, target)
+    downloads = DownloadManager(core.downloads_file, {})
+    downloads.owned.append(str(target))
+    downloads.save()
+    entry = next(e for e in core.models() if e.path == target)  # as the library lists it
+    seat = Seat(core.engines)
+    assert seat.load(core.model_spec(entry)).wait(300) is not None
+    with pytest.raises(HearthError, match="is in use"):
+        delete_model(core, entry)
+    assert target.exists() and len(core.engines.loaded()) == 1
+    lease = seat.current
+    assert lease is not None
+    lease.release(keep_alive_s=600)  # another model was chosen: this one stays loaded, idle
+    (loaded,) = core.engines.loaded()
+    assert delete_model(core, entry) > 0
+    assert not target.exists() and not (core.models_dir / "acme").exists()
+    assert core.engines.loaded() == [] and not psutil.pid_exists(loaded.pid)
+    core.engines.close()

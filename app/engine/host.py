@@ -472,16 +472,20 @@ class EngineHost:
         rows = (h.as_loaded(now, wall) for h in ordered)
         return [row for row in rows if row is not None]
 
-    def unload(self, spec: ModelSpec) -> bool:
+    def unload(self, spec: ModelSpec, wait: bool = False) -> bool:
         """End an idle model's worker now (Unload, Ollama's keep_alive 0); False when it
-        is leased or busy, or not loaded."""
+        is leased or busy, or not loaded.  With ``wait``, the worker has ended (its files
+        are no longer open) when this returns."""
         with self._lock:
             hosted = self._hosted.get(spec.base)
             if hosted is None or not hosted.idle or hosted.live() is None:
                 return False
             del self._hosted[hosted.spec]
             worker = hosted.live()
-        _end_in_background([worker] if worker is not None else [])
+        if wait and worker is not None:
+            worker.stop_when_idle()
+        else:
+            _end_in_background([worker] if worker is not None else [])
         return True
 
     # -- time to live --------------------------------------------------------------------

@@ -380,7 +380,17 @@ class DownloadManager:
             item.state = VERIFYING
             self.changed(item)
             self._verify(item, sink)
-            os.replace(item.part, target)
+            try:
+                os.replace(item.part, target)
+            except PermissionError as exc:  # Windows: the old file is open (a loaded model)
+                raise HearthError(
+                    Phrase(
+                        "{0} was downloaded and checked, but the file it replaces is open in "
+                        "a program (a model loaded in Hearth?). Unload that model and try "
+                        "again: the download goes on from where it is.",
+                        item.path,
+                    )
+                ) from exc
         finally:
             lock.release()
 

@@ -40,13 +40,24 @@ def delete_model(core: Core, entry: ModelEntry) -> int:
                 owner,
             )
         )
+    _unload(core, entry)
     freed = 0
-    if path.is_dir():
-        freed = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-        shutil.rmtree(path)
-    else:
-        freed = path.stat().st_size
-        path.unlink()
+    try:
+        if path.is_dir():
+            freed = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+            shutil.rmtree(path)
+        else:
+            freed = path.stat().st_size
+            path.unlink()
+    except PermissionError as exc:  # Windows: a process (another Hearth?) has it open
+        raise HearthError(
+            Phrase(
+                "{0} could not be deleted: another program has it open ({1}). Close the "
+                "programs using it (another Hearth window or hearth serve) and try again.",
+                entry.name,
+                exc.strerror or exc,
+            )
+        ) from exc
     models_dir = core.models_dir.resolve()
     parent = path.parent
     while parent.resolve() != models_dir and models_dir in parent.resolve().parents:
@@ -56,3 +67,20 @@ def delete_model(core: Core, entry: ModelEntry) -> int:
             break
         parent = parent.parent
     return freed
+
+
+def _unload(core: Core, entry: ModelEntry) -> None:
+    """End the workers of this process that have the model loaded (idle ones: Windows
+    cannot delete a file a process has mapped); refuse while one is in use."""
+    host = core.engines
+    for model in host.loaded():
+        if not Path(model.spec.path).is_relative_to(entry.path):
+            continue
+        if not host.unload(model.spec, wait=True):
+            raise HearthError(
+                Phrase(
+                    "{0} is in use (a chat, the API or documents): choose another model or "
+                    "unload it in Loaded models, then delete it.",
+                    entry.name,
+                )
+            )
