@@ -10,8 +10,43 @@ import logging
 import logging.handlers
 import os
 from pathlib import Path
+from typing import Any
 
 LOG_FILE = "hearth.log"
+MAX_BYTES = 2_000_000
+
+
+class SharedRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """The log that every Hearth process of a data folder writes (the window, ``hearth
+    serve``, ``hearth chat``).  On Windows a file another process holds open cannot be
+    renamed, so a rollover may fail: the log then goes on in the same file, every line
+    kept, and the next try waits until it has grown by another quarter of its size (not
+    one failed rename per line)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.retry_at = 0  # the size before which no rollover is tried again
+
+    def shouldRollover(self, record: logging.LogRecord) -> int:  # noqa: N802 - logging's name
+        if self.retry_at and self._size() < self.retry_at:
+            return 0
+        return super().shouldRollover(record)
+
+    def doRollover(self) -> None:  # noqa: N802 - logging's name
+        try:
+            super().doRollover()
+        except OSError:
+            if self.stream is None:
+                self.stream = self._open()
+            self.retry_at = self._size() + self.maxBytes // 4
+        else:
+            self.retry_at = 0
+
+    def _size(self) -> int:
+        try:
+            return os.path.getsize(self.baseFilename)
+        except OSError:
+            return 0
 
 
 def configure_logging(logs_dir: Path | None, *, also_stderr: bool = False) -> Path | None:
@@ -28,8 +63,8 @@ def configure_logging(logs_dir: Path | None, *, also_stderr: bool = False) -> Pa
         try:
             logs_dir.mkdir(parents=True, exist_ok=True)
             path = logs_dir / LOG_FILE
-            handler: logging.Handler = logging.handlers.RotatingFileHandler(
-                path, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+            handler: logging.Handler = SharedRotatingFileHandler(
+                path, maxBytes=MAX_BYTES, backupCount=3, encoding="utf-8"
             )
             handler.setFormatter(formatter)
             handler.set_name("hearth-file")
