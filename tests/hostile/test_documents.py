@@ -222,3 +222,45 @@ def test_an_unplugged_folder_keeps_its_index(docs: Documents, tmp_path: Path) ->
     assert report.progress.removed == 0
     assert "cannot be found" in report.problems[0].reason
     assert docs.search(["trips"], "Oslo")  # still found while the disk is away
+
+
+def test_a_damaged_document_index_is_set_aside_and_rebuilt(
+    tmp_path: Path, expect_error_logs: None
+) -> None:
+    from app.docs.index import DocumentIndex
+
+    path = tmp_path / "documents.sqlite3"
+    garbage = b"SQLite format 3\0" + bytes(range(256)) * 64
+    path.write_bytes(garbage)
+    index = DocumentIndex(path)
+    assert "set aside as documents.sqlite3.damaged-" in str(index.problem)
+    (aside,) = tmp_path.glob("documents.sqlite3.damaged-*")
+    assert aside.read_bytes() == garbage, "the damaged file is kept as it was"
+    assert index.db.execute("SELECT count(*) FROM files").fetchone() == (0,)
+    index.close()
+
+
+def test_a_damaged_index_that_cannot_be_moved_is_said_and_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_error_logs: None
+) -> None:
+    """As on Windows while another Hearth has it open: nothing is claimed, nothing lost."""
+    import os
+
+    from app.docs import index as index_module
+
+    path = tmp_path / "documents.sqlite3"
+    garbage = b"SQLite format 3\0" + bytes(range(256)) * 64
+    path.write_bytes(garbage)
+    wal = tmp_path / "documents.sqlite3-wal"
+    wal.write_bytes(b"its log")
+
+    def held_open(source: str, target: str) -> None:
+        if source == str(path):
+            raise PermissionError(32, "The process cannot access the file", source)
+        os.rename(source, target)
+
+    monkeypatch.setattr(os, "replace", held_open)  # the index's os is this one
+    index = index_module.DocumentIndex(path)
+    assert "could not be set aside" in str(index.problem)
+    assert path.read_bytes() == garbage and wal.read_bytes() == b"its log", "all put back"
+    assert not list(tmp_path.glob("*.damaged-*"))
