@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -39,3 +40,22 @@ def open_regular(path: Path) -> BinaryIO:
     if not stat.S_ISREG(path.stat().st_mode):
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     return path.open("rb")
+
+
+def set_database_aside(path: Path, aside: Path) -> None:
+    """Move a SQLite database and its WAL and shared-memory files to ``aside`` (+ the same
+    suffixes), its log first, so that a new database there never starts from the old log.
+    All or nothing: when one cannot move (Windows refuses a file another process holds
+    open), what moved is put back and the ``OSError`` is raised."""
+    moved: list[str] = []
+    try:
+        for suffix in ("-wal", "-shm", ""):
+            source = Path(f"{path}{suffix}")
+            if source.exists():
+                os.replace(source, f"{aside}{suffix}")
+                moved.append(suffix)
+    except OSError:
+        for suffix in moved:
+            with contextlib.suppress(OSError):
+                os.replace(f"{aside}{suffix}", f"{path}{suffix}")
+        raise

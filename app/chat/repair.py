@@ -31,6 +31,7 @@ from pathlib import Path
 import psutil
 
 from app.chat.schema import Transaction
+from app.files import set_database_aside
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -246,13 +247,11 @@ def _adopt_orphans(db: sqlite3.Connection) -> None:
 
 
 def move_aside(path: Path) -> Path:
-    """Keep a damaged database (and its WAL) beside the new one under a dated name."""
+    """Keep a damaged database (and its WAL) beside the new one under a dated name; all of
+    it or nothing (``OSError``)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = path.with_name(f"{path.name}.damaged-{stamp}")
-    for suffix in ("", "-wal", "-shm"):
-        source = Path(str(path) + suffix)
-        if source.exists():
-            os.replace(source, Path(str(aside) + suffix))
+    set_database_aside(path, aside)
     return aside
 
 

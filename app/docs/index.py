@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from app.docs.chunking import Passage
 from app.docs.terms import estimate_tokens, index_terms, match_expression
+from app.files import set_database_aside
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -175,27 +175,18 @@ class DocumentIndex:
             self.db.close()
         self._local = threading.local()
         aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
-        # Its log first: a new index must never start from the damaged one's WAL.
-        moved: list[str] = []
-        for suffix in ("-wal", "-shm", ""):
-            source = f"{self.path}{suffix}"
-            try:
-                if os.path.exists(source):
-                    os.replace(source, f"{aside}{suffix}")
-                    moved.append(suffix)
-            except OSError as failure:  # Windows: another Hearth has it open
-                for back in moved:
-                    with contextlib.suppress(OSError):
-                        os.replace(f"{aside}{back}", f"{self.path}{back}")
-                log.error("could not set the damaged index aside", exc_info=failure)
-                self._local = threading.local()
-                self.problem = Phrase(
-                    "The document index is damaged and could not be set aside ({0}); "
-                    "searches of your collections fail until it can. Close other Hearth "
-                    "windows and hearth serve, then start Hearth again.",
-                    failure.strerror or failure,
-                )
-                return
+        try:
+            set_database_aside(self.path, aside)
+        except OSError as failure:  # Windows: another Hearth has it open
+            log.error("could not set the damaged index aside", exc_info=failure)
+            self._local = threading.local()
+            self.problem = Phrase(
+                "The document index is damaged and could not be set aside ({0}); searches "
+                "of your collections fail until it can. Close other Hearth windows and "
+                "hearth serve, then start Hearth again.",
+                failure.strerror or failure,
+            )
+            return
         self.problem = Phrase(
             "The document index was damaged and has been set aside as {0}; your collections "
             "are being indexed again.",

@@ -254,8 +254,8 @@ def test_a_damaged_index_that_cannot_be_moved_is_said_and_left_alone(
     wal = tmp_path / "documents.sqlite3-wal"
     wal.write_bytes(b"its log")
 
-    def held_open(source: str, target: str) -> None:
-        if source == str(path):
+    def held_open(source: str | Path, target: str | Path) -> None:
+        if str(source) == str(path):
             raise PermissionError(32, "The process cannot access the file", source)
         os.rename(source, target)
 
