@@ -18,7 +18,15 @@ from app.serve.embeddings import inputs_of
 from app.serve.naming import ollama_name
 from app.serve.openai_tools import MAX_TOOLS, NAME_PATTERN, ToolSpec
 from app.serve.pipeline import Ask
-from app.serve.sampling import MAX_MESSAGES, MAX_TEXT, checked_stops, given, ranged, unicode_text
+from app.serve.sampling import (
+    MAX_MESSAGES,
+    MAX_TEXT,
+    SAMPLERS,
+    checked_stops,
+    given,
+    ranged,
+    unicode_text,
+)
 from app.settings import highest
 
 
@@ -54,16 +62,7 @@ class OllamaOptions(BaseModel):
         return checked_stops(stop) if stop is not None else None
 
     def params(self) -> dict[str, Any]:
-        keys = (
-            "temperature",
-            "top_p",
-            "top_k",
-            "min_p",
-            "repeat_penalty",
-            "presence_penalty",
-            "frequency_penalty",
-        )
-        params = given(self, keys)
+        params = given(self, SAMPLERS)
         if self.seed is not None and self.seed >= 0:
             params["seed"] = self.seed
         if self.num_predict is not None and self.num_predict > 0:

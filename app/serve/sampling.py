@@ -17,6 +17,16 @@ MAX_STOP_CHARS = 200
 MAX_BIASED_TOKENS = 300  # as OpenAI's API
 MAX_TEXT = 1_000_000  # characters in one message or prompt
 MAX_MESSAGES = 10_000
+# The sampling fields every dialect passes to the engine as they are, by the same names.
+SAMPLERS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "repeat_penalty",
+    "presence_penalty",
+    "frequency_penalty",
+)
 
 
 def ranged(key: str) -> Any:
@@ -100,17 +110,7 @@ class Sampling(BaseModel):
 
     def params(self) -> dict[str, Any]:
         """The engine's parameters the request set (over the model's defaults)."""
-        keys = (
-            "temperature",
-            "top_p",
-            "top_k",
-            "min_p",
-            "repeat_penalty",
-            "seed",
-            "presence_penalty",
-            "frequency_penalty",
-        )
-        params = given(self, keys)
+        params = given(self, (*SAMPLERS, "seed"))
         if self.logit_bias:
             params["logit_bias"] = dict(self.logit_bias)
         limit = self.reply_limit()

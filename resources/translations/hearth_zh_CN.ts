@@ -2234,6 +2234,10 @@
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
     <message>
+        <source>The document index is damaged and could not be set aside ({0}); searches of your collections fail until it can. Close other Hearth windows and hearth serve, then start Hearth again.</source>
+        <translation>文档索引已损坏，且无法移到一旁（{0}）；在此之前，搜索你的文档集会失败。请关闭其他 Hearth 窗口和 hearth serve，然后重新启动 Hearth。</translation>
+    </message>
+    <message>
         <source>The {0} runtime stopped ({1}); trying the next one.</source>
         <translation>{0} 运行时已停止（{1}）；正在尝试下一个。</translation>
     </message>
@@ -2272,6 +2276,18 @@
     <message>
         <source>{0} has no single {1} file.</source>
         <translation>{0} 中没有唯一的 {1} 文件。</translation>
+    </message>
+    <message>
+        <source>{0} was downloaded and checked, but the file it replaces is open in a program (a model loaded in Hearth?). Unload that model and try again: the download goes on from where it is.</source>
+        <translation>{0} 已下载并校验，但它要替换的文件正被某个程序打开（是 Hearth 中已加载的模型吗？）。请卸载该模型后重试：下载会从当前进度继续。</translation>
+    </message>
+    <message>
+        <source>{0} could not be deleted: another program has it open ({1}). Close the programs using it (another Hearth window or hearth serve) and try again.</source>
+        <translation>无法删除 {0}：另一个程序正打开着它（{1}）。请关闭正在使用它的程序（另一个 Hearth 窗口或 hearth serve）后重试。</translation>
+    </message>
+    <message>
+        <source>{0} is in use (a chat, the API or documents): choose another model or unload it in Loaded models, then delete it.</source>
+        <translation>{0} 正在使用中（对话、API 或文档）：请选择其他模型，或在“已加载的模型”中卸载它，然后再删除。</translation>
     </message>
     <message>
         <source>{0} could not be found on either hub. {1}</source>
