@@ -105,5 +105,6 @@ def illegal_instruction() -> None:
       with ``STATUS_ILLEGAL_INSTRUCTION`` as its exit code instead, as the real fault does.
     """
     if sys.platform == "win32":
-        os._exit(WINDOWS_ILLEGAL_INSTRUCTION)
+        # _exit takes a C int; Windows reads the same 32 bits back as the unsigned code.
+        os._exit(WINDOWS_ILLEGAL_INSTRUCTION - (1 << 32))
     signal.raise_signal(signal.SIGILL)
