@@ -9,6 +9,8 @@ its own and the sum is its own memory.
 
 from __future__ import annotations
 
+import time
+
 import psutil
 
 
@@ -27,3 +29,30 @@ def tree_rss(pid: int) -> int:
         except (psutil.Error, OSError):
             continue
     return total
+
+
+class TreeMemory:
+    """``tree_rss`` for a process watched many times a second (the document reader): its
+    children are listed again at most every ``refresh_s`` (listing them reads every
+    process of the machine), its own memory and theirs read at each call."""
+
+    def __init__(self, pid: int, refresh_s: float = 1.0) -> None:
+        self.pid, self.refresh_s = pid, refresh_s
+        self._children: list[psutil.Process] = []
+        self._listed_at = float("-inf")
+
+    def rss(self) -> int:
+        try:
+            process = psutil.Process(self.pid)
+            total = int(process.memory_info().rss)
+            if time.monotonic() - self._listed_at >= self.refresh_s:
+                self._children = process.children(recursive=True)
+                self._listed_at = time.monotonic()
+        except (psutil.Error, OSError):
+            return 0
+        for child in self._children:
+            try:
+                total += int(child.memory_info().rss)
+            except (psutil.Error, OSError):
+                continue
+        return total

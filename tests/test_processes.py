@@ -9,7 +9,7 @@ import time
 
 import psutil
 
-from app.processes import tree_rss
+from app.processes import TreeMemory, tree_rss
 
 # A launcher that starts the real program (here: one holding 200 MB) and waits for it.
 LAUNCHER = (
@@ -27,6 +27,8 @@ def test_the_memory_of_a_launcher_counts_the_program_it_started() -> None:
         alone = psutil.Process(launcher.pid).memory_info().rss
         assert alone < 100_000_000, "the launcher itself holds little"
         assert tree_rss(launcher.pid) > 200_000_000
+        watched = TreeMemory(launcher.pid)  # as the document reader is watched
+        assert watched.rss() > 200_000_000 and watched.rss() > 200_000_000
     finally:
         for child in psutil.Process(launcher.pid).children(recursive=True):
             child.kill()

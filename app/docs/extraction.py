@@ -26,7 +26,7 @@ from typing import IO, Any
 
 from app.docs.extract_child import MEMORY_LIMIT_ENV
 from app.docs.formats import Section, kind_of
-from app.processes import tree_rss
+from app.processes import TreeMemory
 from wire.child_process import EXTRACTION, creation_flags
 from wire.child_process import command as child_command
 from wire.platforms import is_link_loop
@@ -173,6 +173,7 @@ class Extractor:
             self._kill()
             raise Skipped("the document reader stopped unexpectedly", failed=True) from None
         deadline = time.monotonic() + timeout_s
+        watched = TreeMemory(process.pid)
         while True:
             try:
                 line = self._answers.get(timeout=_POLL_S)
@@ -198,7 +199,7 @@ class Extractor:
                 raise Skipped(f"reading it took longer than {timeout_s:.0f} s", failed=True)
             # With its children: in a Windows venv the process is a launcher (0: it ended,
             # and the reader thread says so next turn).
-            if tree_rss(process.pid) > self.memory_limit:
+            if watched.rss() > self.memory_limit:
                 self._kill()
                 raise Skipped(
                     f"reading it needed more than {self.memory_limit / 1e9:.1f} GB of memory",
