@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.serve.tool_calls import ToolCallStream, parse_tool_calls
+from app.tools.calls import ToolCallStream, parse_tool_calls
 from backends.tool_prompt import engine_message, has_tool_parts, hermes_messages
 
 NAMES = {"get_weather", "add"}

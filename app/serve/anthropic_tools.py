@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.serve.openai_tools import ID_PATTERN, MAX_TOOLS, NAME_PATTERN
 from app.serve.sampling import unicode_text
-from app.serve.tool_calls import ToolCall
+from app.tools.calls import ToolCall
 
 
 class TextBlock(BaseModel):

@@ -14,7 +14,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.serve.tool_calls import ToolCall, ToolCallStream, parse_tool_calls
+from app.tools.calls import ToolCall, ToolCallStream, parse_tool_calls
 from wire import protocol
 
 # How a choice ended, in every dialect's terms (each maps them to its own words).

@@ -40,7 +40,7 @@ from app.serve.ollama_models import (
     now_iso,
 )
 from app.serve.pipeline import Refusal, Reply
-from app.serve.tool_calls import ToolCall
+from app.tools.calls import ToolCall
 
 # The Ollama API version whose routes and fields this server follows (clients compare it).
 OLLAMA_VERSION = "0.12.6"

@@ -10,7 +10,7 @@ extensions, which many clients send; a remote engine keeps its own).
 ``response_format`` (``json_object``, ``json_schema``) and a forced ``tool_choice`` need an
 engine with a grammar, ``tools`` one that takes them, ``logprobs`` one that reports them
 (the engine catalogue says which: ``app.serve.capabilities``).  Tool calls are read
-out of the reply (``app.serve.tool_calls``) and returned as ``tool_calls`` with
+out of the reply (``app.tools.calls``) and returned as ``tool_calls`` with
 ``finish_reason: "tool_calls"``.  A stream carries usage only when asked
 (``stream_options.include_usage``), in a last chunk without choices, as OpenAI's does; a
 reply whose engine died ends with ``finish_reason: "error"``, the usage of what was sent,

@@ -2234,6 +2234,14 @@
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
     <message>
+        <source>There is no tool server named {0}.</source>
+        <translation>没有名为 {0} 的工具服务器。</translation>
+    </message>
+    <message>
+        <source>Hearth could not read {0} ({1}).</source>
+        <translation>Hearth 无法读取 {0}（{1}）。</translation>
+    </message>
+    <message>
         <source>The document index is damaged and could not be set aside ({0}); searches of your collections fail until it can. Close other Hearth windows and hearth serve, then start Hearth again.</source>
         <translation>文档索引已损坏，且无法移到一旁（{0}）；在此之前，搜索你的文档集会失败。请关闭其他 Hearth 窗口和 hearth serve，然后重新启动 Hearth。</translation>
     </message>
@@ -2464,6 +2472,150 @@
     <message>
         <source>The setting &apos;{0}&apos; was invalid ({1}) and was reset to its default.</source>
         <translation>设置“{0}”无效（{1}），已恢复为默认值。</translation>
+    </message>
+    <message>
+        <source>The user denied this tool call. Do not call it again for this request.</source>
+        <translation>用户拒绝了此次工具调用。本次请求中请勿再次调用它。</translation>
+    </message>
+    <message>
+        <source>may reach the network</source>
+        <translation>可能访问网络</translation>
+    </message>
+    <message>
+        <source>may delete or overwrite things</source>
+        <translation>可能删除或覆盖内容</translation>
+    </message>
+    <message>
+        <source>may change files or data</source>
+        <translation>可能更改文件或数据</translation>
+    </message>
+    <message>
+        <source>Date and time</source>
+        <translation>日期和时间</translation>
+    </message>
+    <message>
+        <source>Search documents</source>
+        <translation>搜索文档</translation>
+    </message>
+    <message>
+        <source>Hearth has no tool named {0}.</source>
+        <translation>Hearth 没有名为 {0} 的工具。</translation>
+    </message>
+    <message>
+        <source>search_documents needs a query.</source>
+        <translation>search_documents 需要一个查询。</translation>
+    </message>
+    <message>
+        <source>Expected a JSON object with &quot;mcpServers&quot; in it.</source>
+        <translation>应为包含 "mcpServers" 的 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>&quot;mcpServers&quot; should map each server&apos;s name to its settings.</source>
+        <translation>"mcpServers" 应将每个服务器的名称映射到其设置。</translation>
+    </message>
+    <message>
+        <source>That is more than {0} servers.</source>
+        <translation>服务器数量超过了 {0} 个。</translation>
+    </message>
+    <message>
+        <source>The server name &apos;{0}&apos; cannot be used: letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos; only, at most 64.</source>
+        <translation>服务器名称“{0}”不可用：只能使用字母、数字、“-”、“_”和“.”，最多 64 个字符。</translation>
+    </message>
+    <message>
+        <source>The server {0} should be a JSON object.</source>
+        <translation>服务器 {0} 应为一个 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>The server {0} uses the old SSE transport; Hearth speaks Streamable HTTP. Give the server&apos;s Streamable HTTP URL (often ending in /mcp).</source>
+        <translation>服务器 {0} 使用旧的 SSE 传输；Hearth 使用 Streamable HTTP。请提供该服务器的 Streamable HTTP 地址（通常以 /mcp 结尾）。</translation>
+    </message>
+    <message>
+        <source>The server {0} needs a command to start it, or a url to reach it.</source>
+        <translation>服务器 {0} 需要一个启动命令，或一个访问地址（url）。</translation>
+    </message>
+    <message>
+        <source>The server {0}&apos;s {1} should map names to text.</source>
+        <translation>服务器 {0} 的 {1} 应将名称映射到文本。</translation>
+    </message>
+    <message>
+        <source>The server {0}&apos;s {1} should be a list of text.</source>
+        <translation>服务器 {0} 的 {1} 应为文本列表。</translation>
+    </message>
+    <message>
+        <source>tool servers</source>
+        <translation>工具服务器</translation>
+    </message>
+    <message>
+        <source>This is not JSON Hearth can read ({0}).</source>
+        <translation>这不是 Hearth 能读取的 JSON（{0}）。</translation>
+    </message>
+    <message>
+        <source>The server {0}&apos;s url is not an http(s) address.</source>
+        <translation>服务器 {0} 的 url 不是 http(s) 地址。</translation>
+    </message>
+    <message>
+        <source>content of the kind &apos;{0}&apos;</source>
+        <translation>“{0}”类型的内容</translation>
+    </message>
+    <message>
+        <source>The tool server {0} stopped ({1}).{2}</source>
+        <translation>工具服务器 {0} 已停止（{1}）。{2}</translation>
+    </message>
+    <message>
+        <source>The tool server {0} could not be started: {1} ({2}).</source>
+        <translation>无法启动工具服务器 {0}：{1}（{2}）。</translation>
+    </message>
+    <message>
+        <source>The tool server {0} at {1} could not be reached ({2}).</source>
+        <translation>无法连接位于 {1} 的工具服务器 {0}（{2}）。</translation>
+    </message>
+    <message>
+        <source>Its last words: {0}</source>
+        <translation>它最后的输出：{0}</translation>
+    </message>
+    <message>
+        <source>an image</source>
+        <translation>一张图片</translation>
+    </message>
+    <message>
+        <source>audio</source>
+        <translation>音频</translation>
+    </message>
+    <message>
+        <source>a binary file</source>
+        <translation>一个二进制文件</translation>
+    </message>
+    <message>
+        <source>The tool server {0} was stopped.</source>
+        <translation>工具服务器 {0} 已被停止。</translation>
+    </message>
+    <message>
+        <source>The tool server {0} did not start within {1:g} s.{2}</source>
+        <translation>工具服务器 {0} 未在 {1:g} 秒内启动。{2}</translation>
+    </message>
+    <message>
+        <source>The tool {0} did not answer within {1:g} s.</source>
+        <translation>工具 {0} 未在 {1:g} 秒内应答。</translation>
+    </message>
+    <message>
+        <source>The tool server {0} stopped during the call.{1}</source>
+        <translation>工具服务器 {0} 在调用过程中停止了。{1}</translation>
+    </message>
+    <message>
+        <source>The tool {0} failed: {1}</source>
+        <translation>工具 {0} 出错：{1}</translation>
+    </message>
+    <message>
+        <source>There is no tool server named {0} (see Settings › Tools).</source>
+        <translation>没有名为 {0} 的工具服务器（请查看 设置 › 工具）。</translation>
+    </message>
+    <message>
+        <source>The tool servers were stopped (Hearth is quitting).</source>
+        <translation>工具服务器已停止（Hearth 正在退出）。</translation>
+    </message>
+    <message>
+        <source>The tool returned {0}, which Hearth cannot show.</source>
+        <translation>工具返回了{0}，Hearth 无法显示。</translation>
     </message>
     <message>
         <source>the answer about new versions could not be read</source>

@@ -1,0 +1,151 @@
+"""``hearth mcp`` as other programs use it (the SDK's own stdio client), and ``hearth tools``
+as a person does: import an ``mcpServers`` JSON, list the tools, forget an approval."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.tools.config import ServerConfig, ToolsConfig, ToolsFile
+from tests.conftest import REPO, run_hearth
+from tests.documents import pdf
+
+FIXTURE = Path(__file__).parent / "tools" / "mcp_fixture_server.py"
+
+
+def hearth_mcp_session(data_dir: Path, steps: Any) -> Any:
+    """Run ``steps(client)`` against ``hearth mcp`` started by the SDK's stdio client."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hearth", "mcp", "--data-dir", str(data_dir)],
+        cwd=str(REPO),
+        env={"PYTHONPATH": os.environ.get("PYTHONPATH", "")},
+    )
+
+    async def session() -> Any:
+        async with Client(params) as client:
+            return await steps(client)
+
+    return asyncio.run(asyncio.wait_for(session(), 300))
+
+
+def test_an_mcp_client_lists_hearths_tools_and_finds_a_fact(data_dir: Path, tmp_path: Path) -> None:
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    pdf(shelf / "atlas.pdf", ["Rivers of the north.", "The river Wombat is 412 km long."])
+    (shelf / "notes.md").write_text("# Kettles\nA kettle boils water.\n", encoding="utf-8")
+    added = run_hearth("docs", "add", "atlas", str(shelf))
+    assert added.returncode == 0, added.stderr
+
+    async def steps(client: Any) -> tuple[Any, Any, Any, Any]:
+        tools = await client.list_tools()
+        listed = await client.call_tool("list_collections", {})
+        found = await client.call_tool(
+            "search_documents", {"collection": "atlas", "query": "How long is the river Wombat?"}
+        )
+        unknown = await client.call_tool("search_documents", {"collection": "no", "query": "x"})
+        return tools, listed, found, unknown
+
+    tools, listed, found, unknown = hearth_mcp_session(data_dir, steps)
+    by_name = {tool.name: tool for tool in tools.tools}
+    assert set(by_name) == {"list_collections", "search_documents"}, "read-only, nothing else"
+    assert all(tool.annotations.read_only_hint for tool in tools.tools)
+    assert listed.structured_content["collections"][0]["name"] == "atlas"
+    best = found.structured_content["passages"][0]
+    assert best["file"].endswith("atlas.pdf") and best["page"] == 2
+    assert "412" in best["text"] and best["score"] > 0
+    assert unknown.is_error and "no collection named no" in unknown.content[0].text
+    assert "atlas" in unknown.content[0].text, "it names the collections there are"
+
+
+def test_tools_add_list_and_forget_from_the_command_line(data_dir: Path, tmp_path: Path) -> None:
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "fixture": {"command": sys.executable, "args": [str(FIXTURE), str(tmp_path)]},
+                    "broken": {"command": str(tmp_path / "no-such-program")},
+                    "remote": {
+                        "url": "http://127.0.0.1:9/mcp",
+                        "headers": {"Authorization": "Bearer s3cret", "X-Team": "blue"},
+                        "disabled": True,
+                    },
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    added = run_hearth("tools", "add", str(config))
+    assert added.returncode == 0, added.stderr
+    assert "Added the tool server fixture" in added.stdout
+    kept = (data_dir / "tools.json").read_text()
+    assert "s3cret" not in kept, "a key never goes into the file"
+    assert "X-Team" in kept and "Authorization" in kept
+
+    listing = run_hearth("tools", "list", "--json")
+    assert listing.returncode == 1, "a server could not start: said, and the exit code says so"
+    rows = {row["name"]: row for row in json.loads(listing.stdout)["servers"]}
+    names = {tool["name"] for tool in rows["fixture"]["tools"]}
+    assert {"echo", "write_note"} <= names
+    note = next(t for t in rows["fixture"]["tools"] if t["name"] == "write_note")
+    assert note["may"] == ["may change files or data", "may reach the network"]
+    assert "could not be started" in rows["broken"]["error"]
+    assert rows["remote"]["enabled"] is False and rows["remote"]["tools"] == []
+    assert "Traceback" not in listing.stderr
+
+    text = run_hearth("tools", "list")
+    assert "fixture: " in text.stdout and "  echo [read-only]" in text.stdout
+
+    file = ToolsFile(data_dir)
+    file.save(ToolsConfig(file.load().servers, {"fixture/write_note"}))
+    forgot = run_hearth("tools", "forget", "fixture/write_note")
+    assert forgot.returncode == 0 and "ask again" in forgot.stdout
+    assert ToolsFile(data_dir).load().always_allow == set()
+    removed = run_hearth("tools", "remove", "broken")
+    assert removed.returncode == 0
+    assert ToolsFile(data_dir).load().names() == ["fixture", "remote"]
+
+
+def test_a_bad_mcp_servers_file_is_one_sentence(data_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    for text, said in (
+        ("{not json", "not JSON"),
+        ('{"mcpServers": {"x": {"args": []}}}', "needs a command to start it, or a url"),
+        ('{"mcpServers": {"x": {"type": "sse", "url": "http://h/sse"}}}', "Streamable HTTP"),
+        ('{"mcpServers": {"bad name!": {"command": "x"}}}', "cannot be used"),
+    ):
+        bad.write_text(text, encoding="utf-8")
+        result = run_hearth("tools", "add", str(bad))
+        assert result.returncode == 1 and said in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    assert not (data_dir / "tools.json").exists(), "nothing half-added"
+
+
+def test_a_server_config_keeps_what_a_claude_desktop_file_says() -> None:
+    from app.tools.config import read_servers, split_secrets
+
+    servers = read_servers(
+        '{"mcpServers": {"files": {"command": "npx", "args": ["-y", "server-filesystem", "/d"],'
+        ' "env": {"DEBUG": 1}, "cwd": "/w"}, "web": {"type": "http", "url": "https://h/mcp",'
+        ' "headers": {"X-Api-Key": "k"}}}}'
+    )
+    files, web = servers
+    assert files == ServerConfig(
+        "files",
+        command="npx",
+        args=("-y", "server-filesystem", "/d"),
+        env=(("DEBUG", "1"),),
+        cwd="/w",
+    )
+    assert files.describe() == "npx -y server-filesystem /d" and files.transport == "stdio"
+    (plain, secret), keys = split_secrets([files, web])
+    assert secret.headers == () and secret.secret_headers == ("X-Api-Key",)
+    assert keys == {"web/X-Api-Key": "k"} and plain == files

@@ -1,0 +1,128 @@
+"""Real MCP servers over stdio: the tests' own (tools that echo, fail, hang, return huge
+text, write a file, crash) and ``mcp-server-time`` from PyPI.  A server starts only when
+its tools are needed, its faults come back as sentences with its last stderr lines, and
+closing stops it and its process group."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from app.tools.config import ServerConfig
+from app.tools.servers import ToolServerError, ToolServers
+
+FIXTURE = Path(__file__).parent / "tools" / "mcp_fixture_server.py"
+WAIT_S = 60  # a state to reach, not a speed: generous for a loaded machine
+
+
+def fixture_server(folder: Path, name: str = "fixture") -> ServerConfig:
+    return ServerConfig(name, command=sys.executable, args=(str(FIXTURE), str(folder)))
+
+
+def time_server() -> ServerConfig:
+    return ServerConfig(
+        "time", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC")
+    )
+
+
+def server_processes() -> list[psutil.Process]:
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            command = " ".join(child.cmdline())
+        except psutil.Error:
+            continue
+        if "mcp_fixture_server" in command or "mcp_server_time" in command:
+            found.append(child)
+    return found
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[ToolServers]:
+    made = ToolServers([fixture_server(tmp_path), time_server()], tmp_path / "logs")
+    yield made
+    made.close()
+
+
+def test_a_server_starts_when_its_tools_are_needed_and_stops_with_hearth(
+    servers: ToolServers,
+) -> None:
+    assert server_processes() == [], "configured is not started"
+    tools = {tool.name: tool for tool in servers.tools("fixture").result(WAIT_S)}
+    assert {"echo", "fail", "hang", "huge", "write_note", "crash"} <= set(tools)
+    assert tools["echo"].read_only and not tools["echo"].open_world
+    note = tools["write_note"]
+    assert not note.read_only and not note.destructive and note.open_world, "MCP's defaults"
+    assert note.input_schema()["required"] == ["name", "text"]
+    assert len(server_processes()) == 1
+    assert servers.running() == ["fixture"]
+    servers.close()
+    assert server_processes() == [], "closing stops the server"
+    with pytest.raises(ToolServerError, match="quitting"):
+        servers.tools("fixture")
+
+
+def test_calls_give_the_tools_answers_and_failures_as_text(
+    servers: ToolServers, tmp_path: Path
+) -> None:
+    echo = servers.call("fixture", "echo", {"text": "hello"}).result(WAIT_S)
+    assert (echo.text, echo.is_error) == ("echo: hello", False)
+    failed = servers.call("fixture", "fail", {"reason": "no such city"}).result(WAIT_S)
+    assert failed.is_error and "no such city" in failed.text
+    huge = servers.call("fixture", "huge", {"characters": 200_000}).result(WAIT_S)
+    assert len(huge.text) == 200_000, "cutting to the context is the reply's job"
+    wrote = servers.call("fixture", "write_note", {"name": "n.txt", "text": "hi"}).result(WAIT_S)
+    assert not wrote.is_error
+    assert (tmp_path / "n.txt").read_text() == "hi"
+    unknown = servers.call("fixture", "no_such_tool", {}).result(WAIT_S)
+    assert unknown.is_error and "no_such_tool" in unknown.text
+
+
+def test_a_call_past_its_timeout_ends_and_the_server_goes_on(servers: ToolServers) -> None:
+    hung = servers.call("fixture", "hang", {"seconds": 3600}, timeout=0.5).result(WAIT_S)
+    assert hung.is_error and "did not answer within 0.5 s" in hung.text
+    assert servers.call("fixture", "echo", {"text": "still here"}).result(WAIT_S).text == (
+        "echo: still here"
+    )
+
+
+def test_a_server_that_dies_mid_call_says_so_and_starts_again(servers: ToolServers) -> None:
+    died = servers.call("fixture", "crash", {}).result(WAIT_S)
+    assert died.is_error
+    assert "stopped during the call" in died.text
+    assert "crashing on purpose" in died.text, "its last stderr lines"
+    again = servers.call("fixture", "echo", {"text": "back"}).result(WAIT_S)
+    assert again.text == "echo: back", "the next call started it again"
+
+
+def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
+    broken = ServerConfig(
+        "broken",
+        command=sys.executable,
+        args=("-c", "import sys; print('bad config: no API key', file=sys.stderr); sys.exit(2)"),
+    )
+    missing = ServerConfig("missing", command=str(tmp_path / "no-such-program"))
+    servers = ToolServers([broken, missing], tmp_path / "logs")
+    try:
+        with pytest.raises(ToolServerError, match="bad config: no API key"):
+            servers.tools("broken").result(WAIT_S)
+        with pytest.raises(ToolServerError, match="could not be started"):
+            servers.call("missing", "anything", {}).result(WAIT_S)
+        with pytest.raises(ToolServerError, match="no tool server named nobody"):
+            servers.tools("nobody")
+    finally:
+        servers.close()
+    assert "bad config" in (tmp_path / "logs" / "mcp-broken.log").read_text(), "stderr is kept"
+
+
+def test_mcp_server_time_from_pypi_tells_the_time(servers: ToolServers) -> None:
+    names = {tool.name for tool in servers.tools("time").result(WAIT_S)}
+    assert "get_current_time" in names
+    answer = servers.call("time", "get_current_time", {"timezone": "UTC"}).result(WAIT_S)
+    assert not answer.is_error, answer.text
+    assert json.loads(answer.text)["timezone"] == "UTC"

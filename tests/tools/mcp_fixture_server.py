@@ -1,0 +1,67 @@
+"""An MCP server over stdio for the tool tests, written with the SDK: tools that echo, fail,
+hang, return huge text, write a file, and end the server mid-call.
+
+Run as ``python tests/tools/mcp_fixture_server.py [FOLDER]``: ``write_note`` writes into
+FOLDER (default: the working folder).  It prints a line on stderr as it starts, so the
+tests can see a server's stderr reach the log.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+FOLDER = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
+server = MCPServer("fixture")
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+@server.tool(annotations=READ_ONLY)
+def echo(text: str) -> str:
+    """Say the text back."""
+    return f"echo: {text}"
+
+
+@server.tool(annotations=READ_ONLY)
+def fail(reason: str = "it always fails") -> str:
+    """Fail with the reason."""
+    raise ToolError(reason)
+
+
+@server.tool(annotations=READ_ONLY)
+def hang(seconds: float = 3600) -> str:
+    """Answer only after a long time."""
+    time.sleep(seconds)
+    return "woke up"
+
+
+@server.tool(annotations=READ_ONLY)
+def huge(characters: int = 1_000_000) -> str:
+    """A very long text."""
+    return "x" * characters
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+def write_note(name: str, text: str) -> str:
+    """Write a note into the server's folder."""
+    path = FOLDER / Path(name).name
+    path.write_text(text, encoding="utf-8")
+    return f"wrote {path.name}"
+
+
+@server.tool(annotations=READ_ONLY)
+def crash() -> str:
+    """End the server in the middle of the call."""
+    print("fixture: crashing on purpose", file=sys.stderr, flush=True)
+    os._exit(3)
+
+
+if __name__ == "__main__":
+    print("fixture: ready", file=sys.stderr, flush=True)
+    server.run("stdio")
