@@ -322,6 +322,27 @@ DECLARATIONS: tuple[Setting, ...] = (
         advanced=True,
     ),
     Setting(
+        "tools.max_calls",
+        int,
+        10,
+        "Tool calls per reply",
+        "How many tools a model may call while writing one reply (MCP servers and Hearth's "
+        "own tools). Past it, calls are not run and the model is asked to answer with what "
+        "it has.",
+        minimum=1,
+        maximum=100,
+    ),
+    Setting(
+        "tools.call_timeout_s",
+        int,
+        60,
+        "Tool call time limit (seconds)",
+        "How long a tool may take to answer before its call is stopped and the model is "
+        "told it timed out.",
+        minimum=1,
+        maximum=3600,
+    ),
+    Setting(
         "downloads.parallel",
         int,
         2,

@@ -11,6 +11,11 @@ characters (request parameter, default 4: about one token).  ``delay_s`` waits b
 deltas, or ``tokens_per_s`` paces them like an engine of that speed; ``max_tokens`` cuts
 the reply (finish reason "length"), and ``stop`` strings end it as in the real engines
 (held back across deltas until decided).  Stop is honoured between deltas.
+
+A script of several replies, for a reply that calls tools and reads their results, puts
+``<<<round>>>`` lines between them: a request gets the reply numbered by how many rounds
+of tool calls its conversation has had since the user's last message (the last reply
+once they run out).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from wire import protocol
 from wire.model_spec import SYNTHETIC
 
 MARK = "<<<delta>>>\n"
+ROUND = "<<<round>>>\n"
 
 
 class SyntheticEngine:
@@ -44,17 +50,19 @@ class SyntheticEngine:
         progress(1.0, "Ready")
         return {"n_ctx": self.n_ctx, "engine": SYNTHETIC, "name": path.stem}
 
-    def deltas(self, chunk_chars: int) -> list[str]:
-        if MARK in self.script:
-            return [piece for piece in self.script.split(MARK) if piece]
+    def deltas(self, chunk_chars: int, round_number: int = 0) -> list[str]:
+        rounds = self.script.split(ROUND)
+        script = rounds[min(round_number, len(rounds) - 1)]
+        if MARK in script:
+            return [piece for piece in script.split(MARK) if piece]
         size = max(chunk_chars, 1)
-        return [self.script[i : i + size] for i in range(0, len(self.script), size)]
+        return [script[i : i + size] for i in range(0, len(script), size)]
 
     def chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
         started = time.perf_counter()
         params = request.get("params") or {}
         messages = list(request.get("messages") or [])
-        deltas = self.deltas(int(params.get("chunk_chars") or 4))
+        deltas = self.deltas(int(params.get("chunk_chars") or 4), _tool_rounds(messages))
         if continues_reply(request, messages):
             deltas = ["(continued)"]
         delay = float(params.get("delay_s") or 0.0)
@@ -103,3 +111,14 @@ class SyntheticEngine:
 
     def close(self) -> None:
         self.script = ""
+
+
+def _tool_rounds(messages: list[dict[str, Any]]) -> int:
+    """How many rounds of tool calls came after the user's last message."""
+    rounds = 0
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            break
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            rounds += 1
+    return rounds

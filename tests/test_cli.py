@@ -117,6 +117,7 @@ def test_bench_prints_each_figure_with_its_budget_as_json() -> None:
         "8",
         "--chat-tokens",
         "3000",
+        "--tools",
     )
     assert result.returncode == 0, result.stderr
     figures = {f["name"]: f for f in json.loads(result.stdout)}
@@ -135,10 +136,12 @@ def test_bench_prints_each_figure_with_its_budget_as_json() -> None:
         "stop_with_esc_ms",
         "stop_with_button_ms",
         "stop_esc_later_than_button_ms",
+        "tool_call_to_result_ms",
     ):
         assert set(figures[name]) == {"name", "value", "unit", "budget", "ok"}
     assert figures["tokens_per_s_ratio"]["value"] > 0  # measured; budgets are judged by bench
     assert figures["stop_with_esc_ms"]["value"] > 0  # Esc did stop the replies
+    assert figures["tool_call_to_result_ms"]["value"] > 0  # the calls ran and were timed
     assert figures["ui_imports_engine_libraries"] == {
         "name": "ui_imports_engine_libraries",
         "value": 0,

@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from app.tools.config import ServerConfig, ToolsConfig, ToolsFile
-from tests.conftest import REPO, run_hearth
+from tests.conftest import HEARTH, REPO, run_hearth
 from tests.documents import pdf
 
 FIXTURE = Path(__file__).parent / "tools" / "mcp_fixture_server.py"
@@ -149,3 +150,48 @@ def test_a_server_config_keeps_what_a_claude_desktop_file_says() -> None:
     (plain, secret), keys = split_secrets([files, web])
     assert secret.headers == () and secret.secret_headers == ("X-Api-Key",)
     assert keys == {"web/X-Api-Key": "k"} and plain == files
+
+
+def test_hearth_chat_calls_a_tool_of_an_mcp_config_and_says_so_in_json(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """The real starter model, made to call a tool (``--tool-choice required``): the call
+    and its result are events of ``--json``; without ``--yes`` and no terminal to ask on,
+    the call is denied and the note says which flag allows it."""
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        json.dumps(
+            {"mcpServers": {"fixture": {"command": sys.executable, "args": [str(FIXTURE)]}}}
+        ),
+        encoding="utf-8",
+    )
+    flags = ["--mcp-config", str(config), "--tool-choice", "required", "--max-tool-calls", "1"]
+    flags += ["--max-tokens", "48", "--temperature", "0", "--json"]
+    allowed = run_hearth("chat", *flags, "--allow-tool", "echo", "--tools", "fixture", "Echo hi.")
+    assert allowed.returncode == 0, allowed.stderr
+    events = [json.loads(line) for line in allowed.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert "tool_call" in kinds and "tool_result" in kinds and kinds[-1] == "done"
+    called = next(e for e in events if e["type"] == "tool_call")
+    result = next(e for e in events if e["type"] == "tool_result")
+    assert called["server"] == "fixture" and result["call_id"] == called["call_id"]
+    if called["tool"] == "echo":
+        assert result["status"] == "done" and result["result"].startswith("echo: ")
+    else:  # the tiny model may pick another tool: not allowed, so it was denied
+        assert result["status"] == "denied"
+    assert not any("<tool_call>" in e.get("text", "") for e in events if e["type"] == "delta")
+
+    asked = subprocess.run(
+        [*HEARTH, "chat", *flags, "Echo hi."],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # no terminal to ask on
+        timeout=600,
+        check=False,
+    )
+    assert asked.returncode == 0, asked.stderr
+    denied = next(json.loads(x) for x in asked.stdout.splitlines() if '"tool_result"' in x)
+    assert denied["status"] == "denied"
+    assert "there is no terminal to ask on" in asked.stderr and "--allow-tool" in asked.stderr

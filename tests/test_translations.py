@@ -43,6 +43,7 @@ KEEP = {
     "cpp",
     "Transformers",
     "API",
+    "MCP",
     "GPU",
     "CPU",
     "Top",

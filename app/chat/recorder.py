@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.chat import store as st
+from app.chat.tool_rounds import round_messages
 from wire import protocol
 
 FLUSH_INTERVAL_S = 0.5
@@ -59,6 +60,12 @@ class ReplyRecorder:
         self.reasoning, self.text = self.reasoning + self.text, ""
         self._saved_length = -1
 
+    def start_round(self) -> None:
+        """The text so far went into a tool round (kept with its calls): the reply's text
+        starts again after the calls' results."""
+        self.text = ""
+        self.flush()
+
     def flush_if_due(self) -> None:
         if self._size() != self._saved_length and (
             self.clock() - self._last_flush >= self.flush_interval
@@ -104,6 +111,8 @@ def engine_messages(
         content = message.content
         if include_reasoning and message.reasoning:
             content = f"<think>\n{message.reasoning}\n</think>\n\n{content}"
+        if message.role == "assistant" and message.tools:
+            result += round_messages(message.tools)
         if message.role == "assistant" and not content:
             continue
         context = message.documents.get("context") if message.role == "user" else None

@@ -71,6 +71,8 @@ class Message:
     reasoning: str = ""  # the model's thinking, kept apart from the answer
     # A user's message: the files and passages it was given (``app.docs.grounding``).
     documents: dict[str, Any] = field(default_factory=dict)
+    # A reply's tool rounds (``app.chat.tool_rounds``): text, calls and results, in order.
+    tools: list[dict[str, Any]] = field(default_factory=list)
 
 
 def make_title(text: str) -> str:
@@ -118,4 +120,14 @@ def message_of(row: sqlite3.Row) -> Message:
         parent_id=row["parent_id"],
         reasoning=row["reasoning"],
         documents=json_object(row["documents"]),
+        tools=json_list(row["tools"]),
     )
+
+
+def json_list(text: str) -> list[dict[str, Any]]:
+    """A stored JSON list of objects; anything else (a damaged row) is an empty list."""
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []

@@ -148,7 +148,15 @@ def _v4(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN documents TEXT NOT NULL DEFAULT '{}'")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
+def _v5(db: sqlite3.Connection) -> None:
+    """A reply's tool rounds: the text it wrote before each round of tool calls, the calls
+    (tool, arguments, what the person decided) and their results, as JSON
+    (``app.chat.tool_rounds``).  The message's content stays the text after the last
+    round, so a history without tools reads as before."""
+    db.execute("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -25,12 +25,15 @@ from typing import Any
 from app.chat import store as st
 from app.chat.presets import effective_values, engine_params
 from app.chat.recorder import ReplyRecorder, engine_messages, status_for
+from app.chat.tool_flow import ToolFlow
+from app.chat.tool_turn import ChatTools, ToolTurn
 from app.docs.grounding import CHARACTERS_PER_TOKEN, documents_budget
 from app.engine.jobs import EventCallback, Job
 from app.engine.seat import Seat
 from app.errors import HearthError
 from app.models.library import ModelEntry
 from app.settings import Settings
+from app.tools.approval import Decision, PendingCall
 from wire import protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase, from_wire, to_wire
@@ -71,6 +74,8 @@ class Reply:
     status: str = st.STREAMING
     error: str = ""  # a sentence (a Phrase where the engine sent one) when it failed
     final: dict[str, Any] = field(default_factory=dict)  # the done or error event
+    turn: ToolTurn | None = None  # its tool rounds, when the conversation may use tools
+    spec: ModelSpec | None = None  # how its model was loaded (its next rounds ask the same)
 
     @property
     def text(self) -> str:
@@ -122,6 +127,18 @@ class SessionListener:
     def problem(self, exc: BaseException, doing: str) -> None:
         """Saving failed (a full disk); the reply goes on.  Log it and say it once."""
 
+    def tool_round(self, session: ChatSession, reply: Reply) -> None:
+        """The model called tools: its text so far became a round (``reply.turn``)."""
+
+    def tool_approval(self, session: ChatSession, reply: Reply, call: PendingCall) -> None:
+        """A call waits for the person: answer with ``session.answer_tool``."""
+
+    def tool_started(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
+        """A call runs."""
+
+    def tool_result(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
+        """A call has its result (or was denied, stopped, or could not be read)."""
+
     def engine_event(self, session: ChatSession, reply: Reply, event: dict[str, Any]) -> None:
         """Every engine event of a reply, after the session handled it (``--json``)."""
 
@@ -152,6 +169,9 @@ class ChatSession:
         self.overrides: dict[str, Any] = {}
         # Extra request parameters (benchmarks run to a fixed length with ignore_eos).
         self.extra_params: dict[str, Any] = {}
+        # The tools this session's replies may use (None: none); the front end sets them.
+        self.tools: ChatTools | None = None
+        self._tool_flow = ToolFlow(self)
         self.reply: Reply | None = None
         self._queue: queue.Queue[tuple[Handler, dict[str, Any]]] | None = None
         self._deliver = deliver or self._queued
@@ -342,8 +362,16 @@ class ChatSession:
         if reply is None or reply.stopping:
             return
         reply.stopping = True
+        if self._tool_flow.stop(reply):
+            return
         if reply.job is not None:
             reply.job.cancel()
+
+    def answer_tool(self, decision: Decision) -> None:
+        """The person's answer to the tool call the listener's ``tool_approval`` asked
+        about."""
+        if self.reply is not None:
+            self._tool_flow.answer(self.reply, decision)
 
     def abandon(self) -> Reply | None:
         """End the reply at once as stopped, keeping what was written (the conversation is
@@ -431,19 +459,35 @@ class ChatSession:
         if continuing is not None:
             recorder.text, recorder.reasoning = continuing.content, continuing.reasoning
         reply = Reply(conversation_id, message_id, model.name, recorder, user_id, appended)
+        reply.spec = spec
+        if self.tools is not None and continuing is None:
+            reply.turn = ToolTurn(self.tools)
+        self.reply = reply
+        self.listener.conversation_changed(self)
+        self.listener.reply_started(self, reply)
+        self._request(reply, path, continuing is not None)
+        return reply
+
+    def ask_again(self, reply: Reply) -> None:
+        """The next request of a reply that used tools: the model reads their results."""
+        assert reply.turn is not None
+        reply.turn.new_request()
+        self._request(reply, self.store.messages(reply.conversation_id), False)
+
+    def _request(self, reply: Reply, path: list[st.Message], continuing: bool) -> None:
         messages = engine_messages(
             path,
             self.system_prompt,
             include_reasoning=bool(self.settings.get("chat.send_reasoning")),
         )
         params = {**engine_params(self.values()), **self.extra_params}
-        self.reply = reply
-        self.listener.conversation_changed(self)
-        self.listener.reply_started(self, reply)
+        if reply.turn is not None:
+            params.update(reply.turn.params())
         callback = self._deliver(lambda event: self._handle(reply, event))
+        assert reply.spec is not None
         try:
             reply.job = self.seat.chat(
-                spec, messages, params, callback, continue_reply=continuing is not None
+                reply.spec, messages, params, callback, continue_reply=continuing
             )
         except Exception as exc:
             log.error("could not start the engine", exc_info=exc)
@@ -455,7 +499,13 @@ class ChatSession:
                     **to_wire(Phrase("The model engine could not be started: {0}", exc)),
                 },
             )
-        return reply
+
+    def deliver_later(self, handler: Handler) -> EventCallback:
+        """A callback for another thread that runs ``handler`` on the session's thread."""
+        return self._deliver(handler)
+
+    def end(self, reply: Reply, final: dict[str, Any]) -> None:
+        self._finish(reply, final)
 
     def _handle(self, reply: Reply, event: dict[str, Any]) -> None:
         """One event of ``reply`` (deltas may come merged), on the session's thread."""
@@ -476,6 +526,13 @@ class ChatSession:
         elif kind == protocol.STATS:
             reply.stats = {k: v for k, v in event.items() if k not in ("type", "id")}
             listener.reply_stats(self, reply, reply.stats)
+        if (
+            kind == protocol.DONE
+            and reply.turn is not None
+            and not reply.stopping
+            and self._tool_flow.after_text(reply)
+        ):
+            return  # the reply goes on with its tools' results: its end is the last round's
         listener.engine_event(self, reply, event)
         if kind in (protocol.DONE, protocol.ERROR):
             self._finish(reply, event)
@@ -491,11 +548,18 @@ class ChatSession:
             self._save(reply, lambda: reply.recorder.append_reasoning(reasoning))
             self.listener.reply_reasoning(self, reply, reasoning)
         text = str(event.get("text") or "")
+        if text and reply.turn is not None:
+            text = reply.turn.feed(text)  # never half a tool call as text
         if text:
             if reply.think_started and reply.thinking_s is None and text.strip():
                 reply.thinking_s = round(now - reply.think_started, 1)
             self._save(reply, lambda: reply.recorder.append(text))
             self.listener.reply_text(self, reply, text)
+
+    def show_text(self, reply: Reply, text: str) -> None:
+        """Text of the reply that was held back while a tool call could begin."""
+        self._save(reply, lambda: reply.recorder.append(text))
+        self.listener.reply_text(self, reply, text)
 
     def _save(self, reply: Reply, write: Callable[[], None]) -> None:
         """Save streamed text; a failure (disk full) is said once and streaming goes on."""

@@ -193,6 +193,7 @@ class ChatStore(StoreFile):
         stats: dict[str, Any] | None = None,
         error: str | None = None,
         reasoning: str | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> None:
         assignments: list[str] = ["updated_at = ?"]
         values: list[object] = [time.time()]
@@ -208,6 +209,9 @@ class ChatStore(StoreFile):
         if stats is not None:
             assignments.append("stats = ?")
             values.append(json.dumps(stats))
+        if tools is not None:
+            assignments.append("tools = ?")
+            values.append(json.dumps(tools, ensure_ascii=False))
         self._db.execute(
             f"UPDATE messages SET {', '.join(assignments)} WHERE id = ?", (*values, message_id)
         )
@@ -349,8 +353,8 @@ class ChatStore(StoreFile):
                 parent = m["parent"]
                 row = self._db.execute(
                     "INSERT INTO messages (conversation_id, parent_id, role, content, reasoning,"
-                    " status, model, stats, documents, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " status, model, stats, documents, tools, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         conversation_id,
                         ids[parent] if parent is not None else None,
@@ -361,6 +365,7 @@ class ChatStore(StoreFile):
                         m["model"],
                         json.dumps(m["stats"]),
                         json.dumps(m.get("documents") or {}, ensure_ascii=False),
+                        json.dumps(m.get("tools") or [], ensure_ascii=False),
                         m["created_at"] or now,
                         now,
                     ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from app.chat import tool_rounds
 from app.chat.store import (
     COMPLETE,
     EXPORT_FORMAT,
@@ -49,6 +50,7 @@ def export_document(store: ChatStore, conversation_id: int) -> dict[str, Any]:
                 "model": m.model,
                 "stats": m.stats,
                 "documents": m.documents,
+                "tools": m.tools,
                 "created_at": m.created_at,
                 "parent": index.get(m.parent_id) if m.parent_id is not None else None,
             }
@@ -69,6 +71,7 @@ def export_markdown(store: ChatStore, conversation_id: int) -> str:
         if message.reasoning:
             quoted = "\n".join("> " + line for line in message.reasoning.strip().splitlines())
             parts += ["> **Thinking**", ">", quoted, ""]
+        parts += tool_rounds.markdown(message.tools)
         parts += [message.content, ""]
     return "\n".join(parts)
 
@@ -125,6 +128,7 @@ def import_document(store: ChatStore, document: Any) -> int:
                 "model": str(m.get("model") or ""),
                 "stats": m.get("stats") if isinstance(m.get("stats"), dict) else {},
                 "documents": m.get("documents") if isinstance(m.get("documents"), dict) else {},
+                "tools": tool_rounds.cleaned(m.get("tools")),
                 "created_at": float(m.get("created_at") or 0) or None,
                 "parent": parent,
             }

@@ -45,6 +45,13 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "--docs-only", action="store_true", help="measure documents only (see --docs)"
     )
     bench.add_argument(
+        "--tools",
+        action="store_true",
+        help="also measure a tool call in a reply: from the model's finished call to the "
+        "result reaching the model, with a local MCP server already running",
+    )
+    bench.add_argument("--tools-only", action="store_true", help="measure tools only")
+    bench.add_argument(
         "--docs-corpus",
         metavar="FOLDER",
         help="with --docs: also index this real folder (for example the HTML Python "

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from app.cli import chat_tools
 from app.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -75,7 +76,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "--json",
         action="store_true",
         help="print one JSON event per line (delta with text and reasoning, stats, done, "
-        "error; saved with --save)",
+        "error; tool_call and tool_result with tools; saved with --save)",
     )
     chat.add_argument(
         "--hide-reasoning",
@@ -111,6 +112,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         help="go on with conversation ID of the history (saved too); --system replaces its "
         "system prompt",
     )
+    chat_tools.add_arguments(chat)
     chat.set_defaults(run=cmd_chat)
 
 
@@ -136,6 +138,7 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
     seat = Seat(core.engines)
     seat.label = entry.name
     terminal = Terminal(out, sys.stderr, args.json, args.hide_reasoning)
+    closers: list[Any] = []
     try:
         try:
             session = ChatSession(core.settings, store, seat, spec_for, terminal, args.continue_id)
@@ -148,6 +151,9 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
         session.overrides = _flag_values(args)
         if args.system is not None:
             session.set_instructions(args.system, session.own_settings)
+        if chat_tools.wanted(args):
+            session.tools = _tools(core, args, closers)
+            terminal.approve = chat_tools.TerminalApproval(args).decide
         documents = None
         if args.collection or args.attach:
             documents = _grounding(core, session, prompt, args)
@@ -167,6 +173,8 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
         finally:
             signal.signal(signal.SIGINT, previous)
     finally:
+        for close in reversed(closers):
+            close()
         core.engines.close()
         store.close()
     terminal.end()
@@ -190,6 +198,21 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
                 )
             )
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _tools(core: Core, args: argparse.Namespace, closers: list[Any]) -> Any:
+    """The tools of ``--tools``/``--mcp-config``, their servers started (and stopped by
+    ``closers``); Hearth's document search reads ``--collection``."""
+    search = None
+    if args.collection:
+        from app.documents import open_documents
+
+        documents = open_documents(core)
+        closers.append(documents.close)
+        search = documents.search
+    tools, stop = chat_tools.chat_tools(core, args, search)
+    closers.append(stop)
+    return tools
 
 
 def _grounding(core: Core, session: Any, prompt: str, args: argparse.Namespace) -> Any:

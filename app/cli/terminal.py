@@ -5,6 +5,7 @@ per line."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from app.chat.session import SessionListener
@@ -23,14 +24,74 @@ class Terminal(SessionListener):
         self.dim = err.isatty()
         self.ended_with_newline = True
         self.thinking = False  # thinking was printed and the answer has not started
+        self.approve: Callable[[Any], Any] | None = None  # answers a tool call's approval
 
     def _print(self, text: str) -> None:
         self.out.write(text)
         self.out.flush()
 
+    def _event(self, event: dict[str, Any]) -> None:
+        self._print(json.dumps(event, ensure_ascii=False) + "\n")
+
+    # -- tools --------------------------------------------------------------------------
+    def tool_round(self, session: Any, reply: Any) -> None:
+        """The model's calls: a ``tool_call`` event each with ``--json``."""
+        for call in reply.turn.rounds[-1]["calls"]:
+            if self.as_json:
+                self._event(
+                    {
+                        "type": "tool_call",
+                        "call_id": call["id"],
+                        "server": call["server"],
+                        "tool": call["tool"],
+                        "arguments": call["arguments"],
+                    }
+                )
+
+    def tool_approval(self, session: Any, reply: Any, call: Any) -> None:
+        """Asked from the flags, else on the terminal (``app.cli.chat_tools``)."""
+        from app.tools.approval import Decision
+
+        self._end_line()
+        decide = self.approve
+        session.answer_tool(decide(call) if decide is not None else Decision.DENY)
+
+    def tool_started(self, session: Any, reply: Any, call: dict[str, Any]) -> None:
+        if not self.as_json:
+            self._end_line()
+            print(f"[tool {call['server']}/{call['tool']} {_arguments(call)}]", file=self.err)
+
+    def tool_result(self, session: Any, reply: Any, call: dict[str, Any]) -> None:
+        if self.as_json:
+            self._event(
+                {
+                    "type": "tool_result",
+                    "call_id": call["id"],
+                    "server": call["server"],
+                    "tool": call["tool"],
+                    "status": call["status"],
+                    "result": call["result"],
+                    "notes": call.get("notes", []),
+                }
+            )
+            return
+        result = " ".join(str(call["result"]).split())
+        short = result if len(result) <= 200 else result[:200] + "…"
+        print(f"[{call['status']}: {short}]", file=self.err)
+        for note in call.get("notes", []):
+            print(f"[{note}]", file=self.err)
+
+    def _end_line(self) -> None:
+        self._end_thinking()
+        if not self.ended_with_newline:
+            self._print("\n")
+            self.ended_with_newline = True
+
     def engine_event(self, session: Any, reply: Any, event: dict[str, Any]) -> None:
         if not self.as_json:
             return
+        if reply.turn is not None and event["type"] == protocol.DELTA:
+            return  # with tools, deltas are printed as shown: never half a call as text
         public = _public_event(event)
         if self.hide_reasoning and event["type"] == protocol.DELTA:
             public.pop(protocol.DELTA_REASONING, None)
@@ -40,12 +101,16 @@ class Terminal(SessionListener):
 
     def reply_text(self, session: Any, reply: Any, text: str) -> None:
         if self.as_json:
+            if reply.turn is not None:
+                self._event({"type": protocol.DELTA, protocol.DELTA_TEXT: text})
             return
         self._end_thinking()
         self._print(text)
         self.ended_with_newline = text.endswith("\n")
 
     def reply_reasoning(self, session: Any, reply: Any, text: str) -> None:
+        if self.as_json and reply.turn is not None and not self.hide_reasoning:
+            self._event({"type": protocol.DELTA, protocol.DELTA_REASONING: text})
         if self.as_json or self.hide_reasoning:
             return
         self.err.write(f"{self.DIM}{text}{self.PLAIN}" if self.dim else text)
@@ -121,6 +186,11 @@ class Terminal(SessionListener):
                 f"hearth chat --continue {conversation_id} …]",
                 file=self.err,
             )
+
+
+def _arguments(call: dict[str, Any]) -> str:
+    text = json.dumps(call.get("arguments") or {}, ensure_ascii=False)
+    return text if len(text) <= 200 else text[:200] + "…"
 
 
 def _public_event(event: dict[str, Any]) -> dict[str, Any]:

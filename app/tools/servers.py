@@ -75,6 +75,7 @@ class ToolResult:
     is_error: bool = False
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
+    timed_out: bool = False
 
 
 def result_from(result: Any) -> ToolResult:
@@ -263,6 +264,7 @@ class _Connection:
                 Phrase("The tool {0} did not answer within {1:g} s.", tool, timeout),
                 is_error=True,
                 seconds=time.perf_counter() - started,
+                timed_out=True,
             )
         except Exception as exc:  # noqa: BLE001 - the server's answer or its death
             await asyncio.sleep(0)  # let the connection's task see the server gone

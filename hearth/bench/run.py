@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 from app.core import Core
@@ -289,6 +290,8 @@ def docs_figures(core: Core, args: argparse.Namespace, say: Any) -> list[Figure]
 def run_bench(core: Core, args: argparse.Namespace) -> int:
     if getattr(args, "docs_only", False):
         return print_figures(docs_figures(core, args, _say_unless(args.json)), args)
+    if getattr(args, "tools_only", False):
+        return print_figures(tools_figures(), args)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from ui.gui import dispose_window, make_application
     from ui.main_window import MainWindow
@@ -456,7 +459,16 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         figures += parallel_figures(parallel)
     if getattr(args, "docs", False):
         figures += docs_figures(core, args, say)
+    if getattr(args, "tools", False):
+        figures += tools_figures()
     return print_figures(figures, args)
+
+
+def tools_figures() -> list[Figure]:
+    from hearth.bench.tools import measure_tool_rounds, tool_figures
+
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-tools-") as scratch:
+        return tool_figures(measure_tool_rounds(Path(scratch)))
 
 
 def _say_unless(quiet: bool) -> Any:

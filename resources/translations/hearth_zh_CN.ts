@@ -2234,6 +2234,50 @@
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
     <message>
+        <source>saving the tool calls</source>
+        <translation>保存工具调用</translation>
+    </message>
+    <message>
+        <source>keeping the tool&apos;s Always allow</source>
+        <translation>保存该工具的“始终允许”</translation>
+    </message>
+    <message>
+        <source>Not run: this reply reached its limit of {0} tool calls. Answer with what you have.</source>
+        <translation>未运行：本次回复已达到 {0} 次工具调用的上限。请根据已有信息作答。</translation>
+    </message>
+    <message>
+        <source>its arguments are not valid JSON</source>
+        <translation>它的参数不是有效的 JSON</translation>
+    </message>
+    <message>
+        <source>there is no tool named &apos;{0}&apos; (the tools are: {1})</source>
+        <translation>没有名为“{0}”的工具（可用的工具有：{1}）</translation>
+    </message>
+    <message>
+        <source>Your tool call could not be read: {0}. Write it as &lt;tool_call&gt;{{&quot;name&quot;: &quot;...&quot;, &quot;arguments&quot;: {{...}}}}&lt;/tool_call&gt;.</source>
+        <translation>无法读取你的工具调用：{0}。请写成 &lt;tool_call&gt;{{"name": "...", "arguments": {{...}}}}&lt;/tool_call&gt;。</translation>
+    </message>
+    <message>
+        <source>The tool failed: {0}</source>
+        <translation>工具出错：{0}</translation>
+    </message>
+    <message>
+        <source>The tool servers are not running.</source>
+        <translation>工具服务器没有在运行。</translation>
+    </message>
+    <message>
+        <source>Stopped by the user.</source>
+        <translation>已被用户停止。</translation>
+    </message>
+    <message>
+        <source>The result was cut to {0:,} of its {1:,} characters to fit the model&apos;s context.</source>
+        <translation>结果已从 {1:,} 个字符截短为 {0:,} 个，以放进模型的上下文。</translation>
+    </message>
+    <message>
+        <source>There is no tool server named {0} (there are: {1}).</source>
+        <translation>没有名为 {0} 的工具服务器（现有：{1}）。</translation>
+    </message>
+    <message>
         <source>There is no tool server named {0}.</source>
         <translation>没有名为 {0} 的工具服务器。</translation>
     </message>
@@ -2507,11 +2551,11 @@
     </message>
     <message>
         <source>Expected a JSON object with &quot;mcpServers&quot; in it.</source>
-        <translation>应为包含 "mcpServers" 的 JSON 对象。</translation>
+        <translation>应为包含 &quot;mcpServers&quot; 的 JSON 对象。</translation>
     </message>
     <message>
         <source>&quot;mcpServers&quot; should map each server&apos;s name to its settings.</source>
-        <translation>"mcpServers" 应将每个服务器的名称映射到其设置。</translation>
+        <translation>&quot;mcpServers&quot; 应将每个服务器的名称映射到其设置。</translation>
     </message>
     <message>
         <source>That is more than {0} servers.</source>
@@ -3136,6 +3180,22 @@
     <message>
         <source>none: word search only</source>
         <translation>无：只按词搜索</translation>
+    </message>
+    <message>
+        <source>Tool calls per reply</source>
+        <translation>每次回复的工具调用次数</translation>
+    </message>
+    <message>
+        <source>How many tools a model may call while writing one reply (MCP servers and Hearth&apos;s own tools). Past it, calls are not run and the model is asked to answer with what it has.</source>
+        <translation>模型在写一条回复时最多可以调用多少次工具（MCP 服务器和 Hearth 自带的工具）。超过后，调用不会运行，模型会被要求根据已有信息作答。</translation>
+    </message>
+    <message>
+        <source>Tool call time limit (seconds)</source>
+        <translation>工具调用时限（秒）</translation>
+    </message>
+    <message>
+        <source>How long a tool may take to answer before its call is stopped and the model is told it timed out.</source>
+        <translation>工具最多可用多长时间作答；超时后调用会被停止，并告诉模型已超时。</translation>
     </message>
     <message>
         <source>Downloads at once</source>

@@ -1,0 +1,164 @@
+"""Tools for ``hearth chat``: its flags, the servers it starts, and asking on the terminal.
+
+``--tools NAME[,NAME]`` names the servers (``hearth`` is Hearth's own: date and time, and
+a search of ``--collection``'s documents) whose tools the model may call; without it,
+``--mcp-config FILE`` offers every server of that file, and otherwise no tool is offered.
+Every call is asked on the terminal (``/dev/tty``, so a prompt piped on stdin still
+works) unless ``--yes``, ``--allow-tool`` or an *Always allow* of Settings › Tools allows
+it; with no terminal to ask on, it is denied and the note says which flag allows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from app.core import Core
+from app.errors import HearthError
+from wire.phrases import Phrase
+
+LIST_TIMEOUT_S = 60.0
+CHOICES = ("auto", "required", "none")
+
+
+def add_arguments(chat: argparse.ArgumentParser) -> None:
+    chat.add_argument(
+        "--tools",
+        metavar="NAME[,NAME]",
+        help="let the model call the tools of these servers (see 'hearth tools list'; "
+        "'hearth': date and time, and a search of --collection)",
+    )
+    chat.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help="the servers of this mcpServers JSON (Claude Desktop's format) instead of "
+        "Settings › Tools; without --tools, all of them",
+    )
+    chat.add_argument(
+        "--allow-tool",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run this tool (TOOL or SERVER/TOOL) without asking; repeat for several",
+    )
+    chat.add_argument("--yes", action="store_true", help="run every tool call without asking")
+    chat.add_argument(
+        "--max-tool-calls",
+        type=int,
+        metavar="N",
+        help="at most N tool calls in the reply (default: Settings' 'Tool calls per reply')",
+    )
+    chat.add_argument(
+        "--tool-choice",
+        choices=CHOICES,
+        default="auto",
+        help="whether the model must call a tool first (required), may (auto), or not (none)",
+    )
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    return bool(args.tools or args.mcp_config)
+
+
+def chat_tools(core: Core, args: argparse.Namespace, search: Any) -> tuple[Any, Callable[[], None]]:
+    """The session's ``ChatTools`` and what stops its servers.  Listing starts the
+    servers; one that cannot start is a HearthError with its reason."""
+    from app.chat.tool_turn import ChatTools
+    from app.cli.tools import configured_servers
+    from app.tools.builtin import SERVER as BUILTIN
+    from app.tools.builtin import BuiltinTools
+    from app.tools.config import ToolsFile
+    from app.tools.servers import ToolServerError, ToolServers
+
+    servers = {s.name: s for s in configured_servers(core, args.mcp_config)}
+    names = [n.strip() for n in (args.tools or "").split(",") if n.strip()] or list(servers)
+    unknown = [n for n in names if n != BUILTIN and n not in servers]
+    if unknown:
+        known = ", ".join([BUILTIN, *servers])
+        raise HearthError(
+            Phrase("There is no tool server named {0} (there are: {1}).", unknown[0], known)
+        )
+    running = ToolServers([servers[n] for n in names if n != BUILTIN], core.paths.logs_dir)
+    builtin = BuiltinTools(search, list(args.collection)) if BUILTIN in names else BuiltinTools()
+    offered = builtin.tools() if BUILTIN in names else []
+    try:
+        futures = [running.tools(n, LIST_TIMEOUT_S) for n in names if n != BUILTIN]
+        for future in futures:
+            offered += future.result(LIST_TIMEOUT_S * 2)
+    except ToolServerError as exc:
+        running.close()
+        raise HearthError(str(exc.args[0])) from exc
+    file = ToolsFile(core.paths.data_dir)
+    kept = file.load().always_allow if not args.mcp_config else set()
+
+    def remember(key: str) -> None:
+        if not args.mcp_config:  # servers of a one-off file are not Settings' servers
+            config = file.load()
+            config.always_allow.add(key)
+            file.save(config)
+
+    settings = core.settings
+    tools = ChatTools(
+        offered,
+        running,
+        builtin,
+        set(kept),
+        remember,
+        choice=args.tool_choice,
+        max_calls=max(1, args.max_tool_calls or int(settings.get("tools.max_calls"))),
+        timeout_s=float(settings.get("tools.call_timeout_s")),
+    )
+    return tools, running.close
+
+
+class TerminalApproval:
+    """Answers the session's approval questions from the flags, else on the terminal."""
+
+    def __init__(self, args: argparse.Namespace, err: TextIO = sys.stderr) -> None:
+        self.yes = bool(args.yes)
+        self.allowed = set(args.allow_tool or [])
+        self.err = err
+
+    def decide(self, call: Any) -> Any:
+        from app.tools.approval import Decision, risks
+
+        tool = call.tool
+        if self.yes or tool.name in self.allowed or tool.key in self.allowed:
+            return Decision.ALLOW_ONCE
+        import json
+
+        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        may = "; ".join(risks(tool)) or "read-only, by its server's word"
+        question = f"Allow {tool.key} ({may}) with {arguments}? [y]es once, [a]lways, [N]o: "
+        answer = _ask(question)
+        if answer is None:
+            print(
+                f"hearth: {tool.key} was not run: there is no terminal to ask on. Allow it "
+                f"with --allow-tool {tool.name} (or every call with --yes).",
+                file=self.err,
+            )
+            return Decision.DENY
+        answer = answer.strip().lower()
+        if answer in ("a", "always"):
+            return Decision.ALWAYS
+        return Decision.ALLOW_ONCE if answer in ("y", "yes") else Decision.DENY
+
+
+def _ask(question: str) -> str | None:
+    """One line from the person at the terminal (not stdin: the prompt may be piped)."""
+    name = "CON" if sys.platform == "win32" else "/dev/tty"
+    try:
+        with contextlib.ExitStack() as stack:
+            if sys.platform == "win32":
+                reader = stack.enter_context(open("CONIN$", encoding="utf-8"))
+                writer = stack.enter_context(open("CONOUT$", "w", encoding="utf-8"))
+            else:
+                reader = writer = stack.enter_context(open(name, "r+", encoding="utf-8"))
+            writer.write(question)
+            writer.flush()
+            return reader.readline()
+    except OSError:
+        return None
