@@ -171,6 +171,7 @@ class ChatSession:
         self.extra_params: dict[str, Any] = {}
         # The tools this session's replies may use (None: none); the front end sets them.
         self.tools: ChatTools | None = None
+        self.tool_listener: SessionListener | None = None  # hears the tools (else listener)
         self._tool_flow = ToolFlow(self)
         self.reply: Reply | None = None
         self._queue: queue.Queue[tuple[Handler, dict[str, Any]]] | None = None

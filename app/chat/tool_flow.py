@@ -29,6 +29,7 @@ class ChatSession(Protocol):
 
     store: Any
     listener: Any
+    tool_listener: Any
 
     def show_text(self, reply: Reply, text: str) -> None: ...
 
@@ -38,6 +39,7 @@ class ChatSession(Protocol):
 
     def end(self, reply: Reply, final: dict[str, Any]) -> None: ...
 
+
 log = logging.getLogger(__name__)
 SAVING_TOOLS = Phrase("saving the tool calls")
 KEEPING_ALWAYS = Phrase("keeping the tool's Always allow")
@@ -46,6 +48,11 @@ KEEPING_ALWAYS = Phrase("keeping the tool's Always allow")
 class ToolFlow:
     def __init__(self, session: ChatSession) -> None:
         self.session = session
+
+    @property
+    def listener(self) -> Any:
+        """Who hears about the tools: the session's tool listener, else its listener."""
+        return self.session.tool_listener or self.session.listener
 
     def after_text(self, reply: Reply) -> bool:
         """The model finished a request of ``reply``: show the text it held back, and
@@ -61,7 +68,7 @@ class ToolFlow:
         turn.add_round(text, calls)
         reply.recorder.start_round()
         self._save(reply)
-        self.session.listener.tool_round(self.session, reply)
+        self.listener.tool_round(self.session, reply)
         self.next_call(reply)
         return True
 
@@ -81,7 +88,7 @@ class ToolFlow:
             if turn.needs_asking(call):
                 turn.waiting = call
                 pending = PendingCall(call["id"], turn.tool_of(call), call["arguments"])
-                self.session.listener.tool_approval(self.session, reply, pending)
+                self.listener.tool_approval(self.session, reply, pending)
                 return
             self._run(reply, call)
             return
@@ -107,7 +114,7 @@ class ToolFlow:
     def _run(self, reply: Reply, call: dict[str, Any]) -> None:
         turn = reply.turn
         assert turn is not None
-        self.session.listener.tool_started(self.session, reply, call)
+        self.listener.tool_started(self.session, reply, call)
         done = self.session.deliver_later(lambda _event: self._finished(reply, call))
         try:
             future = turn.tools.run(turn.tool_of(call), dict(call["arguments"]))
@@ -134,7 +141,7 @@ class ToolFlow:
 
     def _answered(self, reply: Reply, call: dict[str, Any]) -> None:
         self._save(reply)
-        self.session.listener.tool_result(self.session, reply, call)
+        self.listener.tool_result(self.session, reply, call)
 
     def stop(self, reply: Reply) -> bool:
         """Esc while a call waits or runs: stop it and end the reply.  False when the

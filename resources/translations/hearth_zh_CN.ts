@@ -279,6 +279,45 @@
     </message>
 </context>
 <context>
+    <name>ChatToolsUi</name>
+    <message>
+        <source>Tools this chat may use</source>
+        <translation>此对话可以使用的工具</translation>
+    </message>
+    <message>
+        <source>Let the model call tools (it asks you before each call)</source>
+        <translation>让模型调用工具（每次调用前都会先问你）</translation>
+    </message>
+    <message>
+        <source>Tools: {0} ▾</source>
+        <translation>工具：{0} ▾</translation>
+    </message>
+    <message>
+        <source>Tools ▾</source>
+        <translation>工具 ▾</translation>
+    </message>
+    <message>
+        <source>Hearth: date and time, search of the collections</source>
+        <translation>Hearth：日期和时间、搜索文档集</translation>
+    </message>
+    <message>
+        <source>No tool servers yet: add them in Tool servers…</source>
+        <translation>还没有工具服务器：请在“工具服务器…”中添加</translation>
+    </message>
+    <message>
+        <source>Tool servers…</source>
+        <translation>工具服务器…</translation>
+    </message>
+    <message>
+        <source>saving the conversation settings</source>
+        <translation>保存对话设置</translation>
+    </message>
+    <message>
+        <source>starting the tool server {0}</source>
+        <translation>启动工具服务器 {0}</translation>
+    </message>
+</context>
+<context>
     <name>Composer</name>
     <message>
         <source>Message</source>
@@ -2255,7 +2294,7 @@
     </message>
     <message>
         <source>Your tool call could not be read: {0}. Write it as &lt;tool_call&gt;{{&quot;name&quot;: &quot;...&quot;, &quot;arguments&quot;: {{...}}}}&lt;/tool_call&gt;.</source>
-        <translation>无法读取你的工具调用：{0}。请写成 &lt;tool_call&gt;{{"name": "...", "arguments": {{...}}}}&lt;/tool_call&gt;。</translation>
+        <translation>无法读取你的工具调用：{0}。请写成 &lt;tool_call&gt;{{&quot;name&quot;: &quot;...&quot;, &quot;arguments&quot;: {{...}}}}&lt;/tool_call&gt;。</translation>
     </message>
     <message>
         <source>The tool failed: {0}</source>
@@ -3385,6 +3424,100 @@
     </message>
 </context>
 <context>
+    <name>ToolApprovalDialog</name>
+    <message>
+        <source>Allow a tool call?</source>
+        <translation>允许这次工具调用吗？</translation>
+    </message>
+    <message>
+        <source>The model wants to use &lt;b&gt;{0}&lt;/b&gt; from the tool server &lt;b&gt;{1}&lt;/b&gt;.</source>
+        <translation>模型想使用工具服务器 &lt;b&gt;{1}&lt;/b&gt; 中的 &lt;b&gt;{0}&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>Its server says this tool {0}.</source>
+        <translation>它的服务器声明此工具{0}。</translation>
+    </message>
+    <message>
+        <source>Its server says this tool only reads, on this computer.</source>
+        <translation>它的服务器声明此工具只在这台电脑上读取信息。</translation>
+    </message>
+    <message>
+        <source>Arguments:</source>
+        <translation>参数：</translation>
+    </message>
+    <message>
+        <source>The arguments of the call</source>
+        <translation>本次调用的参数</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Always allow this tool</source>
+        <translation>始终允许此工具</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+</context>
+<context>
+    <name>ToolServersDialog</name>
+    <message>
+        <source>Tool servers</source>
+        <translation>工具服务器</translation>
+    </message>
+    <message>
+        <source>MCP servers give the model tools. Hearth starts a server only when a chat that may use it needs it (choose them with Tools under the message box), and asks you before every call. A server&apos;s own network use is its own.</source>
+        <translation>MCP 服务器为模型提供工具。只有当可以使用某个服务器的对话需要它时，Hearth 才会启动它（在消息框下方的“工具”中选择），并在每次调用前询问你。服务器自身的联网行为由服务器负责。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Add servers: paste their mcpServers JSON</source>
+        <translation>添加服务器：粘贴它们的 mcpServers JSON</translation>
+    </message>
+    <message>
+        <source>mcpServers JSON to add</source>
+        <translation>要添加的 mcpServers JSON</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Open a file…</source>
+        <translation>打开文件…</translation>
+    </message>
+    <message>
+        <source>Always allowed (no question before a call):</source>
+        <translation>始终允许（调用前不再询问）：</translation>
+    </message>
+    <message>
+        <source>Tools always allowed</source>
+        <translation>始终允许的工具</translation>
+    </message>
+    <message>
+        <source>Ask again</source>
+        <translation>重新询问</translation>
+    </message>
+    <message>
+        <source>Add tool servers</source>
+        <translation>添加工具服务器</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;All files (*)</source>
+        <translation>JSON (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Hearth could not read {0} ({1}).</source>
+        <translation>Hearth 无法读取 {0}（{1}）。</translation>
+    </message>
+</context>
+<context>
     <name>TranscriptView</name>
     <message>
         <source>Stopped</source>
@@ -3513,6 +3646,54 @@
     <message>
         <source>Sources</source>
         <translation>来源</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>could not be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>not run: call limit</source>
+        <translation>未运行：达到调用上限</translation>
+    </message>
+    <message>
+        <source>waiting…</source>
+        <translation>等待中…</translation>
+    </message>
+    <message>
+        <source>Tools: {0} call(s)</source>
+        <translation>工具：{0} 次调用</translation>
+    </message>
+    <message>
+        <source>… {0:,} more characters</source>
+        <translation>… 还有 {0:,} 个字符</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
     </message>
 </context>
 <context>

@@ -37,6 +37,7 @@ from app.engine.seat import Seat
 from app.engines import can_run
 from app.errors import HearthError
 from app.models.library import ModelEntry
+from ui.chat.chat_tools_ui import ChatToolsUi
 from ui.chat.composer import Composer
 from ui.chat.context_meter import ContextMeter
 from ui.chat.conversation_files import ConversationFiles
@@ -168,6 +169,7 @@ class ChatScreen(QWidget, SessionListener):
         composer_column.addWidget(self.composer, 1)
         self.documents_bar = DocumentsBar(self.documents, self.show_error)
         self.documents_bar.changed.connect(self.message_documents.remember_collections)
+        self.tools_ui = ChatToolsUi(self, self.documents_bar)
         composer_column.addWidget(self.documents_bar)
         bottom.addLayout(composer_column, 1)
         buttons = QVBoxLayout()
@@ -232,6 +234,7 @@ class ChatScreen(QWidget, SessionListener):
         session.model = self.model_bar.model
         session.advice = self.model_bar.advice()
         session.extra_params = dict(self.sampling_overrides)
+        session.tools, session.tool_listener = self.tools_ui.chat_tools(session), self.tools_ui
         return session
 
     @property
@@ -253,6 +256,7 @@ class ChatScreen(QWidget, SessionListener):
         self.conversation_list.setCurrentRow(-1)
         self.transcript.show_messages([])
         self.message_documents.show_collections()
+        self.tools_ui.show_choice()
         self._update_stage(empty=True)
         self.update_context_meter()
         self.composer.setFocus()
@@ -266,6 +270,7 @@ class ChatScreen(QWidget, SessionListener):
         self.session = self._session(conversation_id)
         self.cancel_edit()
         self.message_documents.show_collections()
+        self.tools_ui.show_choice()
         self.show_conversation()
         self.conversation_list.select_id(conversation_id)
 
@@ -278,7 +283,8 @@ class ChatScreen(QWidget, SessionListener):
         shown = [m for m in messages if reply is None or m.id != reply.message_id]
         self.transcript.show_messages(shown, session.branches())
         if reply is not None:
-            self.transcript.begin_reply(reply.model_name, reply.text, reply.reasoning)
+            rounds = reply.turn.rounds if reply.turn else None
+            self.transcript.begin_reply(reply.model_name, reply.text, reply.reasoning, None, rounds)
         self._update_stage(empty=not messages and reply is None)
         self.update_context_meter(messages=messages)
 
@@ -507,6 +513,7 @@ class ChatScreen(QWidget, SessionListener):
         self.model_bar.closed = True
         if self.running is not None:
             self.running.abandon()
+        self.tools_ui.close()
 
     # -- what the session says (SessionListener), on the main thread ----------------------
     def conversation_changed(self, session: ChatSession) -> None:
@@ -587,11 +594,7 @@ class ChatScreen(QWidget, SessionListener):
         self.reply_finished.emit(
             {**reply.final, "status": reply.status, "message_id": reply.message_id}
         )
-        model = self.model_bar.model
-        if reply.final.get("kind") == protocol.ERR_NEEDS_REMOTE_CODE and model is not None:
-            from ui.models.remote_code_dialog import ask_remote_code_consent
+        if reply.final.get("kind") == protocol.ERR_NEEDS_REMOTE_CODE:
+            from ui.models.remote_code_dialog import offer_remote_code
 
-            if ask_remote_code_consent(self, self.core, model):
-                self.show_error(
-                    self.tr("Allowed. Send your message again to load the model with its code.")
-                )
+            offer_remote_code(self, self.core, self.model_bar.model, self.show_error)

@@ -77,7 +77,7 @@ class DocumentsBar(QWidget):
         self.show_error = show_error
         self.chips: list[_Chip] = []
         self._collections: list[str] = []
-        row = QHBoxLayout(self)
+        row = self.row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
         self.attach_button = QToolButton()

@@ -10,7 +10,8 @@ Strings keep the transcript's translation context ("TranscriptView").
 from __future__ import annotations
 
 import html
-from typing import Protocol
+import json
+from typing import Any, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QTextDocument
@@ -19,6 +20,7 @@ from app.chat import store as st
 from app.chat.markdown_blocks import split_blocks
 from ui.chat.documents_html import attachments_html, sources_html
 from ui.chat.markdown_html import MarkdownRenderer, Palette
+from ui.chat.tool_blocks_html import tool_rounds_html
 
 ACTION = "hearth:act/"
 LIVE = -1  # the message id used for the reply being streamed
@@ -80,6 +82,7 @@ class Shown(Protocol):
     renderer: MarkdownRenderer
     editing_id: int | None
     expanded: set[int]
+    tools_open: set[int]
 
     def branch_of(self, message_id: int) -> tuple[int, int] | None: ...
     def parent_of(self, message: st.Message) -> st.Message | None: ...
@@ -103,6 +106,8 @@ class MessageHtml:
             is_last,
             message.id in self.view.expanded,
             message.id == self.view.editing_id,
+            json.dumps(message.tools) if message.tools else "",
+            message.id in self.view.tools_open,
         )
         cached = self.cache.get(key)
         if cached is not None:
@@ -124,6 +129,7 @@ class MessageHtml:
                         live=False,
                     )
                 )
+            parts.append(self.tool_rounds(message.tools, message.id))
             parts += [self.view.renderer.block(block) for block in split_blocks(message.content)]
             parts.append(self.sources(message))
             parts.append(self.footer(message, is_last))
@@ -132,6 +138,14 @@ class MessageHtml:
         result = "".join(parts)
         self.cache[key] = result
         return result
+
+    def tool_rounds(self, rounds: list[dict[str, Any]], message_id: int) -> str:
+        """A reply's tool calls (``tool_blocks_html``), open or closed as the view has it."""
+        view = self.view
+        opened = message_id in view.tools_open
+        return tool_rounds_html(
+            rounds, message_id, opened, view.palette_colors, view.renderer, self.link
+        )
 
     def link(self, action: str, message_id: int, label: str) -> str:
         return (

@@ -28,6 +28,7 @@ import html
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from PySide6.QtCore import (
     QByteArray,
@@ -93,6 +94,7 @@ class _Live:
     think_seconds: float | None = None  # set when the answer starts
     answer_start: int = -1  # where the rendered answer begins (-1: not started)
     live_start: int = -1  # where the unfinished tail's paragraph begins (its separator)
+    rounds: list[dict[str, Any]] = field(default_factory=list)  # its tool rounds so far
 
 
 class TranscriptView(QTextBrowser):
@@ -121,6 +123,7 @@ class TranscriptView(QTextBrowser):
         self._branches: dict[int, tuple[int, int]] = {}
         self._window = DEFAULT_WINDOW
         self.expanded: set[int] = set()  # messages whose Thinking section is open
+        self.tools_open: set[int] = set()  # messages whose tool blocks are open
         self._live: _Live | None = None
         self.streamed_text = ""  # the answer being streamed, as received
         self.reasoning_text = ""
@@ -283,14 +286,18 @@ class TranscriptView(QTextBrowser):
         text_so_far: str = "",
         reasoning_so_far: str = "",
         previous: _Live | None = None,
+        rounds: list[dict[str, Any]] | None = None,
     ) -> None:
-        """Start a reply at the end of the document (with what was streamed, if any)."""
-        live = _Live(model_label)
+        """Start a reply at the end of the document (with what was streamed, if any, after
+        its tool ``rounds``)."""
+        live = _Live(model_label, rounds=list(rounds or (previous.rounds if previous else [])))
         if previous is not None:
             live.think_started = previous.think_started
             live.think_seconds = previous.think_seconds
         self._live = live
         self._append_html(self.rendered.header("assistant", model_label, LIVE, None))
+        if live.rounds:
+            self._append_html(self.rendered.tool_rounds(live.rounds, LIVE))
         self.streamed_text = ""
         self.reasoning_text = ""
         if reasoning_so_far:
@@ -501,8 +508,9 @@ class TranscriptView(QTextBrowser):
         if target.startswith(ACTION):
             name, _, number = target.removeprefix(ACTION).partition("/")
             message_id = int(number or 0)
-            if name == "think":
-                self.expanded ^= {message_id}
+            if name in ("think", "tools"):
+                opened = self.expanded if name == "think" else self.tools_open
+                opened ^= {message_id}
                 self._rerender()
             elif name == "more":
                 self._window += DEFAULT_WINDOW

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -39,3 +41,15 @@ def ask_remote_code_consent(parent: QWidget, core: Core, entry: ModelEntry) -> b
     choice.trusted_code = code_fingerprint(entry.path)
     core.overrides.set(str(entry.path), choice)
     return True
+
+
+def offer_remote_code(
+    parent: QWidget, core: Core, model: ModelEntry | None, say: Callable[[str], None]
+) -> None:
+    """A reply failed because the model needs its own code: ask, and say what to do next."""
+    if model is not None and ask_remote_code_consent(parent, core, model):
+        say(
+            QCoreApplication.translate(
+                "ChatScreen", "Allowed. Send your message again to load the model with its code."
+            )
+        )

@@ -1,0 +1,225 @@
+"""Tools in the window: the Tools button beside Collections, the approval dialog, and the
+tool blocks while a reply runs.
+
+The Tools menu ticks, for the open conversation, which tool servers its replies may use
+(``hearth`` is Hearth's own: date and time, and a search of the conversation's
+collections); the choice is kept with the conversation.  Ticking a server starts it and
+lists its tools in the background, so a message is sent with them ready; a server that
+cannot start says why under the model bar.  The window's servers run until it closes.
+Every call asks first (``ToolApprovalDialog``) unless its tool is always allowed
+(``tools.json``, taken back in Tool servers…).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QMenu, QToolButton, QWidget
+
+from app.chat import store as st
+from app.chat.session import ChatSession, Reply, SessionListener
+from app.chat.tool_turn import ChatTools
+from app.core import Core
+from app.docs.library import Documents
+from app.tools.approval import Decision, PendingCall
+from app.tools.builtin import SERVER as BUILTIN
+from app.tools.builtin import BuiltinTools
+from app.tools.config import ToolsFile
+from app.tools.servers import ToolInfo, ToolServerError, ToolServers
+from ui.background import run_in_background
+from ui.chat.documents_bar import DocumentsBar
+from ui.chat.tool_approval import ToolApprovalDialog
+
+TOOLS_KEY = "tools.servers"  # the servers a conversation's replies may use (names)
+LIST_TIMEOUT_S = 60.0
+
+
+class Screen(Protocol):
+    """What it uses of the Chat screen (``ui.chat.chat_screen.ChatScreen``)."""
+
+    core: Core
+    store: st.ChatStore
+    session: ChatSession
+    documents: Documents
+    documents_bar: DocumentsBar
+    report: Callable[[BaseException, str], None]
+
+    def widget(self) -> QWidget: ...
+    def show_error(self, message: str) -> None: ...
+    def show_conversation(self) -> None: ...
+
+
+class ChatToolsUi(QObject, SessionListener):
+    def __init__(self, screen: Screen, bar: DocumentsBar) -> None:
+        super().__init__(bar)
+        self.screen = screen
+        self.file = ToolsFile(screen.core.paths.data_dir)
+        self.servers: ToolServers | None = None
+        self.listed: dict[str, list[ToolInfo]] = {}  # tools of each server started
+        self.listing: set[str] = set()
+        self.dialog: ToolApprovalDialog | None = None
+        self.button = QToolButton()
+        self.button.setObjectName("toolsButton")
+        self.button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.button.setAccessibleName(self.tr("Tools this chat may use"))
+        self.button.setToolTip(self.tr("Let the model call tools (it asks you before each call)"))
+        self.menu = QMenu(self.button)
+        self.menu.aboutToShow.connect(self._fill_menu)
+        self.button.setMenu(self.menu)
+        bar.row.insertWidget(2, self.button)
+        self.show_choice()
+
+    # -- the conversation's choice -------------------------------------------------------
+    def chosen(self) -> list[str]:
+        names = self.screen.session.own_settings.get(TOOLS_KEY, [])
+        return [str(n) for n in names] if isinstance(names, list) else []
+
+    def show_choice(self) -> None:
+        chosen = self.chosen()
+        self.button.setText(
+            self.tr("Tools: {0} ▾").format(", ".join(chosen)) if chosen else self.tr("Tools ▾")
+        )
+        for name in chosen:
+            self._list(name)
+
+    def _fill_menu(self) -> None:
+        self.menu.clear()
+        chosen = self.chosen()
+        own = self.menu.addAction(self.tr("Hearth: date and time, search of the collections"))
+        own.setCheckable(True)
+        own.setChecked(BUILTIN in chosen)
+        own.toggled.connect(lambda on: self._toggle(BUILTIN, on))
+        config = self.file.load()
+        for server in config.servers:
+            action = self.menu.addAction(f"{server.name} — {server.describe()}")
+            action.setCheckable(True)
+            action.setChecked(server.name in chosen)
+            action.setEnabled(server.enabled)
+            action.toggled.connect(lambda on, name=server.name: self._toggle(name, on))
+        if not config.servers:
+            empty = self.menu.addAction(self.tr("No tool servers yet: add them in Tool servers…"))
+            empty.setEnabled(False)
+        self.menu.addSeparator()
+        self.menu.addAction(self.tr("Tool servers…"), self.open_servers_dialog)
+
+    def _toggle(self, name: str, on: bool) -> None:
+        session = self.screen.session
+        chosen = [n for n in self.chosen() if n != name] + ([name] if on else [])
+        settings = {**session.own_settings, TOOLS_KEY: chosen}
+        if not chosen:
+            settings.pop(TOOLS_KEY)
+        try:
+            session.set_instructions(session.system_prompt, settings)
+        except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so
+            self.screen.report(exc, self.tr("saving the conversation settings"))
+        self.show_choice()
+
+    def open_servers_dialog(self) -> None:
+        from ui.tool_servers_dialog import ToolServersDialog
+
+        dialog = ToolServersDialog(self.file, self.screen.widget())
+        dialog.finished.connect(lambda _code: self.restart())
+        dialog.open()
+
+    # -- servers ---------------------------------------------------------------------------
+    def _servers(self) -> ToolServers:
+        if self.servers is None:
+            enabled = [s for s in self.file.load().servers if s.enabled]
+            self.servers = ToolServers(enabled, self.screen.core.paths.logs_dir)
+        return self.servers
+
+    def _list(self, name: str) -> None:
+        """Start ``name`` and list its tools in the background (once)."""
+        if name == BUILTIN or name in self.listed or name in self.listing:
+            return
+        servers = self._servers()
+        if name not in servers.names():
+            return  # removed or turned off since the conversation chose it
+        self.listing.add(name)
+
+        def listed(tools: list[ToolInfo]) -> None:
+            self.listing.discard(name)
+            self.listed[name] = tools
+
+        def failed(exc: BaseException) -> None:
+            self.listing.discard(name)
+            if isinstance(exc, ToolServerError):
+                self.screen.show_error(str(exc.args[0]))
+            else:
+                self.screen.report(exc, self.tr("starting the tool server {0}").format(name))
+
+        run_in_background(self, lambda: servers.tools(name).result(LIST_TIMEOUT_S), listed, failed)
+
+    def restart(self) -> None:
+        """The servers' configuration changed: stop them (in the background) and start
+        the chosen ones again."""
+        old, self.servers = self.servers, None
+        self.listed.clear()
+        if old is not None:
+            run_in_background(self, old.close, lambda _r: None, lambda _e: None)
+        self.show_choice()
+
+    def close(self) -> None:
+        """The window closes: every server stops (its process group with it)."""
+        if self.servers is not None:
+            self.servers.close()
+            self.servers = None
+
+    def chat_tools(self, session: ChatSession) -> ChatTools | None:
+        """What the session's next reply may use: the tools listed so far of the chosen
+        servers (None when it chose none)."""
+        chosen = self.chosen()
+        if not chosen:
+            return None
+        from app.chat.presets import COLLECTIONS_KEY
+
+        collections = session.own_settings.get(COLLECTIONS_KEY, [])
+        builtin = BuiltinTools(
+            self.screen.documents.search, collections if isinstance(collections, list) else []
+        )
+        offered = builtin.tools() if BUILTIN in chosen else []
+        for name in chosen:
+            offered += self.listed.get(name, [])
+        settings = self.screen.core.settings
+        return ChatTools(
+            offered,
+            self._servers(),
+            builtin,
+            set(self.file.load().always_allow),
+            self._remember,
+            max_calls=int(settings.get("tools.max_calls")),
+            timeout_s=float(settings.get("tools.call_timeout_s")),
+        )
+
+    def _remember(self, key: str) -> None:
+        config = self.file.load()
+        config.always_allow.add(key)
+        self.file.save(config)
+
+    # -- what the session says about tools (its tool listener) --------------------------
+    def tool_round(self, session: ChatSession, reply: Reply) -> None:
+        self._redraw(session)
+
+    def tool_result(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
+        self._redraw(session)
+
+    def tool_started(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
+        self._redraw(session)
+
+    def _redraw(self, session: ChatSession) -> None:
+        if session is self.screen.session:
+            self.screen.show_conversation()
+
+    def tool_approval(self, session: ChatSession, reply: Reply, call: PendingCall) -> None:
+        dialog = ToolApprovalDialog(call, self.screen.widget())
+        self.dialog = dialog
+
+        def decided(value: str) -> None:
+            self.dialog = None
+            if session.reply is reply and reply.turn is not None and reply.turn.waiting:
+                session.answer_tool(Decision(value))
+
+        dialog.decided.connect(decided)
+        dialog.open()
