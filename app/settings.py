@@ -331,6 +331,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         "it has.",
         minimum=1,
         maximum=100,
+        advanced=True,
     ),
     Setting(
         "tools.call_timeout_s",
@@ -341,6 +342,7 @@ DECLARATIONS: tuple[Setting, ...] = (
         "told it timed out.",
         minimum=1,
         maximum=3600,
+        advanced=True,
     ),
     Setting(
         "downloads.parallel",

@@ -21,6 +21,7 @@ from app.chat.session import ChatSession, Reply, SessionListener
 from app.chat.tool_turn import ChatTools
 from app.chat.transfer import export_document, export_markdown, import_document
 from app.core import Core
+from app.docs.grounding import CHARACTERS_PER_TOKEN
 from app.engine.seat import Seat
 from app.tools.approval import Decision, PendingCall
 from app.tools.builtin import BuiltinTools
@@ -283,3 +284,17 @@ def test_the_starter_model_forced_to_call_a_tool_calls_it(
     assert (only["server"], only["tool"], only["status"]) == ("hearth", "current_time", tr.DONE)
     assert "datetime" in json.loads(only["result"])
     assert person.heard[:2] == [("round", ""), ("asked", "hearth/current_time")]
+
+
+def test_a_huge_result_is_cut_to_what_the_context_holds_and_says_so(
+    core: Core, store: st.ChatStore, client: Seat, servers: ToolServers
+) -> None:
+    person = Person(lambda _c: Decision.ALLOW_ONCE)
+    script = call("huge", characters=500_000) + ROUND + "Read it."
+    session = chat(core, store, client, person, script, tools_of(servers), "Huge")
+    reply = ask(session)
+    (huge,) = calls_of(store, reply)
+    context = session.context_usage(None)[1]
+    assert huge["status"] == tr.DONE
+    assert 0 < len(huge["result"]) <= context * CHARACTERS_PER_TOKEN / 4, "a quarter at most"
+    assert "cut to" in huge["notes"][0] and "500,000" in huge["notes"][0]

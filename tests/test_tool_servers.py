@@ -6,7 +6,9 @@ closing stops it and its process group."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,3 +128,47 @@ def test_mcp_server_time_from_pypi_tells_the_time(servers: ToolServers) -> None:
     answer = servers.call("time", "get_current_time", {"timezone": "UTC"}).result(WAIT_S)
     assert not answer.is_error, answer.text
     assert json.loads(answer.text)["timezone"] == "UTC"
+
+
+def test_a_streamable_http_server_gets_its_headers_and_a_key_from_the_key_store(
+    tmp_path: Path,
+) -> None:
+    """A server reached at a URL: its plain headers from the config, its key from the key
+    store (never from the file), and a server that is not there is said so."""
+    from app.secrets import set_token
+    from tests.conftest import free_port
+
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(FIXTURE), str(tmp_path), "--http", str(port)],
+        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    remote = ServerConfig(
+        "remote", url=url, headers=(("X-Team", "blue"),), secret_headers=("Authorization",)
+    )
+    set_token(remote.key_source("Authorization"), "Bearer s3cret")
+    gone = ServerConfig("gone", url=f"http://127.0.0.1:{free_port()}/mcp")
+    servers = ToolServers([remote, gone], tmp_path / "logs")
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while True:  # wait for the server to listen: a state, not a speed
+            try:
+                tools = servers.tools("remote").result(WAIT_S)
+                break
+            except ToolServerError:
+                assert time.monotonic() < deadline, "the HTTP server never answered"
+                time.sleep(0.2)
+        assert "echo" in {tool.name for tool in tools}
+        said = servers.call("remote", "headers", {}).result(WAIT_S)
+        assert said.text.split() == ["authorization", "x-team"]
+        assert servers.call("remote", "echo", {"text": "over http"}).result(WAIT_S).text == (
+            "echo: over http"
+        )
+        with pytest.raises(ToolServerError, match="could not be reached"):
+            servers.tools("gone").result(WAIT_S)
+    finally:
+        servers.close()
+        process.terminate()
+        process.wait(30)

@@ -124,5 +124,6 @@ class WindowMenus(QObject):
         action(
             chat_menu, self.tr("&Loaded models…"), "Ctrl+Shift+L", self.window.show_loaded_models
         )
+        action(chat_menu, self.tr("&Tool servers…"), None, chat.tools_ui.open_servers_dialog)
         help_menu = self.window.menuBar().addMenu(self.tr("&Help"))
         action(help_menu, self.tr("&About Hearth"), None, self.window.show_about)

@@ -462,7 +462,9 @@ class ChatSession:
         reply = Reply(conversation_id, message_id, model.name, recorder, user_id, appended)
         reply.spec = spec
         if self.tools is not None and continuing is None:
-            reply.turn = ToolTurn(self.tools)
+            # One result may fill at most a quarter of the context (the rest is said).
+            room = int(self._planned_context() * CHARACTERS_PER_TOKEN / 4)
+            reply.turn = ToolTurn(self.tools, room_chars=room)
         self.reply = reply
         self.listener.conversation_changed(self)
         self.listener.reply_started(self, reply)

@@ -106,8 +106,15 @@ class ToolTurn:
     """One reply's tools: its rounds (as stored), the text held back while streaming, and
     the call waiting for the person or running."""
 
-    def __init__(self, tools: ChatTools, rounds: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        tools: ChatTools,
+        rounds: list[dict[str, Any]] | None = None,
+        room_chars: int | None = None,
+    ) -> None:
         self.tools = tools
+        # The most of one result the model is given: the setting, or less in a short context.
+        self.result_chars = min(tools.max_result_chars, room_chars or tools.max_result_chars)
         self.names = tools.by_model_name()
         self.rounds: list[dict[str, Any]] = [dict(r) for r in rounds or []]
         self.stream = ToolCallStream(self.names)
@@ -233,7 +240,7 @@ class ToolTurn:
             call["result"] = Phrase("The tool failed: {0}", outcome)
             return
         text = outcome.text
-        limit = self.tools.max_result_chars
+        limit = max(self.result_chars, 1)
         if len(text) > limit:
             call["notes"].append(
                 Phrase(

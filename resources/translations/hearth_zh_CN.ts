@@ -3883,6 +3883,10 @@
         <translation>已加载的模型(&amp;L)…</translation>
     </message>
     <message>
+        <source>&amp;Tool servers…</source>
+        <translation>工具服务器(&amp;T)…</translation>
+    </message>
+    <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>

@@ -1,9 +1,10 @@
 """An MCP server over stdio for the tool tests, written with the SDK: tools that echo, fail,
 hang, return huge text, write a file, and end the server mid-call.
 
-Run as ``python tests/tools/mcp_fixture_server.py [FOLDER]``: ``write_note`` writes into
-FOLDER (default: the working folder).  It prints a line on stderr as it starts, so the
-tests can see a server's stderr reach the log.
+Run as ``python tests/tools/mcp_fixture_server.py [FOLDER] [--http PORT]``: ``write_note``
+writes into FOLDER (default: the working folder); with ``--http`` it serves Streamable HTTP
+on 127.0.0.1:PORT/mcp instead of stdio, and ``headers`` says which headers came.  It
+prints a line on stderr as it starts, so the tests can see a server's stderr reach the log.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-FOLDER = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
+ARGS = [a for a in sys.argv[1:] if a != "--http"]
+HTTP_PORT = int(ARGS.pop()) if "--http" in sys.argv else 0
+FOLDER = Path(ARGS[0]) if ARGS else Path.cwd()
 server = MCPServer("fixture")
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -56,6 +59,13 @@ def write_note(name: str, text: str) -> str:
 
 
 @server.tool(annotations=READ_ONLY)
+def headers(ctx: Context) -> str:
+    """The names of the request's headers that start with x- or are authorization."""
+    seen = ctx.headers or {}
+    return " ".join(sorted(k.lower() for k in seen if k.lower().startswith(("x-", "authoriz"))))
+
+
+@server.tool(annotations=READ_ONLY)
 def crash() -> str:
     """End the server in the middle of the call."""
     print("fixture: crashing on purpose", file=sys.stderr, flush=True)
@@ -64,4 +74,7 @@ def crash() -> str:
 
 if __name__ == "__main__":
     print("fixture: ready", file=sys.stderr, flush=True)
-    server.run("stdio")
+    if HTTP_PORT:
+        server.run("streamable-http", host="127.0.0.1", port=HTTP_PORT)
+    else:
+        server.run("stdio")
