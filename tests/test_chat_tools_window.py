@@ -139,3 +139,37 @@ def test_tool_servers_adds_pasted_json_and_says_what_is_wrong(
     dialog.server_list.setCurrentRow(0)
     dialog.remove_selected()
     assert file.load().names() == ["web"]
+
+
+def test_markup_from_a_server_or_a_model_is_shown_as_text(qtbot: QtBot) -> None:
+    from PySide6.QtCore import Qt
+
+    from app.tools.approval import PendingCall
+    from app.tools.servers import ToolInfo
+    from ui.chat.markdown_html import LIGHT, CodeBlocks, MarkdownRenderer
+    from ui.chat.tool_approval import ToolApprovalDialog
+    from ui.chat.tool_blocks_html import tool_rounds_html
+
+    tool = ToolInfo("evil", "<b>bold</b>", '<img src="http://example.test/x.png">')
+    dialog = ToolApprovalDialog(PendingCall("c1", tool, {"q": "<a href=x>y</a>"}))
+    qtbot.addWidget(dialog)
+    heading, about = dialog.findChildren(QLabel)[:2]
+    assert "&lt;b&gt;bold&lt;/b&gt;" in heading.text()
+    assert about.textFormat() == Qt.TextFormat.PlainText
+    call = {
+        "server": "evil",
+        "tool": "<b>bold</b>",
+        "arguments": {"q": "<script>"},
+        "status": "done",
+        "result": '<img src="http://example.test/y.png">',
+    }
+    opened = tool_rounds_html(
+        [{"text": "", "calls": [call]}],
+        1,
+        True,
+        LIGHT,
+        MarkdownRenderer(LIGHT, CodeBlocks(), "monospace"),
+        lambda *a: "",
+    )
+    assert "<img" not in opened and "<script>" not in opened and "<b>bold" not in opened
+    assert "&lt;img" in opened
