@@ -110,10 +110,7 @@ class RemoteEngine:
         body: dict[str, Any] = {
             "model": self.model,
             "stream": True,
-            "messages": [
-                {"role": m.get("role"), "content": m.get("content")}
-                for m in request.get("messages") or []
-            ],
+            "messages": [_message(m) for m in request.get("messages") or []],
             "stream_options": {"include_usage": True},
         }
         if request.get("continue"):
@@ -251,3 +248,13 @@ def _raise_for_status(response: Any, base: str) -> None:
             Phrase("{0} does not know that model or path (404): {1}", base, message),
         )
     raise EngineError(protocol.ERR_SERVER, Phrase("{0} answered {1}: {2}", base, status, message))
+
+
+def _message(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as OpenAI's API takes it: a history's tool calls and results keep the
+    fields that pair them (a server refuses a ``tool`` message without its call)."""
+    sent = {"role": message.get("role"), "content": message.get("content")}
+    for field in ("tool_calls", "tool_call_id", "name"):
+        if message.get(field):
+            sent[field] = message[field]
+    return sent

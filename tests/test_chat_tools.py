@@ -298,3 +298,14 @@ def test_a_huge_result_is_cut_to_what_the_context_holds_and_says_so(
     assert huge["status"] == tr.DONE
     assert 0 < len(huge["result"]) <= context * CHARACTERS_PER_TOKEN / 4, "a quarter at most"
     assert "cut to" in huge["notes"][0] and "500,000" in huge["notes"][0]
+
+
+def test_tool_choice_none_offers_nothing_and_reads_no_call(
+    core: Core, store: st.ChatStore, client: Seat, servers: ToolServers
+) -> None:
+    person = Person(lambda _c: Decision.ALLOW_ONCE)
+    tools = tools_of(servers, choice="none")
+    session = chat(core, store, client, person, call("echo", text="x"), tools, "NoTools")
+    reply = ask(session)
+    assert store.message(reply.message_id).tools == [] and person.heard == []
+    assert reply.text.startswith("<tool_call>"), "only text: no call was read or run"

@@ -57,7 +57,7 @@ def test_a_tool_call_is_asked_shown_as_a_block_and_kept(
     assert "only reads, on this computer" in said, "its server's annotations"
     arguments = dialog.findChild(QPlainTextEdit)
     assert arguments is not None and '"from the window"' in arguments.toPlainText()
-    assert dialog.once.isDefault()
+    assert dialog.deny.isDefault() and not dialog.once.isDefault(), "Enter never runs a tool"
     with qtbot.waitSignal(window.reply_finished, timeout=LOAD_TIMEOUT_MS) as finished:
         dialog.once.click()
     assert finished.args[0]["status"] == "complete"

@@ -195,3 +195,29 @@ def test_hearth_chat_calls_a_tool_of_an_mcp_config_and_says_so_in_json(
     denied = next(json.loads(x) for x in asked.stdout.splitlines() if '"tool_result"' in x)
     assert denied["status"] == "denied"
     assert "there is no terminal to ask on" in asked.stderr and "--allow-tool" in asked.stderr
+
+
+def test_a_server_replaced_under_its_name_loses_its_approvals_and_keys(data_dir: Path) -> None:
+    from app.secrets import get_token
+    from app.tools.config import ConfigProblem, read_servers, split_secrets
+
+    file = ToolsFile(data_dir)
+    first, keys = split_secrets(
+        read_servers('{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"GH_TOKEN": "t0k"}}}}')
+    )
+    assert first[0].env == () and first[0].secret_env == ("GH_TOKEN",), "the key left the file"
+    file.add(first, keys)
+    assert "t0k" not in (data_dir / "tools.json").read_text()
+    assert ToolsFile(data_dir).load().servers[0].all_env() == {"GH_TOKEN": "t0k"}
+    file.save(ToolsConfig(file.load().servers, {"gh/create_issue"}))
+    same = read_servers('{"mcpServers": {"gh": {"command": "gh-mcp", "secretEnv": ["GH_TOKEN"]}}}')
+    assert file.add(same).always_allow == {"gh/create_issue"}, "the same program keeps them"
+    other = read_servers('{"mcpServers": {"gh": {"command": "other-program"}}}')
+    assert file.add(other).always_allow == set(), "another program starts from nothing"
+    assert get_token(first[0].key_source("env:GH_TOKEN")) is None
+    try:
+        read_servers('{"mcpServers": {"hearth": {"command": "x"}}}')
+    except ConfigProblem as exc:
+        assert "Hearth's own tools" in str(exc)
+    else:
+        raise AssertionError("the built-in tools' name was taken")

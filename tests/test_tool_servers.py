@@ -172,3 +172,18 @@ def test_a_streamable_http_server_gets_its_headers_and_a_key_from_the_key_store(
         servers.close()
         process.terminate()
         process.wait(30)
+
+
+def test_a_server_that_died_between_calls_starts_again_and_a_cancelled_start_is_not_doubled(
+    servers: ToolServers,
+) -> None:
+    started = servers.tools("fixture")
+    started.cancel()  # the person went away while it started
+    assert servers.call("fixture", "echo", {"text": "one"}).result(WAIT_S).text == "echo: one"
+    assert len([p for p in server_processes() if "mcp_fixture" in " ".join(p.cmdline())]) == 1
+    for process in server_processes():
+        process.kill()  # dies between two calls
+        process.wait(WAIT_S)
+    assert servers.call("fixture", "echo", {"text": "two"}).result(WAIT_S).text == "echo: two"
+    servers.close()
+    assert server_processes() == [], "every server it started is stopped"

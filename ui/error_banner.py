@@ -29,6 +29,8 @@ class ErrorBanner(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
         self.label = QLabel()
+        # Messages carry others' words (a server's stderr, a hub's answer): never markup.
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label.setAccessibleName(self.tr("Error message"))

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.tools.config import ConfigProblem, ToolsFile, read_servers, split_secrets
 from ui.i18n import translated
+from wire.phrases import message_of
 
 EXAMPLE = '{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}'
 
@@ -130,10 +131,10 @@ class ToolServersDialog(QDialog):
             servers, secrets = split_secrets(read_servers(raw))
             self.file.add(servers, secrets)
         except ConfigProblem as exc:
-            self.say(str(exc.args[0]))
+            self.say(message_of(exc))
             return False
         except Exception as exc:  # noqa: BLE001 - the keyring or the disk: say so
-            self.say(str(exc))
+            self.say(message_of(exc))
             return False
         self.paste.clear()
         self.say("")
@@ -148,10 +149,7 @@ class ToolServersDialog(QDialog):
         name = self._selected_name()
         if name is None:
             return
-        config = self.file.load()
-        config.servers = [s for s in config.servers if s.name != name]
-        config.always_allow = {a for a in config.always_allow if not a.startswith(name + "/")}
-        self.file.save(config)
+        self.file.remove(name)
         self.refresh()
 
     def _enabled_changed(self, item: QListWidgetItem) -> None:

@@ -109,7 +109,7 @@ def engine_messages(
         result.append({"role": "system", "content": system_prompt})
     for message in messages:
         content = message.content
-        if include_reasoning and message.reasoning:
+        if include_reasoning and message.reasoning and (content or not message.tools):
             content = f"<think>\n{message.reasoning}\n</think>\n\n{content}"
         if message.role == "assistant" and message.tools:
             result += round_messages(message.tools)

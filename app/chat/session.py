@@ -26,7 +26,7 @@ from app.chat import store as st
 from app.chat.presets import effective_values, engine_params
 from app.chat.recorder import ReplyRecorder, engine_messages, status_for
 from app.chat.tool_flow import ToolFlow
-from app.chat.tool_turn import ChatTools, ToolTurn
+from app.chat.tool_turn import ChatTools, ToolTurn, turn_for
 from app.docs.grounding import CHARACTERS_PER_TOKEN, documents_budget
 from app.engine.jobs import EventCallback, Job
 from app.engine.seat import Seat
@@ -464,7 +464,9 @@ class ChatSession:
         if self.tools is not None and continuing is None:
             # One result may fill at most a quarter of the context (the rest is said).
             room = int(self._planned_context() * CHARACTERS_PER_TOKEN / 4)
-            reply.turn = ToolTurn(self.tools, room_chars=room)
+            reply.turn, note = turn_for(self.tools, spec.engine, room)
+            if note:
+                self.listener.notice(note)
         self.reply = reply
         self.listener.conversation_changed(self)
         self.listener.reply_started(self, reply)
@@ -576,6 +578,9 @@ class ChatSession:
     def _finish(self, reply: Reply, final: dict[str, Any]) -> None:
         if reply.finished:
             return  # ended already (abandoned, then the engine's own end arrived)
+        held = reply.turn.held_text() if reply.turn is not None else ""  # before Esc, an error
+        if held:
+            self._save(reply, lambda: reply.recorder.append(held))
         self.reply = None
         done = final.get("type") == protocol.DONE
         reply.final = final

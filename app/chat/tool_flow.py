@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from app.chat.tool_rounds import PENDING
 from app.tools.approval import Decision, PendingCall
 from app.tools.servers import ToolServerError
 from wire import protocol
@@ -66,9 +67,17 @@ class ToolFlow:
             return False
         text = reply.recorder.text
         turn.add_round(text, calls)
-        reply.recorder.start_round()
+        try:
+            reply.recorder.start_round()
+        except Exception as exc:  # noqa: BLE001 - e.g. disk full: said once, the reply goes on
+            if not reply.save_failed:
+                reply.save_failed = True
+                self.session.listener.problem(exc, SAVING_TOOLS)
         self._save(reply)
         self.listener.tool_round(self.session, reply)
+        for call in calls:
+            if call["status"] != PENDING:  # could not be read: answered already
+                self.listener.tool_result(self.session, reply, call)
         self.next_call(reply)
         return True
 
@@ -115,7 +124,6 @@ class ToolFlow:
         turn = reply.turn
         assert turn is not None
         self.listener.tool_started(self.session, reply, call)
-        done = self.session.deliver_later(lambda _event: self._finished(reply, call))
         try:
             future = turn.tools.run(turn.tool_of(call), dict(call["arguments"]))
         except ToolServerError as exc:
@@ -124,7 +132,9 @@ class ToolFlow:
             self.next_call(reply)
             return
         turn.running = future
-        future.add_done_callback(lambda _f: done({"type": "tool_done"}))
+        # A "done" event: a front end's relay of events ends with it (one relay per call).
+        done = self.session.deliver_later(lambda _event: self._finished(reply, call))
+        future.add_done_callback(lambda _f: done({"type": protocol.DONE}))
 
     def _finished(self, reply: Reply, call: dict[str, Any]) -> None:
         turn = reply.turn
@@ -149,9 +159,11 @@ class ToolFlow:
         turn = reply.turn
         if turn is None or (turn.waiting is None and turn.running is None):
             return False
-        turn.stop_all()
+        stopped = turn.stop_all()
         turn.running = None
         self._save(reply)
+        for call in stopped:
+            self.listener.tool_result(self.session, reply, call)
         self.session.end(reply, {"type": protocol.DONE, "finish_reason": protocol.FINISH_CANCELLED})
         return True
 

@@ -39,7 +39,9 @@ def round_messages(rounds: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     for number, round_ in enumerate(rounds):
         calls = [c for c in round_.get("calls", []) if c.get("status") != PENDING]
-        if not calls:
+        if not calls:  # interrupted before any call was answered: its text is kept
+            if round_.get("text"):
+                messages.append({"role": "assistant", "content": str(round_["text"])})
             continue
         listed: list[dict[str, Any]] = []
         for index, call in enumerate(calls):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import re
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,7 +118,8 @@ class ToolTurn:
         self.result_chars = min(tools.max_result_chars, room_chars or tools.max_result_chars)
         self.names = tools.by_model_name()
         self.rounds: list[dict[str, Any]] = [dict(r) for r in rounds or []]
-        self.stream = ToolCallStream(self.names)
+        self.stream = ToolCallStream(self.names if self.params() else {})
+        self.results_left = self.result_chars * 2  # all results of the reply together
         self.waiting: dict[str, Any] | None = None  # a call waiting for the person
         self.running: concurrent.futures.Future[Any] | None = None
 
@@ -155,7 +157,8 @@ class ToolTurn:
     def _stored(self, call: ToolCall) -> dict[str, Any]:
         tool = self.names[call.name]
         return {
-            "id": call.id,
+            # Nine letters and digits: Mistral's templates refuse any other id.
+            "id": uuid.uuid4().hex[:9],
             "name": call.name,
             "server": tool.server,
             "tool": tool.name,
@@ -240,7 +243,9 @@ class ToolTurn:
             call["result"] = Phrase("The tool failed: {0}", outcome)
             return
         text = outcome.text
-        limit = max(self.result_chars, 1)
+        # Each result within its share, and all of them within half the context: the
+        # conversation's own words must still fit beside them.
+        limit = max(min(self.result_chars, self.results_left), 200)
         if len(text) > limit:
             call["notes"].append(
                 Phrase(
@@ -253,22 +258,48 @@ class ToolTurn:
             text = text[:limit]
         call["notes"] += list(outcome.notes)
         call["result"] = text
+        self.results_left = max(0, self.results_left - len(text))
         call["seconds"] = round(outcome.seconds, 3)
         call["status"] = (
             tr.TIMEOUT if outcome.timed_out else tr.ERROR if outcome.is_error else tr.DONE
         )
 
-    def stop_all(self) -> None:
-        """Esc: the running call is cancelled and every call not done is marked stopped."""
+    def stop_all(self) -> list[dict[str, Any]]:
+        """Esc: the running call is cancelled and every call not done is marked stopped
+        (returned)."""
         if self.running is not None:
             self.running.cancel()
+        stopped = []
         for round_ in self.rounds:
             for call in round_["calls"]:
                 if call["status"] == tr.PENDING:
                     call["status"], call["result"] = tr.STOPPED, Phrase("Stopped by the user.")
+                    stopped.append(call)
         self.waiting = None
+        return stopped
+
+    def held_text(self) -> str:
+        """Text held back in case it was a call, when the reply ends another way (Esc, an
+        error): it was written, so it is kept."""
+        held = self.stream.text[self.stream.released :]
+        self.stream.released = len(self.stream.text)
+        return held
 
 
 def arguments_text(call: dict[str, Any]) -> str:
     """A call's arguments as one line of JSON, for a prompt or a block."""
     return json.dumps(call.get("arguments") or {}, ensure_ascii=False)
+
+
+def turn_for(tools: ChatTools, engine: str, room_chars: int) -> tuple[ToolTurn | None, str]:
+    """A reply's tool turn, or None and why when the model's engine cannot call tools
+    (an OpenAI-compatible server's replies come without them)."""
+    from app.engines import BY_NAME, TOOLS
+
+    known = BY_NAME.get(engine)
+    if known is None or TOOLS not in known.features:
+        name = known.label if known is not None else engine
+        return None, Phrase(
+            "Tools are not offered to this reply: the {0} engine cannot call them.", name
+        )
+    return ToolTurn(tools, room_chars=room_chars), ""

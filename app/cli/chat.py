@@ -197,7 +197,7 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
                     exc.strerror or exc,
                 )
             )
-    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+    return EXIT_INTERRUPTED if interrupted or terminal.interrupted else EXIT_OK
 
 
 def _tools(core: Core, args: argparse.Namespace, closers: list[Any]) -> Any:

@@ -74,12 +74,18 @@ def chat_tools(core: Core, args: argparse.Namespace, search: Any) -> tuple[Any, 
     from app.tools.servers import ToolServerError, ToolServers
 
     servers = {s.name: s for s in configured_servers(core, args.mcp_config)}
-    names = [n.strip() for n in (args.tools or "").split(",") if n.strip()] or list(servers)
+    asked = [n.strip() for n in (args.tools or "").split(",") if n.strip()]
+    names = asked or [name for name, server in servers.items() if server.enabled]
     unknown = [n for n in names if n != BUILTIN and n not in servers]
     if unknown:
         known = ", ".join([BUILTIN, *servers])
         raise HearthError(
             Phrase("There is no tool server named {0} (there are: {1}).", unknown[0], known)
+        )
+    off = [n for n in names if n != BUILTIN and not servers[n].enabled]
+    if off:
+        raise HearthError(
+            Phrase("The tool server {0} is turned off (Chat › Tool servers…).", off[0])
         )
     running = ToolServers([servers[n] for n in names if n != BUILTIN], core.paths.logs_dir)
     builtin = BuiltinTools(search, list(args.collection)) if BUILTIN in names else BuiltinTools()
@@ -134,6 +140,8 @@ class TerminalApproval:
         may = "; ".join(risks(tool)) or "read-only, by its server's word"
         question = f"Allow {tool.key} ({may}) with {arguments}? [y]es once, [a]lways, [N]o: "
         answer = _ask(question)
+        if answer is STOP:
+            return None  # Ctrl+C: stop the reply
         if answer is None:
             print(
                 f"hearth: {tool.key} was not run: there is no terminal to ask on. Allow it "
@@ -147,9 +155,16 @@ class TerminalApproval:
         return Decision.ALLOW_ONCE if answer in ("y", "yes") else Decision.DENY
 
 
+STOP = "\x03"  # what _ask answers for Ctrl+C
+
+
 def _ask(question: str) -> str | None:
-    """One line from the person at the terminal (not stdin: the prompt may be piped)."""
+    """One line from the person at the terminal (not stdin: the prompt may be piped);
+    None without a terminal, ``STOP`` for Ctrl+C."""
+    import signal
+
     name = "CON" if sys.platform == "win32" else "/dev/tty"
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with contextlib.ExitStack() as stack:
             if sys.platform == "win32":
@@ -160,5 +175,9 @@ def _ask(question: str) -> str | None:
             writer.write(question)
             writer.flush()
             return reader.readline()
+    except KeyboardInterrupt:
+        return STOP
     except OSError:
         return None
+    finally:
+        signal.signal(signal.SIGINT, previous)

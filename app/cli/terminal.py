@@ -25,6 +25,7 @@ class Terminal(SessionListener):
         self.ended_with_newline = True
         self.thinking = False  # thinking was printed and the answer has not started
         self.approve: Callable[[Any], Any] | None = None  # answers a tool call's approval
+        self.interrupted = False  # Ctrl+C came while a tool call was asked about
 
     def _print(self, text: str) -> None:
         self.out.write(text)
@@ -53,8 +54,12 @@ class Terminal(SessionListener):
         from app.tools.approval import Decision
 
         self._end_line()
-        decide = self.approve
-        session.answer_tool(decide(call) if decide is not None else Decision.DENY)
+        decision = self.approve(call) if self.approve is not None else Decision.DENY
+        if decision is None:  # Ctrl+C at the question: the reply stops
+            self.interrupted = True
+            session.stop()
+            return
+        session.answer_tool(decision)
 
     def tool_started(self, session: Any, reply: Any, call: dict[str, Any]) -> None:
         if not self.as_json:

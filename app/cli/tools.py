@@ -68,9 +68,7 @@ def cmd_tools(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) ->
     if action == "remove":
         if args.name not in config.names():
             raise HearthError(Phrase("There is no tool server named {0}.", args.name))
-        config.servers = [s for s in config.servers if s.name != args.name]
-        config.always_allow = {a for a in config.always_allow if not a.startswith(args.name + "/")}
-        file.save(config)
+        file.remove(args.name)
         print(f"Removed the tool server {args.name}.", file=out)
         return EXIT_OK
     if args.tool not in config.always_allow:

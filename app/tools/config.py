@@ -10,6 +10,7 @@ Nothing here starts a server: a server runs only once a chat that may use it nee
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -20,11 +21,13 @@ from app.json_document import JsonDocument, parse_json
 from app.secrets import get_token, set_token
 from wire.phrases import Phrase
 
+log = logging.getLogger(__name__)
 FILE_NAME = "tools.json"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SECRET_HEADER = re.compile(r"authorization|key|token|secret|password|cookie", re.IGNORECASE)
 MAX_SERVERS = 64
 STDIO, HTTP = "stdio", "http"
+BUILTIN_NAME = "hearth"  # Hearth's own tools (app.tools.builtin) go by this name
 
 
 class ConfigProblem(ValueError):
@@ -43,6 +46,7 @@ class ServerConfig:
     url: str = ""
     headers: tuple[tuple[str, str], ...] = ()  # values that are no secret
     secret_headers: tuple[str, ...] = ()  # names whose values are in the key store
+    secret_env: tuple[str, ...] = ()  # environment variables whose values are there too
     enabled: bool = True
 
     @property
@@ -62,6 +66,31 @@ class ServerConfig:
                 headers[name] = value
         return headers
 
+    def all_env(self) -> dict[str, str]:
+        """The environment to start it with, the secret values read from the key store."""
+        env = dict(self.env)
+        for name in self.secret_env:
+            value = get_token(self.key_source(f"env:{name}"))
+            if value:
+                env[name] = value
+        return env
+
+    def key_sources(self) -> list[str]:
+        """Every place in the key store this server's keys are kept."""
+        return [self.key_source(h) for h in self.secret_headers] + [
+            self.key_source(f"env:{name}") for name in self.secret_env
+        ]
+
+    def same_program(self, other: ServerConfig) -> bool:
+        """Whether ``other`` starts or reaches the same server (its approvals and keys
+        still apply to it)."""
+        return (self.command, self.args, self.cwd, self.url) == (
+            other.command,
+            other.args,
+            other.cwd,
+            other.url,
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The ``mcpServers`` entry (secret header values left out)."""
         if self.url:
@@ -74,6 +103,8 @@ class ServerConfig:
             entry = {"command": self.command, "args": list(self.args)}
             if self.env:
                 entry["env"] = dict(self.env)
+            if self.secret_env:
+                entry["secretEnv"] = list(self.secret_env)
             if self.cwd:
                 entry["cwd"] = self.cwd
         if not self.enabled:
@@ -81,8 +112,19 @@ class ServerConfig:
         return entry
 
     def describe(self) -> str:
-        """One line for a list: the command as it would be typed, or the URL."""
-        return self.url or " ".join([self.command, *self.args])
+        """One line for a list: the command as it would be typed, or the URL (without
+        what may be a key in it)."""
+        return self.shown_url() if self.url else " ".join([self.command, *self.args])
+
+    def shown_url(self) -> str:
+        """The URL without its user, password and query: where a key may be."""
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(self.url)
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        hidden = "?…" if parts.query else ""
+        return urlunsplit((parts.scheme, netloc, parts.path, "", "")) + hidden
 
 
 def read_servers(text: str | bytes) -> list[ServerConfig]:
@@ -111,6 +153,10 @@ def servers_from(document: Any) -> list[ServerConfig]:
 
 def server_from(name: str, entry: Any) -> ServerConfig:
     """One entry of ``mcpServers``."""
+    if name.lower() == BUILTIN_NAME:
+        raise ConfigProblem(
+            Phrase("The name {0} is Hearth's own tools; give the server another name.", name)
+        )
     if not SERVER_NAME.match(name):
         raise ConfigProblem(
             Phrase(
@@ -155,6 +201,7 @@ def server_from(name: str, entry: Any) -> ServerConfig:
         args=tuple(_string_list(name, "args", entry.get("args", []))),
         env=tuple(_strings(name, "env", entry.get("env", {})).items()),
         cwd=str(entry.get("cwd") or ""),
+        secret_env=tuple(_string_list(name, "secretEnv", entry.get("secretEnv", []))),
         enabled=enabled,
     )
 
@@ -213,19 +260,46 @@ class ToolsFile:
             }
         )
 
-    def add(self, servers: Iterable[ServerConfig], secrets: Mapping[str, str] = {}) -> ToolsConfig:
+    def add(
+        self, servers: Iterable[ServerConfig], secrets: Mapping[str, str] | None = None
+    ) -> ToolsConfig:
         """Add (or replace by name) ``servers`` and keep the config; ``secrets`` maps
         ``server/header`` to a key for the key store."""
         config = self.load()
         kept = {server.name: server for server in config.servers}
         for server in servers:
+            old = kept.get(server.name)
+            if old is not None and not old.same_program(server):
+                # Another program under an old name: its approvals and keys do not carry over.
+                self._forget(config, old)
             kept[server.name] = server
-        for where, value in secrets.items():
-            name, _, header = where.partition("/")
-            set_token(kept[name].key_source(header), value)
+        for where, value in (secrets or {}).items():
+            name, _, what = where.partition("/")
+            set_token(kept[name].key_source(what), value)
         config.servers = list(kept.values())
         self.save(config)
         return config
+
+    def remove(self, name: str) -> ToolsConfig:
+        """Remove a server, its *Always allow* choices and its keys."""
+        config = self.load()
+        for server in config.servers:
+            if server.name == name:
+                self._forget(config, server)
+        config.servers = [s for s in config.servers if s.name != name]
+        self.save(config)
+        return config
+
+    @staticmethod
+    def _forget(config: ToolsConfig, server: ServerConfig) -> None:
+        config.always_allow = {
+            a for a in config.always_allow if not a.startswith(server.name + "/")
+        }
+        for source in server.key_sources():
+            try:
+                set_token(source, "")
+            except Exception:  # noqa: BLE001 - no keyring: nothing was kept there
+                log.info("could not remove the key %s", source)
 
 
 def _config_from(document: dict[str, Any]) -> ToolsConfig:
@@ -246,11 +320,18 @@ def split_secrets(servers: Iterable[ServerConfig]) -> tuple[list[ServerConfig], 
         for header, value in server.headers:
             if header in hidden:
                 secrets[f"{server.name}/{header}"] = value
+        plain_env = tuple((k, v) for k, v in server.env if not SECRET_HEADER.search(k))
+        hidden_env = tuple(k for k, _v in server.env if SECRET_HEADER.search(k))
+        for name, value in server.env:
+            if name in hidden_env:
+                secrets[f"{server.name}/env:{name}"] = value
         kept.append(
             replace(
                 server,
                 headers=plain,
                 secret_headers=tuple(dict.fromkeys((*server.secret_headers, *hidden))),
+                env=plain_env,
+                secret_env=tuple(dict.fromkeys((*server.secret_env, *hidden_env))),
             )
         )
     return kept, secrets

@@ -35,8 +35,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 START_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 60.0
-STOP_TIMEOUT_S = 5.0
+STOP_TIMEOUT_S = 8.0  # the SDK's own stop (stdin closed, SIGTERM, SIGKILL) takes up to 6.5 s
+PING_TIMEOUT_S = 5.0
 STDERR_LINES = 5  # of a server's stderr, in the sentence when it fails
+CONNECTION_CLOSED = -32000  # JSON-RPC's code for a connection that closed (the SDK's too)
 
 
 class ToolServerError(Exception):
@@ -200,7 +202,7 @@ class _Connection:
         params = StdioServerParameters(
             command=config.command,
             args=list(config.args),
-            env=dict(config.env),
+            env=config.all_env(),
             cwd=config.cwd or None,
         )
         return stdio_client(params, errlog=errlog)
@@ -217,6 +219,7 @@ class _Connection:
         return tools
 
     def _why(self, exc: BaseException) -> str:
+        exc = innermost(exc)
         if isinstance(exc, FileNotFoundError | PermissionError):
             return Phrase(
                 "The tool server {0} could not be started: {1} ({2}).",
@@ -226,9 +229,10 @@ class _Connection:
             )
         if self.config.url:
             return Phrase(
-                "The tool server {0} at {1} could not be reached ({2}).",
+                "The tool server {0} at {1} could not be reached ({2}). Check that it runs and "
+                "its address; if it says 401 or 403, its key (Tool servers…) is wrong.",
                 self.config.name,
-                self.config.url,
+                self.config.shown_url(),
                 _plain(exc),
             )
         return Phrase(
@@ -268,7 +272,7 @@ class _Connection:
             )
         except Exception as exc:  # noqa: BLE001 - the server's answer or its death
             await asyncio.sleep(0)  # let the connection's task see the server gone
-            if self.client is None or "closed" in str(exc).lower():
+            if self.client is None or getattr(exc, "code", None) == CONNECTION_CLOSED:
                 self.dead = Phrase(
                     "The tool server {0} stopped during the call.{1}",
                     self.config.name,
@@ -288,6 +292,27 @@ class _Connection:
     def alive(self) -> bool:
         return self.client is not None and self._task is not None and not self._task.done()
 
+    @property
+    def starting(self) -> bool:
+        """Started and not ready yet (whoever asked may have gone away meanwhile)."""
+        return self._task is not None and not self._task.done() and not self._ready.done()
+
+    async def wait_ready(self, timeout: float) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(self._ready), timeout)
+
+    async def responds(self) -> bool:
+        """Whether the server still answers (it may have died since its last call)."""
+        client = self.client
+        if client is None:
+            return False
+        try:
+            await asyncio.wait_for(client.send_ping(), PING_TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - any failure means: start it again
+            log.info("the tool server %s does not answer a ping", self.config.name)
+            return False
+        return True
+
     async def stop(self) -> None:
         self._stop.set()
         task = self._task
@@ -300,7 +325,15 @@ class _Connection:
                     await task
 
 
+def innermost(exc: BaseException) -> BaseException:
+    """The error inside task groups' exception groups (what actually went wrong)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def _plain(exc: BaseException) -> str:
+    exc = innermost(exc)
     text = str(exc).strip() or type(exc).__name__
     return text if len(text) <= 300 else text[:300] + "…"
 
@@ -312,6 +345,7 @@ class ToolServers:
         self.logs_dir = logs_dir
         self._configs = {config.name: config for config in configs}
         self._connections: dict[str, _Connection] = {}
+        self._every: list[_Connection] = []  # each one ever started, for close to stop
         self._starting: dict[str, asyncio.Lock] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -365,7 +399,7 @@ class ToolServers:
             return
         future = asyncio.run_coroutine_threadsafe(self._stop_all(), loop)
         with contextlib.suppress(Exception):
-            future.result(STOP_TIMEOUT_S * 2)
+            future.result(STOP_TIMEOUT_S + 2)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(STOP_TIMEOUT_S)
 
@@ -398,11 +432,18 @@ class ToolServers:
     async def _connection(self, server: str, timeout: float) -> _Connection:
         lock = self._starting.setdefault(server, asyncio.Lock())
         async with lock:
+            if self._closed:
+                raise ToolServerError(Phrase("The tool servers were stopped (Hearth is quitting)."))
             connection = self._connections.get(server)
+            if connection is not None and connection.starting:
+                await connection.wait_ready(timeout)  # a start whose caller went away
             if connection is not None and connection.alive:
-                return connection
+                if await connection.responds():
+                    return connection
+                await connection.stop()  # it died since: start it again
             connection = _Connection(self.config(server), self.log_path(server))
             self._connections[server] = connection
+            self._every.append(connection)
             await connection.start(timeout)
             return connection
 
@@ -416,6 +457,9 @@ class ToolServers:
         return await connection.call(tool, arguments, timeout)
 
     async def _stop_all(self) -> None:
-        await asyncio.gather(
-            *(c.stop() for c in self._connections.values()), return_exceptions=True
-        )
+        await asyncio.gather(*(c.stop() for c in self._every), return_exceptions=True)
+        # What is left (a call that waits, a start) ends now: no future stays unanswered.
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)

@@ -2301,6 +2301,10 @@
         <translation>工具出错：{0}</translation>
     </message>
     <message>
+        <source>Tools are not offered to this reply: the {0} engine cannot call them.</source>
+        <translation>本次回复不提供工具：{0} 引擎无法调用工具。</translation>
+    </message>
+    <message>
         <source>The tool servers are not running.</source>
         <translation>工具服务器没有在运行。</translation>
     </message>
@@ -2315,6 +2319,10 @@
     <message>
         <source>There is no tool server named {0} (there are: {1}).</source>
         <translation>没有名为 {0} 的工具服务器（现有：{1}）。</translation>
+    </message>
+    <message>
+        <source>The tool server {0} is turned off (Chat › Tool servers…).</source>
+        <translation>工具服务器 {0} 已关闭（聊天 › 工具服务器…）。</translation>
     </message>
     <message>
         <source>There is no tool server named {0}.</source>
@@ -2601,6 +2609,10 @@
         <translation>服务器数量超过了 {0} 个。</translation>
     </message>
     <message>
+        <source>The name {0} is Hearth&apos;s own tools; give the server another name.</source>
+        <translation>名称 {0} 属于 Hearth 自带的工具；请给该服务器换一个名称。</translation>
+    </message>
+    <message>
         <source>The server name &apos;{0}&apos; cannot be used: letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos; only, at most 64.</source>
         <translation>服务器名称“{0}”不可用：只能使用字母、数字、“-”、“_”和“.”，最多 64 个字符。</translation>
     </message>
@@ -2647,10 +2659,6 @@
     <message>
         <source>The tool server {0} could not be started: {1} ({2}).</source>
         <translation>无法启动工具服务器 {0}：{1}（{2}）。</translation>
-    </message>
-    <message>
-        <source>The tool server {0} at {1} could not be reached ({2}).</source>
-        <translation>无法连接位于 {1} 的工具服务器 {0}（{2}）。</translation>
     </message>
     <message>
         <source>Its last words: {0}</source>
@@ -2903,6 +2911,10 @@
     <message>
         <source>A load request needs a model path.</source>
         <translation>加载请求需要模型路径。</translation>
+    </message>
+    <message>
+        <source>The tool server {0} at {1} could not be reached ({2}). Check that it runs and its address; if it says 401 or 403, its key (Tool servers…) is wrong.</source>
+        <translation>无法连接位于 {1} 的工具服务器 {0}（{2}）。请检查它是否在运行、地址是否正确；如果提示 401 或 403，说明它的密钥（工具服务器…）不对。</translation>
     </message>
     <message>
         <source>No model is loaded.</source>

@@ -31,6 +31,7 @@ from app.tools.servers import ToolInfo, ToolServerError, ToolServers
 from ui.background import run_in_background
 from ui.chat.documents_bar import DocumentsBar
 from ui.chat.tool_approval import ToolApprovalDialog
+from wire.phrases import message_of
 
 TOOLS_KEY = "tools.servers"  # the servers a conversation's replies may use (names)
 LIST_TIMEOUT_S = 60.0
@@ -60,6 +61,7 @@ class ChatToolsUi(QObject, SessionListener):
         self.listed: dict[str, list[ToolInfo]] = {}  # tools of each server started
         self.listing: set[str] = set()
         self.dialog: ToolApprovalDialog | None = None
+        self.restart_due = False  # the configuration changed while a reply ran
         self.button = QToolButton()
         self.button.setObjectName("toolsButton")
         self.button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -119,9 +121,22 @@ class ChatToolsUi(QObject, SessionListener):
     def open_servers_dialog(self) -> None:
         from ui.tool_servers_dialog import ToolServersDialog
 
+        before = self.file.load().servers
         dialog = ToolServersDialog(self.file, self.screen.widget())
-        dialog.finished.connect(lambda _code: self.restart())
+        dialog.finished.connect(lambda _code: self._changed(before))
         dialog.open()
+
+    def _changed(self, before: list[Any]) -> None:
+        """After Tool servers…: servers start again only when their configuration changed,
+        and never under a reply that runs (then at the next message)."""
+        if self.file.load().servers != before:
+            self.restart_due = True
+        if self.restart_due and not self._busy():
+            self.restart()
+
+    def _busy(self) -> bool:
+        session = self.screen.session
+        return session.reply is not None or getattr(self.screen, "running", None) is not None
 
     # -- servers ---------------------------------------------------------------------------
     def _servers(self) -> ToolServers:
@@ -140,13 +155,16 @@ class ChatToolsUi(QObject, SessionListener):
         self.listing.add(name)
 
         def listed(tools: list[ToolInfo]) -> None:
-            self.listing.discard(name)
-            self.listed[name] = tools
+            if self.servers is servers:  # not from servers stopped since
+                self.listing.discard(name)
+                self.listed[name] = tools
 
         def failed(exc: BaseException) -> None:
+            if self.servers is not servers:
+                return
             self.listing.discard(name)
             if isinstance(exc, ToolServerError):
-                self.screen.show_error(str(exc.args[0]))
+                self.screen.show_error(message_of(exc))
             else:
                 self.screen.report(exc, self.tr("starting the tool server {0}").format(name))
 
@@ -156,7 +174,9 @@ class ChatToolsUi(QObject, SessionListener):
         """The servers' configuration changed: stop them (in the background) and start
         the chosen ones again."""
         old, self.servers = self.servers, None
+        self.restart_due = False
         self.listed.clear()
+        self.listing.clear()
         if old is not None:
             run_in_background(self, old.close, lambda _r: None, lambda _e: None)
         self.show_choice()
@@ -173,6 +193,8 @@ class ChatToolsUi(QObject, SessionListener):
         chosen = self.chosen()
         if not chosen:
             return None
+        if self.restart_due and not self._busy():
+            self.restart()
         from app.chat.presets import COLLECTIONS_KEY
 
         collections = session.own_settings.get(COLLECTIONS_KEY, [])

@@ -1,8 +1,8 @@
 """Asking before a tool call: which tool of which server, what its server says it may do,
-and the arguments the model chose.  *Allow once* is the default button; *Always allow*
-keeps the choice for that tool of that server (Tool servers… takes it back); Esc or
-closing is *Deny*.  The dialog never blocks the window's thread: it answers through
-``decided``."""
+and the arguments the model chose.  *Always allow* keeps the choice for that tool of that
+server (Tool servers… takes it back); Esc, closing and Enter are *Deny* (the dialog may
+open while the person types).  The dialog never blocks the window's thread: it answers
+through ``decided``."""
 
 from __future__ import annotations
 
@@ -71,7 +71,10 @@ class ToolApprovalDialog(QDialog):
         buttons.addButton(self.once, QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.addButton(self.always, QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.addButton(self.deny, QDialogButtonBox.ButtonRole.RejectRole)
-        self.once.setDefault(True)
+        # Enter while typing in the message box must not run a tool: Deny is the default.
+        for button in (self.once, self.always):
+            button.setAutoDefault(False)
+        self.deny.setDefault(True)
         self.once.clicked.connect(lambda: self.answer(Decision.ALLOW_ONCE))
         self.always.clicked.connect(lambda: self.answer(Decision.ALWAYS))
         self.deny.clicked.connect(lambda: self.answer(Decision.DENY))

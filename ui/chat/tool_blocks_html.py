@@ -30,6 +30,7 @@ STATUS = {
     tr.LIMIT: QT_TRANSLATE_NOOP("TranscriptView", "not run: call limit"),
     tr.PENDING: QT_TRANSLATE_NOOP("TranscriptView", "waiting…"),
 }
+LIVE = -1  # the message id of the reply being streamed (``message_html.LIVE``)
 Link = Callable[[str, int, str], str]  # (action, message id, label) -> an <a> of the view
 
 
@@ -57,7 +58,7 @@ def tool_rounds_html(
         if text.strip():
             parts += [renderer.block(block) for block in split_blocks(text)]
         for call in round_.get("calls", []):
-            parts.append(_call_html(call, opened, palette))
+            parts.append(_call_html(call, opened, palette, message_id == LIVE))
     head = (
         f'<p style="margin-top:2px; margin-bottom:2px; color:{palette.muted};">'
         + link("tools", message_id, f"{arrow} {label}")
@@ -66,8 +67,10 @@ def tool_rounds_html(
     return head + "".join(parts)
 
 
-def _call_html(call: dict[str, Any], opened: bool, palette: Palette) -> str:
+def _call_html(call: dict[str, Any], opened: bool, palette: Palette, live: bool) -> str:
     status = str(call.get("status") or "")
+    if status == tr.PENDING and not live:
+        status = tr.STOPPED  # Hearth ended while it waited
     where = f"{call.get('server')}/{call.get('tool')}" if call.get("server") else call.get("name")
     seconds = call.get("seconds")
     timing = f" · {float(seconds):.2f} s" if isinstance(seconds, int | float) else ""
