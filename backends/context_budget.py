@@ -105,9 +105,10 @@ def fit_messages(
             high, best, best_tokens = mid, candidate, candidate_tokens
         else:
             low = mid
-    # Do not start the kept history with an assistant turn that answers a dropped question.
+    # Do not start the kept history with an assistant turn (or a tool result) that answers a
+    # dropped question.
     drop = high
-    while drop < max_drop and rest[drop].get("role") == "assistant":
+    while drop < max_drop and rest[drop].get("role") in ("assistant", "tool"):
         drop += 1
         best, best_tokens = attempt(drop)
     return Fitted(best, best_tokens, drop)

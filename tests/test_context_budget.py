@@ -36,6 +36,19 @@ def test_oldest_turns_are_dropped_but_system_prompt_and_newest_message_kept() ->
     assert fitted.messages[1:] == messages[len(messages) - len(fitted.messages) + 1 :]
 
 
+def test_a_kept_history_never_starts_with_a_tool_result_whose_call_was_dropped() -> None:
+    messages = [{"role": "system", "content": "be brief"}]
+    for i in range(6):
+        messages.append({"role": "user", "content": f"question {i} " + "word " * 8})
+        messages.append({"role": "assistant", "content": "", "tool_calls": [{"id": "a"}]})
+        messages.append({"role": "tool", "content": f"result {i} " + "word " * 8})
+        messages.append({"role": "assistant", "content": f"answer {i}"})
+    messages.append({"role": "user", "content": "final question"})
+    for budget in range(20, 120, 7):
+        fitted = fit_messages(messages, count_words, budget=budget)
+        assert fitted.messages[1]["role"] == "user", (budget, fitted.messages[1])
+
+
 def test_a_message_too_long_on_its_own_is_refused_with_numbers() -> None:
     messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "w " * 500}]
     with pytest.raises(ContextOverflow) as caught:
