@@ -48,6 +48,16 @@ def test_a_tool_call_is_asked_shown_as_a_block_and_kept(
     assert tools.button.text() == "Tools: fixture ▾"
     qtbot.waitUntil(lambda: "fixture" in tools.listed, timeout=LOAD_TIMEOUT_MS)
 
+    tools._fill_menu()
+    (each,) = [a.menu() for a in tools.menu.actions() if a.menu() is not None]
+    assert each.title() == "Tools of fixture"
+    hang = next(a for a in each.actions() if a.text() == "hang")
+    hang.setChecked(False)  # this conversation may not use that one
+    assert tools.turned_off() == {"fixture/hang"}
+    offered = tools.chat_tools(chat.session)
+    assert offered is not None and "hang" not in {t.name for t in offered.offered}
+    assert "echo" in {t.name for t in offered.offered}
+
     assert chat.send("Use the echo tool.")
     qtbot.waitUntil(lambda: tools.dialog is not None, timeout=LOAD_TIMEOUT_MS)
     dialog = tools.dialog

@@ -181,6 +181,9 @@ def test_hearth_chat_calls_a_tool_of_an_mcp_config_and_says_so_in_json(
         assert result["status"] == "denied"
     assert not any("<tool_call>" in e.get("text", "") for e in events if e["type"] == "delta")
 
+    one = run_hearth("chat", *flags, "--yes", "--tools", "fixture/no_such_tool", "Hi.")
+    assert one.returncode == 1 and "There is no tool fixture/no_such_tool" in one.stderr
+
     asked = subprocess.run(
         [*HEARTH, "chat", *flags, "Echo hi."],
         capture_output=True,

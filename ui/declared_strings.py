@@ -150,6 +150,7 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'Hearth could not save {0} as the model to use next time ({1}).'),
     QT_TRANSLATE_NOOP('Phrase', 'There is no tool server named {0} (there are: {1}).'),
     QT_TRANSLATE_NOOP('Phrase', 'The tool server {0} is turned off (Chat › Tool servers…).'),
+    QT_TRANSLATE_NOOP('Phrase', 'There is no tool {0}.'),
     QT_TRANSLATE_NOOP('Phrase', 'The API key file {0} is empty.'),
     QT_TRANSLATE_NOOP('Phrase', '{0} must be between {1} and {2}, not {3}.'),
     QT_TRANSLATE_NOOP('Phrase', 'The API key file {0} cannot be read ({1}).'),

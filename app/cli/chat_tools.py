@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from app.core import Core
 from app.errors import HearthError
-from wire.phrases import Phrase
+from wire.phrases import Phrase, message_of
 
 LIST_TIMEOUT_S = 60.0
 CHOICES = ("auto", "required", "none")
@@ -28,8 +28,8 @@ def add_arguments(chat: argparse.ArgumentParser) -> None:
     chat.add_argument(
         "--tools",
         metavar="NAME[,NAME]",
-        help="let the model call the tools of these servers (see 'hearth tools list'; "
-        "'hearth': date and time, and a search of --collection)",
+        help="let the model call the tools of these servers, or SERVER/TOOL for one tool "
+        "(see 'hearth tools list'; 'hearth': date and time, and a search of --collection)",
     )
     chat.add_argument(
         "--mcp-config",
@@ -75,7 +75,10 @@ def chat_tools(core: Core, args: argparse.Namespace, search: Any) -> tuple[Any, 
 
     servers = {s.name: s for s in configured_servers(core, args.mcp_config)}
     asked = [n.strip() for n in (args.tools or "").split(",") if n.strip()]
-    names = asked or [name for name, server in servers.items() if server.enabled]
+    # SERVER/TOOL offers that tool only; SERVER all of its tools.
+    only = {entry for entry in asked if "/" in entry}
+    names = list(dict.fromkeys(entry.split("/")[0] for entry in asked))
+    names = names or [name for name, server in servers.items() if server.enabled]
     unknown = [n for n in names if n != BUILTIN and n not in servers]
     if unknown:
         known = ", ".join([BUILTIN, *servers])
@@ -96,7 +99,13 @@ def chat_tools(core: Core, args: argparse.Namespace, search: Any) -> tuple[Any, 
             offered += future.result(LIST_TIMEOUT_S * 2)
     except ToolServerError as exc:
         running.close()
-        raise HearthError(str(exc.args[0])) from exc
+        raise HearthError(message_of(exc)) from exc
+    whole = {entry.split("/")[0] for entry in asked if "/" not in entry}
+    offered = [t for t in offered if t.server in whole or t.key in only or not asked]
+    missing = only - {t.key for t in offered}
+    if missing:
+        running.close()
+        raise HearthError(Phrase("There is no tool {0}.", sorted(missing)[0]))
     file = ToolsFile(core.paths.data_dir)
     kept = file.load().always_allow if not args.mcp_config else set()
 

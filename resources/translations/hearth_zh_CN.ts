@@ -305,6 +305,10 @@
         <translation>还没有工具服务器：请在“工具服务器…”中添加</translation>
     </message>
     <message>
+        <source>Tools of {0}</source>
+        <translation>{0} 的工具</translation>
+    </message>
+    <message>
         <source>Tool servers…</source>
         <translation>工具服务器…</translation>
     </message>
@@ -2323,6 +2327,10 @@
     <message>
         <source>The tool server {0} is turned off (Chat › Tool servers…).</source>
         <translation>工具服务器 {0} 已关闭（聊天 › 工具服务器…）。</translation>
+    </message>
+    <message>
+        <source>There is no tool {0}.</source>
+        <translation>没有工具 {0}。</translation>
     </message>
     <message>
         <source>There is no tool server named {0}.</source>

@@ -34,6 +34,7 @@ from ui.chat.tool_approval import ToolApprovalDialog
 from wire.phrases import message_of
 
 TOOLS_KEY = "tools.servers"  # the servers a conversation's replies may use (names)
+OFF_KEY = "tools.off"  # tools of those servers it may not use (server/tool)
 LIST_TIMEOUT_S = 60.0
 
 
@@ -103,20 +104,43 @@ class ChatToolsUi(QObject, SessionListener):
         if not config.servers:
             empty = self.menu.addAction(self.tr("No tool servers yet: add them in Tool servers…"))
             empty.setEnabled(False)
+        off = self.turned_off()
+        for name in chosen:
+            tools = self.listed.get(name, [])
+            if not tools:
+                continue
+            each = self.menu.addMenu(self.tr("Tools of {0}").format(name))
+            for tool in tools:
+                action = each.addAction(tool.title or tool.name)
+                action.setToolTip(tool.description)
+                action.setCheckable(True)
+                action.setChecked(tool.key not in off)
+                action.toggled.connect(lambda on, key=tool.key: self._toggle_tool(key, on))
         self.menu.addSeparator()
         self.menu.addAction(self.tr("Tool servers…"), self.open_servers_dialog)
 
     def _toggle(self, name: str, on: bool) -> None:
-        session = self.screen.session
         chosen = [n for n in self.chosen() if n != name] + ([name] if on else [])
-        settings = {**session.own_settings, TOOLS_KEY: chosen}
-        if not chosen:
-            settings.pop(TOOLS_KEY)
+        self._save_choice(TOOLS_KEY, chosen)
+        self.show_choice()
+
+    def turned_off(self) -> set[str]:
+        off = self.screen.session.own_settings.get(OFF_KEY, [])
+        return {str(key) for key in off} if isinstance(off, list) else set()
+
+    def _toggle_tool(self, key: str, on: bool) -> None:
+        off = self.turned_off() - {key} if on else self.turned_off() | {key}
+        self._save_choice(OFF_KEY, sorted(off))
+
+    def _save_choice(self, setting: str, value: list[str]) -> None:
+        session = self.screen.session
+        settings = {**session.own_settings, setting: value}
+        if not value:
+            settings.pop(setting)
         try:
             session.set_instructions(session.system_prompt, settings)
         except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so
             self.screen.report(exc, self.tr("saving the conversation settings"))
-        self.show_choice()
 
     def open_servers_dialog(self) -> None:
         from ui.tool_servers_dialog import ToolServersDialog
@@ -204,6 +228,8 @@ class ChatToolsUi(QObject, SessionListener):
         offered = builtin.tools() if BUILTIN in chosen else []
         for name in chosen:
             offered += self.listed.get(name, [])
+        off = self.turned_off()
+        offered = [tool for tool in offered if tool.key not in off]
         settings = self.screen.core.settings
         return ChatTools(
             offered,
