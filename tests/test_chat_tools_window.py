@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QLabel, QPlainTextEdit
+from PySide6.QtWidgets import QLabel, QMenu, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 from app.core import Core
@@ -49,7 +49,7 @@ def test_a_tool_call_is_asked_shown_as_a_block_and_kept(
     qtbot.waitUntil(lambda: "fixture" in tools.listed, timeout=LOAD_TIMEOUT_MS)
 
     tools._fill_menu()
-    (each,) = [a.menu() for a in tools.menu.actions() if a.menu() is not None]
+    (each,) = [m for m in tools.menu.findChildren(QMenu) if m.title().startswith("Tools of")]
     assert each.title() == "Tools of fixture"
     hang = next(a for a in each.actions() if a.text() == "hang")
     hang.setChecked(False)  # this conversation may not use that one

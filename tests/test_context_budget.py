@@ -1,5 +1,7 @@
 """The documented policy when a conversation outgrows the context window."""
 
+from typing import Any
+
 import pytest
 
 from backends.context_budget import ContextOverflow, fit_messages, reply_reserve
@@ -37,7 +39,7 @@ def test_oldest_turns_are_dropped_but_system_prompt_and_newest_message_kept() ->
 
 
 def test_a_kept_history_never_starts_with_a_tool_result_whose_call_was_dropped() -> None:
-    messages = [{"role": "system", "content": "be brief"}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "be brief"}]
     for i in range(6):
         messages.append({"role": "user", "content": f"question {i} " + "word " * 8})
         messages.append({"role": "assistant", "content": "", "tool_calls": [{"id": "a"}]})
