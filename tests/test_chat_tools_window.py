@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QLabel, QMenu, QPlainTextEdit
+from PySide6.QtWidgets import QDialog, QLabel, QMenu, QPlainTextEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.core import Core
@@ -122,6 +122,14 @@ def test_always_allow_is_kept_and_deny_tells_the_model(
     assert [c["status"] for c in calls] == ["denied", "denied"]
     assert "denied" in " ".join(chat.transcript.toPlainText().split())
 
+    with qtbot.waitSignal(window.reply_finished, timeout=LOAD_TIMEOUT_MS) as finished:
+        assert chat.send("Echo, then stop.")
+        qtbot.waitUntil(lambda: tools.dialog is not None, timeout=LOAD_TIMEOUT_MS)
+        asked = tools.dialog
+        chat.stop()  # Stop while the question is open
+    assert finished.args[0]["status"] == "stopped"
+    assert asked is not None and not asked.isVisible(), "the question went with the reply"
+
 
 def test_tool_servers_adds_pasted_json_and_says_what_is_wrong(
     qtbot: QtBot, core: Core, tmp_path: Path
@@ -183,3 +191,21 @@ def test_markup_from_a_server_or_a_model_is_shown_as_text(qtbot: QtBot) -> None:
     )
     assert "<img" not in opened and "<script>" not in opened and "<b>bold" not in opened
     assert "&lt;img" in opened
+
+
+def test_settings_has_a_tools_row_that_opens_the_tool_servers(
+    qtbot: QtBot, core: Core, tmp_path: Path
+) -> None:
+    """Settings › Tools: the servers and the approvals, from the settings dialog too."""
+    configure_fixture(core, tmp_path)
+    window = scripted_window(qtbot, core, "Hi.")
+    window.open_settings()
+    settings = next(d for d in window.findChildren(QDialog) if d.objectName() == "settingsDialog")
+    button = settings.findChild(QPushButton, "toolServersButton")
+    assert button is not None
+    button.click()
+    opened = [d for d in window.findChildren(ToolServersDialog) if d.isVisible()]
+    assert opened and opened[0].server_list.item(0).text().startswith("fixture — ")
+    for dialog in opened:
+        dialog.reject()
+    settings.reject()

@@ -228,7 +228,7 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         from ui.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.core.settings, self)
+        dialog = SettingsDialog(self.core.settings, self, self.chat.tools_ui.open_servers_dialog)
         dialog.accepted.connect(self.apply_appearance)
         dialog.accepted.connect(self.updates.settings_changed)
         dialog.accepted.connect(self.catalog_check.check_if_due)  # a daily check allowed now

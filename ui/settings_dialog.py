@@ -8,6 +8,7 @@ the dialog open with the reason shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
@@ -160,7 +161,12 @@ def set_value(editor: QWidget, value: Any) -> None:
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QWidget | None = None,
+        tool_servers: Callable[[], object] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
         self.setObjectName("settingsDialog")
@@ -176,6 +182,11 @@ class SettingsDialog(QDialog):
             editor = editor_for(setting, settings.get(setting.key))
             self.editors[setting.key] = editor
             (advanced if setting.advanced else basic).addRow(setting_label(setting), editor)
+        if tool_servers is not None:  # Settings › Tools: the MCP servers, the approvals
+            servers = QPushButton(self.tr("Tool servers and approvals…"))
+            servers.setObjectName("toolServersButton")
+            servers.clicked.connect(tool_servers)
+            basic.addRow(self.tr("Tools"), servers)
         layout.addLayout(basic)
         layout.addWidget(advanced_box)
         self.problem = add_problem_and_buttons(self, layout.addWidget, self.restore_defaults)

@@ -3348,6 +3348,14 @@
         <translation>高级</translation>
     </message>
     <message>
+        <source>Tool servers and approvals…</source>
+        <translation>工具服务器和授权…</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
         <source>Not saved: {0}.</source>
         <translation>未保存：{0}。</translation>
     </message>

@@ -251,6 +251,8 @@ class ChatToolsUi(QObject, SessionListener):
         self._redraw(session)
 
     def tool_result(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
+        if self.dialog is not None and call.get("status") == "stopped":
+            self.dialog.reject()  # Stop while it asked: the question goes with the reply
         self._redraw(session)
 
     def tool_started(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
