@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 from app.core import open_core
 from app.models.library import ModelEntry
 from app.tools.config import ServerConfig, ToolsConfig, ToolsFile
+from tests.tools.screenshot import settle
 from ui.chat.message_html import ACTION
 from ui.gui import dispose_window, make_application
 from ui.i18n import install_translations
@@ -32,15 +32,6 @@ SCRIPT = (
     "<<<round>>>\n"
     "Done: **groceries.txt** now lists eggs, flour and milk."
 )
-
-
-def settle(condition: object, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition() and time.monotonic() < deadline:  # type: ignore[operator]
-        QApplication.processEvents()
-        time.sleep(0.02)
-    for _ in range(10):
-        QApplication.processEvents()
 
 
 def grab_screen(window: MainWindow, output: Path) -> None:
