@@ -272,6 +272,24 @@ DECLARATIONS: tuple[Setting, ...] = (
         internal=True,
     ),
     Setting(
+        "server.host",
+        str,
+        "127.0.0.1",
+        "API server address",
+        "Where Hearth's API listens (Chat › API server, and `hearth serve` without --host). "
+        "127.0.0.1: only programs on this computer can reach it. Another address (0.0.0.0 "
+        "for every network) requires an API key.",
+    ),
+    Setting(
+        "server.port",
+        int,
+        8765,
+        "API server port",
+        "The port of Hearth's API (Chat › API server, and `hearth serve` without --port).",
+        minimum=1,
+        maximum=65535,
+    ),
+    Setting(
         "server.memory_budget_gb",
         float,
         0.0,

@@ -1,9 +1,11 @@
 """The settings dialog is generated from the declaration and validates through it."""
 
+import pytest
 from PySide6.QtWidgets import QDoubleSpinBox, QPlainTextEdit, QSpinBox
 from pytestqt.qtbot import QtBot
 
 from app.core import Core
+from app.errors import HearthError
 from app.settings import DECLARATIONS
 from ui.settings_dialog import SettingsDialog
 
@@ -46,7 +48,7 @@ def test_special_values_are_words_and_the_models_folder_has_a_default_and_browse
 ) -> None:
     from PySide6.QtWidgets import QPushButton
 
-    from ui.settings_dialog import FolderEdit
+    from ui.settings_editors import FolderEdit
 
     dialog = SettingsDialog(core.settings)
     qtbot.addWidget(dialog)
@@ -62,3 +64,78 @@ def test_special_values_are_words_and_the_models_folder_has_a_default_and_browse
     folder.line.setText(str(core.models_dir))
     dialog.accept()
     assert core.settings.get("models.directory") == str(core.models_dir)
+
+
+def test_settings_are_on_pages_and_the_search_finds_them_by_name_or_description(
+    qtbot: QtBot, core: Core
+) -> None:
+    from ui.settings_dialog import SettingsPage
+
+    dialog = SettingsDialog(core.settings)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    names = [dialog.sections.item(row).text() for row in range(dialog.sections.count())]
+    assert names == [
+        "General",
+        "Chat",
+        "Models and downloads",
+        "Engines",
+        "Documents",
+        "Tools",
+        "API server",
+        "Privacy and updates",
+        "Advanced",
+    ]
+    assert dialog.current_page() == "general"
+    dialog.sections.setCurrentRow(names.index("API server"))
+    page = dialog.stack.currentWidget()
+    assert isinstance(page, SettingsPage) and page.page_id == "server"
+    assert {row.setting.key for row in page.rows} >= {"server.host", "server.port"}
+    assert dialog.editors["server.port"].isVisible()
+
+    def shown_sections() -> list[str]:
+        return [
+            dialog.sections.item(row).text()
+            for row in range(dialog.sections.count())
+            if not dialog.sections.item(row).isHidden()
+        ]
+
+    # A word of a description finds its setting; the other sections step aside.
+    dialog.search.setText("same seed")
+    assert shown_sections() == ["Advanced"] and dialog.current_page() == "advanced"
+    assert dialog.editors["sampling.seed"].isVisible()
+    assert not dialog.editors["sampling.top_p"].isVisible()
+    dialog.search.setText("mirror")  # in the Hugging Face address's description
+    assert shown_sections() == ["Models and downloads"]
+    assert dialog.editors["hub.huggingface_endpoint"].isVisible()
+    dialog.search.setText("no such setting anywhere")
+    assert shown_sections() == []
+    assert dialog.nothing.isVisible() and "no such setting anywhere" in dialog.nothing.text()
+    dialog.search.clear()
+    assert len(shown_sections()) == len(names) and dialog.editors["hub.huggingface_endpoint"]
+    # The daily catalogue check asks the network: it is a privacy choice.
+    dialog.search.setText("daily")
+    assert "Privacy and updates" in shown_sections()
+
+
+def test_the_api_server_settings_are_hearth_serves_defaults(
+    core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+
+    from app import secrets
+    from app.cli import serve
+
+    monkeypatch.delenv("HEARTH_SERVE_API_KEY", raising=False)
+    monkeypatch.setattr(secrets, "get_token", lambda _source: None)  # no key anywhere
+
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers()
+    serve.add_parser(commands, argparse.ArgumentParser(add_help=False))
+    core.settings.set("server.port", 9123)
+    args = parser.parse_args(["serve"])
+    assert args.host is None and args.port is None
+    with pytest.raises(HearthError, match=r"0\.0\.0\.0"):  # refused before anything listens
+        core.settings.set("server.host", "0.0.0.0")
+        serve.cmd_serve(core, args)
+    assert (vars(args)["host"], vars(args)["port"]) == ("0.0.0.0", 9123)

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -39,6 +39,7 @@ from ui.chat.chat_screen import ChatScreen
 from ui.documents.indexing import Indexing
 from ui.error_banner import ErrorBanner
 from ui.i18n import translated
+from ui.screen_fit import keep_on_screen, place_first_window
 from ui.update_check import UpdateChecker
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ class MainWindow(QMainWindow):
         self.downloads = download_manager(core)
         self.setWindowTitle(self.tr("Hearth"))
         self.setObjectName("mainWindow")
-        self.resize(QSize(1100, 760))
+        place_first_window(self)  # from the screen; a remembered geometry replaces it
         self._build(load_on_start)
         from ui.startup_notes import StartupNotes
 
@@ -302,6 +303,7 @@ class MainWindow(QMainWindow):
         geometry = str(self.core.settings.get("window.geometry"))
         if geometry:
             self.restoreGeometry(QByteArray.fromBase64(geometry.encode("ascii")))
+            keep_on_screen(self)  # the screen may be smaller now, or gone
         splitter = str(self.core.settings.get("window.splitter"))
         if splitter:
             self.chat.splitter.restoreState(QByteArray.fromBase64(splitter.encode("ascii")))

@@ -1,163 +1,156 @@
-"""The settings dialog, generated from the one settings declaration (app.settings).
+"""The settings dialog: the declared settings (app.settings) on pages, with a search.
 
-Each declared setting becomes an editor that matches its type and range, labelled and
-explained by the declaration itself, so adding a setting never needs a change here.
-Values are validated by the declaration when the user presses OK; an invalid value keeps
-the dialog open with the reason shown.
+A list of sections on the left (General, Chat, Models and downloads, …, Advanced) and the
+chosen section's settings on the right, each page scrolling on its own, so the dialog
+fits a 1024×600 screen whatever the number of settings.  Each setting shows its name,
+its editor and its description; the search box keeps the settings whose name or
+description (in the window's language or in English) holds every word typed, and the
+sections that have any.  Values are validated by the declaration when the user presses
+OK; an invalid value keeps the dialog open with the reason shown and its page opened.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QDialog,
-    QDoubleSpinBox,
-    QFileDialog,
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
-    QPlainTextEdit,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
-    QSpinBox,
+    QScrollArea,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app.settings import DECLARATIONS, Setting, Settings
+from app.settings_pages import PAGES, page_of
 from ui.dialog_parts import add_problem_and_buttons
+from ui.screen_fit import fit_to_screen
+from ui.settings_editors import (
+    editor_for,
+    set_value,
+    setting_description,
+    setting_label,
+    value_of,
+)
 
-INT_LIMIT = 2**31 - 1
-
-
-def setting_label(setting: Setting) -> str:
-    return QCoreApplication.translate("Settings", setting.label)
-
-
-def setting_description(setting: Setting) -> str:
-    return QCoreApplication.translate("Settings", setting.description)
-
-
-def choice_label(choice: object) -> str:
-    return QCoreApplication.translate("Settings", str(CHOICE_LABELS.get(str(choice), choice)))
-
-
-CHOICE_LABELS = {
-    "system": QT_TRANSLATE_NOOP("Settings", "Follow the system"),
-    "light": QT_TRANSLATE_NOOP("Settings", "Light"),
-    "dark": QT_TRANSLATE_NOOP("Settings", "Dark"),
-    "en": "English",
-    "zh_CN": "简体中文",
+PAGE_NAMES: dict[str, object] = {
+    "General": QT_TRANSLATE_NOOP("Settings", "General"),
+    "Chat": QT_TRANSLATE_NOOP("Settings", "Chat"),
+    "Models and downloads": QT_TRANSLATE_NOOP("Settings", "Models and downloads"),
+    "Engines": QT_TRANSLATE_NOOP("Settings", "Engines"),
+    "Documents": QT_TRANSLATE_NOOP("Settings", "Documents"),
+    "Tools": QT_TRANSLATE_NOOP("Settings", "Tools"),
+    "API server": QT_TRANSLATE_NOOP("Settings", "API server"),
+    "Privacy and updates": QT_TRANSLATE_NOOP("Settings", "Privacy and updates"),
+    "Advanced": QT_TRANSLATE_NOOP("Settings", "Advanced"),
 }
 
 
-def editor_for(setting: Setting, value: Any) -> QWidget:
-    """An editor matching the setting's type and range, labelled for screen readers."""
-    editor = _editor(setting, value)
-    editor.setObjectName(setting.key)
-    editor.setToolTip(setting_description(setting))
-    editor.setAccessibleName(setting_label(setting))
-    editor.setAccessibleDescription(setting_description(setting))
-    return editor
+def page_name(english: str) -> str:
+    return QCoreApplication.translate("Settings", str(PAGE_NAMES.get(english, english)))
 
 
-def _editor(setting: Setting, value: Any) -> QWidget:
-    if setting.choices is not None:
-        combo = QComboBox()
-        for choice in setting.choices:
-            combo.addItem(choice_label(choice), choice)
-        combo.setCurrentIndex(max(combo.findData(value), 0))
-        return combo
-    if setting.kind is bool:
-        box = QCheckBox()
-        box.setChecked(bool(value))
-        return box
-    if setting.kind is int:
-        spin = QSpinBox()
-        spin.setRange(
-            int(setting.minimum if setting.minimum is not None else -INT_LIMIT),
-            int(min(setting.maximum if setting.maximum is not None else INT_LIMIT, INT_LIMIT)),
-        )
-        spin.setValue(int(value))
-        if setting.special:
-            spin.setSpecialValueText(QCoreApplication.translate("Settings", setting.special))
-        return spin
-    if setting.kind is float:
-        double = QDoubleSpinBox()
-        double.setDecimals(2)
-        double.setSingleStep(0.05)
-        double.setRange(float(setting.minimum or 0.0), float(setting.maximum or 1e9))
-        double.setValue(float(value))
-        if setting.special:
-            double.setSpecialValueText(QCoreApplication.translate("Settings", setting.special))
-        return double
-    if setting.multiline:
-        text = QPlainTextEdit()
-        text.setPlainText(str(value))
-        text.setFixedHeight(text.fontMetrics().lineSpacing() * 5)
-        return text
-    line = QLineEdit(str(value))
-    if setting.empty:
-        line.setPlaceholderText(QCoreApplication.translate("Settings", setting.empty))
-    if setting.folder:
-        return FolderEdit(line)
-    return line
+class SettingRow(QWidget):
+    """One setting: its name, its editor and, under them, what it does."""
 
-
-class FolderEdit(QWidget):
-    """A folder's path and a Browse button."""
-
-    def __init__(self, line: QLineEdit) -> None:
+    def __init__(self, setting: Setting, editor: QWidget) -> None:
         super().__init__()
-        self.line = line
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        browse = QPushButton(self.tr("Browse…"))
-        browse.clicked.connect(self.browse)
-        layout.addWidget(line, 1)
-        layout.addWidget(browse)
+        self.setting, self.editor = setting, editor
+        self.setObjectName(f"row:{setting.key}")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 8)
+        layout.setSpacing(3)
+        label = setting_label(setting)
+        if isinstance(editor, QCheckBox):
+            editor.setText(label)  # the box's own text: clicking the name ticks it
+        else:
+            name = QLabel(label)
+            name.setObjectName("settingName")
+            name.setBuddy(editor)
+            font = name.font()
+            font.setBold(True)
+            name.setFont(font)
+            layout.addWidget(name)
+        layout.addWidget(editor)
+        about = QLabel(setting_description(setting))
+        about.setObjectName("settingDescription")
+        about.setWordWrap(True)
+        about.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # muted, still 4.5:1
+        layout.addWidget(about)
+        # What a search looks in: both languages, so an English name finds a translated one.
+        self.words = " ".join(
+            (label, setting_description(setting), setting.label, setting.description)
+        ).casefold()
 
-    def browse(self) -> None:
-        chosen = QFileDialog.getExistingDirectory(
-            self, self.tr("Choose a folder"), self.line.text()
-        )
-        if chosen:
-            self.line.setText(chosen)
+    def matches(self, words: list[str]) -> bool:
+        return all(word in self.words for word in words)
 
 
-def value_of(editor: QWidget) -> Any:
-    if isinstance(editor, QComboBox):
-        return editor.currentData()
-    if isinstance(editor, QCheckBox):
-        return editor.isChecked()
-    if isinstance(editor, QSpinBox | QDoubleSpinBox):
-        return editor.value()
-    if isinstance(editor, QPlainTextEdit):
-        return editor.toPlainText()
-    if isinstance(editor, FolderEdit):
-        return editor.line.text()
-    assert isinstance(editor, QLineEdit)
-    return editor.text()
+class SettingsPage(QScrollArea):
+    """One section's settings, scrolling on its own."""
 
+    def __init__(self, page_id: str, title: str) -> None:
+        super().__init__()
+        self.page_id, self.title = page_id, title
+        self.setObjectName(f"page:{page_id}")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        body = QWidget()
+        self.body = QVBoxLayout(body)
+        heading = QLabel(title)
+        heading.setObjectName("pageTitle")
+        font = heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        font.setBold(True)
+        heading.setFont(font)
+        self.body.addWidget(heading)
+        self.rows: list[SettingRow] = []
+        self.extras: list[QWidget] = []  # buttons that open other dialogs
+        self._more: QLabel | None = None
+        self.setWidget(body)
 
-def set_value(editor: QWidget, value: Any) -> None:
-    if isinstance(editor, QComboBox):
-        editor.setCurrentIndex(max(editor.findData(value), 0))
-    elif isinstance(editor, QCheckBox):
-        editor.setChecked(bool(value))
-    elif isinstance(editor, QSpinBox | QDoubleSpinBox):
-        editor.setValue(value)
-    elif isinstance(editor, QPlainTextEdit):
-        editor.setPlainText(str(value))
-    elif isinstance(editor, QLineEdit):
-        editor.setText(str(value))
-    elif isinstance(editor, FolderEdit):
-        editor.line.setText(str(value))
+    def add_row(self, row: SettingRow) -> None:
+        if row.setting.advanced and self.page_id != "advanced" and self._more is None:
+            self._more = QLabel(QCoreApplication.translate("Settings", "More"))
+            self._more.setObjectName("moreHeading")
+            font = self._more.font()
+            font.setBold(True)
+            self._more.setFont(font)
+            self.body.addWidget(self._more)
+        self.rows.append(row)
+        self.body.addWidget(row)
+
+    def add_extra(self, widget: QWidget) -> None:
+        self.extras.append(widget)
+        self.body.addWidget(widget, 0, Qt.AlignmentFlag.AlignLeft)
+
+    def finish(self) -> None:
+        self.body.addStretch(1)
+
+    def filter(self, words: list[str]) -> bool:
+        """Show the rows that match (all of them when the section's name does); returns
+        whether anything is shown."""
+        whole = not words or all(word in self.title.casefold() for word in words)
+        shown = False
+        for row in self.rows:
+            visible = whole or row.matches(words)
+            row.setVisible(visible)
+            shown = shown or visible
+        if self._more is not None:
+            self._more.setVisible(any(r.isVisibleTo(self) for r in self.rows if r.setting.advanced))
+        for extra in self.extras:
+            extra.setVisible(whole or any(w in extra.accessibleName().casefold() for w in words))
+            shown = shown or extra.isVisibleTo(self)
+        return shown or whole
 
 
 class SettingsDialog(QDialog):
@@ -166,6 +159,7 @@ class SettingsDialog(QDialog):
         settings: Settings,
         parent: QWidget | None = None,
         tool_servers: Callable[[], object] | None = None,
+        api_server: Callable[[], object] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
@@ -173,23 +167,100 @@ class SettingsDialog(QDialog):
         self.settings = settings
         self.editors: dict[str, QWidget] = {}
         layout = QVBoxLayout(self)
-        basic = QFormLayout()
-        advanced_box = QGroupBox(self.tr("Advanced"))
-        advanced = QFormLayout(advanced_box)
+        columns = QHBoxLayout()
+        layout.addLayout(columns, 1)
+        side = QVBoxLayout()
+        columns.addLayout(side)
+        self.search = QLineEdit()
+        self.search.setObjectName("settingsSearch")
+        self.search.setPlaceholderText(self.tr("Search settings"))
+        self.search.setAccessibleName(self.tr("Search settings"))
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.filter)
+        side.addWidget(self.search)
+        self.sections = QListWidget()
+        self.sections.setObjectName("settingsSections")
+        self.sections.setAccessibleName(self.tr("Settings sections"))
+        self.sections.setSpacing(2)
+        side.addWidget(self.sections, 1)
+        self.stack = QStackedWidget()
+        columns.addWidget(self.stack, 1)
+        self.nothing = QLabel()
+        self.nothing.setObjectName("noSettingMatches")
+        self.nothing.setWordWrap(True)
+        self.nothing.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.pages: dict[str, SettingsPage] = {}
+        for page_id, english in PAGES:
+            page = SettingsPage(page_id, page_name(english))
+            self.pages[page_id] = page
+            self.stack.addWidget(page)
+            item = QListWidgetItem(page.title)
+            item.setData(Qt.ItemDataRole.UserRole, page_id)
+            self.sections.addItem(item)
+        self.stack.addWidget(self.nothing)
         for setting in DECLARATIONS:
             if setting.internal:
                 continue
             editor = editor_for(setting, settings.get(setting.key))
             self.editors[setting.key] = editor
-            (advanced if setting.advanced else basic).addRow(setting_label(setting), editor)
+            self.pages[page_of(setting)].add_row(SettingRow(setting, editor))
         if tool_servers is not None:  # Settings › Tools: the MCP servers, the approvals
-            servers = QPushButton(self.tr("Tool servers and approvals…"))
-            servers.setObjectName("toolServersButton")
-            servers.clicked.connect(tool_servers)
-            basic.addRow(self.tr("Tools"), servers)
-        layout.addLayout(basic)
-        layout.addWidget(advanced_box)
+            button = self._add_button("tools", self.tr("Tool servers and approvals…"), tool_servers)
+            button.setObjectName("toolServersButton")
+        if api_server is not None:  # Settings › API server: start it, its key, examples
+            self._add_button("server", self.tr("Open the API server panel…"), api_server)
+        for page in self.pages.values():
+            page.finish()
+        width = max(self.sections.sizeHintForColumn(0) + 2 * self.sections.frameWidth() + 12, 160)
+        self.sections.setFixedWidth(width)
+        self.search.setFixedWidth(width)
+        self.sections.currentRowChanged.connect(self._show_row)
+        self.sections.setCurrentRow(0)
         self.problem = add_problem_and_buttons(self, layout.addWidget, self.restore_defaults)
+        self.resize(QSize(760, 600))
+        fit_to_screen(self)
+
+    def _add_button(self, page_id: str, text: str, slot: Callable[[], object]) -> QPushButton:
+        button = QPushButton(text)
+        button.setAccessibleName(text)
+        button.clicked.connect(slot)
+        self.pages[page_id].add_extra(button)
+        return button
+
+    def _show_row(self, row: int) -> None:
+        item = self.sections.item(row)
+        if item is not None:
+            self.stack.setCurrentWidget(self.pages[str(item.data(Qt.ItemDataRole.UserRole))])
+
+    def show_page(self, page_id: str) -> None:
+        for row in range(self.sections.count()):
+            if self.sections.item(row).data(Qt.ItemDataRole.UserRole) == page_id:
+                self.sections.setCurrentRow(row)
+
+    def current_page(self) -> str:
+        widget = self.stack.currentWidget()
+        return widget.page_id if isinstance(widget, SettingsPage) else ""
+
+    def filter(self, text: str) -> None:
+        """Keep the settings and sections that match ``text``."""
+        words = text.casefold().split()
+        first_shown = -1
+        for row in range(self.sections.count()):
+            item = self.sections.item(row)
+            page = self.pages[str(item.data(Qt.ItemDataRole.UserRole))]
+            shown = page.filter(words)
+            item.setHidden(not shown)
+            if shown and first_shown < 0:
+                first_shown = row
+        if first_shown < 0:
+            self.nothing.setText(self.tr("No setting matches “{0}”.").format(text.strip()))
+            self.stack.setCurrentWidget(self.nothing)
+            return
+        current = self.sections.currentItem()
+        if current is None or current.isHidden():
+            self.sections.setCurrentRow(first_shown)
+        else:
+            self._show_row(self.sections.currentRow())
 
     def restore_defaults(self) -> None:
         for setting in DECLARATIONS:
@@ -198,13 +269,17 @@ class SettingsDialog(QDialog):
                 set_value(editor, setting.default)
 
     def accept(self) -> None:
-        try:
-            for key, editor in self.editors.items():
-                value = value_of(editor)
-                if value != self.settings.get(key):
-                    self.settings.set(key, value)
-        except (ValueError, OSError) as exc:
-            self.problem.setText(self.tr("Not saved: {0}.").format(exc))
-            self.problem.show()
-            return
+        for key, editor in self.editors.items():
+            value = value_of(editor)
+            if value == self.settings.get(key):
+                continue
+            try:
+                self.settings.set(key, value)
+            except (ValueError, OSError) as exc:
+                self.problem.setText(self.tr("Not saved: {0}.").format(exc))
+                self.problem.show()
+                self.search.clear()
+                self.show_page(page_of(next(s for s in DECLARATIONS if s.key == key)))
+                editor.setFocus()
+                return
         super().accept()

@@ -26,8 +26,14 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         help="serve only this model (name or path), whatever a request names; without it, "
         "every model of the library, loaded when a request names it",
     )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument(
+        "--host",
+        help="the address to listen on (default: the settings' API server address, "
+        "127.0.0.1 unless changed)",
+    )
+    serve.add_argument(
+        "--port", type=int, help="the port (default: the settings' API server port, 8765)"
+    )
     serve.add_argument(
         "--api-key",
         metavar="KEY",
@@ -57,6 +63,11 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     check_ranges(args)
+    # Settings › API server gives the defaults, so the window and the command agree.
+    if args.host is None:
+        args.host = str(core.settings.get("server.host"))
+    if args.port is None:
+        args.port = int(core.settings.get("server.port"))
     core.learn_machine()  # the GPU, as the window would use it, and the memory budgets
     if args.parallel:
         core.parallel = args.parallel
