@@ -18,11 +18,13 @@ log = logging.getLogger("hearth.errors")
 
 
 class HearthError(Exception):
-    """An error whose message is meant for the user as it is."""
+    """An error whose message is meant for the user as it is; ``details`` (folded under
+    it where it is shown) says more, for the person who wants to know."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, details: str = "") -> None:
         super().__init__(message)
         self.message = message
+        self.details = details
 
 
 class AccessDenied(HearthError):
@@ -37,7 +39,13 @@ def describe_error(exc: BaseException, doing: str, log_hint: str = "") -> str:
     window can show it in its own language.
     """
     if isinstance(exc, HearthError):
-        log.warning("%s failed: %s", doing, exc.message, exc_info=exc)
+        log.warning(
+            "%s failed: %s%s",
+            doing,
+            exc.message,
+            f" ({exc.details})" if exc.details else "",
+            exc_info=exc,
+        )
         return exc.message
     if _is_disk_full(exc):
         log.error("%s failed: disk full", doing, exc_info=exc)

@@ -89,9 +89,35 @@ def test_a_card_whose_model_cannot_be_found_says_so_and_offers_a_retry(
     card = window.welcome.cards[0]
     card.button.click()  # the fake hub has no such repository: as if it were gone
     wait_until(qtbot, lambda: card.button.text() == "Try again")
-    assert "Could not download" in card.status.text()
+    said = card.status.text()
+    assert "either hub" not in said and "\n" not in said, "the hub's own answer, one sentence"
+    assert "not found" in said
+    assert card.details_button.isVisible() and not card.details.isVisible()
+    card.details_button.click()
+    assert card.details.isVisible() and card.entry.repo_modelscope in card.details.text()
     assert window.chat.model_bar.model is not None
     assert window.chat.model_bar.model.source == "starter", "the chat goes on as it was"
+    # A new chat's welcome does not keep the old error.
+    window.chat.send("Hello")
+    wait_until(qtbot, lambda: not window.chat.busy)
+    window.chat.new_chat()
+    assert window.chat.stage.currentWidget() is window.welcome
+    assert card.button.text() == "Download" and not card.status.text()
+    assert not card.details_button.isVisible()
+
+
+def test_offline_a_card_says_so_in_one_sentence(qtbot: QtBot, core: Core) -> None:
+    for key in ("hub.huggingface_endpoint", "hub.modelscope_endpoint"):
+        core.settings.set(key, "http://127.0.0.1:9")  # nothing listens: as offline
+    window = open_window(qtbot, core)
+    wait_until(qtbot, lambda: cards_shown(window))
+    card = window.welcome.cards[0]
+    card.button.click()
+    wait_until(qtbot, lambda: card.button.text() == "Try again")
+    assert card.status.text().startswith("You are offline")
+    assert f"connect to the internet to download {card.entry.title}" in card.status.text()
+    assert card.entry.repo_hf in card.details.text()
+    assert "refused" in card.details.text(), "each hub's own answer is kept, folded"
 
 
 def test_the_models_screen_opens_on_the_same_recommendations_and_the_whole_catalogue(

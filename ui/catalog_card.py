@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -113,8 +114,33 @@ class CatalogCard(QFrame):
         row.addWidget(self.button)
         layout.addWidget(self.progress)
         layout.addLayout(row)
+        # A failure's details: each hub's answer, folded until asked for.
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("cardDetailsButton")
+        self.details_button.setText(self.tr("Details"))
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.hide()
+        self.details = QLabel("")
+        self.details.setObjectName("cardDetails")
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.details.hide()
+        self.details_button.toggled.connect(self._fold)
+        layout.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.details)
         downloads.changed.connect(self._changed)
         self.refresh()
+
+    def _fold(self, shown: bool) -> None:
+        self.details.setVisible(shown)
+        self.details_button.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
 
     def _changed(self, name: str) -> None:
         if name == self.entry.name:
@@ -146,12 +172,27 @@ class CatalogCard(QFrame):
             self.button.setText(self.tr("Download"))
             self.button.setAccessibleName(self.tr("Download {0}").format(self.entry.title))
 
-    def show_failure(self, message: str) -> None:
-        self.status.setText(self.tr("Could not download: {0}").format(message))
+    def show_failure(self, message: str, details: str = "") -> None:
+        """One sentence in the card, the hubs' own answers folded under Details."""
+        self.status.setText(message)
         self.status.setToolTip(message)
         self.status.setProperty("failed", True)
         self.status.setWordWrap(True)
+        self.details.setText(details)
+        self.details_button.setVisible(bool(details))
+        self.details_button.setChecked(False)
         self.button.setText(self.tr("Try again"))
+        self.button.setAccessibleName(self.tr("Try again to download {0}").format(self.entry.title))
+
+    def clear_failure(self) -> None:
+        """Forget a failure (a new chat's welcome does not keep an old error)."""
+        if self.status.property("failed"):
+            self.status.setProperty("failed", False)
+            self.status.setToolTip("")
+            self.details.clear()
+            self.details_button.hide()
+            self.details_button.setChecked(False)
+            self.refresh()
 
     def _clicked(self) -> None:
         if self.downloads.state(self.entry.name) is not None:
@@ -159,8 +200,7 @@ class CatalogCard(QFrame):
         elif self.is_here(self.entry):
             self.chat_requested.emit(self.entry.name)
         else:
-            self.status.setProperty("failed", False)
-            self.status.setToolTip("")
+            self.clear_failure()
             self.downloads.start(self.entry)
         self.refresh()
 

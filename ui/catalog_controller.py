@@ -140,7 +140,7 @@ class CatalogController(QObject):
         log.warning("downloading the catalogue model %s failed: %s", name, message)
         for card in (self.welcome.card(name), self.catalog_panel.card(name)):
             if card is not None:
-                card.show_failure(message)
+                card.show_failure(message, self.catalog_downloads.details.get(name, ""))
 
     def show_recommendations(self, facts: SystemFacts) -> None:
         """The catalogue ranked for this machine (a few estimates: instant)."""

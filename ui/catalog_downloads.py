@@ -45,6 +45,8 @@ class CatalogDownloads(QObject):
         super().__init__(parent)
         self.core, self.manager = core, manager
         self.states: dict[str, CardState] = {}
+        # A failure's details (each hub's own answer), shown folded under its sentence.
+        self.details: dict[str, str] = {}
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self._poll)
@@ -66,7 +68,9 @@ class CatalogDownloads(QObject):
             lambda: plan_catalog(self.core, entry, source),
             lambda found: self._planned(entry, found),
             lambda exc: self._fail(
-                entry.name, self._said(exc, self.tr("finding the model's file"))
+                entry.name,
+                self._said(exc, self.tr("finding the model's file")),
+                translated(getattr(exc, "details", "")),
             ),
         )
 
@@ -106,8 +110,9 @@ class CatalogDownloads(QObject):
         self.changed.emit(entry.name)
         self.timer.start()
 
-    def _fail(self, name: str, message: str) -> None:
+    def _fail(self, name: str, message: str, details: str = "") -> None:
         self.states.pop(name, None)
+        self.details[name] = details
         self.changed.emit(name)
         self.failed.emit(name, message)
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from app import __version__
 from app.core import Core
+from ui import display_failure
 from ui.main_window import MainWindow
 from ui.resources import app_icon_path
 
@@ -55,7 +56,8 @@ def dispose_window(window: QWidget) -> None:
 
 
 def _qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
-    """Qt's own warnings go to Hearth's log, not to the user's terminal."""
+    """Qt's own warnings go to Hearth's log, not to the user's terminal; but a display
+    that cannot open is said on the terminal (``ui/display_failure.py``)."""
     level = {
         QtMsgType.QtDebugMsg: logging.DEBUG,
         QtMsgType.QtInfoMsg: logging.INFO,
@@ -64,6 +66,9 @@ def _qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> N
     if "propagateSizeHints" in message:  # the offscreen platform's harmless chatter
         level = logging.DEBUG
     logging.getLogger("qt").log(level, "%s (%s)", message, context.category)
+    display_failure.note(message)
+    if mode == QtMsgType.QtFatalMsg and display_failure.is_display_failure(message):
+        display_failure.give_up(message)  # said on the terminal, then exit (not a bare 134)
 
 
 def run_gui(core: Core) -> int:

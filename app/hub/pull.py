@@ -22,6 +22,7 @@ from app.errors import HearthError
 from app.hub import huggingface
 from app.hub.catalog import CatalogEntry
 from app.hub.downloads import DONE, FAILED, PAUSED, DownloadManager, PullPlan
+from app.hub.reachable import Unreachable
 from app.hub.recommend import estimate_offers, recommend
 from app.hub.repo_files import Offer, RepoFile, group_files, human_duration, human_size
 from app.hub.sources import (
@@ -35,7 +36,7 @@ from app.hub.sources import (
 from app.machine.fit import Estimate
 from app.machine.hardware import SystemFacts
 from app.secrets import get_token
-from wire.phrases import Phrase, message_of
+from wire.phrases import Phrase, joined, message_of
 
 log = logging.getLogger(__name__)
 
@@ -114,19 +115,30 @@ def plan_catalog(core: Core, entry: CatalogEntry, source: str) -> tuple[str, str
     """(source, repository, plan) for a catalogue entry's recommended file: from
     ``source``, else from the other hub; the file by its name, else by its quantization
     (a repository that renamed its files since the catalogue was written)."""
-    problems: list[str] = []
+    failures: list[tuple[str, HearthError]] = []
     for where in (source, *(s for s in SOURCES if s != source)):
         repo_id = entry.repo(where)
         for pattern in (entry.file, entry.quantization):
             try:
                 return where, repo_id, plan(core, repo_id, pattern, where)
             except HearthError as exc:
-                problems.append(f"{repo_id}: {exc}")
+                failures.append((repo_id, exc))
                 if "matches" not in str(exc):
                     break  # the repository itself failed: try the other hub
-    raise HearthError(
-        Phrase("{0} could not be found on either hub. {1}", entry.name, " ".join(problems))
-    )
+    # One true sentence, the rest folded: offline is said as offline (not "not found"),
+    # else the first hub that answered gives its own words.
+    details = joined("\n", [Phrase("{0}: {1}", repo, message_of(exc)) for repo, exc in failures])
+    if all(isinstance(exc, Unreachable) for _repo, exc in failures):
+        raise Unreachable(
+            Phrase(
+                "You are offline (Hearth cannot reach Hugging Face or ModelScope): connect "
+                "to the internet to download {0}.",
+                entry.title,
+            ),
+            details,
+        )
+    answered = next(exc for _repo, exc in failures if not isinstance(exc, Unreachable))
+    raise HearthError(message_of(answered), details)
 
 
 def run_pull(

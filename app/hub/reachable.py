@@ -22,6 +22,12 @@ from wire.phrases import Phrase
 CONNECT_TIMEOUT_S = 5.0
 REMEMBER_S = 60.0
 _lock = threading.Lock()
+
+
+class Unreachable(HearthError):
+    """The hub's host cannot be looked up or connected to: no network, most often."""
+
+
 _reached: dict[tuple[str, int], float] = {}
 
 
@@ -43,7 +49,7 @@ def check_reachable(endpoint_url: str, hub_name: str, remembered: bool = True) -
     try:
         addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise HearthError(
+        raise Unreachable(
             Phrase(
                 "Hearth cannot reach {0}: the name {1} cannot be looked up. Check the "
                 "internet connection, or set another address for {0} in Settings.",
@@ -63,7 +69,7 @@ def check_reachable(endpoint_url: str, hub_name: str, remembered: bool = True) -
         with _lock:
             _reached[key] = time.monotonic()
         return
-    raise HearthError(
+    raise Unreachable(
         Phrase(
             "Hearth cannot reach {0} at {1}: {2}. Check the internet connection (or a "
             "proxy or firewall), or set another address for {0} in Settings.",

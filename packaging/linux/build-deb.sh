@@ -27,7 +27,7 @@ Section: utils
 Priority: optional
 Architecture: amd64
 Installed-Size: ${SIZE_KB}
-Depends: libegl1, libgl1, libfontconfig1, libxkbcommon0, libxkbcommon-x11-0, libxcb-cursor0, libxcb-icccm4, libxcb-keysyms1, libxcb-image0, libxcb-render-util0, libxcb-shape0, libdbus-1-3
+Depends: libegl1, libgl1, libfontconfig1, libfreetype6, libxkbcommon0, libxkbcommon-x11-0, libx11-6, libx11-xcb1, libxcb1, libxcb-cursor0, libxcb-icccm4, libxcb-keysyms1, libxcb-image0, libxcb-render0, libxcb-render-util0, libxcb-randr0, libxcb-shape0, libxcb-shm0, libxcb-sync1, libxcb-util1, libxcb-xfixes0, libxcb-xkb1, libdbus-1-3
 Maintainer: Hearth developers <hearth@localhost>
 Description: Private, offline chat with open language models
  Hearth runs open language models (GGUF through llama.cpp) on this computer, with

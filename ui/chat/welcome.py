@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -127,6 +128,13 @@ class WelcomePanel(QScrollArea):
     def refresh(self) -> None:
         """The library changed: cards say Download or Chat with it accordingly."""
         self.grid.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """A new chat's welcome starts clean: a download that failed earlier (offline, say)
+        is not still reported on its card."""
+        for card in self.grid.cards:
+            card.clear_failure()
+        super().showEvent(event)
 
     def card(self, name: str) -> CatalogCard | None:
         return self.grid.card(name)
