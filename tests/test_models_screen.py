@@ -243,3 +243,43 @@ def test_buttons_with_nothing_to_act_on_are_disabled(
     panel.view.selectRow(0)
     wait_until(qtbot, panel.clear_button.isEnabled, 300_000)  # it finished
     assert not panel.pause_button.isEnabled(), "a finished download has nothing to pause"
+
+
+def test_my_models_and_discover_are_two_views_and_offline_a_search_finds_the_catalogue(
+    qtbot: QtBot, core: Core
+) -> None:
+    core.settings.set("hub.huggingface_endpoint", "http://127.0.0.1:9")  # as offline
+    window = open_window(qtbot, core)
+    window.tabs.setCurrentWidget(window.models_page)
+    screen = window.models_screen
+    # Only the starter is here: the screen opens on Discover, the catalogue first.
+    assert screen.current_view() == "discover" and screen.discover_button.isChecked()
+    wait_until(qtbot, lambda: bool(window.catalog_panel.cards))  # once the machine is known
+    assert window.catalog_panel.isVisible() and not screen.library_panel.isVisible()
+    screen.mine_button.click()
+    assert screen.library_panel.isVisible() and screen.downloads_panel.isVisible()
+    assert not screen.query.isVisible()
+    screen.discover_button.click()
+    search(qtbot, window, "qwen")
+    said = screen.banner.message
+    assert "cannot reach Hugging Face" in said, "the hub could not be asked, and it says so"
+    assert "match “qwen”" in said
+    panel = window.catalog_panel
+    assert panel.cards and "match “qwen”" in panel.title.text()
+    for card in panel.cards:
+        entry = card.entry
+        assert "qwen" in f"{entry.name} {entry.title} {entry.repo_hf}".lower()
+    # Words that match nothing: no catalogue view, only the hub's failure.
+    search(qtbot, window, "zzzz-nothing")
+    assert "match" not in screen.banner.message
+    assert "match" not in panel.title.text()
+
+
+def test_the_models_screen_opens_on_my_models_once_there_are_models_of_ones_own(
+    qtbot: QtBot, core: Core, hub: FakeHub, tmp_path: Path
+) -> None:
+    build_gguf(core.models_dir / "acme" / "mine-Q4_0.gguf", file_type=2)
+    window = open_window(qtbot, core)
+    screen = window.models_screen
+    wait_until(qtbot, lambda: screen.current_view() == "mine")
+    assert screen.mine_button.isChecked()

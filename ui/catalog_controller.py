@@ -67,6 +67,7 @@ class CatalogController(QObject):
         self.catalog_panel = CatalogPanel(self.catalog_downloads, self._in_library)
         self.catalog_panel.chat_requested.connect(self._chat_with_catalog_model)
         self.window.models_screen.show_catalog(self.catalog_panel)
+        self.window.models_screen.catalog_search = self.catalog_panel.show_matches
         from ui.catalog_check import CatalogCheck
 
         self.catalog_check = CatalogCheck(self.core, self.catalog_panel, self)

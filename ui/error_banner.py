@@ -5,18 +5,32 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
-ERROR_STYLE = (
-    "#errorBanner { background: #fef2f2; border: 1px solid #fca5a5; border-radius: 6px; }"
-    " #errorBanner QLabel { color: #7f1d1d; }"
-)
+from ui.theme import is_dark
+
+# (background, border, text) in the light and the dark theme: text at least 4.5:1 and the
+# border at least 3:1 against the background (tests/test_contrast.py).
+ERROR_COLOURS = {
+    "light": ("#fef2f2", "#dc2626", "#7f1d1d"),
+    "dark": ("#3b1518", "#f87171", "#fecaca"),
+}
 # News that is not a failure (a reply kept after Hearth was closed): calm colours.
-INFO_STYLE = (
-    "#errorBanner { background: #eff6ff; border: 1px solid #93c5fd; border-radius: 6px; }"
-    " #errorBanner QLabel { color: #1e3a8a; }"
-)
+INFO_COLOURS = {
+    "light": ("#eff6ff", "#3b82f6", "#1e3a8a"),
+    "dark": ("#172554", "#60a5fa", "#dbeafe"),
+}
+
+
+def banner_style(info: bool, dark: bool) -> str:
+    background, border, text = (INFO_COLOURS if info else ERROR_COLOURS)[
+        "dark" if dark else "light"
+    ]
+    return (
+        f"#errorBanner {{ background: {background}; border: 1px solid {border}; "
+        f"border-radius: 6px; }} #errorBanner QLabel {{ color: {text}; }}"
+    )
 
 
 class ErrorBanner(QFrame):
@@ -25,7 +39,8 @@ class ErrorBanner(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("errorBanner")
-        self.setStyleSheet(ERROR_STYLE)
+        self.info = False
+        self._restyle()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
         self.label = QLabel()
@@ -44,7 +59,6 @@ class ErrorBanner(QFrame):
         self.retry_button.clicked.connect(self._retry)
         self.retry_button.hide()
         self._retry_action: Callable[[], None] | None = None
-        self.info = False
         layout.addWidget(self.label, 1)
         layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
@@ -55,12 +69,21 @@ class ErrorBanner(QFrame):
     ) -> None:
         """Show ``message``; with ``retry``, a Retry button that dismisses and runs it.
         ``info``: news, not a failure (calm colours)."""
-        self.setStyleSheet(INFO_STYLE if info else ERROR_STYLE)
         self.info = info
+        self._restyle()
         self.label.setText(message)
         self._retry_action = retry
         self.retry_button.setVisible(retry is not None)
         self.show()
+
+    def _restyle(self) -> None:
+        self.setStyleSheet(banner_style(self.info, is_dark()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        """The theme changed: the banner's colours follow it."""
+        if event.type() == QEvent.Type.ApplicationPaletteChange:
+            self._restyle()
+        super().changeEvent(event)
 
     def dismiss(self) -> None:
         self.label.clear()

@@ -29,6 +29,12 @@ def resolve(choice: str) -> str:
     return "dark" if system_prefers_dark() else "light"
 
 
+def is_dark() -> bool:
+    """Whether the application's current palette is a dark one (what widgets with colours
+    of their own, a banner or a verdict, follow)."""
+    return QGuiApplication.palette().color(_ROLE.Base).lightness() < 128
+
+
 def _palette(dark: bool) -> QPalette:
     palette = QPalette()
     if dark:

@@ -12,14 +12,15 @@ import logging
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QStatusBar, QWidget
 
 from app import updates
 from app.settings import Settings
 from ui.background import run_in_background
-from ui.error_banner import INFO_STYLE
+from ui.error_banner import banner_style
 from ui.i18n import translated
+from ui.theme import is_dark
 from wire.phrases import message_of
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,7 @@ class UpdateOffer(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("errorBanner")  # the calm banner style (ui.error_banner)
-        self.setStyleSheet(INFO_STYLE)
+        self.setStyleSheet(banner_style(True, is_dark()))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
         self.label = QLabel(
@@ -54,6 +55,11 @@ class UpdateOffer(QFrame):
         layout.addWidget(self.allow_button, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.decline_button, 0, Qt.AlignmentFlag.AlignVCenter)
         self.hide()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.ApplicationPaletteChange:
+            self.setStyleSheet(banner_style(True, is_dark()))
+        super().changeEvent(event)
 
 
 class UpdateChecker(QObject):

@@ -131,6 +131,10 @@ def run(data_dir: str) -> dict[str, object]:
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
         check.window(f"screen {window.tabs.tabText(index)}", window)
+    window.tabs.setCurrentWidget(window.models_page)
+    for view in ("mine", "discover"):
+        window.models_screen.show_view(view)
+        check.window(f"screen Models › {view}", window)
     window.tabs.setCurrentIndex(0)
 
     def settings_pages() -> None:

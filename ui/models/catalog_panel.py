@@ -44,6 +44,7 @@ class CatalogPanel(QWidget):
         self.best: list[Ranked] = []
         self.picks: list[Ranked] = []
         self.showing_all = False
+        self.matching = ""  # a search the hub could not answer: the catalogue's matches
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
@@ -118,16 +119,44 @@ class CatalogPanel(QWidget):
 
     def _toggle(self) -> None:
         self.showing_all = not self.showing_all
+        self.matching = ""
         self._fill()
 
+    def show_matches(self, query: str) -> int:
+        """Show the catalogue's models whose name, use or repository hold every word of
+        ``query`` (the hub could not be asked); returns how many.  An empty query ends
+        such a view (a later search was answered)."""
+        if not query.strip() and not self.matching:
+            return 0
+        self.matching = " ".join(query.split())
+        self.showing_all = bool(self.matching) and bool(self._matches())
+        self._fill()
+        return len(self._matches()) if self.matching else 0
+
+    def _matches(self) -> list[Ranked]:
+        words = self.matching.casefold().split()
+
+        def text(ranked: Ranked) -> str:
+            entry = ranked.entry
+            return " ".join(
+                (entry.name, entry.title, entry.purpose, entry.repo_hf, entry.repo_modelscope)
+            ).casefold()
+
+        return [r for r in self.best if all(word in text(r) for word in words)]
+
     def _fill(self) -> None:
-        shown = self.best if self.showing_all else self.picks
+        matches = self._matches() if self.matching else []
+        shown = matches or (self.best if self.showing_all else self.picks)
         if self.showing_all:
             self.all_box.setFixedHeight(max(2 * self.picks_box.height(), 200) + 10)
         self.all_grid.show_cards(shown if self.showing_all else [])
         self.picks_grid.show_cards([] if self.showing_all else shown)
         self.title.setText(
-            self.tr("Hearth's catalogue, best first for this computer")
+            self.tr("Hearth's catalogue: {0} models match “{1}”").format(
+                len(matches), self.matching
+            )
+            if matches
+            else self.tr("Hearth's catalogue, best first for this computer")
             if self.showing_all
             else self.tr("Recommended for this computer")
         )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.core import Core
 from app.errors import HearthError, describe_error
+from app.hub import downloads as dl
 from app.hub import huggingface
 from app.hub.downloads import DownloadManager
 from app.hub.huggingface import HubAccessError, RepoSummary
@@ -51,6 +54,7 @@ from ui.models.tables import (
 )
 
 SOURCE_LABELS = {HF: "Hugging Face", MODELSCOPE: "ModelScope"}
+MINE, DISCOVER = "mine", "discover"  # the screen's two views
 SORT_LABELS = {
     "downloads": QT_TRANSLATE_NOOP("ModelsScreen", "Most downloaded"),
     "likes": QT_TRANSLATE_NOOP("ModelsScreen", "Most liked"),
@@ -93,6 +97,9 @@ class ModelsScreen(QWidget):
         self.repo_id = ""
         self.repo_source = HF
         self.library: list[ModelEntry] = []
+        # Searches Hearth's catalogue when a hub cannot be asked (set by the window: the
+        # catalogue's cards show the matches); returns how many matched.
+        self.catalog_search: Callable[[str], int] | None = None
         self._build()
 
     def report_here(
@@ -125,14 +132,36 @@ class ModelsScreen(QWidget):
         self.mirror_button.hide()
 
     def show_catalog(self, panel: QWidget) -> None:
-        """Hearth's catalogue as the screen's first view, above the search."""
-        layout = self.layout()
+        """Hearth's catalogue at the top of Discover, above the hub search."""
+        layout = self.discover_page.layout()
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(0, panel)
 
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
-        layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        # Two views, as LM Studio and Jan have them: the user's own models, and finding more.
+        switch = QHBoxLayout()
+        self.mine_button = QPushButton(self.tr("My models"))
+        self.mine_button.setObjectName("myModelsView")
+        self.discover_button = QPushButton(self.tr("Discover"))
+        self.discover_button.setObjectName("discoverView")
+        self.view_buttons = QButtonGroup(self)
+        for button in (self.mine_button, self.discover_button):
+            button.setCheckable(True)
+            self.view_buttons.addButton(button)
+            switch.addWidget(button)
+        switch.addStretch(1)
+        self.mine_button.clicked.connect(lambda: self.show_view(MINE, chosen=True))
+        self.discover_button.clicked.connect(lambda: self.show_view(DISCOVER, chosen=True))
+        outer.addLayout(switch)
+        outer.addWidget(self.banner)  # on top: said where the user looks, in either view
+        self.views = QStackedWidget()
+        outer.addWidget(self.views, 1)
+        self.discover_page = QWidget()
+        self.discover_page.setObjectName("discoverPage")
+        layout = QVBoxLayout(self.discover_page)
+        layout.setContentsMargins(0, 0, 0, 0)
         search_row = QHBoxLayout()
         self.source = QComboBox()
         self.source.setAccessibleName(self.tr("Source"))
@@ -164,7 +193,6 @@ class ModelsScreen(QWidget):
         search_row.addWidget(self.search_button)
         search_row.addWidget(self.open_button)
         layout.addLayout(search_row)
-        layout.addWidget(self.banner)
         self.busy_row = QWidget()
         busy = QHBoxLayout(self.busy_row)
         busy.setContentsMargins(0, 0, 0, 0)
@@ -247,12 +275,39 @@ class ModelsScreen(QWidget):
         self.library_panel.library_changed.connect(self.library_changed)
         self.library_panel.estimates_shown.connect(self.estimates_shown)
 
-        vertical = QSplitter(Qt.Orientation.Vertical)
-        vertical.addWidget(browse)
-        vertical.addWidget(self.downloads_panel)
-        vertical.addWidget(self.library_panel)
-        vertical.setSizes([330, 170, 260])
-        layout.addWidget(vertical, 1)
+        layout.addWidget(browse, 1)
+        self.mine_page = QSplitter(Qt.Orientation.Vertical)
+        self.mine_page.setObjectName("myModelsPage")
+        self.mine_page.addWidget(self.library_panel)
+        self.mine_page.addWidget(self.downloads_panel)
+        self.mine_page.setSizes([400, 200])
+        self.views.addWidget(self.mine_page)
+        self.views.addWidget(self.discover_page)
+        self._view_chosen = False  # the user picked a view: the start rule steps aside
+        self.show_view(DISCOVER)
+        self.downloads_panel.model.modelReset.connect(self._count_downloads)
+        self.downloads_panel.model.dataChanged.connect(self._count_downloads)
+
+    # -- the two views -----------------------------------------------------------------
+    def show_view(self, view: str, chosen: bool = False) -> None:
+        """My models (the library and downloads) or Discover (catalogue and hubs)."""
+        self._view_chosen = self._view_chosen or chosen
+        mine = view == MINE
+        self.views.setCurrentWidget(self.mine_page if mine else self.discover_page)
+        (self.mine_button if mine else self.discover_button).setChecked(True)
+
+    def current_view(self) -> str:
+        return MINE if self.views.currentWidget() is self.mine_page else DISCOVER
+
+    def _count_downloads(self) -> None:
+        """My models says how many downloads run, so a download started in Discover is
+        seen without leaving it."""
+        active = sum(1 for item in self.downloads_panel.model.items if item.state in dl.ACTIVE)
+        self.mine_button.setText(
+            self.tr("My models · {0} downloading").format(active)
+            if active
+            else self.tr("My models")
+        )
 
     # -- searching ---------------------------------------------------------------------
     def search(self) -> None:
@@ -286,12 +341,25 @@ class ModelsScreen(QWidget):
         self.busy_row.setVisible(bool(words))
 
     def _search_failed(self, exc: BaseException) -> None:
+        """The hub could not be asked: say so, and search Hearth's own catalogue instead
+        (offline, its models are still worth finding; the welcome downloads them later)."""
         self.search_button.setEnabled(True)
         self._set_busy("")
-        self.report_here(exc, self.tr("searching models"), retry=self.search)
+        sentence = translated(
+            describe_error(exc, self.tr("searching models"), str(self.core.paths.logs_dir))
+        )
+        query = self.query.text().strip()
+        found = self.catalog_search(query) if self.catalog_search is not None and query else 0
+        if found:
+            sentence += " " + self.tr(
+                "Meanwhile, {0} models of Hearth's catalogue match “{1}”: they are shown below."
+            ).format(found, query)
+        self.banner.show_message(sentence, self.search)
         self.search_finished.emit()
 
     def _show_results(self, results: list[RepoSummary]) -> None:
+        if self.catalog_search is not None:
+            self.catalog_search("")  # the hub answered: the catalogue's own view again
         self.search_button.setEnabled(True)
         self._set_busy("")
         self.results = results
@@ -443,3 +511,5 @@ class ModelsScreen(QWidget):
     # -- the library ---------------------------------------------------------------------
     def show_library(self, models: list[ModelEntry]) -> None:
         self.library_panel.show_models(models)
+        if not self._view_chosen and any(m.source != "starter" for m in models):
+            self.show_view(MINE)  # models of the user's own: the screen opens on them

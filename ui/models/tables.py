@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.machine.fit import Estimate
+from ui.theme import is_dark
 
 SOURCE_NAMES = {
     "starter": QT_TRANSLATE_NOOP("ModelsScreen", "Bundled"),
@@ -46,7 +47,21 @@ VERDICT_WORDS = {
     "cpu": QT_TRANSLATE_NOOP("ModelsScreen", "CPU and RAM"),
     "no": QT_TRANSLATE_NOOP("ModelsScreen", "will not fit"),
 }
-VERDICT_COLOURS = {"gpu": "#15803d", "partial": "#1d4ed8", "cpu": "#b45309", "no": "#b91c1c"}
+# A verdict's colour on a light and on a dark background (each at least 4.5:1 against it).
+# Running on the CPU is no warning: it is drawn as ordinary text.
+VERDICT_COLOURS = {
+    "gpu": ("#15803d", "#4ade80"),
+    "partial": ("#1d4ed8", "#93c5fd"),
+    "no": ("#b91c1c", "#fca5a5"),
+}
+
+
+def verdict_colour(verdict: str) -> QColor | None:
+    """The colour for ``verdict`` in the current theme; None for ordinary text."""
+    pair = VERDICT_COLOURS.get(verdict)
+    if pair is None:
+        return None
+    return QColor(pair[1] if is_dark() else pair[0])
 
 
 def verdict_words(result: Estimate) -> str:
@@ -72,7 +87,9 @@ def verdict_cell(result: Estimate) -> QTableWidgetItem:
     if result.verdict != "no":
         text += f" · {result.total_bytes / 1e9:.1f} GB"
     cell = QTableWidgetItem(text)
-    cell.setForeground(QColor(VERDICT_COLOURS.get(result.verdict, "#000000")))
+    colour = verdict_colour(result.verdict)
+    if colour is not None:
+        cell.setForeground(colour)
     lines = [
         QCoreApplication.translate(
             "ModelsScreen",
