@@ -16,8 +16,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QStatusBar
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QDialog, QStatusBar, QWidget
 
 from app.core import Core
 from app.docs.library import Documents
@@ -29,6 +29,8 @@ from ui.loaded_models import LoadedModel
 
 
 class ApiSwitch(QObject):
+    changed = Signal()  # started or stopped
+
     def __init__(
         self,
         core: Core,
@@ -43,49 +45,103 @@ class ApiSwitch(QObject):
         self.documents = documents  # for the hearth.collections request option
         self.status, self.report = status, report
         self.server: Any = None
+        self.offer: Any = None  # the library as offered (app.library_offer.LibraryOffer)
+        self.config: Any = None  # the running server's ServerConfig
 
     @property
     def running(self) -> bool:
         return self.server is not None
 
-    def set(self, on: bool, port: int = 8765) -> None:
-        """Start (for the whole library) or stop the API; problems are reported."""
-        if not on:
-            self._stop()
-            return
+    def address(self) -> tuple[str, int]:
+        """Where the API listens (running) or would listen (Settings › API server)."""
+        if self.config is not None:
+            return self.config.host, self.config.port
+        return str(self.core.settings.get("server.host")), int(
+            self.core.settings.get("server.port")
+        )
+
+    def offered(self) -> list[str]:
+        """The names of the models the running API offers."""
+        return [model.name for model in self.offer.offered()] if self.offer is not None else []
+
+    def start(self, port: int | None = None) -> None:
+        """Start for the whole library at the settings' address, with the key of the key
+        store (the one `hearth serve` asks for); HearthError in words when it cannot (an
+        address for other computers without a key, a port in use: ``PortTaken``)."""
         if self.server is not None:
             return
         # FastAPI and the library's offer: about half a second, once.
         from app.library_offer import library_app
+        from app.secrets import get_token
         from app.serve.api_server import ApiServer
         from app.serve.config import ServerConfig
 
+        host, chosen_port = self.address()
         chosen = self.models.model
-        config = ServerConfig(port=port, model_name=chosen.name if chosen else "")
+        config = ServerConfig(
+            host=host,
+            port=port or chosen_port,
+            api_key=get_token("serve") or "",
+            model_name=chosen.name if chosen else "",
+        )
+        config.check()
+        config.check_port()  # before anything loads, and before uvicorn logs its own error
         try:
-            app, _offer = library_app(self.core, config, self.documents)
+            app, offer = library_app(self.core, config, self.documents)
             server = ApiServer(app, config)
             server.start()
-        except Exception as exc:  # noqa: BLE001 - shown to the user (the one error path)
+        except BaseException:
             self.core.engines.set_keep_alive(0.0)
-            self.report(exc, self.tr("starting the API"))
-            return
-        self.server = server
+            raise
+        self.server, self.offer, self.config = server, offer, config
+        from app.serve.examples import base_url
+
         self.status.showMessage(
-            self.tr("API serving the library at http://127.0.0.1:{0}/v1, {1} by default").format(
-                port, config.model_name
+            self.tr("API serving the library at {0}/v1, {1} by default").format(
+                base_url(config.host, config.port), config.model_name
             )
         )
+        self.changed.emit()
+
+    def set(self, on: bool, port: int | None = None) -> None:
+        """Start (for the whole library) or stop the API; problems are reported."""
+        if not on:
+            self._stop()
+            return
+        try:
+            self.start(port)
+        except Exception as exc:  # noqa: BLE001 - shown to the user (the one error path)
+            self.report(exc, self.tr("starting the API"))
 
     def _stop(self) -> None:
         if self.server is None:
             return
         self.server.stop()
-        self.server = None
+        self.server, self.offer, self.config = None, None, None
         # The models the API kept loaded end now (in the background), or once answered;
         # the window's stays, and so does the documents' embedding model.
         self.core.engines.set_keep_alive(0.0, used_by=PURPOSE)
         self.status.showMessage(self.tr("API stopped"), 3000)
+        self.changed.emit()
+
+    # -- its windows (not modal: the chat goes on beside them) ----------------------------
+    def open_panel(self, parent: QWidget) -> None:
+        """The API server panel (Chat › API server…)."""
+        from ui.api_server_dialog import ApiServerDialog
+
+        _open_once(
+            parent,
+            ApiServerDialog,
+            lambda: ApiServerDialog(
+                self, self.core.settings, str(self.core.paths.logs_dir), parent
+            ),
+        )
+
+    def open_loaded_models(self, parent: QWidget) -> None:
+        """Loaded models: the chat's and the API's, their memory, and Unload."""
+        from ui.loaded_models import LoadedModelsDialog
+
+        _open_once(parent, LoadedModelsDialog, lambda: LoadedModelsDialog(self.loaded, parent))
 
     # -- the loaded models ---------------------------------------------------------------
     def loaded(self) -> list[LoadedModel]:
@@ -121,3 +177,15 @@ class ApiSwitch(QObject):
         self.seat.unload()
         self.models.engine_stopped()
         return True
+
+
+def _open_once(parent: QWidget, kind: type[QDialog], make: Callable[[], QDialog]) -> None:
+    """Raise the dialog of ``kind`` that is open already, else open a new one."""
+    existing = parent.findChild(kind)
+    if existing is not None:
+        existing.raise_()
+        existing.activateWindow()
+        return
+    dialog = make()
+    dialog.finished.connect(dialog.deleteLater)
+    dialog.show()

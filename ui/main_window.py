@@ -46,7 +46,6 @@ log = logging.getLogger(__name__)
 
 PAINT_GRACE_MS = 500
 Keys = QKeySequence | QKeySequence.StandardKey | Qt.Key | str
-API_PORT = 8765
 
 
 class MainWindow(QMainWindow):
@@ -204,6 +203,8 @@ class MainWindow(QMainWindow):
 
         self.menus = WindowMenus(self, self)
         self.serve_action = self.menus.serve_action
+        self.api.changed.connect(lambda: self.serve_action.setChecked(self.api.running))
+        self.api.changed.connect(self.menus.serve_text)
         self.chat.composer.setFocus()
 
     # -- dialogs -----------------------------------------------------------------------
@@ -215,22 +216,16 @@ class MainWindow(QMainWindow):
 
     def show_loaded_models(self) -> None:
         """The models loaded now (the chat's and the API's), their memory, and Unload."""
-        from ui.loaded_models import LoadedModelsDialog
-
-        existing = self.findChild(LoadedModelsDialog)
-        if existing is not None:
-            existing.raise_()
-            existing.activateWindow()
-            return
-        dialog = LoadedModelsDialog(self.api.loaded, self)
-        dialog.finished.connect(dialog.deleteLater)
-        dialog.show()  # not modal: the chat goes on beside it
+        self.api.open_loaded_models(self)
 
     def open_settings(self) -> None:
         from ui.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.core.settings, self, self.chat.tools_ui.open_servers_dialog)
+        dialog = SettingsDialog(
+            self.core.settings, self, self.chat.tools_ui.open_servers_dialog, self.show_api_server
+        )
         dialog.accepted.connect(self.apply_appearance)
+        dialog.accepted.connect(self.menus.serve_text)
         dialog.accepted.connect(self.updates.settings_changed)
         dialog.accepted.connect(self.catalog_check.check_if_due)  # a daily check allowed now
         dialog.open()
@@ -364,11 +359,18 @@ class MainWindow(QMainWindow):
         self.usage_label.setText(translated(self._usage.line(self.seat.worker_pid)))
 
     # -- the local API -----------------------------------------------------------------
-    def set_api_server(self, on: bool, port: int = API_PORT) -> None:
+    def set_api_server(self, on: bool, port: int | None = None) -> None:
         """Start or stop the local API (OpenAI, Ollama and Anthropic dialects) for the
         library, sharing the chat's worker."""
         self.api.set(on, port)
         self.serve_action.setChecked(self.api.running)
+
+    def api_address(self) -> tuple[str, int]:
+        return self.api.address()
+
+    def show_api_server(self) -> None:
+        """The API server panel: on/off, address, key, status and examples."""
+        self.api.open_panel(self)
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -25,7 +25,9 @@ class Window(Protocol):
     def open_settings(self) -> None: ...
     def add_endpoint(self) -> None: ...
     def ask_token(self, source: str) -> bool: ...
-    def set_api_server(self, on: bool, port: int = ...) -> None: ...
+    def set_api_server(self, on: bool, port: int | None = ...) -> None: ...
+    def show_api_server(self) -> None: ...
+    def api_address(self) -> tuple[str, int]: ...
     def show_loaded_models(self) -> None: ...
     def show_about(self) -> None: ...
 
@@ -116,14 +118,21 @@ class WindowMenus(QObject):
         action(chat_menu, self.tr("&Search conversations"), "Ctrl+F", chat.search_panel.focus)
         self.serve_action = action(
             chat_menu,
-            self.tr("Serve the &API on 127.0.0.1:8765"),
+            "",  # names its address: see serve_text
             None,
             lambda on: self.window.set_api_server(bool(on)),
         )
         self.serve_action.setCheckable(True)
+        self.serve_text()
+        action(chat_menu, self.tr("API ser&ver…"), None, self.window.show_api_server)
         action(
             chat_menu, self.tr("&Loaded models…"), "Ctrl+Shift+L", self.window.show_loaded_models
         )
         action(chat_menu, self.tr("&Tool servers…"), None, chat.tools_ui.open_servers_dialog)
         help_menu = self.window.menuBar().addMenu(self.tr("&Help"))
         action(help_menu, self.tr("&About Hearth"), None, self.window.show_about)
+
+    def serve_text(self) -> None:
+        """Chat › Serve the API names where it listens (Settings › API server)."""
+        host, port = self.window.api_address()
+        self.serve_action.setText(self.tr("Serve the &API on {0}:{1}").format(host, port))

@@ -19,6 +19,24 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 DEFAULT_MODEL_NAME = "hearth"
 
 
+class PortTaken(HearthError):
+    """Another program listens on the port already."""
+
+
+def free_port(host: str, near: int) -> int:
+    """A port nobody listens on at ``host``: the first free one after ``near`` (an address
+    people can remember), else one the system picks."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    for port in [*range(near + 1, min(near + 50, 65536)), 0]:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind((host.strip("[]"), port))
+            except OSError:
+                continue
+            return int(probe.getsockname()[1])
+    raise HearthError(Phrase("No free port was found on {0}.", host))
+
+
 @dataclass
 class ServerConfig:
     host: str = "127.0.0.1"
@@ -57,7 +75,7 @@ class ServerConfig:
                 probe.bind((self.host.strip("[]"), self.port))
             except OSError as exc:
                 if exc.errno == errno.EADDRINUSE:
-                    raise HearthError(
+                    raise PortTaken(
                         Phrase(
                             "Port {0} is already in use on {1} (another Hearth or another "
                             "server?). Choose another with --port.",

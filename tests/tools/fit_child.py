@@ -154,6 +154,7 @@ def run(data_dir: str) -> dict[str, object]:
     check.dialog("Add a server", window.add_endpoint)
     check.dialog("Loaded models", window.show_loaded_models)
     check.dialog("Tool servers", window.chat.tools_ui.open_servers_dialog)
+    check.dialog("API server", window.show_api_server)
     check.dialog("About", window.show_about)
     facts["checked"] = check.checked
     facts["problems"] = check.problems
