@@ -27,9 +27,7 @@ def open_panel(window: MainWindow) -> ApiServerDialog:
     return dialog
 
 
-def test_the_panel_starts_the_api_and_its_curl_example_answers(
-    qtbot: QtBot, core: Core
-) -> None:
+def test_the_panel_starts_the_api_and_its_curl_example_answers(qtbot: QtBot, core: Core) -> None:
     port = free_port()
     core.settings.set("server.port", port)
     core.settings.set("sampling.max_tokens", 8)

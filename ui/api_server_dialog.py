@@ -40,6 +40,22 @@ from ui.i18n import translated
 from ui.screen_fit import fit_to_screen
 
 KEY_SOURCE = "serve"  # the key store's name for it, as `hearth serve` reads it
+EXAMPLE_NOTES = {
+    "curl": QT_TRANSLATE_NOOP("ApiServerDialog", "A request in OpenAI's dialect, from a terminal."),
+    "openai": QT_TRANSLATE_NOOP(
+        "ApiServerDialog", "With OpenAI's library for Python (pip install openai)."
+    ),
+    "ollama": QT_TRANSLATE_NOOP(
+        "ApiServerDialog",
+        "With Ollama's library for Python (pip install ollama). Apps that take an Ollama "
+        "address (Open WebUI, editors' plug-ins) use {0}.",
+    ),
+    "mcp": QT_TRANSLATE_NOOP(
+        "ApiServerDialog",
+        "Your document collections for an MCP client (Claude Desktop, Cursor, LM Studio): "
+        "add this to its mcpServers. It runs hearth mcp, which only searches them.",
+    ),
+}
 EXAMPLE_TITLES = {
     "curl": "curl",
     "openai": QT_TRANSLATE_NOOP("ApiServerDialog", "OpenAI client (Python)"),
@@ -135,11 +151,17 @@ class ApiServerDialog(QDialog):
         self.examples = QTabWidget()
         self.examples.setObjectName("apiExamples")
         self.example_texts: dict[str, QPlainTextEdit] = {}
+        self.example_notes: dict[str, QLabel] = {}
         code_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         for key, title in EXAMPLE_TITLES.items():
             page = QWidget()
             column = QVBoxLayout(page)
+            note = QLabel()
+            note.setWordWrap(True)
+            column.addWidget(note)
+            self.example_notes[key] = note
             text = QPlainTextEdit()
+            text.setObjectName("codeExample")  # code: never translated
             text.setReadOnly(True)
             text.setFont(code_font)
             text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -188,8 +210,15 @@ class ApiServerDialog(QDialog):
             self.status.setText(self.tr("Stopped. Start makes it listen at {0}/v1.").format(url))
         chosen = self.api.models.model
         model = (self.api.offered() or [chosen.name if chosen is not None else "hearth"])[0]
-        for example in examples(host, port, model, keyed=bool(self.key.text())):
+        keyed = bool(self.key.text())
+        for example in examples(host, port, model, keyed):
             self.example_texts[example.key].setPlainText(example.text)
+            note = QCoreApplication.translate("ApiServerDialog", str(EXAMPLE_NOTES[example.key]))
+            if keyed and example.key != "mcp":
+                note += " " + self.tr(
+                    "The key is read from HEARTH_API_KEY: set it to the key above."
+                )
+            self.example_notes[example.key].setText(note.format(url))
 
     def _switched(self, on: bool) -> None:
         self._say("")

@@ -23,8 +23,8 @@ EVERY_ADDRESS = ("0.0.0.0", "::", "[::]", "")
 @dataclass(frozen=True)
 class Example:
     key: str  # curl, openai, ollama, mcp
-    title: str  # English; the window translates it
-    text: str
+    title: str  # English; the window translates it (and says what each is for)
+    text: str  # code only: it is pasted as it is
 
 
 def base_url(host: str, port: int) -> str:
@@ -72,8 +72,6 @@ def examples(host: str, port: int, model: str, keyed: bool) -> list[Example]:
     headers = f'headers={{"Authorization": "Bearer " + os.environ["{KEY_VARIABLE}"]}}'
     ollama = "\n".join(
         [
-            "# Apps that take an Ollama address (Open WebUI, editors' plug-ins):",
-            f"#   {root}",
             *(["import os", ""] if keyed else []),
             "from ollama import Client",
             "",
@@ -86,10 +84,6 @@ def examples(host: str, port: int, model: str, keyed: bool) -> list[Example]:
     mcp = json.dumps(
         {"mcpServers": {"hearth": {"command": command[0], "args": [*command[1:], "mcp"]}}},
         indent=2,
-    )
-    mcp = (
-        "// Your document collections for an MCP client (Claude Desktop, Cursor, LM Studio…):\n"
-        "// add this to its mcpServers. It runs `hearth mcp`: search only, read-only.\n" + mcp
     )
     return [
         Example("curl", "curl", "\n".join(curl)),

@@ -2,10 +2,153 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>ApiServerDialog</name>
+    <message>
+        <source>A request in OpenAI&apos;s dialect, from a terminal.</source>
+        <translation>在终端中以 OpenAI 格式发送一个请求。</translation>
+    </message>
+    <message>
+        <source>With OpenAI&apos;s library for Python (pip install openai).</source>
+        <translation>使用 OpenAI 的 Python 库（pip install openai）。</translation>
+    </message>
+    <message>
+        <source>With Ollama&apos;s library for Python (pip install ollama). Apps that take an Ollama address (Open WebUI, editors&apos; plug-ins) use {0}.</source>
+        <translation>使用 Ollama 的 Python 库（pip install ollama）。可以填写 Ollama 地址的应用（Open WebUI、编辑器插件）请使用 {0}。</translation>
+    </message>
+    <message>
+        <source>Your document collections for an MCP client (Claude Desktop, Cursor, LM Studio): add this to its mcpServers. It runs hearth mcp, which only searches them.</source>
+        <translation>把你的文档集提供给 MCP 客户端（Claude Desktop、Cursor、LM Studio）：将这段加入它的 mcpServers。它运行 hearth mcp，只搜索文档集。</translation>
+    </message>
+    <message>
+        <source>OpenAI client (Python)</source>
+        <translation>OpenAI 客户端（Python）</translation>
+    </message>
+    <message>
+        <source>Ollama clients</source>
+        <translation>Ollama 客户端</translation>
+    </message>
+    <message>
+        <source>MCP clients</source>
+        <translation>MCP 客户端</translation>
+    </message>
+    <message>
+        <source>API server</source>
+        <translation>API 服务器</translation>
+    </message>
+    <message>
+        <source>Other programs on this computer (editors, agents, scripts) can use your models through Hearth, in OpenAI&apos;s, Ollama&apos;s and Anthropic&apos;s dialects. Nothing leaves the computer unless you choose an address for other computers.</source>
+        <translation>这台电脑上的其他程序（编辑器、智能体、脚本）可以通过 Hearth 使用你的模型，支持 OpenAI、Ollama 和 Anthropic 的接口格式。除非你选择一个供其他电脑访问的地址，否则没有任何数据离开这台电脑。</translation>
+    </message>
+    <message>
+        <source>Use a free port</source>
+        <translation>使用空闲端口</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>127.0.0.1: only this computer. 0.0.0.0: every network of this computer (then a key is required).</source>
+        <translation>127.0.0.1：仅这台电脑。0.0.0.0：这台电脑的所有网络（此时需要密钥）。</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>none: programs on this computer need no key</source>
+        <translation>无：这台电脑上的程序不需要密钥</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>New key</source>
+        <translation>新密钥</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Stop the API server</source>
+        <translation>停止 API 服务器</translation>
+    </message>
+    <message>
+        <source>Start the API server</source>
+        <translation>启动 API 服务器</translation>
+    </message>
+    <message>
+        <source>Running at {0}/v1 (Ollama&apos;s dialect at {0}). Models offered ({1}): {2}.</source>
+        <translation>正在 {0}/v1 运行（Ollama 格式在 {0}）。提供的模型（{1} 个）：{2}。</translation>
+    </message>
+    <message>
+        <source>Other computers reach it at this computer&apos;s address.</source>
+        <translation>其他电脑可通过这台电脑的地址访问它。</translation>
+    </message>
+    <message>
+        <source>Stopped. Start makes it listen at {0}/v1.</source>
+        <translation>已停止。点击“启动”后将在 {0}/v1 监听。</translation>
+    </message>
+    <message>
+        <source>The key is read from HEARTH_API_KEY: set it to the key above.</source>
+        <translation>密钥从 HEARTH_API_KEY 读取：请把它设为上面的密钥。</translation>
+    </message>
+    <message>
+        <source>Port {0} is already in use on {1}: another program listens there.</source>
+        <translation>{1} 上的端口 {0} 已被占用：另一个程序正在监听。</translation>
+    </message>
+    <message>
+        <source>starting the API</source>
+        <translation>启动 API</translation>
+    </message>
+    <message>
+        <source>finding a free port</source>
+        <translation>查找空闲端口</translation>
+    </message>
+    <message>
+        <source>saving the address</source>
+        <translation>保存地址</translation>
+    </message>
+    <message>
+        <source>saving the key</source>
+        <translation>保存密钥</translation>
+    </message>
+    <message>
+        <source>The new key is used once the server starts again (Stop, Start).</source>
+        <translation>新密钥将在服务器重新启动后生效（先停止，再启动）。</translation>
+    </message>
+    <message>
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+</context>
+<context>
     <name>ApiSwitch</name>
     <message>
-        <source>API serving the library at http://127.0.0.1:{0}/v1, {1} by default</source>
-        <translation>API 正在提供模型库：http://127.0.0.1:{0}/v1，默认模型 {1}</translation>
+        <source>API serving the library at {0}/v1, {1} by default</source>
+        <translation>API 正在 {0}/v1 提供模型库，默认模型为 {1}</translation>
     </message>
     <message>
         <source>API stopped</source>
@@ -83,6 +226,10 @@
         <translation>{0} 参数，{1} 文件 {2}，来自 {3}</translation>
     </message>
     <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -111,8 +258,8 @@
         <translation>下载 {0}</translation>
     </message>
     <message>
-        <source>Could not download: {0}</source>
-        <translation>无法下载：{0}</translation>
+        <source>Try again to download {0}</source>
+        <translation>重新下载 {0}</translation>
     </message>
     <message>
         <source>Try again</source>
@@ -205,6 +352,10 @@
     <message>
         <source>Checking…</source>
         <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>Hearth&apos;s catalogue: {0} models match “{1}”</source>
+        <translation>Hearth 目录：{0} 个模型匹配“{1}”</translation>
     </message>
     <message>
         <source>Hearth&apos;s catalogue, best first for this computer</source>
@@ -437,7 +588,7 @@
     </message>
     <message>
         <source>System prompt (instructions for the model):</source>
-        <translation>系统提示词（给模型的指示）：</translation>
+        <translation>系统提示词（给模型的指令）：</translation>
     </message>
     <message>
         <source>System prompt</source>
@@ -1181,7 +1332,7 @@
     </message>
     <message>
         <source>Instructions…</source>
-        <translation>指示…</translation>
+        <translation>指令…</translation>
     </message>
     <message>
         <source>System prompt, preset and reply settings of this conversation</source>
@@ -1386,6 +1537,14 @@
         <translation>保存镜像地址</translation>
     </message>
     <message>
+        <source>My models</source>
+        <translation>我的模型</translation>
+    </message>
+    <message>
+        <source>Discover</source>
+        <translation>发现</translation>
+    </message>
+    <message>
         <source>Source</source>
         <translation>来源</translation>
     </message>
@@ -1462,8 +1621,16 @@
         <translation>文件</translation>
     </message>
     <message>
+        <source>My models · {0} downloading</source>
+        <translation>我的模型 · {0} 个正在下载</translation>
+    </message>
+    <message>
         <source>Searching {0}…</source>
         <translation>正在搜索 {0}…</translation>
+    </message>
+    <message>
+        <source>Meanwhile, {0} models of Hearth&apos;s catalogue match “{1}”: they are shown below.</source>
+        <translation>与此同时，Hearth 目录中有 {0} 个模型匹配“{1}”，显示在下方。</translation>
     </message>
     <message>
         <source>Listing the files of {0}…</source>
@@ -1953,6 +2120,14 @@
         <translation>{0} 中没有适合本机内存的文件；它可能无法在这里运行。</translation>
     </message>
     <message>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
+        <source>You are offline (Hearth cannot reach Hugging Face or ModelScope): connect to the internet to download {0}.</source>
+        <translation>你已离线（Hearth 无法访问 Hugging Face 或 ModelScope）：请连接互联网后再下载 {0}。</translation>
+    </message>
+    <message>
         <source>{0} It is not a model of Hearth&apos;s catalogue either (hearth models catalog lists them).</source>
         <translation>{0} 它也不是 Hearth 目录中的模型（hearth models catalog 可列出它们）。</translation>
     </message>
@@ -2397,10 +2572,6 @@
         <translation>{0} 正在使用中（对话、API 或文档）：请选择其他模型，或在“已加载的模型”中卸载它，然后再删除。</translation>
     </message>
     <message>
-        <source>{0} could not be found on either hub. {1}</source>
-        <translation>在两个模型仓库中都找不到 {0}。{1}</translation>
-    </message>
-    <message>
         <source>Hearth cannot reach {0} at {1}: {2}. Check the internet connection (or a proxy or firewall), or set another address for {0} in Settings.</source>
         <translation>Hearth 无法连接 {1} 上的 {0}：{2}。请检查网络连接（或代理、防火墙），或在设置中为 {0} 设置其他地址。</translation>
     </message>
@@ -2551,6 +2722,10 @@
     <message>
         <source>unknown engine {0!r}</source>
         <translation>未知引擎 {0!r}</translation>
+    </message>
+    <message>
+        <source>No free port was found on {0}.</source>
+        <translation>在 {0} 上找不到空闲端口。</translation>
     </message>
     <message>
         <source>Serving on {0} makes the model reachable from other computers; Hearth requires an API key for that (--api-key-file, $HEARTH_SERVE_API_KEY or --api-key).</source>
@@ -3197,6 +3372,22 @@
         <translation>每天一次，向模型站（中文环境下为 ModelScope，否则为 Hugging Face）查询 Hearth 目录中各模型当前的文件名和大小，使推荐及其适配判断保持最新。只查询这些仓库，不涉及任何关于你的信息。关闭时：使用 Hearth 随附的目录，直到你在“模型”页面按下“在模型站检查”。</translation>
     </message>
     <message>
+        <source>API server address</source>
+        <translation>API 服务器地址</translation>
+    </message>
+    <message>
+        <source>Where Hearth&apos;s API listens (Chat › API server, and `hearth serve` without --host). 127.0.0.1: only programs on this computer can reach it. Another address (0.0.0.0 for every network) requires an API key.</source>
+        <translation>Hearth 的 API 监听的地址（聊天 › API 服务器，以及未指定 --host 的 `hearth serve`）。127.0.0.1：只有这台电脑上的程序可以访问。其他地址（0.0.0.0 表示所有网络）需要 API 密钥。</translation>
+    </message>
+    <message>
+        <source>API server port</source>
+        <translation>API 服务器端口</translation>
+    </message>
+    <message>
+        <source>The port of Hearth&apos;s API (Chat › API server, and `hearth serve` without --port).</source>
+        <translation>Hearth 的 API 端口（聊天 › API 服务器，以及未指定 --port 的 `hearth serve`）。</translation>
+    </message>
+    <message>
         <source>Memory for loaded models (GB)</source>
         <translation>已加载模型的内存 (GB)</translation>
     </message>
@@ -3322,7 +3513,7 @@
     </message>
     <message>
         <source>Instructions given to the model at the start of every new conversation.</source>
-        <translation>每个新对话开始时给模型的指示。</translation>
+        <translation>每个新对话开始时给模型的指令。</translation>
     </message>
     <message>
         <source>Follow the system</source>
@@ -3336,6 +3527,46 @@
         <source>Dark</source>
         <translation>深色</translation>
     </message>
+    <message>
+        <source>General</source>
+        <translation>常规</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Models and downloads</source>
+        <translation>模型与下载</translation>
+    </message>
+    <message>
+        <source>Engines</source>
+        <translation>推理引擎</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>API server</source>
+        <translation>API 服务器</translation>
+    </message>
+    <message>
+        <source>Privacy and updates</source>
+        <translation>隐私与更新</translation>
+    </message>
+    <message>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>More</source>
+        <translation>更多</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -3344,16 +3575,24 @@
         <translation>设置</translation>
     </message>
     <message>
-        <source>Advanced</source>
-        <translation>高级</translation>
+        <source>Search settings</source>
+        <translation>搜索设置</translation>
+    </message>
+    <message>
+        <source>Settings sections</source>
+        <translation>设置分类</translation>
+    </message>
+    <message>
+        <source>Open the API server panel…</source>
+        <translation>打开 API 服务器面板…</translation>
+    </message>
+    <message>
+        <source>No setting matches “{0}”.</source>
+        <translation>没有与“{0}”匹配的设置。</translation>
     </message>
     <message>
         <source>Tool servers and approvals…</source>
         <translation>工具服务器和授权…</translation>
-    </message>
-    <message>
-        <source>Tools</source>
-        <translation>工具</translation>
     </message>
     <message>
         <source>Not saved: {0}.</source>
@@ -3903,8 +4142,12 @@
         <translation>搜索对话(&amp;S)</translation>
     </message>
     <message>
-        <source>Serve the &amp;API on 127.0.0.1:8765</source>
-        <translation>在 127.0.0.1:8765 提供 &amp;API 服务</translation>
+        <source>API ser&amp;ver…</source>
+        <translation>API 服务器(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>Serve the &amp;API on {0}:{1}</source>
+        <translation>在 {0}:{1} 提供 API(&amp;A)</translation>
     </message>
     <message>
         <source>&amp;Loaded models…</source>
