@@ -197,6 +197,7 @@ runtime-cuda: | $(STAMP)
 screenshot: $(STAMP)
 	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) -m tests.tools.screenshot screenshots/main-window.png
 	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) -m tests.tools.tool_screenshots screenshots/
+	xvfb-run -a -s "-screen 0 1024x600x24" $(PY) -m tests.tools.screen_screenshots screenshots/
 
 # --- installers (Linux here; Windows and macOS: packaging/windows, packaging/macos) -------
 # A separate venv without torch, and llama.cpp built for any x86-64 CPU with AVX2 instead
