@@ -79,8 +79,9 @@ def _from_setting(key: str, setting: str, label: str, description: str, low: int
 
 GPU_LAYERS = EngineOption(
     "gpu_layers",
-    "GPU layers",
-    "How many of the model's layers go on the GPU: -1 all, 0 none. Automatic puts as many as fit.",
+    "Layers on the GPU",
+    "How many of the model's layers go on the GPU (GPU layers, -ngl in llama.cpp): -1 all, "
+    "0 none. Automatic puts as many as fit.",
     int,
     -1,
     10_000,
@@ -118,10 +119,10 @@ RUNTIME = EngineOption(
 )
 NO_PROMPT_LOOKUP = EngineOption(
     "no_prompt_lookup",
-    "Turn off prompt-lookup decoding",
-    "Prompt-lookup decoding guesses the next words from the conversation and checks several "
-    "at once: faster when the reply repeats the prompt (editing code, quoting), the same "
-    "reply either way. On unless turned off here.",
+    "Don't guess ahead from the conversation",
+    "Hearth guesses the next words from the conversation and checks several at once "
+    "(prompt-lookup decoding): faster when the reply repeats the prompt (editing code, "
+    "quoting), the same reply either way. On unless turned off here.",
     bool,
 )
 DTYPE = EngineOption(
@@ -140,8 +141,9 @@ QUANTIZATION = EngineOption(
 )
 ATTENTION = EngineOption(
     "attention",
-    "Attention",
-    "SDPA works everywhere; FlashAttention-2 needs an NVIDIA GPU and the flash-attn package.",
+    "Attention method",
+    "How the model's attention is computed: SDPA works everywhere; FlashAttention-2 (flash "
+    "attention) needs an NVIDIA GPU and the flash-attn package.",
     str,
     choices=("sdpa", "flash_attention_2"),
 )

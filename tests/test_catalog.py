@@ -12,6 +12,7 @@ import pytest
 from app.errors import HearthError
 from app.hub.catalog import (
     PURPOSES,
+    by_use,
     load_catalog,
     picks,
     preferred_source,
@@ -59,6 +60,21 @@ def test_a_gpu_machine_gets_larger_models_that_fit_on_the_gpu() -> None:
     assert all(c.estimate.verdict == FITS_GPU for c in gpu)
     assert gpu[0].entry.size_bytes > laptop[0].entry.size_bytes
     assert gpu[1].entry.size_bytes >= 4e9, "a 7B/8B R1 distill for reasoning on 12 GB"
+
+
+def test_the_whole_catalogue_and_the_recommendations_agree_on_what_comes_first() -> None:
+    best = ranked(machine("laptop"), 4096)
+    for language in ("en", "zh_CN"):
+        cards = picks(best, language=language)
+        everything = by_use(best, language)
+        assert sorted(r.entry.name for r in everything) == sorted(r.entry.name for r in best)
+        uses = [r.entry.purpose for r in everything]
+        firsts = [everything[uses.index(card.entry.purpose)] for card in cards]
+        assert firsts == cards, "each use's first model is the one recommended"
+        assert [uses.index(c.entry.purpose) for c in cards] == sorted(
+            uses.index(c.entry.purpose) for c in cards
+        ), "in the same order as the recommendations"
+        assert uses[-1] == "embedding"
 
 
 def test_a_damaged_catalogue_is_reported_in_words(tmp_path: Path) -> None:

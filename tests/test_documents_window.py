@@ -53,12 +53,12 @@ def test_a_chat_answers_from_a_collection_with_sources_you_can_check(
     grounding = Grounding.from_json(question.documents)
     assert grounding.sources[0].page == 2 and "412" in grounding.sources[0].text
     assert answer.status == st.COMPLETE
-    # under the answer: the cited source first, the others marked as not cited
+    # under the answer: the cited source first, each marked cited or used as context
     assert shows(window, "Sources")
     text = chat.transcript.toPlainText()
     assert "[1] atlas.pdf, page 2" in text
-    if len(grounding.sources) > 1:
-        assert "given to the model, not cited" in text
+    marks = text.count(" — cited") + text.count(" — used as context")
+    assert marks == len(grounding.sources)
     assert "Collections: shelf" in text  # under your message: what it asked
 
     # a click on the source shows the passage given to the model, in its place
@@ -162,6 +162,14 @@ def test_the_documents_screen_indexes_a_folder_in_the_background(
     assert not window.documents.collections.get("notes").paused
     window.chat.documents_bar._fill_menu()
     assert [a.text() for a in window.chat.documents_bar.menu.actions()] == ["notes"]
+
+    # Ask this collection: a new chat that answers from it, ready to type in
+    screen.ask_button.click()
+    assert window.tabs.currentIndex() == 0
+    assert window.chat.documents_bar.collections() == ["notes"]
+    assert "notes" in window.chat.documents_bar.collections_button.text()
+    assert window.chat.stage.currentWidget() is window.welcome
+    window.tabs.setCurrentWidget(screen)
 
     screen.remove_selected(confirm=False)
     qtbot.waitUntil(lambda: screen.list.count() == 0, timeout=LOAD_TIMEOUT_MS)

@@ -104,6 +104,27 @@ def test_model_settings_override_the_automatic_choice(qtbot: QtBot, core: Core) 
     assert isinstance(threads, QSpinBox) and isinstance(context, QSpinBox)
     runtime, lookup = dialog.editors["runtime"], dialog.editors["no_prompt_lookup"]
     assert isinstance(runtime, QComboBox) and isinstance(lookup, QCheckBox)
+    # Only the runtimes usable here can be chosen; the others say why not.
+    from PySide6.QtGui import QStandardItemModel
+
+    qtbot.waitUntil(lambda: core.facts is not None, timeout=300_000)
+    dialog = ModelSettingsDialog(core, window.chat.model_bar.model, window)
+    qtbot.addWidget(dialog)
+    threads, context = dialog.editors["threads"], dialog.editors["n_ctx"]
+    runtime, lookup = dialog.editors["runtime"], dialog.editors["no_prompt_lookup"]
+    assert isinstance(threads, QSpinBox) and isinstance(context, QSpinBox)
+    assert isinstance(runtime, QComboBox) and isinstance(lookup, QCheckBox)
+    items = runtime.model()
+    assert isinstance(items, QStandardItemModel)
+    texts = [runtime.itemText(i) for i in range(runtime.count())]
+    assert "none" not in texts, "no unexplained choice"
+    import sys
+
+    absent = items.item(runtime.findData("cuda" if sys.platform == "darwin" else "metal"))
+    assert not absent.isEnabled() and "unavailable" in absent.text()
+    assert items.item(runtime.findData("cpu")).isEnabled()
+    assert lookup.text() == "Don't guess ahead from the conversation"
+    assert "prompt-lookup decoding" in lookup.toolTip(), "the term is in the tooltip"
     threads.setValue(1)
     context.setValue(2048)
     runtime.setCurrentIndex(runtime.findData("cpu"))

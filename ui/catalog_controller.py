@@ -146,7 +146,7 @@ class CatalogController(QObject):
     def show_recommendations(self, facts: SystemFacts) -> None:
         """The catalogue ranked for this machine (a few estimates: instant)."""
         from app.errors import HearthError
-        from app.hub.catalog import picks, ranked
+        from app.hub.catalog import by_use, picks, ranked
         from app.hub.catalog_refresh import current_catalog
 
         context = int(self.core.settings.get("engine.context_length"))
@@ -160,5 +160,5 @@ class CatalogController(QObject):
 
         chosen = picks(best, language=current_language())
         self.welcome.set_picks(chosen)
-        self.catalog_panel.set_ranked(best, chosen)
+        self.catalog_panel.set_ranked(by_use(best, current_language()), chosen)
         self.catalog_check.show_facts(hub_facts, len(entries))

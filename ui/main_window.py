@@ -171,6 +171,7 @@ class MainWindow(QMainWindow):
         self.indexing = Indexing(self.documents, self)
         self.documents_screen = DocumentsScreen(self.documents, self.indexing)
         self.tabs.addTab(self.documents_screen, self.tr("Documents"))
+        self.documents_screen.ask_requested.connect(self._ask_collection)
         from ui.update_check import UpdateOffer
 
         # Above every screen: the first start's one question (may Hearth check for updates?)
@@ -248,6 +249,12 @@ class MainWindow(QMainWindow):
             ).format(__version__, self.core.paths.data_dir)
             + (f"<br><br>{line}" if (line := self.updates.about_line()) else ""),
         )
+
+    def _ask_collection(self, name: str) -> None:
+        self.chat.new_chat()
+        self.chat.message_documents.ask(name)
+        self.tabs.setCurrentIndex(0)
+        self.chat.composer.setFocus()
 
     def chat_with(self, entry: Any) -> None:
         if self.chat.chat_with(entry):

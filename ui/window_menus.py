@@ -110,7 +110,7 @@ class WindowMenus(QObject):
         )
         action(
             chat_menu,
-            self.tr("Conversation &settings…"),
+            self.tr("&Instructions…"),
             "Ctrl+Shift+S",
             chat.open_conversation_settings,
         )

@@ -178,7 +178,7 @@ class Terminal(SessionListener):
             return
         self._print("\nSources:\n")
         for source in grounding.sources:
-            mark = "" if source.n in cited else "  (given to the model, not cited)"
+            mark = "  (cited)" if source.n in cited else "  (used as context)"
             self._print(f"[{source.n}] {source.label}{mark}\n")
 
     def saved(self, conversation_id: int, message_id: int) -> None:

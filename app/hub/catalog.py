@@ -202,14 +202,31 @@ def picks(best_first: list[Ranked], count: int = 4, language: str = "en") -> lis
     none of a purpose is comfortable, the fastest one that fits.  Embedding models are not
     chat models and are never picked."""
     chosen: list[Ranked] = []
-    order: tuple[str, ...] = WELCOME_PURPOSES
-    if language == "zh_CN":
-        order = ("multilingual", *(p for p in WELCOME_PURPOSES if p != "multilingual"))
-    for purpose in order:
+    for purpose in purpose_order(language):
         of_purpose = [r for r in best_first if r.entry.purpose == purpose and r.fits]
         if of_purpose:
             chosen.append(of_purpose[0])
     return chosen[:count]
+
+
+def purpose_order(language: str) -> tuple[str, ...]:
+    """The uses in the order every list of the catalogue shows them."""
+    if language == "zh_CN":
+        return ("multilingual", *(p for p in WELCOME_PURPOSES if p != "multilingual"))
+    return WELCOME_PURPOSES
+
+
+def by_use(best_first: list[Ranked], language: str = "en") -> list[Ranked]:
+    """The whole catalogue in the welcome's order: by use (as ``picks`` orders them), the
+    best for this computer first within each, other uses (embeddings) last.  So the
+    recommendations and the whole catalogue never disagree on what comes first."""
+    order = purpose_order(language)
+
+    def place(ranked: Ranked) -> int:
+        purpose = ranked.entry.purpose
+        return order.index(purpose) if purpose in order else len(order)
+
+    return sorted(best_first, key=place)  # stable: the rank within each use stays
 
 
 def preferred_source(language_setting: str) -> str:

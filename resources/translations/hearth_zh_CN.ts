@@ -358,8 +358,8 @@
         <translation>Hearth 目录：{0} 个模型匹配“{1}”</translation>
     </message>
     <message>
-        <source>Hearth&apos;s catalogue, best first for this computer</source>
-        <translation>Hearth 模型目录（按适合这台电脑排序）</translation>
+        <source>Hearth&apos;s catalogue by use, the best for this computer first</source>
+        <translation>Hearth 目录：按用途排列，最适合这台电脑的在前</translation>
     </message>
     <message>
         <source>Show fewer</source>
@@ -571,8 +571,8 @@
 <context>
     <name>ConversationSettingsDialog</name>
     <message>
-        <source>Conversation settings</source>
-        <translation>对话设置</translation>
+        <source>Instructions for this conversation</source>
+        <translation>此对话的指令</translation>
     </message>
     <message>
         <source>Preset</source>
@@ -679,6 +679,14 @@
     <message>
         <source>New collection…</source>
         <translation>新建文档集…</translation>
+    </message>
+    <message>
+        <source>Ask this collection</source>
+        <translation>向此文档集提问</translation>
+    </message>
+    <message>
+        <source>A new chat whose answers come from this collection, with their sources</source>
+        <translation>新建一个对话，回答来自此文档集并附带来源</translation>
     </message>
     <message>
         <source>Add folder…</source>
@@ -927,12 +935,12 @@
         <translation>llama.cpp</translation>
     </message>
     <message>
-        <source>GPU layers</source>
-        <translation>GPU 层数</translation>
+        <source>Layers on the GPU</source>
+        <translation>放在 GPU 上的层数</translation>
     </message>
     <message>
-        <source>How many of the model&apos;s layers go on the GPU: -1 all, 0 none. Automatic puts as many as fit.</source>
-        <translation>模型放到 GPU 上的层数：-1 为全部，0 为不放。自动：能放多少放多少。</translation>
+        <source>How many of the model&apos;s layers go on the GPU (GPU layers, -ngl in llama.cpp): -1 all, 0 none. Automatic puts as many as fit.</source>
+        <translation>模型有多少层放在 GPU 上（GPU 层数，llama.cpp 中的 -ngl）：-1 表示全部，0 表示不放。自动：放得下多少就放多少。</translation>
     </message>
     <message>
         <source>CPU threads</source>
@@ -967,12 +975,20 @@
         <translation>由哪个 llama.cpp 版本运行模型：CUDA（NVIDIA）、Vulkan（NVIDIA、AMD、Intel）、Metal（Apple）或 CPU。自动：选用本机可用的最快版本（见系统检查）。</translation>
     </message>
     <message>
-        <source>Turn off prompt-lookup decoding</source>
-        <translation>关闭提示查找解码</translation>
+        <source>Don&apos;t guess ahead from the conversation</source>
+        <translation>不根据对话预先猜测</translation>
     </message>
     <message>
-        <source>Prompt-lookup decoding guesses the next words from the conversation and checks several at once: faster when the reply repeats the prompt (editing code, quoting), the same reply either way. On unless turned off here.</source>
-        <translation>提示查找解码根据对话猜测接下来的词并一次检查多个：当回复重复提示内容时（编辑代码、引用）更快，回复内容完全相同。除非在此关闭，否则默认开启。</translation>
+        <source>Hearth guesses the next words from the conversation and checks several at once (prompt-lookup decoding): faster when the reply repeats the prompt (editing code, quoting), the same reply either way. On unless turned off here.</source>
+        <translation>Hearth 根据对话猜测接下来的词，并一次验证多个（提示查找解码）：当回复重复提示内容时（编辑代码、引用）更快，回复内容完全相同。除非在此关闭，否则默认开启。</translation>
+    </message>
+    <message>
+        <source>Attention method</source>
+        <translation>注意力计算方式</translation>
+    </message>
+    <message>
+        <source>How the model&apos;s attention is computed: SDPA works everywhere; FlashAttention-2 (flash attention) needs an NVIDIA GPU and the flash-attn package.</source>
+        <translation>模型的注意力如何计算：SDPA 在任何地方都能用；FlashAttention-2（flash attention）需要 NVIDIA GPU 和 flash-attn 包。</translation>
     </message>
     <message>
         <source>PyTorch / transformers</source>
@@ -993,14 +1009,6 @@
     <message>
         <source>Load a checkpoint in 4 or 8 bits (NVIDIA GPUs, bitsandbytes).</source>
         <translation>以 4 位或 8 位加载检查点（NVIDIA GPU，bitsandbytes）。</translation>
-    </message>
-    <message>
-        <source>Attention</source>
-        <translation>注意力实现</translation>
-    </message>
-    <message>
-        <source>SDPA works everywhere; FlashAttention-2 needs an NVIDIA GPU and the flash-attn package.</source>
-        <translation>SDPA 处处可用；FlashAttention-2 需要 NVIDIA GPU 和 flash-attn 包。</translation>
     </message>
     <message>
         <source>Static cache and torch.compile</source>
@@ -1428,6 +1436,18 @@
     <message>
         <source>none</source>
         <translation>无</translation>
+    </message>
+    <message>
+        <source>not on this computer</source>
+        <translation>这台电脑上没有</translation>
+    </message>
+    <message>
+        <source>not checked yet</source>
+        <translation>尚未检查</translation>
+    </message>
+    <message>
+        <source>{0} — unavailable: {1}</source>
+        <translation>{0} — 不可用：{1}</translation>
     </message>
     <message>
         <source>The estimate appears once the system check has run.</source>
@@ -3907,8 +3927,12 @@
         <translation>文档集：{0}</translation>
     </message>
     <message>
-        <source>given to the model, not cited</source>
-        <translation>已交给模型，未被引用</translation>
+        <source>cited</source>
+        <translation>已引用</translation>
+    </message>
+    <message>
+        <source>used as context</source>
+        <translation>作为上下文使用</translation>
     </message>
     <message>
         <source>Sources</source>
@@ -4130,10 +4154,6 @@
         <translation>继续回复(&amp;C)</translation>
     </message>
     <message>
-        <source>Conversation &amp;settings…</source>
-        <translation>对话设置(&amp;S)…</translation>
-    </message>
-    <message>
         <source>&amp;Focus message box</source>
         <translation>聚焦消息框(&amp;F)</translation>
     </message>
@@ -4152,6 +4172,10 @@
     <message>
         <source>&amp;Loaded models…</source>
         <translation>已加载的模型(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>&amp;Instructions…</source>
+        <translation>指令(&amp;I)…</translation>
     </message>
     <message>
         <source>&amp;Tool servers…</source>

@@ -59,7 +59,7 @@ class ConversationSettingsDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("Conversation settings"))
+        self.setWindowTitle(self.tr("Instructions for this conversation"))
         self.setObjectName("conversationSettings")
         self.presets = presets
         self.defaults = defaults  # what applies without this conversation's own choices

@@ -86,14 +86,13 @@ def sources_html(user_id: int, documents: dict[str, Any], answer: str, palette: 
             f'<a href="{SOURCE}{user_id}/{source.n}" style="color:{palette.link};'
             f' text-decoration:none;">[{source.n}] {html.escape(source_label(source))}</a>'
         )
-        if source.n not in cited:
-            link += (
-                f'<span style="color:{palette.muted};"> — '
-                + html.escape(
-                    QCoreApplication.translate("TranscriptView", "given to the model, not cited")
-                )
-                + "</span>"
-            )
+        # Every source was read by the model; those its answer names are marked cited.
+        mark = (
+            QCoreApplication.translate("TranscriptView", "cited")
+            if source.n in cited
+            else QCoreApplication.translate("TranscriptView", "used as context")
+        )
+        link += f'<span style="color:{palette.muted};"> — {html.escape(mark)}</span>'
         lines.append(link)
     title = html.escape(QCoreApplication.translate("TranscriptView", "Sources"))
     return (

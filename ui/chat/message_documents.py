@@ -138,6 +138,11 @@ class MessageDocuments(QObject):
             except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so
                 self.screen.report(exc, self.tr("saving the conversation settings"))
 
+    def ask(self, collection: str) -> None:
+        """Documents › Ask this collection: this (new) conversation answers from it."""
+        self.screen.documents_bar.set_collections([collection])
+        self.remember_collections()
+
     def show_collections(self) -> None:
         chosen = self.screen.session.own_settings.get(COLLECTIONS_KEY, [])
         self.screen.documents_bar.set_collections(

@@ -46,6 +46,7 @@ PROGRESS_EVERY_S = 0.1  # the progress line is redrawn at most this often
 
 class DocumentsScreen(QWidget):
     collections_changed = Signal()
+    ask_requested = Signal(str)  # Ask this collection: a new chat that answers from it
 
     def __init__(
         self, documents: Documents, indexing: Indexing, parent: QWidget | None = None
@@ -97,6 +98,12 @@ class DocumentsScreen(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         main.addWidget(self.summary)
         buttons = QHBoxLayout()
+        self.ask_button = QPushButton(self.tr("Ask this collection"))
+        self.ask_button.setObjectName("askCollection")
+        self.ask_button.setToolTip(
+            self.tr("A new chat whose answers come from this collection, with their sources")
+        )
+        self.ask_button.clicked.connect(self._ask)
         self.add_folder_button = QPushButton(self.tr("Add folder…"))
         self.add_folder_button.clicked.connect(lambda _checked=False: self.add_folder())
         self.add_files_button = QPushButton(self.tr("Add files…"))
@@ -108,6 +115,7 @@ class DocumentsScreen(QWidget):
         self.remove_button = QPushButton(self.tr("Remove…"))
         self.remove_button.clicked.connect(lambda _checked=False: self.remove_selected())
         for button in (
+            self.ask_button,
             self.add_folder_button,
             self.add_files_button,
             self.update_button,
@@ -140,6 +148,11 @@ class DocumentsScreen(QWidget):
         outer.addWidget(splitter, 1)
 
     # -- collections ------------------------------------------------------------------
+    def _ask(self) -> None:
+        name = self.selected()
+        if name is not None:
+            self.ask_requested.emit(name)
+
     def selected(self) -> str | None:
         item = self.list.currentItem()
         return str(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
@@ -172,6 +185,7 @@ class DocumentsScreen(QWidget):
         name = self.selected()
         has = name is not None
         for button in (
+            self.ask_button,
             self.add_folder_button,
             self.add_files_button,
             self.update_button,

@@ -156,7 +156,7 @@ class CatalogPanel(QWidget):
                 len(matches), self.matching
             )
             if matches
-            else self.tr("Hearth's catalogue, best first for this computer")
+            else self.tr("Hearth's catalogue by use, the best for this computer first")
             if self.showing_all
             else self.tr("Recommended for this computer")
         )

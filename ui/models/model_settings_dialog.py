@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.core import Core
 from app.engines import EngineOption, engines_for
 from app.errors import HearthError, describe_error
+from app.machine.system_check import runtime_reason
 from app.models.library import ModelEntry
 from app.models.overrides import ModelChoice
 from ui.dialog_parts import add_problem_and_buttons
@@ -83,10 +85,40 @@ class ModelSettingsDialog(QDialog):
             return spin
         combo = QComboBox()
         combo.addItem(automatic, None)
-        for item in option.choices:
-            combo.addItem(item or self.tr("none"), item)
+        if option.key == "runtime":
+            self._runtime_items(combo, option)
+        else:
+            for item in option.choices:
+                combo.addItem(item or self.tr("none"), item)
         combo.setCurrentIndex(max(combo.findData(value), 0))
         return combo
+
+    def _runtime_items(self, combo: QComboBox, option: EngineOption) -> None:
+        """The llama.cpp runtimes this computer has, usable ones offered; the others listed
+        but not choosable, with the reason (a Metal build on Linux, Vulkan without a GPU)."""
+        found = {
+            str(r.get("name")): r
+            for r in (self.core.facts.engines.runtimes if self.core.facts else [])
+        }
+        names = [*found, *(c for c in option.choices if c and c not in found)]
+        model = combo.model()
+        for name in names:
+            runtime = found.get(name)
+            if runtime is not None and runtime.get("usable"):
+                combo.addItem(name, name)
+                continue
+            reason = (
+                translated(runtime_reason(runtime))
+                if runtime is not None
+                else self.tr("not on this computer")
+                if self.core.facts is not None
+                else self.tr("not checked yet")
+            )
+            combo.addItem(self.tr("{0} — unavailable: {1}").format(name, reason), name)
+            item = model.item(combo.count() - 1) if isinstance(model, QStandardItemModel) else None
+            if item is not None and self.core.facts is not None:
+                item.setEnabled(False)
+            combo.setItemData(combo.count() - 1, reason, Qt.ItemDataRole.ToolTipRole)
 
     @staticmethod
     def _value(editor: Editor) -> Any:
