@@ -20,6 +20,11 @@ from ui.main_window import MainWindow
 pytestmark = pytest.mark.slow
 
 
+def serving(window: MainWindow) -> bool:
+    """Whether the window's API runs (a call each time: the state changes under the test)."""
+    return bool(window.api.running)
+
+
 def open_panel(window: MainWindow) -> ApiServerDialog:
     window.show_api_server()
     dialog = window.findChild(ApiServerDialog)
@@ -37,7 +42,7 @@ def test_the_panel_starts_the_api_and_its_curl_example_answers(qtbot: QtBot, cor
     assert dialog.status.text().startswith("Stopped") and str(port) in dialog.status.text()
     assert dialog.switch.text() == "Start"
     dialog.switch.click()
-    assert window.api.running and window.serve_action.isChecked(), "the menu follows"
+    assert serving(window) and window.serve_action.isChecked(), "the menu follows"
     chosen = window.chat.model_bar.model
     assert chosen is not None
     status = dialog.status.text()
@@ -60,7 +65,7 @@ def test_the_panel_starts_the_api_and_its_curl_example_answers(qtbot: QtBot, cor
         assert dialog.example_texts[key].toPlainText().strip()
     assert '"mcp"' in dialog.example_texts["mcp"].toPlainText()
     dialog.switch.click()
-    assert not window.api.running and not window.serve_action.isChecked()
+    assert not serving(window) and not window.serve_action.isChecked()
     assert dialog.status.text().startswith("Stopped") and dialog.port.isEnabled()
 
 
@@ -75,14 +80,14 @@ def test_a_port_in_use_is_said_with_a_button_that_picks_a_free_one(
         window = open_window(qtbot, core)
         dialog = open_panel(window)
         dialog.switch.click()
-        assert not window.api.running and not dialog.switch.isChecked()
+        assert not serving(window) and not dialog.switch.isChecked()
         assert f"Port {port} is already in use on 127.0.0.1" in dialog.problem.text()
         assert dialog.free_button.isVisible()
         dialog.free_button.click()
         assert dialog.port.value() != port and not dialog.problem.isVisible()
         assert core.settings.get("server.port") == dialog.port.value(), "hearth serve's too"
         dialog.switch.click()
-        assert window.api.running
+        assert serving(window)
         assert f":{dialog.port.value()}/v1" in dialog.status.text()
         window.set_api_server(False)
 
@@ -103,7 +108,7 @@ def test_a_key_made_in_the_panel_is_required_and_never_written_into_the_examples
     dialog.host.editingFinished.emit()
     assert core.settings.get("server.host") == "0.0.0.0"
     dialog.switch.click()
-    assert not window.api.running and "requires an API key" in dialog.problem.text()
+    assert not serving(window) and "requires an API key" in dialog.problem.text()
     dialog.host.setText("127.0.0.1")
     dialog.host.editingFinished.emit()
     dialog.new_key.click()
@@ -117,7 +122,7 @@ def test_a_key_made_in_the_panel_is_required_and_never_written_into_the_examples
         assert key not in text.toPlainText()
     assert "HEARTH_API_KEY" in dialog.example_texts["curl"].toPlainText()
     dialog.switch.click()
-    assert window.api.running
+    assert serving(window)
     url = f"http://127.0.0.1:{port}/v1/models"
     assert httpx.get(url, timeout=30).status_code == 401
     asked = httpx.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=30)

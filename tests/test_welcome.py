@@ -2,6 +2,7 @@
 starter is a demo, recommends models for this machine, and one click on a card downloads
 a model (progress in the card) and switches the chat to it."""
 
+import itertools
 import time
 from collections.abc import Iterator
 from functools import partial
@@ -104,6 +105,20 @@ def test_a_card_whose_model_cannot_be_found_says_so_and_offers_a_retry(
     assert window.chat.stage.currentWidget() is window.welcome
     assert card.button.text() == "Download" and not card.status.text()
     assert not card.details_button.isVisible()
+
+
+def test_tab_goes_through_the_cards_as_they_read_then_to_more_models(
+    qtbot: QtBot, core: Core, hub: FakeHub
+) -> None:
+    from PySide6.QtCore import Qt
+
+    window = open_window(qtbot, core)
+    wait_until(qtbot, lambda: cards_shown(window))
+    welcome = window.welcome
+    assert welcome.focusPolicy() == Qt.FocusPolicy.NoFocus, "no invisible Tab stop"
+    stops = [card.button for card in welcome.cards] + [welcome.more]
+    for before, after in itertools.pairwise(stops):
+        assert before.nextInFocusChain() is after
 
 
 def test_offline_a_card_says_so_in_one_sentence(qtbot: QtBot, core: Core) -> None:

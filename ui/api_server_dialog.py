@@ -38,6 +38,7 @@ from app.settings import Settings, highest, lowest
 from ui.api_switch import ApiSwitch
 from ui.i18n import translated
 from ui.screen_fit import fit_to_screen
+from ui.theme import problem_style
 
 KEY_SOURCE = "serve"  # the key store's name for it, as `hearth serve` reads it
 EXAMPLE_NOTES = {
@@ -98,7 +99,7 @@ class ApiServerDialog(QDialog):
         self.problem.setObjectName("apiProblem")
         self.problem.setWordWrap(True)
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem.setStyleSheet("color: #b91c1c")
+        self.problem.setStyleSheet(problem_style())
         self.free_button = QPushButton(self.tr("Use a free port"))
         self.free_button.setObjectName("freePortButton")
         self.free_button.clicked.connect(self._use_free_port)

@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QWidget
 
+from ui.theme import problem_style
+
 
 def add_problem_and_buttons(
     dialog: QDialog,
@@ -18,7 +20,7 @@ def add_problem_and_buttons(
     problem = QLabel()
     problem.setObjectName("problem")
     problem.setWordWrap(True)
-    problem.setStyleSheet("color: #b91c1c")
+    problem.setStyleSheet(problem_style())
     problem.hide()
     add(problem)
     standard = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel

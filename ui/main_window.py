@@ -156,12 +156,14 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("screens")
         self.tabs.setDocumentMode(True)
+        self.tabs.tabBar().setAccessibleName(self.tr("Screens"))
         self.tabs.addTab(self.chat, self.tr("Chat"))
         # The Models screen scrolls in a small window rather than crushing its tables.
         self.models_page = QScrollArea()
         self.models_page.setObjectName("modelsPage")
         self.models_page.setWidgetResizable(True)
         self.models_page.setFrameShape(QFrame.Shape.NoFrame)
+        self.models_page.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # its controls are the stops
         self.models_page.setWidget(self.models_screen)
         self.tabs.addTab(self.models_page, self.tr("Models"))
         self.tabs.addTab(self.system_screen, self.tr("System"))

@@ -104,6 +104,7 @@ class SettingsPage(QScrollArea):
         self.setObjectName(f"page:{page_id}")
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to its settings
         body = QWidget()
         self.body = QVBoxLayout(body)
         heading = QLabel(title)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ui.chat.markdown_html import DARK, LIGHT, Palette
+from ui.style import HearthStyle
 
 _ROLE = QPalette.ColorRole
 
@@ -33,6 +34,20 @@ def is_dark() -> bool:
     """Whether the application's current palette is a dark one (what widgets with colours
     of their own, a banner or a verdict, follow)."""
     return QGuiApplication.palette().color(_ROLE.Base).lightness() < 128
+
+
+# Words in a colour of their own, each at least 4.5:1 against the window in its theme.
+PROBLEM = {"light": "#b91c1c", "dark": "#fca5a5"}  # what went wrong
+WARNING = {"light": "#b45309", "dark": "#fbbf24"}  # nearly full, take care
+
+
+def problem_style() -> str:
+    """A style sheet for words that say what went wrong, in the current theme."""
+    return f"color: {PROBLEM['dark' if is_dark() else 'light']};"
+
+
+def warning_style() -> str:
+    return f"color: {WARNING['dark' if is_dark() else 'light']};"
 
 
 def _palette(dark: bool) -> QPalette:
@@ -72,7 +87,7 @@ def _palette(dark: bool) -> QPalette:
             _ROLE.HighlightedText: "#ffffff",
             _ROLE.ToolTipBase: "#ffffdc",
             _ROLE.ToolTipText: "#1f2328",
-            _ROLE.PlaceholderText: "#6b7280",
+            _ROLE.PlaceholderText: "#5f6672",
             _ROLE.Link: "#0969da",
             _ROLE.Mid: "#c8ccd2",
             _ROLE.Midlight: "#e3e5e8",
@@ -94,6 +109,7 @@ def apply_theme(choice: str) -> Palette:
     app = QApplication.instance()
     dark = resolve(choice) == "dark"
     if isinstance(app, QApplication):
-        app.setStyle("Fusion")
+        if not isinstance(app.style(), HearthStyle):
+            app.setStyle(HearthStyle())  # Fusion, with edges and focus rings people can see
         app.setPalette(_palette(dark))
     return DARK if dark else LIGHT

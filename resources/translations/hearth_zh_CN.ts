@@ -1198,6 +1198,10 @@
         <translation>Hearth 炉边</translation>
     </message>
     <message>
+        <source>Screens</source>
+        <translation>界面</translation>
+    </message>
+    <message>
         <source>Chat</source>
         <translation>聊天</translation>
     </message>

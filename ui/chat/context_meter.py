@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
+from ui.theme import warning_style
+
 
 class ContextMeter(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -41,4 +43,4 @@ class ContextMeter(QWidget):
             self.tr("Context: {0}{1} / {2} tokens").format(approx, f"{used:,}", f"{window:,}")
         )
         self.bar.setAccessibleDescription(self.label.text())
-        self.label.setStyleSheet("color: #b45309;" if share >= 0.9 else "")
+        self.label.setStyleSheet(warning_style() if share >= 0.9 else "")

@@ -48,6 +48,7 @@ class Palette:
     user_background: str = "#eef2f9"  # your messages, set apart from the model's
     editing_background: str = "#fff4d6"  # the message being edited
     found: str = "#fde68a"  # a search hit inside a code block
+    error: str = "#b91c1c"  # what went wrong (a reply's error, a failed tool call)
 
 
 LIGHT = Palette(
@@ -75,6 +76,7 @@ DARK = Palette(
     user_background="#1d2533",
     editing_background="#3a3220",
     found="#6b5310",
+    error="#fca5a5",
 )
 
 

@@ -287,7 +287,8 @@ class MessageHtml:
         )
         error = ""
         if message.error:
-            error = f'<br><span style="color:#b91c1c;">{html.escape(message.error)}</span>'
+            colour = self.view.palette_colors.error
+            error = f'<br><span style="color:{colour};">{html.escape(message.error)}</span>'
         return (
             f'<p style="margin-top:2px; color:{muted}; font-size:small;">'
             + " · ".join(parts + links)

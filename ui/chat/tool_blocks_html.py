@@ -75,7 +75,7 @@ def _call_html(call: dict[str, Any], opened: bool, palette: Palette, live: bool)
     seconds = call.get("seconds")
     timing = f" · {float(seconds):.2f} s" if isinstance(seconds, int | float) else ""
     bad = status not in (tr.DONE, tr.PENDING)
-    colour = "#b91c1c" if bad else palette.muted
+    colour = palette.error if bad else palette.muted
     title = (
         f'<span style="font-weight:600;">{html.escape(str(where))}</span>'
         f' <span style="color:{colour};">— {html.escape(_tr(str(STATUS.get(status, status))))}'

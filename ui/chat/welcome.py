@@ -49,6 +49,9 @@ class WelcomePanel(QScrollArea):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("welcome")
+        # Not a Tab stop of its own (nothing would show it): its cards' buttons are, and
+        # the panel scrolls to the one that has the focus.
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setStyleSheet(STYLE)
@@ -124,6 +127,11 @@ class WelcomePanel(QScrollArea):
     def set_picks(self, picks: list[Ranked]) -> None:
         self.grid.show_cards(picks)
         self.finding.hide()
+        # Tab goes through the cards as they read (left to right, row by row), then to
+        # More models under them: the cards are made after it, so the order is set here.
+        buttons = [card.button for card in self.grid.cards]
+        for before, after in zip(buttons, [*buttons[1:], self.more], strict=True):
+            QWidget.setTabOrder(before, after)
 
     def refresh(self) -> None:
         """The library changed: cards say Download or Chat with it accordingly."""

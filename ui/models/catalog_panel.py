@@ -24,6 +24,7 @@ from app.hub.catalog import CatalogEntry, Ranked
 from ui.catalog_card import CardGrid, CatalogCard
 from ui.catalog_downloads import CatalogDownloads
 from ui.chat.welcome import STYLE
+from ui.theme import problem_style
 
 COLUMNS = 4
 
@@ -97,7 +98,7 @@ class CatalogPanel(QWidget):
         """When the sizes were checked (or why the check failed: said here, where the
         user pressed the button)."""
         self.hub_note.setText(text)
-        self.hub_note.setStyleSheet("color: #b91c1c;" if failed else "")
+        self.hub_note.setStyleSheet(problem_style() if failed else "")
 
     def set_checking(self, checking: bool) -> None:
         self.check_button.setEnabled(not checking)
