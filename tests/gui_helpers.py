@@ -72,3 +72,13 @@ def click_link(window: MainWindow, action: str, message_id: int) -> None:
     from ui.chat.message_html import ACTION
 
     window.chat.transcript.anchorClicked.emit(QUrl(f"{ACTION}{action}/{message_id}"))
+
+
+def footer_of(block: object) -> bool:
+    """Whether a block of the conversation is a reply's footer: its actions (Regenerate…)."""
+    from PySide6.QtGui import QTextBlock, QTextCursor
+
+    assert isinstance(block, QTextBlock)
+    cursor = QTextCursor(block)
+    cursor.select(QTextCursor.SelectionType.BlockUnderCursor)
+    return "hearth:act/regenerate/" in cursor.selection().toHtml()

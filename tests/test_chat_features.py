@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.chat import store as st
 from app.chat import transfer
 from app.core import Core
-from tests.gui_helpers import MARK, click_link, scripted_window, send_and_wait, shows
+from tests.gui_helpers import MARK, click_link, footer_of, scripted_window, send_and_wait, shows
 from ui.chat.markdown_html import CODE_IMAGE
 from ui.main_window import MainWindow
 
@@ -45,9 +45,13 @@ def test_markdown_tables_code_and_links_render_without_loading_anything(
     text = window.chat.transcript.toPlainText()
     assert "<table" in html and "Ada" in text and "|" not in text  # a table, not pipes
     assert "python" in text and "def double(x):" in text and "```" not in text
-    # The only images are the code blocks' objects (drawn by Hearth): the cat is a link.
+    # The only images are Hearth's own drawings (the code blocks, the actions' icons): the
+    # cat is a link.
+    from ui.chat.action_icons import ICON_SCHEME
+
     images = re.findall(r'<img src="([^"]*)"', html)
-    assert images and all(name.startswith(CODE_IMAGE) for name in images)
+    assert any(name.startswith(CODE_IMAGE) for name in images)
+    assert all(name.startswith((CODE_IMAGE, f"{ICON_SCHEME}:")) for name in images)
     assert "example.com" not in " ".join(images) and "[image: a cat]" in text  # never fetched
     # The code block's Copy link copies exactly the code.
     key = max(window.chat.transcript.code_blocks.texts)
@@ -61,7 +65,7 @@ def test_markdown_tables_code_and_links_render_without_loading_anything(
     from PySide6.QtGui import QTextCursor
 
     last = window.chat.transcript.document().lastBlock()
-    assert "Regenerate" in last.text() and QTextCursor(last).currentList() is None
+    assert footer_of(last) and QTextCursor(last).currentList() is None
     window.chat.send("And again")
     qtbot.waitUntil(lambda: not window.chat.busy, timeout=300_000)
     headers = [b for b in _blocks(window.chat.transcript.document()) if b.text().startswith("You")]

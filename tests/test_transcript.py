@@ -7,6 +7,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
 from app.chat import store as st
+from tests.gui_helpers import footer_of
 from ui.chat.transcript import READING_WIDTH, TranscriptView
 from ui.gui import make_application
 
@@ -59,7 +60,7 @@ def test_streamed_and_reopened_replies_look_the_same(
     streamed = view.toPlainText()
     streamed_layout = layout_of(view)
     last = view.document().lastBlock()
-    assert "Regenerate" in last.text() and QTextCursor(last).currentList() is None
+    assert footer_of(last) and QTextCursor(last).currentList() is None
     view.show_messages([question, reply])
     assert view.toPlainText() == streamed
     assert layout_of(view) == streamed_layout  # the same margins, lists and headings too
@@ -163,3 +164,43 @@ def test_a_wide_view_centres_its_reading_column(view: TranscriptView) -> None:
     assert side == (view.contentsRect().width() - READING_WIDTH) // 2 > 0
     assert view.viewportMargins().right() == side
     assert view.viewport().width() <= READING_WIDTH
+
+
+def test_the_actions_under_a_message_are_icons_named_on_hover_and_reached_by_tab(
+    view: TranscriptView,
+) -> None:
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    from ui.chat.code_view import OBJECT
+
+    question = st.Message(1, 1, "user", "Hello")
+    reply = st.Message(2, 1, "assistant", "Hi there.", model="m")
+    view.show()
+    view.show_messages([question, reply])
+    assert "Regenerate" not in view.toPlainText(), "icons, not words with dots between"
+    document = view.document()
+    icons: dict[str, QPoint] = {}
+    cursor = document.find(OBJECT)
+    while not cursor.isNull():
+        href = cursor.charFormat().anchorHref()
+        if href:
+            before = QTextCursor(cursor)
+            before.setPosition(cursor.selectionStart())
+            icons[href] = view.cursorRect(before).center() + QPoint(8, 0)
+        cursor = document.find(OBJECT, cursor)
+    assert set(icons) >= {"hearth:act/regenerate/2", "hearth:act/copy-md/2", "hearth:act/edit/1"}
+    # Resting the pointer on an icon names its action.
+    point = icons["hearth:act/regenerate/2"]
+    assert view.anchorAt(point) == "hearth:act/regenerate/2"
+    tip = QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point))
+    QApplication.sendEvent(view.viewport(), tip)
+    assert QToolTip.text() == "Regenerate"
+    # Tab goes from action to action; each is a link Enter runs.
+    view.setFocus()
+    reached = set()
+    for _ in range(12):
+        view.focusNextPrevChild(True)
+        reached.add(view.textCursor().charFormat().anchorHref())
+    assert {"hearth:act/edit/1", "hearth:act/regenerate/2"} <= reached

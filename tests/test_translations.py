@@ -281,7 +281,12 @@ def test_the_chinese_window_shows_no_untranslated_string(
     first = tree.topLevelItem(0)
     assert first is not None and not untranslated_words(first.text(0))
     transcript = window.chat.transcript.toPlainText()
-    assert "复制" in transcript and "重新生成" in transcript and "你" in transcript
+    assert "复制" in transcript and "你" in transcript  # the code block's Copy, "You"
+    # The actions under a message are icons, named in Chinese on hover.
+    from ui.chat.action_icons import action_name
+
+    assert action_name("regenerate") == "重新生成"
+    assert 'alt="重新生成"' in window.chat.transcript.toHtml()
     assert window.tabs.tabText(0) == "聊天"
     for dialog in dialogs:
         dialog.reject()

@@ -41,6 +41,7 @@ from ui.error_banner import ErrorBanner
 from ui.i18n import translated
 from ui.screen_fit import keep_on_screen, place_first_window
 from ui.update_check import UpdateChecker
+from ui.window_icons import apply_window_icons
 
 log = logging.getLogger(__name__)
 
@@ -289,6 +290,7 @@ class MainWindow(QMainWindow):
         from ui.theme import apply_theme
 
         colors = apply_theme(str(self.core.settings.get("appearance.theme")))
+        apply_window_icons(self)  # drawn in the theme's colours
         for styled in (self.welcome, self.catalog_panel):
             styled.setStyleSheet(styled.styleSheet())  # palette() in it: read the new theme
         size = int(self.core.settings.get("appearance.font_size"))

@@ -3871,10 +3871,6 @@
         <translation>编辑</translation>
     </message>
     <message>
-        <source>Copy</source>
-        <translation>复制</translation>
-    </message>
-    <message>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -3895,6 +3891,10 @@
         <translation>思考了 {0:.1f} 秒</translation>
     </message>
     <message>
+        <source>Copy (Markdown)</source>
+        <translation>复制（Markdown）</translation>
+    </message>
+    <message>
         <source>Copy as text</source>
         <translation>复制为纯文本</translation>
     </message>
@@ -3905,6 +3905,14 @@
     <message>
         <source>Continue</source>
         <translation>继续</translation>
+    </message>
+    <message>
+        <source>Previous version</source>
+        <translation>上一个版本</translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation>下一个版本</translation>
     </message>
     <message>
         <source>Copied</source>

@@ -43,6 +43,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextEdit
 
+from ui.chat.action_icons import draw_icon, icon_size
 from ui.chat.markdown_html import (
     CODE_IMAGE,
     QUOTE_BAR_PX,
@@ -120,8 +121,8 @@ class CodeBlockObjects(QPyTextObject):
     def intrinsicSize(self, doc: QTextDocument, pos: int, fmt: QTextFormat) -> QSizeF:
         key = key_of(fmt)
         block = self.blocks.get(key) if key else None
-        if block is None:
-            return QSizeF(0, 0)  # not Hearth's: nothing is ever loaded, nothing shown
+        if block is None:  # an action's icon, else not Hearth's: nothing loaded or shown
+            return icon_size(fmt)
         natural, height = self._size(block)
         width = self.room_at(doc, pos)
         if natural + 2 * PADDING_X > width:
@@ -139,6 +140,7 @@ class CodeBlockObjects(QPyTextObject):
         key = key_of(fmt)
         block = self.blocks.get(key) if key else None
         if block is None:
+            draw_icon(painter, QRectF(rect), fmt)
             return
         rect = QRectF(rect)
         self.drawn_at[key] = rect

@@ -18,12 +18,14 @@ from PySide6.QtGui import QTextDocument
 
 from app.chat import store as st
 from app.chat.markdown_blocks import split_blocks
+from ui.chat.action_icons import icon_link
 from ui.chat.documents_html import attachments_html, sources_html
 from ui.chat.markdown_html import MarkdownRenderer, Palette
 from ui.chat.tool_blocks_html import tool_rounds_html
 
 ACTION = "hearth:act/"
 LIVE = -1  # the message id used for the reply being streamed
+GAP = "&nbsp;&nbsp;&nbsp;"  # between two actions' icons: room to aim
 
 STATUS_TEXT = {
     st.STOPPED: QT_TRANSLATE_NOOP("TranscriptView", "Stopped"),
@@ -147,6 +149,10 @@ class MessageHtml:
             rounds, message_id, opened, view.palette_colors, view.renderer, self.link
         )
 
+    def icon(self, action: str, message_id: int) -> str:
+        """An action under a message, as its icon (its name on hover)."""
+        return icon_link(f"{ACTION}{action}/{message_id}", action, self.view.palette_colors.muted)
+
     def link(self, action: str, message_id: int, label: str) -> str:
         return (
             f'<a href="{ACTION}{action}/{message_id}" style="color:{self.view.palette_colors.link};'
@@ -179,24 +185,14 @@ class MessageHtml:
             position, count = branch
             nav = (
                 "&nbsp;&nbsp;&nbsp;"
-                + self.link("prev", message_id, "‹")
+                + self.icon("prev", message_id)
                 + f"&nbsp;{position}/{count}&nbsp;"
-                + self.link("next", message_id, "›")
+                + self.icon("next", message_id)
             )
         actions = ""
         if role == "user" and message_id != LIVE:
-            actions = "&nbsp;&nbsp;&nbsp;" + " · ".join(
-                (
-                    self.link(
-                        "edit", message_id, QCoreApplication.translate("TranscriptView", "Edit")
-                    ),
-                    self.link(
-                        "copy-md", message_id, QCoreApplication.translate("TranscriptView", "Copy")
-                    ),
-                    self.link(
-                        "delete", message_id, QCoreApplication.translate("TranscriptView", "Delete")
-                    ),
-                )
+            actions = "&nbsp;&nbsp;&nbsp;" + GAP.join(
+                self.icon(action, message_id) for action in ("edit", "copy-md", "delete")
             )
         muted = self.view.palette_colors.muted
         tint = self.user_style(editing) if role == "user" else ""
@@ -265,33 +261,19 @@ class MessageHtml:
         line = stats_text(message.stats)
         if line:
             parts.append(html.escape(line))
-        links = [
-            self.link("copy-md", message.id, QCoreApplication.translate("TranscriptView", "Copy")),
-            self.link(
-                "copy-text",
-                message.id,
-                QCoreApplication.translate("TranscriptView", "Copy as text"),
-            ),
-            self.link(
-                "regenerate", message.id, QCoreApplication.translate("TranscriptView", "Regenerate")
-            ),
-        ]
+        actions = ["copy-md", "copy-text", "regenerate"]
         if is_last and message.status in CONTINUABLE and message.content:
-            links.append(
-                self.link(
-                    "continue", message.id, QCoreApplication.translate("TranscriptView", "Continue")
-                )
-            )
-        links.append(
-            self.link("delete", message.id, QCoreApplication.translate("TranscriptView", "Delete"))
-        )
+            actions.append("continue")
+        actions.append("delete")
+        icons = GAP.join(self.icon(action, message.id) for action in actions)
         error = ""
         if message.error:
             colour = self.view.palette_colors.error
             error = f'<br><span style="color:{colour};">{html.escape(message.error)}</span>'
         return (
             f'<p style="margin-top:2px; color:{muted}; font-size:small;">'
-            + " · ".join(parts + links)
+            + icons
+            + ("&nbsp;&nbsp;&nbsp;" + " · ".join(parts) if parts else "")
             + error
             + "</p>"
         )

@@ -58,6 +58,7 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.chat import store as st
 from app.chat.markdown_blocks import BlockSplitter
+from ui.chat.action_icons import ActionTips
 from ui.chat.code_pointer import CodePointer
 from ui.chat.code_view import (
     OBJECT,
@@ -118,6 +119,7 @@ class TranscriptView(QTextBrowser):
         self.code_objects.install(self.document())
         # Code blocks scroll sideways under the wheel and their own scroll bars.
         self.pointer = CodePointer(self, self.code_objects, self.code_blocks)
+        self.tips = ActionTips(self)  # each action's name where the pointer rests
         self._messages: list[st.Message] = []
         self._by_id: dict[int, st.Message] = {}  # the same messages, by id (for parents)
         self._branches: dict[int, tuple[int, int]] = {}

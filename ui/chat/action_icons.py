@@ -1,0 +1,111 @@
+"""The actions under each message as icons (Copy, Regenerate, Edit, Delete…), with their
+names in a tooltip on hover and for the keyboard.
+
+In the conversation (a ``QTextBrowser``), an action is a link around a 16-pixel icon with a
+little room around it: a larger target than the words with dots between them had been,
+and the same link for the mouse, the keyboard (Tab moves from link to link, Enter runs
+it) and the tests.  The icon is a picture named by its address
+(``hearth-icon:NAME/COLOUR``) that ``CodeBlockObjects``, which lays out and draws the
+conversation's pictures, hands to ``icon_size`` and ``draw_icon``: nothing is loaded.
+``ActionTips`` says each action's name where the pointer rests.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QRectF,
+    QSizeF,
+)
+from PySide6.QtGui import QHelpEvent, QPainter, QTextFormat
+from PySide6.QtWidgets import QTextBrowser, QToolTip
+
+from ui.icons import ICON_SIZE, icon_image, screen_scale
+
+ICON_SCHEME = "hearth-icon"
+# action → (icon, name shown on hover)
+ACTIONS: dict[str, tuple[str, object]] = {
+    "edit": ("pencil", QT_TRANSLATE_NOOP("TranscriptView", "Edit")),
+    "copy-md": ("copy", QT_TRANSLATE_NOOP("TranscriptView", "Copy (Markdown)")),
+    "copy-text": ("type", QT_TRANSLATE_NOOP("TranscriptView", "Copy as text")),
+    "regenerate": ("refresh-cw", QT_TRANSLATE_NOOP("TranscriptView", "Regenerate")),
+    "continue": ("play", QT_TRANSLATE_NOOP("TranscriptView", "Continue")),
+    "delete": ("trash-2", QT_TRANSLATE_NOOP("TranscriptView", "Delete")),
+    "prev": ("chevron-left", QT_TRANSLATE_NOOP("TranscriptView", "Previous version")),
+    "next": ("chevron-right", QT_TRANSLATE_NOOP("TranscriptView", "Next version")),
+}
+
+
+def action_name(action: str) -> str:
+    known = ACTIONS.get(action)
+    return QCoreApplication.translate("TranscriptView", str(known[1])) if known else ""
+
+
+def icon_link(href: str, action: str, colour: str) -> str:
+    """The action's icon as a link (``href``), with room around it."""
+    name = ACTIONS[action][0]
+    title = html.escape(action_name(action))
+    source = f"{ICON_SCHEME}:{name}/{colour.lstrip('#')}"
+    return (
+        f'<a href="{href}" title="{title}" style="text-decoration:none;">'
+        f'<img src="{source}" width="{ICON_SIZE}" height="{ICON_SIZE}" alt="{title}"'
+        ' style="vertical-align: middle;"></a>'
+    )
+
+
+def parse_icon(address: str) -> tuple[str, str] | None:
+    """(icon, colour) of an icon's address, or None for any other address."""
+    if not address.startswith(f"{ICON_SCHEME}:"):
+        return None
+    name, _, colour = address.removeprefix(f"{ICON_SCHEME}:").partition("/")
+    if not any(name == icon for icon, _label in ACTIONS.values()):
+        return None
+    if len(colour) != 6 or any(c not in "0123456789abcdefABCDEF" for c in colour):
+        return None
+    return name, f"#{colour.lower()}"
+
+
+def icon_size(fmt: QTextFormat) -> QSizeF:
+    """The room of an action's icon in the text (none for any other picture: the
+    conversation never shows images)."""
+    if parse_icon(fmt.toImageFormat().name()) is None:
+        return QSizeF(0, 0)
+    return QSizeF(ICON_SIZE, ICON_SIZE)
+
+
+def draw_icon(painter: QPainter, rect: QRectF, fmt: QTextFormat) -> None:
+    """Draw an action's icon where the text layout put it (the conversation's pictures
+    are drawn by ``CodeBlockObjects``, which hands icons over to here)."""
+    found = parse_icon(fmt.toImageFormat().name())
+    if found is not None:
+        scale = max(screen_scale(), painter.device().devicePixelRatioF())
+        painter.drawImage(rect, icon_image(found[0], found[1], ICON_SIZE, scale))
+
+
+class ActionTips(QObject):
+    """The name of the action under the pointer, as a tooltip (installed on the view's
+    viewport: Qt's text views do not show a link's title by themselves)."""
+
+    def __init__(self, view: QTextBrowser) -> None:
+        super().__init__(view)
+        self.view = view
+        view.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.ToolTip or not isinstance(event, QHelpEvent):
+            return False
+        from ui.chat.message_html import ACTION
+
+        anchor = self.view.anchorAt(event.pos())
+        if not anchor.startswith(ACTION):
+            return False
+        name = action_name(anchor.removeprefix(ACTION).partition("/")[0])
+        if not name:
+            return False
+        QToolTip.showText(event.globalPos(), name, self.view.viewport())
+        return True
