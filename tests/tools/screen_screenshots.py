@@ -90,8 +90,49 @@ def shoot(folder: Path, theme: str, suffix: str) -> None:
 
         dialog(api_panel, "small-api-server")
         window.set_api_server(False)
+        shoot_chat(window, folder, suffix)
         window.close()
         dispose_window(window)
+
+
+REPLY = (
+    "A **hearth** is the floor of a fireplace, and by extension the home around it.\n\n"
+    "- Stone or brick, to hold the fire\n- The centre of the house in winter\n\n"
+    "```python\nprint('warm')\n```\n"
+)
+
+
+def shoot_chat(window: MainWindow, folder: Path, suffix: str) -> None:
+    """A short conversation, the pointer resting on a reply's Regenerate icon."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QTextCursor
+    from PySide6.QtWidgets import QToolTip
+
+    from app.models.library import ModelEntry
+    from ui.chat.action_icons import action_name
+    from ui.chat.code_view import OBJECT
+
+    script = window.core.paths.data_dir / "demo.script.txt"
+    script.write_text(REPLY, encoding="utf-8")
+    entry = ModelEntry("Demo (scripted)", script, "synthetic", 1, "file")
+    window.chat.model_bar.models.append(entry)
+    window.chat.model_bar.select(entry)
+    settle(lambda: window.chat.model_bar.loaded_context is not None, 60)
+    window.chat.send("What is a hearth?")
+    settle(lambda: not window.chat.busy, 60)
+    view = window.chat.transcript
+    cursor = view.document().find(OBJECT)
+    while not cursor.isNull() and not cursor.charFormat().anchorHref().startswith(
+        "hearth:act/regenerate/"
+    ):
+        cursor = view.document().find(OBJECT, cursor)
+    if not cursor.isNull():
+        before = QTextCursor(cursor)
+        before.setPosition(cursor.selectionStart())
+        point = view.cursorRect(before).center() + QPoint(8, 0)
+        QToolTip.showText(view.viewport().mapToGlobal(point), action_name("regenerate"))
+    grab(folder / f"small-chat-hover{suffix}.png")
+    QToolTip.hideText()
 
 
 def main() -> int:
