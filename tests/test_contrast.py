@@ -65,12 +65,17 @@ def test_the_window_palette_reads(qtbot: QtBot, theme: str) -> None:
     }
     assert low == {}
     edge, ring = EDGES[theme]
+    from ui.theme import ACCENT
+
+    assert ring == ACCENT[theme] == colour(Role.Link).name(), "one accent colour"
     for background in (Role.Window, Role.Base, Role.Button):
         assert contrast(edge, colour(background)) >= EDGE, f"edge on {background.name}"
         assert contrast(ring, colour(background)) >= EDGE, f"focus ring on {background.name}"
     for words in (PROBLEM[theme], WARNING[theme]):
         assert contrast(words, colour(Role.Window)) >= TEXT
-    for pair in VERDICT_COLOURS.values():
+    from ui.system_screen import COLOURS as CHECKS
+
+    for pair in [*VERDICT_COLOURS.values(), *CHECKS.values()]:
         verdict = pair[1] if theme == "dark" else pair[0]
         assert contrast(verdict, colour(Role.Base)) >= TEXT, verdict
 

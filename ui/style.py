@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 # (edge, focus ring) for the light and the dark theme.
-EDGES = {"light": ("#7d838c", "#1d5fd6"), "dark": ("#767b85", "#5b9bff")}
+EDGES = {"light": ("#7d838c", "#1d5fd6"), "dark": ("#767b85", "#5b9bff")}  # ring: the accent
 
 _PE = QStyle.PrimitiveElement
 _CE = QStyle.ControlElement

@@ -28,8 +28,15 @@ from app.machine.system_check import SYMBOL, Check, facts_lines, report_text, ru
 from ui.background import run_in_background
 from ui.error_banner import ErrorBanner
 from ui.i18n import translated
+from ui.theme import is_dark
 
-COLOURS = {"ok": "#15803d", "info": "#1d4ed8", "warning": "#b45309", "problem": "#b91c1c"}
+# A check's colour in the light and the dark theme (ui/theme.py's contrast rules).
+COLOURS = {
+    "ok": ("#15803d", "#4ade80"),
+    "info": ("#1d4ed8", "#93c5fd"),
+    "warning": ("#b45309", "#fbbf24"),
+    "problem": ("#b91c1c", "#fca5a5"),
+}
 
 
 class SystemScreen(QWidget):
@@ -110,7 +117,7 @@ class SystemScreen(QWidget):
                 translated(t) for t in (check.title, check.detail, check.action)
             )
             item = QTreeWidgetItem([f"{SYMBOL[check.status]}  {title}"])
-            item.setForeground(0, QColor(COLOURS[check.status]))
+            item.setForeground(0, QColor(COLOURS[check.status][1 if is_dark() else 0]))
             item.setToolTip(0, detail)
             font = item.font(0)
             font.setBold(check.status in ("problem", "warning"))

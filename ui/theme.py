@@ -36,6 +36,9 @@ def is_dark() -> bool:
     return QGuiApplication.palette().color(_ROLE.Base).lightness() < 128
 
 
+# The one accent of each theme: links, the selection (light), the focus ring, the chosen.
+# (The dark theme's selection is a deeper blue of the same hue, under white text.)
+ACCENT = {"light": "#1d5fd6", "dark": "#5b9bff"}
 # Words in a colour of their own, each at least 4.5:1 against the window in its theme.
 PROBLEM = {"light": "#b91c1c", "dark": "#fca5a5"}  # what went wrong
 WARNING = {"light": "#b45309", "dark": "#fbbf24"}  # nearly full, take care
@@ -66,7 +69,7 @@ def _palette(dark: bool) -> QPalette:
             _ROLE.ToolTipBase: "#2b2d31",
             _ROLE.ToolTipText: "#e6e6e6",
             _ROLE.PlaceholderText: "#8b8f97",
-            _ROLE.Link: "#58a6ff",
+            _ROLE.Link: ACCENT["dark"],
             _ROLE.Mid: "#3a3c41",
             _ROLE.Midlight: "#34363b",
             _ROLE.Dark: "#111214",
@@ -83,12 +86,12 @@ def _palette(dark: bool) -> QPalette:
             _ROLE.Text: "#1f2328",
             _ROLE.Button: "#eceef1",
             _ROLE.ButtonText: "#1f2328",
-            _ROLE.Highlight: "#2f6feb",
+            _ROLE.Highlight: ACCENT["light"],
             _ROLE.HighlightedText: "#ffffff",
             _ROLE.ToolTipBase: "#ffffdc",
             _ROLE.ToolTipText: "#1f2328",
             _ROLE.PlaceholderText: "#5f6672",
-            _ROLE.Link: "#0969da",
+            _ROLE.Link: ACCENT["light"],
             _ROLE.Mid: "#c8ccd2",
             _ROLE.Midlight: "#e3e5e8",
             _ROLE.Dark: "#9aa0a6",
