@@ -25,6 +25,7 @@ from app.hub.catalog import CatalogEntry, Ranked
 from app.machine.fit import CPU, FITS_GPU, NO_FIT, PARTIAL
 from ui.catalog_downloads import CatalogDownloads
 from ui.i18n import current_language
+from ui.visual import SPACE
 
 PURPOSE_LABELS = {
     "chat": QT_TRANSLATE_NOOP("CatalogCard", "Everyday chat"),
@@ -62,8 +63,8 @@ class CatalogCard(QFrame):
         self.downloads, self.is_here = downloads, is_here
         entry, fit = ranked.entry, ranked.estimate
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 12, 14, 12)
-        layout.setSpacing(6)
+        layout.setContentsMargins(SPACE["l"], SPACE["m"], SPACE["l"], SPACE["m"])
+        layout.setSpacing(SPACE["s"])
         self.title = QLabel(entry.title)
         self.title.setObjectName("cardTitle")
         self.title.setWordWrap(True)

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
 from ui.theme import is_dark
+from ui.visual import RADIUS
 
 # (background, border, text) in the light and the dark theme: text at least 4.5:1 and the
 # border at least 3:1 against the background (tests/test_contrast.py).
@@ -29,7 +30,7 @@ def banner_style(info: bool, dark: bool) -> str:
     ]
     return (
         f"#errorBanner {{ background: {background}; border: 1px solid {border}; "
-        f"border-radius: 6px; }} #errorBanner QLabel {{ color: {text}; }}"
+        f"border-radius: {RADIUS['surface']}px; }} #errorBanner QLabel {{ color: {text}; }}"
     )
 
 

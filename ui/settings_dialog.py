@@ -41,6 +41,7 @@ from ui.settings_editors import (
     setting_label,
     value_of,
 )
+from ui.visual import SPACE, scaled_font
 
 PAGE_NAMES: dict[str, object] = {
     "General": QT_TRANSLATE_NOOP("Settings", "General"),
@@ -67,8 +68,8 @@ class SettingRow(QWidget):
         self.setting, self.editor = setting, editor
         self.setObjectName(f"row:{setting.key}")
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 4, 0, 8)
-        layout.setSpacing(3)
+        layout.setContentsMargins(0, SPACE["xs"], 0, SPACE["s"])
+        layout.setSpacing(SPACE["xs"])
         label = setting_label(setting)
         if isinstance(editor, QCheckBox):
             editor.setText(label)  # the box's own text: clicking the name ticks it
@@ -76,9 +77,7 @@ class SettingRow(QWidget):
             name = QLabel(label)
             name.setObjectName("settingName")
             name.setBuddy(editor)
-            font = name.font()
-            font.setBold(True)
-            name.setFont(font)
+            name.setFont(scaled_font(name.font(), "body", bold=True))
             layout.addWidget(name)
         layout.addWidget(editor)
         about = QLabel(setting_description(setting))
@@ -109,10 +108,7 @@ class SettingsPage(QScrollArea):
         self.body = QVBoxLayout(body)
         heading = QLabel(title)
         heading.setObjectName("pageTitle")
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setBold(True)
-        heading.setFont(font)
+        heading.setFont(scaled_font(heading.font(), "title", bold=True))
         self.body.addWidget(heading)
         self.rows: list[SettingRow] = []
         self.extras: list[QWidget] = []  # buttons that open other dialogs

@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.visual import RADIUS
+
 # (edge, focus ring) for the light and the dark theme.
 EDGES = {"light": ("#7d838c", "#1d5fd6"), "dark": ("#767b85", "#5b9bff")}  # ring: the accent
 
@@ -117,5 +119,6 @@ def _outline(option: QStyleOption, painter: QPainter, colour: QColor, width: flo
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     painter.setBrush(Qt.BrushStyle.NoBrush)
     painter.setPen(QPen(colour, width))
-    painter.drawRoundedRect(rect.adjusted(inset, inset, -inset, -inset), 3.0, 3.0)
+    radius = float(RADIUS["control"])
+    painter.drawRoundedRect(rect.adjusted(inset, inset, -inset, -inset), radius, radius)
     painter.restore()

@@ -24,16 +24,24 @@ from PySide6.QtWidgets import (
 from app.hub.catalog import CatalogEntry, Ranked
 from ui.catalog_card import CardGrid, CatalogCard
 from ui.catalog_downloads import CatalogDownloads
+from ui.visual import RADIUS, SPACE, points
 
 COLUMNS = 2
 READING_WIDTH = 860  # the column the welcome is laid out in, centred
+
+
 # Colours from the palette, so the light and dark themes both apply.
-STYLE = """
-#welcome, #welcomeInner { background: transparent; }
-#welcomeTitle { font-size: 20pt; font-weight: 600; }
-#welcomeModelNote { background: palette(alternate-base); border-radius: 8px; padding: 10px; }
-#catalogCard { background: palette(base); border: 1px solid palette(mid); border-radius: 10px; }
-#cardTitle { font-size: 11pt; font-weight: 600; }
+def welcome_style() -> str:
+    """The welcome's and the catalogue's surfaces, on the visual system of ui/theme.py."""
+    surface = RADIUS["surface"]
+    return f"""
+#welcome, #welcomeInner {{ background: transparent; }}
+#welcomeTitle {{ font-size: {points("display")}pt; font-weight: 600; }}
+#welcomeModelNote {{ background: palette(alternate-base); border-radius: {surface}px;
+    padding: {SPACE["m"]}px; }}
+#catalogCard {{ background: palette(base); border: 1px solid palette(mid);
+    border-radius: {surface}px; }}
+#cardTitle {{ font-size: {points("heading")}pt; font-weight: 600; }}
 """
 
 
@@ -54,11 +62,11 @@ class WelcomePanel(QScrollArea):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setStyleSheet(STYLE)
+        self.setStyleSheet(welcome_style())
         inner = QWidget()
         inner.setObjectName("welcomeInner")
         outer = QVBoxLayout(inner)
-        outer.setContentsMargins(24, 24, 24, 24)
+        outer.setContentsMargins(SPACE["xl"], SPACE["xl"], SPACE["xl"], SPACE["xl"])
         column = QWidget()
         column.setMaximumWidth(READING_WIDTH)
         # Centred by stretches, not by alignment: an aligned widget is sized to its hint,
@@ -70,7 +78,7 @@ class WelcomePanel(QScrollArea):
         outer.addLayout(centred)
         outer.addStretch(1)
         layout = QVBoxLayout(column)
-        layout.setSpacing(10)
+        layout.setSpacing(SPACE["m"])
         title = QLabel(self.tr("Welcome to Hearth"))
         title.setObjectName("welcomeTitle")
         layout.addWidget(title)

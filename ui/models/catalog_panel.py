@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.hub.catalog import CatalogEntry, Ranked
 from ui.catalog_card import CardGrid, CatalogCard
 from ui.catalog_downloads import CatalogDownloads
-from ui.chat.welcome import STYLE
+from ui.chat.welcome import welcome_style
 from ui.theme import problem_style
 
 COLUMNS = 4
@@ -41,7 +41,7 @@ class CatalogPanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("catalogPanel")
-        self.setStyleSheet(STYLE)
+        self.setStyleSheet(welcome_style())
         self.best: list[Ranked] = []
         self.picks: list[Ranked] = []
         self.showing_all = False

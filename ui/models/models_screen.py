@@ -295,6 +295,10 @@ class ModelsScreen(QWidget):
         mine = view == MINE
         self.views.setCurrentWidget(self.mine_page if mine else self.discover_page)
         (self.mine_button if mine else self.discover_button).setChecked(True)
+        for button in (self.mine_button, self.discover_button):  # the view shown, in bold
+            font = button.font()
+            font.setBold(button.isChecked())
+            button.setFont(font)
 
     def current_view(self) -> str:
         return MINE if self.views.currentWidget() is self.mine_page else DISCOVER
