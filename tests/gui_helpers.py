@@ -69,7 +69,7 @@ def click_link(window: MainWindow, action: str, message_id: int) -> None:
     """Click a link of the transcript, as a user would (the same signal path)."""
     from PySide6.QtCore import QUrl
 
-    from ui.chat.message_html import ACTION
+    from ui.chat.action_icons import ACTION
 
     window.chat.transcript.anchorClicked.emit(QUrl(f"{ACTION}{action}/{message_id}"))
 

@@ -43,6 +43,13 @@ def cards_shown(window: MainWindow) -> bool:
     return bool(window.welcome.cards)
 
 
+def welcome_window(qtbot: QtBot, core: Core) -> MainWindow:
+    """The window, once the welcome shows its recommended cards."""
+    window = open_window(qtbot, core)
+    wait_until(qtbot, lambda: cards_shown(window))
+    return window
+
+
 def test_a_recommended_model_downloads_from_its_card_and_the_chat_uses_it(
     qtbot: QtBot, core: Core, hub: FakeHub, starter: Path
 ) -> None:
@@ -85,8 +92,7 @@ def test_a_recommended_model_downloads_from_its_card_and_the_chat_uses_it(
 def test_a_card_whose_model_cannot_be_found_says_so_and_offers_a_retry(
     qtbot: QtBot, core: Core, hub: FakeHub
 ) -> None:
-    window = open_window(qtbot, core)
-    wait_until(qtbot, lambda: cards_shown(window))
+    window = welcome_window(qtbot, core)
     card = window.welcome.cards[0]
     card.button.click()  # the fake hub has no such repository: as if it were gone
     wait_until(qtbot, lambda: card.button.text() == "Try again")
@@ -112,8 +118,7 @@ def test_tab_goes_through_the_cards_as_they_read_then_to_more_models(
 ) -> None:
     from PySide6.QtCore import Qt
 
-    window = open_window(qtbot, core)
-    wait_until(qtbot, lambda: cards_shown(window))
+    window = welcome_window(qtbot, core)
     welcome = window.welcome
     assert welcome.focusPolicy() == Qt.FocusPolicy.NoFocus, "no invisible Tab stop"
     stops = [card.button for card in welcome.cards] + [welcome.more]
@@ -124,8 +129,7 @@ def test_tab_goes_through_the_cards_as_they_read_then_to_more_models(
 def test_offline_a_card_says_so_in_one_sentence(qtbot: QtBot, core: Core) -> None:
     for key in ("hub.huggingface_endpoint", "hub.modelscope_endpoint"):
         core.settings.set(key, "http://127.0.0.1:9")  # nothing listens: as offline
-    window = open_window(qtbot, core)
-    wait_until(qtbot, lambda: cards_shown(window))
+    window = welcome_window(qtbot, core)
     card = window.welcome.cards[0]
     card.button.click()
     wait_until(qtbot, lambda: card.button.text() == "Try again")
@@ -138,8 +142,7 @@ def test_offline_a_card_says_so_in_one_sentence(qtbot: QtBot, core: Core) -> Non
 def test_the_models_screen_opens_on_the_same_recommendations_and_the_whole_catalogue(
     qtbot: QtBot, core: Core, hub: FakeHub
 ) -> None:
-    window = open_window(qtbot, core)
-    wait_until(qtbot, lambda: cards_shown(window))
+    window = welcome_window(qtbot, core)
     panel = window.catalog_panel
     assert [c.entry.name for c in panel.cards] == [c.entry.name for c in window.welcome.cards]
     panel.toggle.click()
@@ -155,8 +158,7 @@ def test_at_800_by_600_every_button_shows_its_whole_label(
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QAbstractButton, QApplication
 
-    window = open_window(qtbot, core)
-    wait_until(qtbot, lambda: cards_shown(window))
+    window = welcome_window(qtbot, core)
     window.resize(800, 600)
 
     def cut_labels(index: int) -> list[str]:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from typing import Any, Protocol
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
@@ -35,7 +36,7 @@ from app.secrets import get_token, set_token
 from app.serve.config import PortTaken, free_port
 from app.serve.examples import base_url, examples, reachable_from_others
 from app.settings import Settings, highest, lowest
-from ui.api_switch import ApiSwitch
+from ui.dialog_parts import open_once
 from ui.i18n import translated
 from ui.screen_fit import fit_to_screen
 from ui.theme import problem_style
@@ -65,9 +66,28 @@ EXAMPLE_TITLES = {
 }
 
 
+class Api(Protocol):
+    """What the panel uses of the window's API (``ui.api_switch.ApiSwitch``)."""
+
+    changed: SignalInstance
+    models: Any  # the model bar: the chosen model names the examples' model
+
+    @property
+    def running(self) -> bool: ...
+    def address(self) -> tuple[str, int]: ...
+    def offered(self) -> list[str]: ...
+    def start(self, port: int | None = None) -> None: ...
+    def set(self, on: bool, port: int | None = None) -> None: ...
+
+
+def open_panel(api: Api, settings: Settings, logs_dir: str, parent: QWidget) -> None:
+    """Chat › API server…: the panel, raised when it is open already."""
+    open_once(parent, ApiServerDialog, lambda: ApiServerDialog(api, settings, logs_dir, parent))
+
+
 class ApiServerDialog(QDialog):
     def __init__(
-        self, api: ApiSwitch, settings: Settings, logs_dir: str, parent: QWidget | None = None
+        self, api: Api, settings: Settings, logs_dir: str, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("API server"))

@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QDialog, QStatusBar, QWidget
+from PySide6.QtWidgets import QStatusBar, QWidget
 
 from app.core import Core
 from app.docs.library import Documents
@@ -25,6 +25,7 @@ from app.engine.hosted import Loaded
 from app.engine.seat import Seat
 from app.serve.served_models import PURPOSE
 from ui.chat.model_bar import ModelBar
+from ui.dialog_parts import open_once
 from ui.loaded_models import LoadedModel
 
 
@@ -124,24 +125,12 @@ class ApiSwitch(QObject):
         self.status.showMessage(self.tr("API stopped"), 3000)
         self.changed.emit()
 
-    # -- its windows (not modal: the chat goes on beside them) ----------------------------
-    def open_panel(self, parent: QWidget) -> None:
-        """The API server panel (Chat › API server…)."""
-        from ui.api_server_dialog import ApiServerDialog
-
-        _open_once(
-            parent,
-            ApiServerDialog,
-            lambda: ApiServerDialog(
-                self, self.core.settings, str(self.core.paths.logs_dir), parent
-            ),
-        )
-
+    # -- Loaded models (not modal: the chat goes on beside it) ---------------------------
     def open_loaded_models(self, parent: QWidget) -> None:
         """Loaded models: the chat's and the API's, their memory, and Unload."""
         from ui.loaded_models import LoadedModelsDialog
 
-        _open_once(parent, LoadedModelsDialog, lambda: LoadedModelsDialog(self.loaded, parent))
+        open_once(parent, LoadedModelsDialog, lambda: LoadedModelsDialog(self.loaded, parent))
 
     # -- the loaded models ---------------------------------------------------------------
     def loaded(self) -> list[LoadedModel]:
@@ -177,15 +166,3 @@ class ApiSwitch(QObject):
         self.seat.unload()
         self.models.engine_stopped()
         return True
-
-
-def _open_once(parent: QWidget, kind: type[QDialog], make: Callable[[], QDialog]) -> None:
-    """Raise the dialog of ``kind`` that is open already, else open a new one."""
-    existing = parent.findChild(kind)
-    if existing is not None:
-        existing.raise_()
-        existing.activateWindow()
-        return
-    dialog = make()
-    dialog.finished.connect(dialog.deleteLater)
-    dialog.show()

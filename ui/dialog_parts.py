@@ -34,3 +34,16 @@ def add_problem_and_buttons(
         restore.clicked.connect(restore_defaults)
     add(buttons)
     return problem
+
+
+def open_once(parent: QWidget, kind: type[QDialog], make: Callable[[], QDialog]) -> None:
+    """Raise the dialog of ``kind`` that is open already, else show a new one (a window
+    beside the chat, not modal)."""
+    existing = parent.findChild(kind)
+    if existing is not None:
+        existing.raise_()
+        existing.activateWindow()
+        return
+    dialog = make()
+    dialog.finished.connect(dialog.deleteLater)
+    dialog.show()

@@ -371,17 +371,17 @@ class MainWindow(QMainWindow):
 
     # -- the local API -----------------------------------------------------------------
     def set_api_server(self, on: bool, port: int | None = None) -> None:
-        """Start or stop the local API (OpenAI, Ollama and Anthropic dialects) for the
-        library, sharing the chat's worker."""
+        """Start or stop the local API for the library, sharing the chat's worker."""
         self.api.set(on, port)
         self.serve_action.setChecked(self.api.running)
 
     def api_address(self) -> tuple[str, int]:
         return self.api.address()
 
-    def show_api_server(self) -> None:
-        """The API server panel: on/off, address, key, status and examples."""
-        self.api.open_panel(self)
+    def show_api_server(self) -> None:  # on/off, address, key, status and examples
+        from ui.api_server_dialog import open_panel
+
+        open_panel(self.api, self.core.settings, str(self.core.paths.logs_dir), self)
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:

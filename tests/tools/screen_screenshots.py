@@ -19,9 +19,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QDialog
 
 from app.core import open_core
-from tests.tools.screenshot import settle
-from ui.gui import dispose_window, make_application
-from ui.i18n import install_translations
+from tests.tools.screenshot import in_three_looks, settle
+from ui.gui import dispose_window
 from ui.main_window import MainWindow
 
 
@@ -135,17 +134,5 @@ def shoot_chat(window: MainWindow, folder: Path, suffix: str) -> None:
     QToolTip.hideText()
 
 
-def main() -> int:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    make_application()
-    shoot(folder, "light", "")
-    shoot(folder, "dark", "-dark")
-    install_translations("zh_CN")
-    shoot(folder, "light", "-zh")
-    install_translations("en")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(in_three_looks(shoot))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
@@ -110,7 +111,7 @@ def shoot_chat(window: MainWindow, light: Path, dark: Path) -> None:
     from PySide6.QtCore import QUrl
 
     from app.models.library import ModelEntry
-    from ui.chat.message_html import ACTION
+    from ui.chat.action_icons import ACTION
 
     script = window.core.paths.data_dir / "reasoning-demo.txt"
     script.write_text(REASONING_REPLY, encoding="utf-8")
@@ -132,6 +133,22 @@ def shoot_chat(window: MainWindow, light: Path, dark: Path) -> None:
             QApplication.processEvents()
         window.grab().save(str(output))
         print(f"saved {output}")
+
+
+def in_three_looks(shoot: Callable[[Path, str, str], None]) -> int:
+    """Run ``shoot(folder, theme, suffix)`` in the light theme, the dark one (``-dark``)
+    and Chinese (``-zh``), the folder from the command line (screenshots/ by default)."""
+    from ui.i18n import install_translations
+
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    make_application()
+    shoot(folder, "light", "")
+    shoot(folder, "dark", "-dark")
+    install_translations("zh_CN")
+    shoot(folder, "light", "-zh")
+    install_translations("en")
+    return 0
 
 
 def settle(condition: object, timeout_s: float = 60.0) -> None:

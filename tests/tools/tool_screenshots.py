@@ -18,10 +18,9 @@ from PySide6.QtWidgets import QApplication
 from app.core import open_core
 from app.models.library import ModelEntry
 from app.tools.config import ServerConfig, ToolsConfig, ToolsFile
-from tests.tools.screenshot import settle
-from ui.chat.message_html import ACTION
-from ui.gui import dispose_window, make_application
-from ui.i18n import install_translations
+from tests.tools.screenshot import in_three_looks, settle
+from ui.chat.action_icons import ACTION
+from ui.gui import dispose_window
 from ui.main_window import MainWindow
 
 FIXTURE = Path(__file__).parent / "mcp_fixture_server.py"
@@ -86,17 +85,5 @@ def shoot(folder: Path, theme: str, suffix: str) -> None:
         dispose_window(window)
 
 
-def main() -> int:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    make_application()
-    shoot(folder, "light", "")
-    shoot(folder, "dark", "-dark")
-    install_translations("zh_CN")
-    shoot(folder, "light", "-zh")
-    install_translations("en")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(in_three_looks(shoot))

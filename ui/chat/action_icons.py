@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip
 from ui.icons import ICON_SIZE, icon_image, screen_scale
 
 ICON_SCHEME = "hearth-icon"
+ACTION = "hearth:act/"  # a link to an action on a message: hearth:act/NAME/MESSAGE_ID
 # action → (icon, name shown on hover)
 ACTIONS: dict[str, tuple[str, object]] = {
     "edit": ("pencil", QT_TRANSLATE_NOOP("TranscriptView", "Edit")),
@@ -99,8 +100,6 @@ class ActionTips(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.ToolTip or not isinstance(event, QHelpEvent):
             return False
-        from ui.chat.message_html import ACTION
-
         anchor = self.view.anchorAt(event.pos())
         if not anchor.startswith(ACTION):
             return False

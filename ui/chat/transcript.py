@@ -58,7 +58,7 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.chat import store as st
 from app.chat.markdown_blocks import BlockSplitter
-from ui.chat.action_icons import ActionTips
+from ui.chat.action_icons import ACTION, ActionTips
 from ui.chat.code_pointer import CodePointer
 from ui.chat.code_view import (
     OBJECT,
@@ -77,7 +77,7 @@ from ui.chat.markdown_html import (
     MarkdownRenderer,
     Palette,
 )
-from ui.chat.message_html import ACTION, LIVE, MessageHtml
+from ui.chat.message_html import LIVE, MessageHtml
 
 READING_WIDTH = 860  # the widest the conversation's column gets, in pixels
 DEFAULT_WINDOW = 100  # messages rendered when a conversation opens
