@@ -197,7 +197,11 @@ class DocumentsScreen(QWidget):
             self.summary.setText(self.tr("No collections yet. Make one, then add a folder to it."))
             self.files.setRowCount(0)
             return
-        collection = self.documents.collections.get(name)
+        try:
+            collection = self.documents.collections.get(name)
+        except HearthError:  # removed after the list was read (a listing in flight)
+            self.refresh()
+            return
         self.pause_button.setText(self.tr("Resume") if collection.paused else self.tr("Pause"))
         paths = "\n".join(collection.paths) or self.tr("(no files or folders yet)")
         state = self.tr(" (paused)") if collection.paused else ""
