@@ -9,6 +9,7 @@ the Collections menu under its message box.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -161,7 +162,7 @@ class DocumentsScreen(QWidget):
         """The collections with their counts (read in the background)."""
         run_in_background(self, self.documents.summaries, self._listed, self._report)
 
-    def _listed(self, summaries: list[object]) -> None:
+    def _listed(self, summaries: Sequence[object]) -> None:
         current = self.selected()
         self.list.blockSignals(True)
         self.list.clear()
