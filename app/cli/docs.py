@@ -22,6 +22,7 @@ from app.docs.indexer import Progress
 from app.docs.library import DEFAULT_PASSAGES, Documents
 from app.documents import open_documents
 from app.hub.repo_files import human_duration, human_size
+from wire.visible_text import visible
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -89,11 +90,14 @@ def _index(documents: Documents, args: argparse.Namespace, out: TextIO) -> int:
     told: set[str] = set()
     for problem in report.problems:
         state = "failed" if problem.failed else "skipped"
-        print(f"{state}: {problem.path}: {problem.reason}", file=sys.stderr)
+        print(f"{state}: {visible(problem.path)}: {visible(problem.reason)}", file=sys.stderr)
         told.add(problem.path)
     for record in documents.index.files(args.name):
         if record.status != INDEXED and record.path not in told:
-            print(f"{record.status}: {record.path}: {record.reason}", file=sys.stderr)
+            print(
+                f"{record.status}: {visible(record.path)}: {visible(record.reason)}",
+                file=sys.stderr,
+            )
     p = report.progress
     counts = documents.index.counts(args.name)
     print(
@@ -130,7 +134,8 @@ def _list(documents: Documents, args: argparse.Namespace, out: TextIO) -> int:
     for s in summaries:
         problems = f", {s.skipped} skipped, {s.failed} failed" if s.skipped or s.failed else ""
         print(
-            f"{s.name}: {s.indexed} file(s){problems}, {s.chunks} passages — {', '.join(s.paths)}",
+            f"{visible(s.name)}: {s.indexed} file(s){problems}, {s.chunks} passages — "
+            + ", ".join(visible(path) for path in s.paths),
             file=out,
         )
     return EXIT_OK
@@ -157,10 +162,13 @@ def _search(documents: Documents, args: argparse.Namespace, out: TextIO) -> int:
         print("No passage matched.", file=out)
     for number, h in enumerate(hits, 1):
         where = (
-            f", page {h.page}" if h.page is not None else (f" › {h.section}" if h.section else "")
+            f", page {h.page}"
+            if h.page is not None
+            else (f" › {visible(h.section)}" if h.section else "")
         )
-        print(f"[{number}] {h.file}{where}  (score {h.score:.3f})", file=out)
-        print("    " + h.text.strip().replace("\n", "\n    "), file=out)
+        print(f"[{number}] {visible(h.file)}{where}  (score {h.score:.3f})", file=out)
+        passage = visible(h.text.strip(), multiline=True)
+        print("    " + passage.replace("\n", "\n    "), file=out)
     return EXIT_OK
 
 

@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 from app.chat.session import SessionListener
 from wire import protocol
+from wire.visible_text import visible
 
 
 class Terminal(SessionListener):
@@ -84,7 +85,7 @@ class Terminal(SessionListener):
         short = result if len(result) <= 200 else result[:200] + "…"
         print(f"[{call['status']}: {short}]", file=self.err)
         for note in call.get("notes", []):
-            print(f"[{note}]", file=self.err)
+            print(f"[{visible(str(note))}]", file=self.err)
 
     def _end_line(self) -> None:
         self._end_thinking()
@@ -163,7 +164,7 @@ class Terminal(SessionListener):
             self._print(json.dumps(event, ensure_ascii=False) + "\n")
             return
         for note in grounding.notes:
-            print(f"[{note}]", file=self.err)
+            print(f"[{visible(str(note))}]", file=self.err)
 
     def sources(self, grounding: Any, answer: str) -> None:
         """After the answer: its numbered sources, the ones it cited marked."""
@@ -179,7 +180,7 @@ class Terminal(SessionListener):
         self._print("\nSources:\n")
         for source in grounding.sources:
             mark = "  (cited)" if source.n in cited else "  (used as context)"
-            self._print(f"[{source.n}] {source.label}{mark}\n")
+            self._print(f"[{source.n}] {visible(source.label)}{mark}\n")
 
     def saved(self, conversation_id: int, message_id: int) -> None:
         if self.as_json:

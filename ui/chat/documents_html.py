@@ -11,19 +11,20 @@ from PySide6.QtCore import QCoreApplication
 
 from app.docs.grounding import Grounding, Source, cited_numbers
 from ui.chat.markdown_html import Palette
+from wire.visible_text import visible
 
 SOURCE = "hearth:source/"  # SOURCE + "<message id of your message>/<source number>"
 
 
 def source_label(source: Source) -> str:
     """ "report.pdf, page 3" / "notes.md › Install", in the window's language."""
-    name = source.file.replace("\\", "/").rsplit("/", 1)[-1]
+    name = visible(source.file.replace("\\", "/").rsplit("/", 1)[-1])
     if source.page is not None:
         return QCoreApplication.translate("TranscriptView", "{0}, page {1}").format(
             name, source.page
         )
     if source.section:
-        return f"{name} › {source.section}"
+        return f"{name} › {visible(source.section)}"
     return name
 
 
@@ -54,14 +55,14 @@ def attachments_html(documents: dict[str, Any], palette: Palette) -> str:
             html.escape(
                 QCoreApplication.translate(
                     "TranscriptView", "Attached: {0} · {1:,} tokens · {2}"
-                ).format(item.name, item.tokens, how)
+                ).format(visible(item.name), item.tokens, how)
             )
         )
     if grounding.collections:
         parts.append(
             html.escape(
                 QCoreApplication.translate("TranscriptView", "Collections: {0}").format(
-                    ", ".join(grounding.collections)
+                    ", ".join(visible(name) for name in grounding.collections)
                 )
             )
         )

@@ -41,6 +41,7 @@ from ui.documents.indexing import Indexing
 from ui.error_banner import ErrorBanner
 from ui.i18n import translated
 from ui.models.tables import make_table
+from wire.visible_text import visible
 
 PROGRESS_EVERY_S = 0.1  # the progress line is redrawn at most this often
 
@@ -225,10 +226,10 @@ class DocumentsScreen(QWidget):
         words = {INDEXED: self.tr("indexed"), FAILED: self.tr("failed")}
         for row, record in enumerate(records):
             cells = (
-                record.path,
+                visible(record.path),
                 words.get(record.status, self.tr("skipped")),
                 f"{record.tokens:,}" if record.status == INDEXED else "",
-                record.reason,
+                visible(record.reason),
             )
             for column, value in enumerate(cells):
                 cell = QTableWidgetItem(value)
