@@ -11,12 +11,53 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
+# What a data folder holds is private (the history, passages of private documents, logs
+# naming files): its folders are created 0700 and its databases, settings and logs 0600,
+# whatever the umask, so another user of the computer can read none of it.  Windows keeps
+# files private through the profile's ACLs; there the modes are not used.
+PRIVATE_FOLDER_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` and its missing parents created for this user alone; an existing folder of
+    Hearth's that others could read or enter is made private too (a data folder made by an
+    earlier version, or under a lax umask)."""
+    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER_MODE)
+    _keep_to_owner(path)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """``path`` made to exist, readable and writable by this user alone, before SQLite or a
+    log opens it (SQLite gives its WAL and journal the database's mode)."""
+    if os.name != "nt":
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE))
+        _keep_to_owner(path)
+    return path
+
+
+def readable_by_others(path: Path) -> bool:
+    """Whether other users of this computer may read ``path`` (always False on Windows,
+    whose files are kept by ACLs Hearth does not read)."""
+    return os.name != "nt" and bool(path.stat().st_mode & 0o044)
+
+
+def _keep_to_owner(path: Path) -> None:
+    if os.name == "nt":
+        return
+    with contextlib.suppress(OSError):  # not ours to change (another owner): left as it is
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            os.chmod(path, mode & ~0o077)
+
 
 def write_text_atomically(path: Path, text: str) -> None:
     """Write through a temporary file and rename: a crash or a full disk leaves the old
     file whole, never half of the new one.  Each write has a temporary file of its own,
     so two threads saving at once never rename each other's."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp makes the file 0600: a settings or state file is the user's alone
     handle, name = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
     tmp = Path(name)
     try:

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from app.files import private_file, private_folder
+
 LOG_FILE = "hearth.log"
 MAX_BYTES = 2_000_000
 
@@ -42,6 +44,10 @@ class SharedRotatingFileHandler(logging.handlers.RotatingFileHandler):
         else:
             self.retry_at = 0
 
+    def _open(self) -> Any:
+        private_file(Path(self.baseFilename))  # the log names files and models: 0600
+        return super()._open()
+
     def _size(self) -> int:
         try:
             return os.path.getsize(self.baseFilename)
@@ -61,7 +67,7 @@ def configure_logging(logs_dir: Path | None, *, also_stderr: bool = False) -> Pa
     path: Path | None = None
     if logs_dir is not None:
         try:
-            logs_dir.mkdir(parents=True, exist_ok=True)
+            private_folder(logs_dir)
             path = logs_dir / LOG_FILE
             handler: logging.Handler = SharedRotatingFileHandler(
                 path, maxBytes=MAX_BYTES, backupCount=3, encoding="utf-8"

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import platformdirs
 
+from app.files import private_folder
+
 APP_NAME = "Hearth"
 DATA_DIR_ENV = "HEARTH_DATA_DIR"
 
@@ -70,5 +72,5 @@ class Paths:
     def ensure(self) -> Paths:
         """Create the folders; raises OSError with the path when that is impossible."""
         for folder in (self.data_dir, self.logs_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+            private_folder(folder)
         return self

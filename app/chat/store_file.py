@@ -31,6 +31,7 @@ from app.chat.repair import (
     salvaged_note,
 )
 from app.chat.schema import MIGRATIONS, SCHEMA_VERSION, Transaction
+from app.files import private_file
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,8 @@ class StoreFile:
 
     @staticmethod
     def _connect(target: str) -> sqlite3.Connection:
+        if target != ":memory:":
+            private_file(Path(target))  # the history is this user's alone
         db = sqlite3.connect(target, isolation_level=None)
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA journal_mode=WAL")

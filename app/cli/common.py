@@ -71,6 +71,7 @@ def server_key(args: argparse.Namespace) -> str:
     """The key ``hearth serve`` requires: --api-key, --api-key-file, then
     $HEARTH_SERVE_API_KEY, then the keyring; empty when none is set."""
     from app.errors import HearthError
+    from app.files import readable_by_others
     from app.secrets import get_token
 
     if args.api_key:
@@ -84,5 +85,10 @@ def server_key(args: argparse.Namespace) -> str:
             ) from exc
         if not key:
             raise HearthError(Phrase("The API key file {0} is empty.", args.api_key_file))
+        if readable_by_others(Path(args.api_key_file).expanduser()):
+            say_note(
+                f"the API key file {args.api_key_file} can be read by other users of this "
+                f"computer: make it yours alone with: chmod 600 {args.api_key_file}"
+            )
         return key
     return get_token("serve") or ""

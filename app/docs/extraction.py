@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from app.docs.extract_child import MEMORY_LIMIT_ENV
 from app.docs.formats import Section, kind_of
+from app.files import private_file, private_folder
 from app.processes import TreeMemory
 from wire.child_process import EXTRACTION, creation_flags
 from wire.child_process import command as child_command
@@ -214,8 +215,8 @@ class Extractor:
         env["PYTHONIOENCODING"] = "utf-8"
         stderr: IO[bytes] | int = subprocess.DEVNULL
         if self.log_file is not None:
-            self.log_file.parent.mkdir(parents=True, exist_ok=True)
-            stderr = self.log_file.open("ab")
+            private_folder(self.log_file.parent)
+            stderr = private_file(self.log_file).open("ab")
         creation = creation_flags()
         try:
             self._process = subprocess.Popen(

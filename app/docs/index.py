@@ -23,7 +23,7 @@ from pathlib import Path
 
 from app.docs.chunking import Passage
 from app.docs.terms import estimate_tokens, index_terms, match_expression
-from app.files import set_database_aside
+from app.files import private_file, set_database_aside
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -149,6 +149,8 @@ class DocumentIndex:
         return connection
 
     def _connect(self, target: str) -> sqlite3.Connection:
+        if target != ":memory:":
+            private_file(Path(target))  # passages of private documents: this user's alone
         db = sqlite3.connect(
             target, isolation_level=None, check_same_thread=target != ":memory:", timeout=30
         )

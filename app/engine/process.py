@@ -23,6 +23,7 @@ from typing import IO, Any, Protocol
 
 from app.engine.faults import too_long, worker_died
 from app.engine.jobs import Job
+from app.files import private_file, private_folder
 from wire import protocol
 from wire.child_process import WORKER, command, creation_flags
 from wire.model_spec import ModelSpec
@@ -51,14 +52,14 @@ def open_worker_log(log_dir: Path | None) -> IO[bytes]:
     """The shared worker log, rolled over past ``WORKER_LOG_LIMIT``."""
     if log_dir is None:
         return open(os.devnull, "ab")
-    log_dir.mkdir(parents=True, exist_ok=True)
+    private_folder(log_dir)
     path = log_dir / "worker.log"
     try:
         if path.stat().st_size > WORKER_LOG_LIMIT:
             os.replace(path, path.with_suffix(".log.1"))
     except OSError:
         pass
-    return open(path, "ab")
+    return open(private_file(path), "ab")
 
 
 class WorkerProcess:

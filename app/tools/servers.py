@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.files import private_file, private_folder
 from app.tools.config import ServerConfig
 from wire.phrases import Phrase
 
@@ -161,8 +162,10 @@ class _Connection:
         from mcp import Client
 
         try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            with self.log_path.open("a", encoding="utf-8", errors="replace") as errlog:
+            private_folder(self.log_path.parent)
+            with private_file(self.log_path).open(
+                "a", encoding="utf-8", errors="replace"
+            ) as errlog:
                 errlog.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting\n")
                 errlog.flush()
                 self._log_start = errlog.tell()
