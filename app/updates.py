@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from app import __version__
-from wire.phrases import Phrase
+from app.bounded_http import AnswerRefused, AnswerTooLarge, get_bounded
+from wire.phrases import Phrase, message_of
 
 log = logging.getLogger(__name__)
 
@@ -93,32 +94,31 @@ def read_answer(answer: Any, current: str = __version__) -> UpdateCheck:
 
 
 def check(url: str, current: str = __version__, timeout: float = TIMEOUT_S) -> UpdateCheck:
-    """Ask ``url`` once.  Raises UpdateCheckFailed with a sentence when there is no answer."""
+    """Ask ``url`` once, within ``timeout`` seconds in all (not per read: a feed that sends
+    a byte a second does not hold the check), reading at most ``MAX_ANSWER_BYTES`` and
+    following redirects only on the same host over https.  Raises UpdateCheckFailed with a
+    sentence when there is no answer."""
     import httpx
 
     headers = {"User-Agent": "Hearth", "Accept": "application/vnd.github+json"}
     try:
-        with (
-            httpx.Client(timeout=timeout, follow_redirects=True, headers=headers) as client,
-            client.stream("GET", url) as response,
-        ):
-            if response.status_code != 200:
-                raise UpdateCheckFailed(
-                    Phrase(
-                        "the releases page answered {0}",
-                        f"{response.status_code} {response.reason_phrase}",
-                    )
-                )
-            body = b""
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > MAX_ANSWER_BYTES:
-                    raise UpdateCheckFailed(UNREADABLE)
-    except httpx.HTTPError as exc:
+        with httpx.Client(headers=headers) as client:
+            answer = get_bounded(client, url, deadline_s=timeout, max_bytes=MAX_ANSWER_BYTES)
+    except AnswerTooLarge as exc:
+        log.info("update check: %s: %s", url, exc)
+        raise UpdateCheckFailed(UNREADABLE) from None
+    except AnswerRefused as exc:
+        log.info("update check: %s: %s", url, exc)
+        raise UpdateCheckFailed(message_of(exc)) from None
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         log.info("update check: %s: %s", url, exc)
         raise UpdateCheckFailed(Phrase("the releases page could not be reached")) from None
+    if answer.status != 200:
+        raise UpdateCheckFailed(
+            Phrase("the releases page answered {0}", f"{answer.status} {answer.reason}")
+        )
     try:
-        answer = json.loads(body)
-    except ValueError:
+        document = json.loads(answer.body)
+    except (ValueError, RecursionError):
         raise UpdateCheckFailed(UNREADABLE) from None
-    return read_answer(answer, current)
+    return read_answer(document, current)

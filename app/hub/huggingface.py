@@ -9,17 +9,23 @@ only once, at import), so a mirror chosen in the settings applies at once.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
+from urllib.parse import quote
 
+from app.bounded_http import AnswerRefused, get_bounded
 from app.errors import AccessDenied, HearthError
 from app.hub.reachable import check_reachable
 from app.hub.repo_files import RepoFile
-from wire.phrases import Phrase
+from wire.phrases import Phrase, message_of
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
+# A repository's listing (its files and their hashes): a large one is a few hundred KB.
+LISTING_DEADLINE_S = 60.0
+LISTING_MAX_BYTES = 32_000_000
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "lastModified"}
 
 
@@ -95,11 +101,7 @@ def list_files(
     (``anonymous``: without any token, for requests that are not about the user's own
     access, such as the catalogue's check)."""
     check_reachable(endpoint_url, "Hugging Face")
-    api = _api(endpoint_url, token, anonymous)
-    try:
-        info = api.model_info(repo_id, revision=revision, files_metadata=True)
-    except Exception as exc:
-        raise translate_error(exc, repo_id) from exc
+    info = _model_info(repo_id, revision, endpoint_url, token, anonymous)
     files = []
     for sibling in info.siblings or []:
         lfs = sibling.lfs
@@ -112,6 +114,53 @@ def list_files(
             )
         )
     return files
+
+
+def _model_info(
+    repo_id: str, revision: str, endpoint_url: str, token: str | None, anonymous: bool
+) -> Any:
+    """What ``HfApi.model_info(files_metadata=True)`` asks, read through the client's own
+    session and headers but bounded (``app.bounded_http``): a hub that answers a byte a
+    second, sends gigabytes or redirects elsewhere is refused in words, and an answer that
+    is not a repository's description is "could not be read", not a KeyError's text."""
+    _api(endpoint_url, token, anonymous)  # sets the client's environment
+    from huggingface_hub.hf_api import ModelInfo
+    from huggingface_hub.utils import (  # type: ignore[attr-defined]
+        build_hf_headers,
+        get_session,
+        hf_raise_for_status,
+    )
+
+    url = f"{endpoint_url}/api/models/{repo_id}/revision/{quote(revision, safe='')}"
+    headers = build_hf_headers(token=False if anonymous else token or None)
+    try:
+        answer = get_bounded(
+            get_session(),
+            url,
+            deadline_s=LISTING_DEADLINE_S,
+            max_bytes=LISTING_MAX_BYTES,
+            headers=headers,
+            params={"blobs": True},
+        )
+    except AnswerRefused as exc:
+        raise HearthError(message_of(exc)) from None
+    except Exception as exc:
+        raise translate_error(exc, repo_id) from exc
+    try:
+        import httpx2  # the client's HTTP library: its errors read this response
+
+        whole = httpx2.Response(
+            answer.status, headers=answer.headers, content=answer.body, request=answer.request
+        )
+        hf_raise_for_status(whole)
+    except Exception as exc:
+        raise translate_error(exc, repo_id) from exc
+    try:
+        return ModelInfo(**json.loads(answer.body))  # type: ignore[no-untyped-call]
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        raise HearthError(
+            Phrase("The hub's answer about {0} could not be read ({1}).", repo_id, answer.url)
+        ) from exc
 
 
 def fetch(

@@ -1,0 +1,138 @@
+"""One GET to a server beyond this machine, bounded: an overall deadline, a size cap while
+reading, and redirects only to the same host without leaving https.
+
+Why: a per-read timeout restarts with every byte, so a feed that sends one byte a second
+never ends; a listing read whole can be gigabytes; and a redirect could take a question
+meant for the releases page or the hub to another host, or from https to plain http.
+Used by the update check and the hubs' listings (the catalogue's check), with whichever
+HTTP client each already has (``httpx``, or the one the Hugging Face client shares): the
+client is only asked to ``stream`` one request at a time without following redirects.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from wire.phrases import Phrase
+
+MAX_REDIRECTS = 5
+READ_TIMEOUT_S = 10.0  # no byte for this long: the server is gone
+_REDIRECTS = (301, 302, 303, 307, 308)
+
+
+class AnswerRefused(Exception):
+    """The answer was not read to its end; ``str()`` is a sentence for the person."""
+
+
+class AnswerTooLarge(AnswerRefused):
+    """Larger than the cap (declared, or counted while reading)."""
+
+
+class AnswerTooSlow(AnswerRefused):
+    """Not whole by the deadline."""
+
+
+class RedirectRefused(AnswerRefused):
+    """Sent on to another host, down to http, or too many times."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    reason: str
+    headers: Any  # the client's headers of the last response
+    body: bytes
+    url: str  # where the answer came from (after redirects)
+    request: Any  # the client's last request
+
+
+def redirect_refused(source: str, target: str) -> Phrase | None:
+    """Why ``source`` may not send Hearth on to ``target`` (None: it may): only the same
+    host, and never from https down to http."""
+    before, after = urlsplit(source), urlsplit(target)
+    if after.scheme not in ("http", "https") or (
+        before.scheme == "https" and after.scheme != "https"
+    ):
+        return Phrase(
+            "{0} sent Hearth on to {1}, which is not https: Hearth does not follow it.",
+            before.hostname or source,
+            target.split("?", maxsplit=1)[0][:200],
+        )
+    if (after.hostname or "").lower() != (before.hostname or "").lower():
+        return Phrase(
+            "{0} sent Hearth on to another server ({1}): Hearth does not follow it.",
+            before.hostname or source,
+            after.hostname or target[:200],
+        )
+    return None
+
+
+def get_bounded(
+    client: Any,
+    url: str,
+    *,
+    deadline_s: float,
+    max_bytes: int,
+    headers: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
+) -> Answer:
+    """``GET url`` through ``client`` (an ``httpx``-style client), read in full within
+    ``deadline_s`` seconds and ``max_bytes`` bytes.  Raises AnswerRefused with a sentence
+    past either bound or on a refused redirect; the client's own errors pass through."""
+    deadline = time.monotonic() + deadline_s
+    for _ in range(MAX_REDIRECTS + 1):
+        timeout = max(0.1, min(READ_TIMEOUT_S, deadline - time.monotonic()))
+        with client.stream(
+            "GET", url, headers=headers, params=params, follow_redirects=False, timeout=timeout
+        ) as response:
+            here = str(response.url)
+            if response.status_code in _REDIRECTS and "location" in response.headers:
+                target = urljoin(here, response.headers["location"])
+                refused = redirect_refused(here, target)
+                if refused is not None:
+                    raise RedirectRefused(refused)
+                url, params = target, None
+                continue
+            body = _read(response, deadline, deadline_s, max_bytes, here)
+            return Answer(
+                response.status_code,
+                str(getattr(response, "reason_phrase", "")),
+                response.headers,
+                body,
+                here,
+                response.request,
+            )
+    raise RedirectRefused(
+        Phrase("{0} sent Hearth on more than {1} times.", urlsplit(url).hostname, MAX_REDIRECTS)
+    )
+
+
+def _read(response: Any, deadline: float, deadline_s: float, max_bytes: int, url: str) -> bytes:
+    host = urlsplit(url).hostname or url
+    too_large = AnswerTooLarge(
+        Phrase(
+            "{0} sent an answer larger than {1} MB; it was not read.",
+            host,
+            max(1, max_bytes // 1_000_000),
+        )
+    )
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise too_large
+    body = bytearray()
+    for chunk in response.iter_bytes():
+        body += chunk
+        if len(body) > max_bytes:
+            raise too_large
+        if time.monotonic() > deadline:
+            raise AnswerTooSlow(
+                Phrase(
+                    "{0} answered too slowly: no whole answer in {1} seconds.",
+                    host,
+                    round(deadline_s),
+                )
+            )
+    return bytes(body)

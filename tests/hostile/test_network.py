@@ -1,0 +1,176 @@
+"""Class 15: a server beyond the machine cannot hold Hearth, fill its memory or send it
+elsewhere.
+
+The update check and the catalogue's check of the hubs each read one answer within an
+overall deadline (not a per-read timeout that every byte restarts), stop reading past a
+size cap, and follow redirects only on the same host without leaving https.  Each case
+ends with a sentence, never a KeyError's text.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from app import updates
+from app.bounded_http import redirect_refused
+from app.errors import HearthError
+from app.hub import huggingface
+
+Answer = Callable[[BaseHTTPRequestHandler], None]
+
+
+class Hostile:
+    """A loopback server whose every GET is answered by ``answer``; counts the requests."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.requests: list[str] = []
+        hostile = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+                hostile.requests.append(self.path)
+                try:
+                    answer(self)
+                except OSError:
+                    pass  # Hearth hung up: what a bounded reader does
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Answer], Hostile]]:
+    made: list[Hostile] = []
+
+    def start(answer: Answer) -> Hostile:
+        made.append(Hostile(answer))
+        return made[-1]
+
+    yield start
+    for server in made:
+        server.close()
+
+
+def one_byte_at_a_time(handler: BaseHTTPRequestHandler) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", "1000000")
+    handler.end_headers()
+    while True:
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+        time.sleep(0.2)
+
+
+def endless(handler: BaseHTTPRequestHandler) -> None:
+    """A chunked answer that never ends (no Content-Length to refuse it by)."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Transfer-Encoding", "chunked")
+    handler.end_headers()
+    block = b"[" * 65536
+    while True:
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+
+
+def declared_huge(handler: BaseHTTPRequestHandler) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Length", str(2 * 1024**3))
+    handler.end_headers()
+    handler.wfile.write(b"{")
+
+
+def redirect_to(target: str) -> Answer:
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", target + handler.path)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    return answer
+
+
+def empty_object(handler: BaseHTTPRequestHandler) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", "2")
+    handler.end_headers()
+    handler.wfile.write(b"{}")
+
+
+# -- the update check ------------------------------------------------------------------
+
+
+def test_a_feed_that_sends_a_byte_at_a_time_ends_at_the_deadline(serve: Callable) -> None:
+    feed = serve(one_byte_at_a_time)
+    with pytest.raises(updates.UpdateCheckFailed, match="too slowly"):
+        updates.check(feed.url() + "/releases/latest", timeout=1.5)
+
+
+def test_the_update_check_follows_no_redirect_to_another_host(serve: Callable) -> None:
+    elsewhere = serve(empty_object)
+    feed = serve(redirect_to(elsewhere.url("localhost")))
+    with pytest.raises(updates.UpdateCheckFailed, match="another server"):
+        updates.check(feed.url() + "/releases/latest")
+    assert elsewhere.requests == []
+
+
+def test_no_redirect_leaves_https_or_the_web() -> None:
+    assert redirect_refused("https://api.github.com/a", "http://api.github.com/a")
+    assert redirect_refused("https://api.github.com/a", "file:///etc/passwd")
+    assert redirect_refused("https://api.github.com/a", "https://evil.example/a")
+    assert redirect_refused("https://api.github.com/a", "https://api.github.com/b") is None
+    assert redirect_refused("http://127.0.0.1:8/a", "https://127.0.0.1:8/b") is None
+
+
+# -- the catalogue's check of a hub ----------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", [endless, declared_huge], ids=["chunked", "declared"])
+def test_a_huge_listing_is_refused_without_reading_it(serve: Callable, answer: Answer) -> None:
+    hub = serve(answer)
+    with pytest.raises(HearthError, match="larger than 32 MB"):
+        huggingface.list_files("acme/tiny", endpoint_url=hub.url(), anonymous=True)
+
+
+def test_a_slow_hub_ends_at_the_deadline(
+    serve: Callable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(huggingface, "LISTING_DEADLINE_S", 1.5)
+    hub = serve(one_byte_at_a_time)
+    with pytest.raises(HearthError, match="too slowly"):
+        huggingface.list_files("acme/tiny", endpoint_url=hub.url(), anonymous=True)
+
+
+def test_a_hub_redirect_to_another_host_is_not_followed(serve: Callable) -> None:
+    elsewhere = serve(empty_object)
+    hub = serve(redirect_to(elsewhere.url("localhost")))
+    with pytest.raises(HearthError, match="another server"):
+        huggingface.list_files("acme/tiny", endpoint_url=hub.url(), anonymous=True)
+    assert elsewhere.requests == []
+
+
+def test_an_answer_that_is_no_listing_is_said_in_words(serve: Callable) -> None:
+    hub = serve(empty_object)
+    with pytest.raises(HearthError, match="could not be read") as raised:
+        huggingface.list_files("acme/tiny", endpoint_url=hub.url(), anonymous=True)
+    assert "'id'" not in str(raised.value)
