@@ -18,6 +18,7 @@ Prints one line per figure with its budget, or with ``--json`` a list of
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import statistics
 import subprocess
@@ -47,6 +48,7 @@ from wire.platforms import peak_rss_bytes
 PROMPT = "Write a short story about a lighthouse keeper and a storm."
 SEED = 1234
 STARTUP_RUNS = 3
+DEADLINE_ENV = "HEARTH_BENCH_DEADLINE_S"  # tests: seconds after which a stuck run dumps
 
 
 @dataclass
@@ -288,6 +290,9 @@ def docs_figures(core: Core, args: argparse.Namespace, say: Any) -> list[Figure]
 
 
 def run_bench(core: Core, args: argparse.Namespace) -> int:
+    deadline = os.environ.get(DEADLINE_ENV, "")
+    if deadline:  # a run that hangs ends with every thread's stack on stderr, not silently
+        faulthandler.dump_traceback_later(float(deadline), exit=True)
     if getattr(args, "docs_only", False):
         return print_figures(docs_figures(core, args, _say_unless(args.json)), args)
     if getattr(args, "tools_only", False):
