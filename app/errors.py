@@ -47,7 +47,7 @@ def describe_error(exc: BaseException, doing: str, log_hint: str = "") -> str:
             exc_info=exc,
         )
         return exc.message
-    if _is_disk_full(exc):
+    if is_disk_full(exc):
         log.error("%s failed: disk full", doing, exc_info=exc)
         return Phrase(
             "The disk is full, so Hearth could not finish {0}. Free some space and try "
@@ -63,7 +63,20 @@ def describe_error(exc: BaseException, doing: str, log_hint: str = "") -> str:
     return Phrase("Something went wrong while {0}: {1}.{2}", doing, exc, hint)
 
 
-def _is_disk_full(exc: BaseException) -> bool:
+def is_disk_full(exc: BaseException) -> bool:
+    """A full disk or quota, whether the OS or SQLite says it."""
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
         return True
     return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc).lower()
+
+
+def cannot_write_store(exc: BaseException) -> bool:
+    """Whether ``exc`` says that a database cannot be written at all (a full disk, an I/O
+    error, a read-only file): every next write would fail the same way, so the work stops
+    with one sentence instead of failing item after item."""
+    if is_disk_full(exc):
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        words in text for words in ("disk i/o error", "readonly database", "unable to open")
+    )

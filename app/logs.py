@@ -74,7 +74,9 @@ def configure_logging(logs_dir: Path | None, *, also_stderr: bool = False) -> Pa
             )
             handler.setFormatter(formatter)
             handler.set_name("hearth-file")
-            root.handlers = [h for h in root.handlers if h.get_name() != "hearth-file"]
+            for replaced in [h for h in root.handlers if h.get_name() == "hearth-file"]:
+                root.removeHandler(replaced)
+                replaced.close()  # configured again (another data folder): its file is shut
             root.addHandler(handler)
         except OSError:
             path = None

@@ -594,6 +594,8 @@ class ChatSession:
         try:
             reply.recorder.finish(reply.status, reply.stats, reply.error)
         except Exception as exc:  # noqa: BLE001 - reported through the listener
-            self.listener.problem(exc, SAVING_REPLY)
+            if not reply.save_failed:  # said once, however many writes failed
+                reply.save_failed = True
+                self.listener.problem(exc, SAVING_REPLY)
         self.listener.conversation_changed(self)
         self.listener.reply_ended(self, reply)

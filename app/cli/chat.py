@@ -116,8 +116,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     chat.set_defaults(run=cmd_chat)
 
 
-def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``hearth chat``: one exchange through the same chat session as the window."""
+    out = out or sys.stdout  # as it is now, not as it was at import
     from app.chat.session import ChatSession
     from app.chat.store import ChatStore
     from app.errors import HearthError
@@ -182,6 +183,8 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> 
         terminal.sources(documents, reply.text)
     if reply.error:
         print(f"hearth: {reply.error}", file=sys.stderr)
+        return EXIT_ERROR
+    if saving and reply.save_failed:  # the reply was shown, not kept whole: said above
         return EXIT_ERROR
     if saving:
         terminal.saved(reply.conversation_id, reply.message_id)

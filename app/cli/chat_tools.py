@@ -132,7 +132,8 @@ def chat_tools(core: Core, args: argparse.Namespace, search: Any) -> tuple[Any, 
 class TerminalApproval:
     """Answers the session's approval questions from the flags, else on the terminal."""
 
-    def __init__(self, args: argparse.Namespace, err: TextIO = sys.stderr) -> None:
+    def __init__(self, args: argparse.Namespace, err: TextIO | None = None) -> None:
+        err = err or sys.stderr  # as it is now, not as it was at import
         self.yes = bool(args.yes)
         self.allowed = set(args.allow_tool or [])
         self.err = err

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.cli.common import EXIT_OK
+from app.cli.common import EXIT_ERROR, EXIT_OK
 from app.core import Core
 from app.docs.index import INDEXED
 from app.docs.indexer import Progress
@@ -62,7 +62,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     docs.set_defaults(run=cmd_docs)
 
 
-def cmd_docs(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def cmd_docs(core: Core, args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # as it is now, not as it was at import
     documents = open_documents(core)
     try:
         action = args.docs_command
@@ -89,7 +90,7 @@ def _index(documents: Documents, args: argparse.Namespace, out: TextIO) -> int:
     # Every file left out, from this run or before (unchanged files are not read again).
     told: set[str] = set()
     for problem in report.problems:
-        state = "failed" if problem.failed else "skipped"
+        state = "failed" if problem.failed else "note" if problem.indexed else "skipped"
         print(f"{state}: {visible(problem.path)}: {visible(problem.reason)}", file=sys.stderr)
         told.add(problem.path)
     for record in documents.index.files(args.name):
@@ -99,16 +100,24 @@ def _index(documents: Documents, args: argparse.Namespace, out: TextIO) -> int:
                 file=sys.stderr,
             )
     p = report.progress
+    if report.fault:  # the index could not be written: said once, and the run fails
+        print(f"hearth: {report.fault}", file=sys.stderr)
     counts = documents.index.counts(args.name)
+    left = p.files_total - p.files_done if report.fault else 0
     print(
         f"{args.name}: {counts.indexed} file(s) indexed ({p.indexed} new or changed, "
         f"{p.unchanged} unchanged, {p.renamed} moved, {p.removed} removed), "
-        f"{counts.skipped} skipped, {counts.failed} failed, {counts.chunks} passages.",
+        f"{counts.skipped} skipped, {counts.failed} failed, {counts.chunks} passages"
+        + (
+            f"; {left} file(s) not indexed yet (hearth docs update {args.name} goes on)."
+            if left
+            else "."
+        ),
         file=out,
     )
     if p.ignored:
         print(f"{p.ignored} file(s) of other formats were passed over.", file=out)
-    return EXIT_OK
+    return EXIT_ERROR if report.fault else EXIT_OK
 
 
 def _list(documents: Documents, args: argparse.Namespace, out: TextIO) -> int:

@@ -39,7 +39,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     fit.set_defaults(run=cmd_fit)
 
 
-def cmd_sysinfo(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def cmd_sysinfo(core: Core, args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # as it is now, not as it was at import
     from app.machine.hardware import probe_system
     from app.machine.system_check import format_facts
 
@@ -51,7 +52,8 @@ def cmd_sysinfo(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) 
     return EXIT_OK
 
 
-def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # as it is now, not as it was at import
     from app.machine.fit_service import estimate_entry
     from app.machine.hardware import probe_system
     from app.models.library import resolve_model

@@ -41,7 +41,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     remove.set_defaults(run=cmd_models_rm)
 
 
-def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def cmd_models(core: Core, args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # as it is now, not as it was at import
     models = core.models()
     if getattr(args, "json", False):
         out.write(json.dumps([m.as_json() for m in models], indent=2) + "\n")
@@ -59,10 +60,12 @@ def cmd_models(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -
 
 
 def cmd_models_catalog(
-    core: Core, args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+    core: Core, args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     """``hearth models catalog``: the curated models, best first for this machine, with
     the fit verdict; ``hearth pull NAME`` fetches one."""
+    out = out or sys.stdout  # as it is now, not as it was at import
+    err = err or sys.stderr  # as it is now, not as it was at import
     from app.hub.catalog import load_catalog, preferred_source, ranked
     from app.hub.catalog_refresh import check_hub, current_catalog, summary
 

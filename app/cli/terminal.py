@@ -27,6 +27,7 @@ class Terminal(SessionListener):
         self.thinking = False  # thinking was printed and the answer has not started
         self.approve: Callable[[Any], Any] | None = None  # answers a tool call's approval
         self.interrupted = False  # Ctrl+C came while a tool call was asked about
+        self.told: set[str] = set()  # the problems already said
 
     def _print(self, text: str) -> None:
         self.out.write(text)
@@ -140,9 +141,13 @@ class Terminal(SessionListener):
             self.thinking = False
 
     def problem(self, exc: BaseException, doing: str) -> None:
+        """Each distinct problem once (a full disk fails every write after the first)."""
         from app.errors import describe_error
 
-        print(f"hearth: {describe_error(exc, doing)}", file=self.err)
+        sentence = describe_error(exc, doing)
+        if sentence not in self.told:
+            self.told.add(sentence)
+            print(f"hearth: {sentence}", file=self.err)
 
     def end(self) -> None:
         if not self.as_json and not self.ended_with_newline:

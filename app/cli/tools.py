@@ -50,7 +50,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     tools.set_defaults(run=cmd_tools)
 
 
-def cmd_tools(core: Core, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def cmd_tools(core: Core, args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # as it is now, not as it was at import
     from app.tools.config import ToolsFile, read_servers, split_secrets
 
     file = ToolsFile(core.paths.data_dir)

@@ -25,6 +25,7 @@ from app.docs.collections import Collection
 from app.docs.extraction import Extractor, Skipped, Stopped, file_hash
 from app.docs.formats import kind_of
 from app.docs.index import FAILED, INDEXED, DocumentIndex, FileRecord
+from app.errors import cannot_write_store, describe_error
 from wire.platforms import is_link_loop
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ class Problem:
     path: str
     reason: str
     failed: bool = False  # the reader failed (damaged, hung) rather than a file left out
+    indexed: bool = False  # a note about a file that was indexed (only part of it was read)
 
 
 @dataclass
@@ -91,6 +93,9 @@ class UpdateReport:
     progress: Progress
     problems: list[Problem] = field(default_factory=list)
     stopped: bool = False
+    # Why the update stopped before its end when the index could not be written (a full
+    # disk): one sentence, said once, instead of one failure per remaining file.
+    fault: str = ""
 
 
 @dataclass
@@ -234,6 +239,10 @@ class Indexer:
                 report.stopped = True
                 break
             except Exception as exc:  # noqa: BLE001 - one strange file must not stop the rest
+                if cannot_write_store(exc):
+                    report.fault = describe_error(exc, "indexing the collection")
+                    report.stopped = True
+                    break
                 self._failed(collection.name, candidate, exc, report)
             progress.files_done += 1
             progress.bytes_done += candidate.size
@@ -319,7 +328,7 @@ class Indexer:
             extracted.note,
         )
         if extracted.note:
-            report.problems.append(Problem(path, extracted.note))
+            report.problems.append(Problem(path, extracted.note, indexed=True))
         progress.indexed += 1
 
     def _failed(

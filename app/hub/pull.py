@@ -142,9 +142,10 @@ def plan_catalog(core: Core, entry: CatalogEntry, source: str) -> tuple[str, str
 
 
 def run_pull(
-    core: Core, repo_id: str, pattern: str | None, source: str | None, err: TextIO = sys.stderr
+    core: Core, repo_id: str, pattern: str | None, source: str | None, err: TextIO | None = None
 ) -> int:
     """``hearth pull REPO`` or ``hearth pull CATALOG_NAME``."""
+    err = err or sys.stderr  # as it is now, not as it was at import
     from app.hub.catalog import find, preferred_source
     from app.hub.catalog_refresh import current_catalog
 

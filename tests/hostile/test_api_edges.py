@@ -80,6 +80,7 @@ def local(data_dir: Path) -> Iterator[Served]:
 def lan(data_dir: Path, tmp_path: Path) -> Iterator[Served]:
     key_file = tmp_path / "key.txt"
     key_file.write_text(KEY + "\n")
+    key_file.chmod(0o600)  # its owner's alone: a readable one is warned about
     yield from serve(data_dir, "--host", "0.0.0.0", "--api-key-file", str(key_file))
 
 
