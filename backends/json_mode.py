@@ -12,13 +12,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from backends.bounded import Exceeded, bounded
 from backends.llama_loop import GrammarRefused
+from backends.schema_bounds import SchemaTooLarge, check_grammar, check_schema
 
 ANY_OBJECT: dict[str, Any] = {"type": "object"}
 # The converter lets a string hold any character but the quote and backslash; JSON does
 # not allow raw control characters (U+0000-U+001F) in a string.
 LOOSE_CHAR = 'char ::= [^"\\\\]'
 STRICT_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F]'
+# The converter is Python: past these the watchdog stops it (the bounds catch the rest first).
+CONVERT_SECONDS = 10.0
+CONVERT_BYTES = 512 * 1024 * 1024
 
 
 def schema_of(response_format: Any) -> dict[str, Any] | None:
@@ -46,7 +51,21 @@ def grammar_for_schema(schema: dict[str, Any]) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     try:
-        grammar = json_schema_to_gbnf(json.dumps(schema))
+        check_schema(schema)  # before the converter: its repetitions cannot be interrupted
+    except SchemaTooLarge as exc:
+        raise GrammarRefused(str(exc)) from exc
+    try:
+        with bounded(CONVERT_SECONDS, CONVERT_BYTES):
+            grammar = json_schema_to_gbnf(json.dumps(schema))
+    except Exceeded as exc:
+        raise GrammarRefused(
+            f"turning the JSON schema into a grammar took more {exc.what} than allowed"
+        ) from None
     except Exception as exc:  # the converter raises whatever a schema provokes
         raise GrammarRefused(f"the JSON schema cannot be turned into a grammar ({exc})") from exc
-    return str(grammar).replace(LOOSE_CHAR, STRICT_CHAR)
+    grammar = str(grammar).replace(LOOSE_CHAR, STRICT_CHAR)
+    try:
+        check_grammar(grammar)
+    except SchemaTooLarge as exc:
+        raise GrammarRefused(str(exc)) from exc
+    return grammar

@@ -51,6 +51,7 @@ from backends.llama_loop import (
     SamplerChain,
 )
 from backends.runtimes import BUILT_IN, RUNTIME_ENV
+from backends.schema_bounds import SchemaTooLarge, check_grammar
 from backends.slots.context import SlotContext
 from backends.slots.disk_cache import DiskShelf
 from backends.slots.prompt_cache import PromptCache
@@ -369,6 +370,8 @@ class LlamaCppEngine:
                 params["grammar"] = tool_call_grammar(params) or grammar_for(
                     params.get("response_format")
                 )
+            elif isinstance(params["grammar"], str):  # a request's own GBNF
+                check_grammar(params["grammar"])
             sampler = SamplerChain(
                 self._lib,
                 self._llm._model.vocab,
@@ -376,7 +379,7 @@ class LlamaCppEngine:
                 params,
                 banned=sorted(self._eog) if ignore_eos else (),
             )
-        except GrammarRefused as exc:
+        except (GrammarRefused, SchemaTooLarge) as exc:
             raise EngineError(
                 protocol.ERR_BAD_REQUEST, Phrase("The request's grammar was refused: {0}", exc)
             ) from exc

@@ -1,0 +1,106 @@
+"""What a request's JSON schema (or raw grammar) may ask of the grammar sampler, checked
+before anything is built from it.
+
+Why: llama-cpp-python's converter writes ``maxLength: n`` and a regex ``{0,n}`` as ``n``
+nested optional groups and ``minLength``/``minItems: n`` as ``n`` copies, in one Python
+operation that no watchdog can interrupt.  A body of a hundred bytes could then make the
+worker allocate gigabytes (``minLength: 10**9``) or overflow llama.cpp's recursive grammar
+parser's stack (``{0,1000000}``: a SIGSEGV).  llama.cpp itself refuses grammars nested
+deeper than about a thousand groups, so a larger count could never be served anyway.  An
+enum of 100,000 strings is legal, but each token then costs seconds.  Each bound is named
+in the refusal, which the API answers as a 400.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MAX_REPEAT = 1000  # minLength, maxLength, minItems, maxItems, properties, regex {m,n}
+MAX_ENUM = 1000  # entries of one enum
+MAX_SCHEMA_DEPTH = 1000  # objects and lists inside one another (the converter recurses)
+MAX_SCHEMA_NODES = 20_000  # schemas, properties and entries, all counted
+MAX_GRAMMAR_CHARS = 1_000_000  # the grammar's text, raw or converted
+MAX_GRAMMAR_NESTING = 1000  # parenthesised groups inside one another
+
+COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
+_QUANTIFIER = re.compile(r"\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}")
+
+
+class SchemaTooLarge(ValueError):
+    """The schema or grammar asks for more than a bound; ``str()`` names it."""
+
+
+def check_schema(schema: Any) -> None:
+    """Raise SchemaTooLarge when ``schema`` asks for more than the bounds above."""
+    stack: list[tuple[Any, int]] = [(schema, 0)]
+    nodes = 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_SCHEMA_NODES:
+            raise SchemaTooLarge(f"the schema has more than {MAX_SCHEMA_NODES} parts")
+        if depth > MAX_SCHEMA_DEPTH:
+            raise SchemaTooLarge(f"the schema is nested more than {MAX_SCHEMA_DEPTH} deep")
+        if isinstance(node, dict):
+            _check_keywords(node)
+            stack.extend((value, depth + 1) for value in node.values())
+        elif isinstance(node, list):
+            stack.extend((value, depth + 1) for value in node)
+
+
+def _check_keywords(node: dict[str, Any]) -> None:
+    for key in COUNTS:
+        value = node.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_REPEAT:
+            raise SchemaTooLarge(f"{key} is {value:g}; at most {MAX_REPEAT} is allowed")
+    enum = node.get("enum")
+    if isinstance(enum, list) and len(enum) > MAX_ENUM:
+        raise SchemaTooLarge(f"an enum has {len(enum)} entries; at most {MAX_ENUM} are allowed")
+    pattern = node.get("pattern")
+    if isinstance(pattern, str):
+        check_pattern(pattern)
+
+
+def check_pattern(pattern: str) -> None:
+    """A regex's repetition counts (``{m}``, ``{m,n}``) are at most ``MAX_REPEAT``."""
+    for match in _QUANTIFIER.finditer(pattern):
+        counts = [int(group) for group in match.groups() if group]
+        if counts and max(counts) > MAX_REPEAT:
+            raise SchemaTooLarge(
+                f"the pattern repeats {max(counts)} times ({match.group()}); "
+                f"at most {MAX_REPEAT} is allowed"
+            )
+
+
+def check_grammar(grammar: str) -> None:
+    """A grammar's text is at most ``MAX_GRAMMAR_CHARS`` long and its groups nested at
+    most ``MAX_GRAMMAR_NESTING`` deep (outside quoted strings and character classes)."""
+    if len(grammar) > MAX_GRAMMAR_CHARS:
+        raise SchemaTooLarge(
+            f"the grammar is {len(grammar):,} characters; at most {MAX_GRAMMAR_CHARS:,} are allowed"
+        )
+    depth = deepest = 0
+    quoted = bracketed = escaped = False
+    for character in grammar:
+        if escaped:
+            escaped = False
+        elif character == "\\":
+            escaped = True
+        elif quoted:
+            quoted = character != '"'
+        elif bracketed:
+            bracketed = character != "]"
+        elif character == '"':
+            quoted = True
+        elif character == "[":
+            bracketed = True
+        elif character == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif character == ")":
+            depth -= 1
+    if deepest > MAX_GRAMMAR_NESTING:
+        raise SchemaTooLarge(
+            f"the grammar nests {deepest} groups; at most {MAX_GRAMMAR_NESTING} are allowed"
+        )
