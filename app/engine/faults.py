@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 ILLEGAL_INSTRUCTION = frozenset({-signal.SIGILL.value, WINDOWS_ILLEGAL_INSTRUCTION})
 
 
-def worker_died(job: Job, code: int | None, avoided: str | None = None) -> dict[str, Any]:
+def worker_died(
+    job: Job, code: int | None, avoided: str | None = None, model_loaded: bool = False
+) -> dict[str, Any]:
+    """``model_loaded``: the worker had loaded the model, so a death before this reply's
+    first words says more about the request (a huge grammar) than about the file."""
     how = (
         Phrase("exit code {0}", code)
         if code is not None and code >= 0
@@ -42,6 +46,13 @@ def worker_died(job: Job, code: int | None, avoided: str | None = None) -> dict[
             "uses processor instructions that this computer, or the virtual machine it runs "
             "in, does not allow. Choose another llama.cpp runtime in Model settings; a build "
             "from source needs rebuilding for this processor.",
+            how,
+        )
+    elif job.kind != protocol.LOAD and model_loaded and job.first_delta_at is None:
+        message = Phrase(
+            "The model engine stopped unexpectedly ({0}) before this reply began. The model "
+            "had loaded, so something in this request may have caused it (a very large "
+            "schema, grammar or prompt); the engine starts again with the next request.",
             how,
         )
     elif job.kind == protocol.LOAD or job.first_delta_at is None:
@@ -69,6 +80,29 @@ def worker_died(job: Job, code: int | None, avoided: str | None = None) -> dict[
         protocol.GENERATED_TOKENS: job.generated_tokens,
         **to_wire(message),
     }
+
+
+def died(worker: Any, job: Job, code: int | None, avoided: str | None) -> dict[str, Any]:
+    """What ``job`` is told when ``worker`` (a ``WorkerProcess``) ended under it."""
+    if worker.killed_grown:
+        return {
+            "type": protocol.ERROR,
+            "id": job.id,
+            "kind": protocol.ERR_WORKER_DIED,
+            "exit_code": code,
+            protocol.PROMPT_TOKENS: job.prompt_tokens,
+            protocol.GENERATED_TOKENS: job.generated_tokens,
+            **to_wire(
+                Phrase(
+                    "The model engine grew to {0} GB of memory, far more than its model "
+                    "needs, so Hearth stopped it before the computer ran out. Something in a "
+                    "request may have asked for too much (a very large schema or grammar); "
+                    "the engine starts again with the next request.",
+                    round(worker.killed_grown / 1024**3, 1),
+                )
+            ),
+        }
+    return worker_died(job, code, avoided, worker.model_loaded)
 
 
 def too_long(job: Job, size: int) -> dict[str, Any]:

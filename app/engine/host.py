@@ -39,7 +39,7 @@ from app.engine import faults
 from app.engine.avoided import AvoidedRuntimes
 from app.engine.budget import UNLIMITED, MemoryBudget, Needs
 from app.engine.cores import CoreShares
-from app.engine.hosted import Hosted, Loaded
+from app.engine.hosted import Hosted, Loaded, stop_if_grown
 from app.engine.jobs import COMPUTE, Job, cancelled_event, next_job_id
 from app.engine.lease import Lease
 from app.engine.process import WorkerProcess
@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 
 SWEEP_EVERY_S = 1.0
 ENGINES_WITH_THREADS = frozenset({LLAMA_CPP, TRANSFORMERS})
+# What a request sent again leaves out: the new worker gives it an id, threads and a grant.
+RESEND_DROPPED = ("type", "id", "threads", protocol.GRANT)
 
 
 @dataclass
@@ -374,18 +376,43 @@ class EngineHost:
         # stopped this worker.
         avoided = self._avoid_after_illegal_instruction(worker, code)
         dropped = [q for q in map(self._unqueue, self.shares.release(worker)) if q is not None]
+        # The worker answers one request at a time: the first sent is the one it was on.
+        # Those sent after it waited in its queue and did nothing to it: they go to a new
+        # worker (once), not down with another client's request.
+        culprit = min(orphans, key=lambda j: j.sent_at, default=None)
+        waiting: list[tuple[Job, dict[str, Any]]] = []
         for job in orphans:
             if job.cancel_requested and worker.killed_stuck:
                 job.deliver(cancelled_event(job, **{protocol.FORCED: True}))
+            elif job is not culprit and not job.heard and not worker.killed_stuck:
+                message = worker.take_sent(job)
+                if message is not None and not job.resent:
+                    job.resent = True
+                    job.worker = None
+                    self.shares.ended(worker, job.id)
+                    waiting.append((job, message))
+                else:
+                    job.deliver(faults.died(worker, job, code, avoided))
             elif not self._retry_after_crash(worker, job, code):
-                job.deliver(faults.worker_died(job, code, avoided))
+                job.deliver(faults.died(worker, job, code, avoided))
         with self._lock:
+            hosted_of_worker = self._entry_of.get(worker)
             hosted = self._entry_of.pop(worker, None)
             if hosted is not None and hosted.worker is worker:
                 hosted.worker = None
                 if hosted.leases == 0 and self._hosted.get(hosted.spec) is hosted:
                     del self._hosted[hosted.spec]
             hosted_now = {id(h) for h in self._hosted.values()}
+        for job, message in waiting:
+            if job.cancel_requested:
+                job.deliver(cancelled_event(job))
+            elif hosted_of_worker is not None and id(hosted_of_worker) in hosted_now:
+                log.warning("request %s waited on a worker that died; sent again", job.id)
+                payload = {k: v for k, v in message.items() if k not in RESEND_DROPPED}
+                spec = ModelSpec.from_wire(message["model"])
+                self._dispatch(hosted_of_worker, job, spec, payload, resent=True)
+            else:
+                job.deliver(faults.died(worker, job, code, avoided))
         for queued in dropped:  # never sent: they go to a new worker for their model, once
             job = queued.job
             if job.finished:
@@ -417,8 +444,7 @@ class EngineHost:
             spec = self.avoided.add(ModelSpec.from_wire(message["model"]), failed)
             log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
             job.deliver(faults.runtime_failed(job, failed, event, worker.model_loaded))
-            dropped = ("type", "id", "threads", protocol.GRANT)
-            payload = {k: v for k, v in message.items() if k not in dropped}
+            payload = {k: v for k, v in message.items() if k not in RESEND_DROPPED}
             self._dispatch(hosted, job, spec, payload)
         except Exception:  # the reader thread must go on: the job ends with the error
             log.exception("could not retry on another runtime")
@@ -504,15 +530,19 @@ class EngineHost:
         return [worker] if worker is not None else []
 
     def sweep(self) -> None:
-        """End the idle models whose keep-alive is over."""
+        """End the idle models whose keep-alive is over, and a worker that grew far past
+        what its model needs."""
         now = self.clock()
         ending: list[WorkerProcess] = []
         with self._lock:
-            for hosted in list(self._hosted.values()):
+            hosted_now = list(self._hosted.values())
+            for hosted in hosted_now:
                 if hosted.busy:
                     hosted.last_used = now
                 ending += self._expire(hosted)
         _end_in_background(ending)
+        for hosted in hosted_now:
+            stop_if_grown(hosted)
 
     def _sweep_forever(self) -> None:
         while not self._stop.wait(SWEEP_EVERY_S):

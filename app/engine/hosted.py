@@ -3,6 +3,7 @@ used (for the keep-alive and the least-recently-used choice)."""
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 from app.engine.budget import Needs
 from app.engine.process import WorkerProcess
 from wire.model_spec import ModelSpec
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -99,3 +102,32 @@ class Hosted:
             max(1, int(worker.loaded_facts.get("parallel") or 1)),
             worker.replies(),
         )
+
+
+# A worker may grow past its model's estimate (a long context, a runtime's buffers), but
+# never by this much: beyond it a request is making it allocate without end (a schema the
+# bounds missed, a runaway library), and it is stopped before the computer starts to swap.
+GROWTH_FACTOR = 1.5
+GROWTH_ALLOWANCE = 2 * 1024**3
+
+
+def stop_if_grown(hosted: Hosted) -> bool:
+    """Kill ``hosted``'s worker when its memory is past its model's needs × 1.5 + 2 GiB
+    (every platform: the host watches, as no OS limit is safe for a GPU process); its
+    requests are then told why (``faults.died``).  True when it was killed."""
+    worker = hosted.live()
+    needs = hosted.needs.ram_bytes if hosted.needs else 0
+    if worker is None or needs <= 0:
+        return False
+    size = worker.memory()
+    if size <= needs * GROWTH_FACTOR + GROWTH_ALLOWANCE:
+        return False
+    log.warning(
+        "worker pid %s grew to %d MB (its model needs about %d MB); stopping it",
+        worker.pid,
+        size // 2**20,
+        needs // 2**20,
+    )
+    worker.killed_grown = size
+    worker.kill()
+    return True

@@ -62,6 +62,7 @@ class Job:
     sent_at: float = field(default_factory=time.perf_counter)
     first_delta_at: float | None = None
     heard: bool = False  # the worker has answered something for this job
+    resent: bool = False  # sent again after the worker it waited on died (only once)
     stats: dict[str, Any] = field(default_factory=dict)
     # What the reply has cost so far (from the deltas), for an end without stats.
     prompt_tokens: int = 0

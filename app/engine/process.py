@@ -76,6 +76,7 @@ class WorkerProcess:
         self.lock = threading.Lock()
         self.dead = False
         self.killed_stuck = False  # killed because it ignored a cancel and made no progress
+        self.killed_grown = 0  # killed at this size: it grew far past what its model needs
         # The llama.cpp runtime the worker chose, and whether it was forced (for retries).
         self.runtime: tuple[str, bool] | None = None
         # What was sent for each load or chat until its model is loaded (a chat: until its

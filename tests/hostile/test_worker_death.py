@@ -1,0 +1,79 @@
+"""Class 18: one request that kills the worker takes no other request with it, and is not
+blamed on the model file.
+
+A request that waited in the worker's queue did nothing to it: when the worker dies it
+is sent to a new worker (once) and answered.  The request the worker was on is told the
+engine stopped; when the model had loaded fine, the sentence points at the request (a huge
+schema, grammar or prompt), not at a damaged file.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+
+from app.engine import hosted as hosted_module
+from app.engine.budget import Needs
+from app.engine.faults import worker_died
+from app.engine.host import EngineHost
+from app.engine.jobs import Job, next_job_id
+from app.engine.seat import Seat
+from tests.conftest import collect, kill_hard
+from wire import protocol
+from wire.model_spec import ModelSpec
+
+LONG = {"temperature": 0.7, "max_tokens": 2000, "ignore_eos": True, "seed": 3}
+
+
+def test_a_death_before_the_reply_with_the_model_loaded_blames_the_request() -> None:
+    job = Job(next_job_id(), protocol.CHAT)
+    said = worker_died(job, -11, model_loaded=True)["message"]
+    assert "damaged" not in said and "request" in said
+    first_load = worker_died(Job(next_job_id(), protocol.CHAT), -11)["message"]
+    assert "damaged" in first_load  # a model that never loaded: the file may be the cause
+
+
+@pytest.mark.slow
+def test_a_request_waiting_in_a_worker_that_dies_is_answered_by_a_new_one(
+    client: Seat, spec: ModelSpec, expect_error_logs: None
+) -> None:
+    one_slot = replace(spec, parallel=1)
+    running = client.chat(one_slot, [{"role": "user", "content": "Tell me a story."}], LONG)
+    for event in running.events(timeout=120):
+        if event["type"] == "delta":
+            break
+    pid = client.worker_pid
+    assert pid is not None
+    waiting = client.chat(one_slot, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
+    deadline = time.monotonic() + 120
+    while waiting.worker is None and not waiting.finished and time.monotonic() < deadline:
+        time.sleep(0.01)  # until it is in the worker's own queue
+    assert waiting.worker is not None and not waiting.heard
+    kill_hard(pid)
+
+    assert running.wait(120) is not None
+    assert running.final is not None and running.final["kind"] == protocol.ERR_WORKER_DIED
+    text, events = collect(waiting)
+    assert events[-1]["type"] == "done", events[-1]
+    assert text and client.worker_pid not in (None, pid)
+
+
+@pytest.mark.slow
+def test_a_worker_that_grows_far_past_its_model_is_stopped_and_says_why(
+    client: Seat, host: EngineHost, spec: ModelSpec, monkeypatch: pytest.MonkeyPatch,
+    expect_error_logs: None,
+) -> None:  # fmt: skip
+    running = client.chat(spec, [{"role": "user", "content": "Tell me a story."}], LONG)
+    for event in running.events(timeout=120):
+        if event["type"] == "delta":
+            break
+    # As if the model needed one byte: the worker's real size is then far past it.
+    monkeypatch.setattr(hosted_module, "GROWTH_ALLOWANCE", 0)
+    for hosted in list(host._hosted.values()):
+        hosted.needs = Needs(1)
+    host.sweep()
+    assert running.wait(120) is not None and running.final is not None
+    assert running.final["kind"] == protocol.ERR_WORKER_DIED
+    assert "far more than its model needs" in running.final["message"]
