@@ -94,13 +94,14 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         received = 0
-        too_large = started = False
+        too_large = started = gone = False
 
         async def counted() -> Message:
-            nonlocal received, too_large
+            nonlocal received, too_large, gone
             if too_large:
                 return {"type": "http.disconnect"}
             message = await receive()
+            gone = gone or message["type"] == "http.disconnect"
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.limit:
@@ -118,6 +119,9 @@ class BodyLimit:
         try:
             await self.app(scope, counted, answered)
         except Exception:
+            if gone and not too_large:  # the client left while sending: no one to answer
+                log.info("a client went away before its request was whole")
+                return
             if not too_large:
                 raise
         if too_large and not started:
