@@ -84,7 +84,8 @@ def worker_died(
 
 def died(worker: Any, job: Job, code: int | None, avoided: str | None) -> dict[str, Any]:
     """What ``job`` is told when ``worker`` (a ``WorkerProcess``) ended under it."""
-    if worker.killed_grown:
+    said = _grown(worker) or _stalled(worker)
+    if said:
         return {
             "type": protocol.ERROR,
             "id": job.id,
@@ -92,17 +93,32 @@ def died(worker: Any, job: Job, code: int | None, avoided: str | None) -> dict[s
             "exit_code": code,
             protocol.PROMPT_TOKENS: job.prompt_tokens,
             protocol.GENERATED_TOKENS: job.generated_tokens,
-            **to_wire(
-                Phrase(
-                    "The model engine grew to {0} GB of memory, far more than its model "
-                    "needs, so Hearth stopped it before the computer ran out. Something in a "
-                    "request may have asked for too much (a very large schema or grammar); "
-                    "the engine starts again with the next request.",
-                    round(worker.killed_grown / 1024**3, 1),
-                )
-            ),
+            **to_wire(said),
         }
     return worker_died(job, code, avoided, worker.model_loaded)
+
+
+def _grown(worker: Any) -> Phrase | None:
+    if not worker.killed_grown:
+        return None
+    return Phrase(
+        "The model engine grew to {0} GB of memory, far more than its model needs, so "
+        "Hearth stopped it before the computer ran out. Something in a request may have "
+        "asked for too much (a very large schema or grammar); the engine starts again with "
+        "the next request.",
+        round(worker.killed_grown / 1024**3, 1),
+    )
+
+
+def _stalled(worker: Any) -> Phrase | None:
+    if not worker.killed_stalled:
+        return None
+    return Phrase(
+        "The model engine stopped responding: it made no progress for {0} seconds, so "
+        "Hearth stopped it. What was written so far was kept; the engine starts again with "
+        "the next request.",
+        round(worker.killed_stalled),
+    )
 
 
 def too_long(job: Job, size: int) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from app.engine.hosted import Hosted, Loaded, stop_if_grown
 from app.engine.jobs import COMPUTE, Job, cancelled_event, next_job_id
 from app.engine.lease import Lease
 from app.engine.process import WorkerProcess
-from app.engine.stuck import STUCK_S, watch_cancel
+from app.engine.stuck import STALL_S, STUCK_S, stop_if_stalled, watch_cancel
 from wire import protocol
 from wire.model_spec import BUILT_IN_RUNTIME, LLAMA_CPP, TRANSFORMERS, ModelSpec, serves
 from wire.phrases import Phrase, to_wire
@@ -86,6 +86,7 @@ class EngineHost:
         keep_alive_s: float = 0.0,
         cores: int | None = None,
         stuck_s: float = STUCK_S,
+        stall_s: float = STALL_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.log_dir = log_dir
@@ -93,7 +94,7 @@ class EngineHost:
         self.set_budget(budget or UNLIMITED)
         self.estimate = estimate
         self.keep_alive_s = keep_alive_s  # for models nobody leases
-        self.stuck_s = stuck_s
+        self.stuck_s, self.stall_s = stuck_s, stall_s
         self.clock = clock
         self.avoided = AvoidedRuntimes()
         self.shares = CoreShares(cores or physical_cores())
@@ -542,7 +543,7 @@ class EngineHost:
                 ending += self._expire(hosted)
         _end_in_background(ending)
         for hosted in hosted_now:
-            stop_if_grown(hosted)
+            stop_if_grown(hosted) or stop_if_stalled(hosted.live(), self.stall_s)
 
     def _sweep_forever(self) -> None:
         while not self._stop.wait(SWEEP_EVERY_S):

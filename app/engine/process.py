@@ -77,6 +77,8 @@ class WorkerProcess:
         self.dead = False
         self.killed_stuck = False  # killed because it ignored a cancel and made no progress
         self.killed_grown = 0  # killed at this size: it grew far past what its model needs
+        self.killed_stalled = 0.0  # killed after this many seconds without any progress
+        self.progress: tuple[float, float] | None = None  # (when, CPU seconds) last seen
         # The llama.cpp runtime the worker chose, and whether it was forced (for retries).
         self.runtime: tuple[str, bool] | None = None
         # What was sent for each load or chat until its model is loaded (a chat: until its

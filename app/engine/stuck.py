@@ -1,13 +1,18 @@
-"""A worker that ignores a Stop: killed only when it is truly stuck.
+"""A worker that ignores a Stop, or stalls with requests in flight: killed only when it
+is truly stuck.
 
 A slow machine is slow, not stuck: while the worker still sends events or uses CPU time
 it is left alone.  Only when it does neither for ``stuck_s`` after the cancel (or has not
 honoured it in ``HOPELESS_S``) is it killed; its requests then end "cancelled" (forced).
+A worker with requests in flight that does neither for ``STALL_S`` (stopped by a
+debugger or ``kill -STOP``, a driver that hangs) is killed too, and its requests end with
+a sentence that says so (``faults.died``), instead of their clients waiting for ever.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 
 from app.engine.jobs import Job
@@ -16,6 +21,7 @@ from app.engine.process import WorkerProcess
 log = logging.getLogger(__name__)
 
 STUCK_S = 30.0  # no event and no CPU time for this long after a cancel: stuck
+STALL_S = 120.0  # no event and no CPU time for this long with requests in flight: stalled
 HOPELESS_S = 600.0  # a cancel not honoured in ten minutes, progress or not
 CPU_PROGRESS_S = 0.05
 
@@ -41,3 +47,25 @@ def watch_cancel(
             worker.killed_stuck = True
             worker.kill()
             return
+
+
+def stop_if_stalled(worker: WorkerProcess | None, stall_s: float) -> bool:
+    """Kill ``worker`` when it has requests in flight and has sent no event and used no
+    CPU time for ``stall_s`` (the sweeper calls this every second).  True when killed."""
+    if worker is None or worker.dead or not worker.pending():
+        if worker is not None:
+            worker.progress = None
+        return False
+    now, cpu = time.monotonic(), worker.cpu_seconds()
+    if worker.progress is None or cpu - worker.progress[1] > CPU_PROGRESS_S:
+        worker.progress = (now, cpu)
+        return False
+    quiet = now - max(worker.progress[0], worker.last_heard)
+    if quiet < stall_s:
+        return False
+    log.warning(
+        "worker pid %s made no progress for %.0f s with requests in flight", worker.pid, quiet
+    )
+    worker.killed_stalled = quiet
+    worker.kill()
+    return True

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import psutil
 import pytest
 
 from app.engine import hosted as hosted_module
@@ -77,3 +78,25 @@ def test_a_worker_that_grows_far_past_its_model_is_stopped_and_says_why(
     assert running.wait(120) is not None and running.final is not None
     assert running.final["kind"] == protocol.ERR_WORKER_DIED
     assert "far more than its model needs" in running.final["message"]
+
+
+@pytest.mark.slow
+def test_a_stalled_worker_is_stopped_and_the_next_request_gets_a_new_one(
+    client: Seat, host: EngineHost, spec: ModelSpec, expect_error_logs: None
+) -> None:
+    host.stall_s = 2.0  # no event and no CPU time for this long with a reply in flight
+    running = client.chat(spec, [{"role": "user", "content": "Tell me a story."}], LONG)
+    for event in running.events(timeout=120):
+        if event["type"] == "delta":
+            break
+    pid = client.worker_pid
+    assert pid is not None
+    psutil.Process(pid).suspend()  # as kill -STOP, or a driver that hangs
+    assert running.wait(120) is not None and running.final is not None
+    assert running.final["kind"] == protocol.ERR_WORKER_DIED
+    assert "stopped responding" in running.final["message"]
+    text, events = collect(
+        client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
+    )
+    assert events[-1]["type"] == "done" and text
+    assert client.worker_pid not in (None, pid)
