@@ -112,6 +112,8 @@ def _uvicorn(app: Any, config: ServerConfig) -> Any:
     """The one uvicorn set-up for both the window's switch and ``hearth serve``."""
     import uvicorn
 
+    from app.serve.connections import GuardedH11
+
     return uvicorn.Server(
         uvicorn.Config(
             app,
@@ -119,7 +121,10 @@ def _uvicorn(app: Any, config: ServerConfig) -> Any:
             port=config.port,
             log_level="warning",
             access_log=False,
-            limit_concurrency=64,
+            # Requests in flight are counted by the guard (connections.InFlight), not
+            # sockets; a connection is closed when its request's headers are late.
+            http=GuardedH11,
+            limit_concurrency=None,
             timeout_keep_alive=5,
         )
     )

@@ -15,6 +15,9 @@ from wire.phrases import Phrase
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 TOO_LARGE = "The request is too large (at most 4 MB)."
+BODY_TIMEOUT_S = 60.0  # a request's whole body, from its headers
+SLOW_BODY = "The request's body did not arrive in time (60 s); send it again."
+BUSY = "The server is answering as many requests as it can; try again in a moment."
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 DEFAULT_MODEL_NAME = "hearth"
 

@@ -18,8 +18,10 @@ Every refusal comes in the dialect of the route asked for (``routes.dialect_for`
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,8 +30,16 @@ from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.serve import dialects
-from app.serve.config import MAX_BODY_BYTES, TOO_LARGE, ServerConfig
-from app.serve.pipeline import REQUEST_END
+from app.serve.config import (
+    BODY_TIMEOUT_S,
+    BUSY,
+    MAX_BODY_BYTES,
+    SLOW_BODY,
+    TOO_LARGE,
+    ServerConfig,
+)
+from app.serve.connections import InFlight
+from app.serve.pipeline import REQUEST_END, on_request_end
 from app.serve.routes import dialect_for
 
 log = logging.getLogger(__name__)
@@ -42,6 +52,7 @@ def refuse(path: str, status: int, message: str, kind: str) -> JSONResponse:
 def http_guard(config: ServerConfig) -> Callable[..., Any]:
     """The middleware that checks Host, Origin, the key and the announced length."""
     allowed_hosts = config.allowed_hosts()
+    in_flight = InFlight()
 
     async def guard(request: Request, call_next: Callable[[Request], Any]) -> Any:
         path = request.url.path
@@ -70,6 +81,11 @@ def http_guard(config: ServerConfig) -> Callable[..., Any]:
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
             return refuse(path, 413, TOO_LARGE, "request_too_large")
+        if not in_flight.enter():  # counted past the key: sockets and strangers cost nothing
+            busy = refuse(path, 503, BUSY, "server_busy")
+            busy.headers["Retry-After"] = "1"
+            return busy
+        on_request_end(request, in_flight.leave)  # at the end of the exchange, streams too
         response = await call_next(request)
         if origin is not None:
             response.headers["Access-Control-Allow-Origin"] = origin
@@ -94,14 +110,22 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         received = 0
-        too_large = started = gone = False
+        too_large = started = gone = too_slow = whole = False
+        deadline = time.monotonic() + BODY_TIMEOUT_S
 
         async def counted() -> Message:
-            nonlocal received, too_large, gone
-            if too_large:
+            nonlocal received, too_large, gone, too_slow, whole
+            if too_large or too_slow:
                 return {"type": "http.disconnect"}
-            message = await receive()
+            if whole:  # after the body: the app waits for a disconnect, for as long as it streams
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                too_slow = True  # a body sent a byte at a time: the exchange ends
+                return {"type": "http.disconnect"}
             gone = gone or message["type"] == "http.disconnect"
+            whole = message["type"] == "http.request" and not message.get("more_body", False)
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.limit:
@@ -122,8 +146,14 @@ class BodyLimit:
             if gone and not too_large:  # the client left while sending: no one to answer
                 log.info("a client went away before its request was whole")
                 return
-            if not too_large:
+            if not (too_large or too_slow):
                 raise
+        if too_slow and not started:
+            log.info("a request's body did not arrive within %.0f s", BODY_TIMEOUT_S)
+            refusal = refuse(str(scope.get("path", "")), 408, SLOW_BODY, "request_timeout")
+            refusal.headers["Connection"] = "close"
+            await refusal(scope, counted, send)
+            return
         if too_large and not started:
             refusal = refuse(str(scope.get("path", "")), 413, TOO_LARGE, "request_too_large")
             refusal.headers["Connection"] = "close"
