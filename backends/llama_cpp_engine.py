@@ -58,7 +58,7 @@ from backends.slots.prompt_cache import PromptCache
 from backends.slots.scheduler import Scheduler, SchedulerClosed
 from backends.slots.task import Task, prompt_progress, queue_progress
 from backends.template_guard import Defuser, bounded_render
-from backends.text_stream import TextAssembler, request_stops, stop_notice
+from backends.text_stream import TextAssembler, complete_text, request_stops, stop_notice
 from backends.tool_prompt import (
     chosen_tools,
     engine_message,
@@ -475,7 +475,7 @@ class LlamaCppEngine:
         if params.get("final_text"):
             # The reply decoded in one piece, independently of the streaming path, so a
             # caller can verify that the streamed deltas add up to exactly this.
-            whole = self._llm.detokenize(produced).decode("utf-8", errors="replace")
+            whole = complete_text(self._llm.detokenize(produced))
             emit(
                 {
                     "type": protocol.NOTICE,

@@ -6,6 +6,7 @@ Two things go wrong in naive streaming and both are handled here, for every engi
   each token on its own prints replacement characters.  ``TextAssembler`` keeps an
   incremental UTF-8 decoder, so a character is released only once it is complete; the
   concatenated deltas therefore equal the decoded whole reply.
+  A character cut in half by the token limit at the very end is dropped.
 * A stop string (for example ``\\nUser:`` in the fallback template) may arrive in pieces.
   Text that could still become a stop string is held back until it is decided.
 """
@@ -39,11 +40,13 @@ class TextAssembler:
         return self._release(self._decoder.decode(data, final=False))
 
     def finish(self) -> str:
-        """End of stream: flush whatever is held (an unfinished stop string is just text)."""
+        """End of stream: flush whatever is held (an unfinished stop string is just text).
+        The bytes of a character the token limit cut in half are dropped, never shown as
+        U+FFFD."""
         if self.stopped:
             return ""
-        pending = self._decoder.decode(b"", final=True)
-        out = self._release(pending)
+        self._decoder.reset()  # an incomplete character at the very end: left out
+        out = self._release("")
         rest, self._held = self._held, ""
         rest = self._leading(rest)
         self.text += rest
@@ -73,6 +76,12 @@ class TextAssembler:
         out = self._leading(out)
         self.text += out
         return out
+
+
+def complete_text(data: bytes) -> str:
+    """``data`` decoded as UTF-8, without an incomplete character at its end (a reply cut
+    by its token limit): the same text ``TextAssembler`` streams."""
+    return codecs.getincrementaldecoder("utf-8")(errors="replace").decode(data, final=False)
 
 
 def longest_prefix_at_end(text: str, stops: Sequence[str]) -> int:

@@ -426,7 +426,7 @@ class TransformersEngine:
         else:
             finish = protocol.FINISH_LENGTH
         if params.get("final_text"):
-            whole = self.tokenizer.decode(streamer.ids, skip_special_tokens=True)
+            whole = self.tokenizer.decode(streamer.ids, skip_special_tokens=True).rstrip("\ufffd")
             emit(
                 {
                     "type": protocol.NOTICE,
@@ -515,6 +515,7 @@ class _Streamer:
         rest = ""
         if self.cache:
             rest = self.tokenizer.decode(self.cache, skip_special_tokens=True)[self.shown :]
+            rest = rest.rstrip("\ufffd")  # a character the token limit cut in half
             self.cache, self.shown = [], 0
         self._show(rest, final=True)
 
