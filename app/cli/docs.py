@@ -100,6 +100,8 @@ def _index(documents: Documents, args: argparse.Namespace, out: TextIO) -> int:
                 file=sys.stderr,
             )
     p = report.progress
+    if report.rebuilt:  # a damaged index met on the way: set aside and built again
+        print(f"hearth: {report.rebuilt}", file=sys.stderr)
     if report.fault:  # the index could not be written: said once, and the run fails
         print(f"hearth: {report.fault}", file=sys.stderr)
     counts = documents.index.counts(args.name)

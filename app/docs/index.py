@@ -125,7 +125,7 @@ class DocumentIndex:
             try:
                 self._check(self.db)
             except sqlite3.DatabaseError as exc:
-                if not _is_damage(exc):  # locked, unreadable, disk I/O: not set aside
+                if not is_damage(exc):  # locked, unreadable, disk I/O: not set aside
                     log.error("the document index %s cannot be opened", self.path, exc_info=exc)
                     self._local = threading.local()
                     self.problem = Phrase(
@@ -170,7 +170,16 @@ class DocumentIndex:
         (a damaged page elsewhere is found when a search meets it)."""
         db.execute("SELECT count(*) FROM files").fetchone()
 
-    def _set_aside(self, exc: BaseException) -> None:
+    def set_aside_if_damaged(self, exc: BaseException) -> bool:
+        """Found in use (a page deep in the file, which the opening check does not read):
+        when ``exc`` says the file is damaged, set it aside and start an empty index (the
+        index is derived from the collections' files, so nothing is lost).  True when a new
+        index is in place; ``problem`` then says so."""
+        if self.path is None or not is_damage(exc):
+            return False
+        return self._set_aside(exc)
+
+    def _set_aside(self, exc: BaseException) -> bool:
         assert self.path is not None
         log.error("the document index %s is damaged; rebuilding it", self.path, exc_info=exc)
         with contextlib.suppress(Exception):
@@ -188,13 +197,14 @@ class DocumentIndex:
                 "hearth serve, then start Hearth again.",
                 failure.strerror or failure,
             )
-            return
+            return False
         self.problem = Phrase(
             "The document index was damaged and has been set aside as {0}; your collections "
             "are being indexed again.",
             aside.name,
         )
         self._check(self.db)
+        return True
 
     def close_thread(self) -> None:
         """Close this thread's connection (a thread that is about to end)."""
@@ -442,8 +452,10 @@ class DocumentIndex:
         return int(row[0]), int(row[1])
 
 
-def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+def is_damage(exc: BaseException) -> bool:
     """SQLite says the file is damaged or not a database (not locked, not unreadable)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
     code = getattr(exc, "sqlite_errorcode", None)
     if isinstance(code, int):
         return (code & 0xFF) in (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB

@@ -24,7 +24,7 @@ from app.docs.chunking import passages
 from app.docs.collections import Collection
 from app.docs.extraction import Extractor, Skipped, Stopped, file_hash
 from app.docs.formats import kind_of
-from app.docs.index import FAILED, INDEXED, DocumentIndex, FileRecord
+from app.docs.index import FAILED, INDEXED, DocumentIndex, FileRecord, is_damage
 from app.errors import cannot_write_store, describe_error
 from wire.platforms import is_link_loop
 
@@ -96,6 +96,8 @@ class UpdateReport:
     # Why the update stopped before its end when the index could not be written (a full
     # disk): one sentence, said once, instead of one failure per remaining file.
     fault: str = ""
+    # The index was found damaged and rebuilt during this update: said once.
+    rebuilt: str = ""
 
 
 @dataclass
@@ -238,7 +240,9 @@ class Indexer:
             except Stopped:
                 report.stopped = True
                 break
-            except Exception as exc:  # noqa: BLE001 - one strange file must not stop the rest
+            except Exception as exc:
+                if is_damage(exc):
+                    raise  # the index itself, not this file: Documents.update rebuilds it
                 if cannot_write_store(exc):
                     report.fault = describe_error(exc, "indexing the collection")
                     report.stopped = True

@@ -6,6 +6,7 @@ message is given (``ground``).  The window, ``hearth docs``, ``hearth chat`` and
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -114,9 +115,17 @@ class Documents:
         self.collections.reload()  # another Hearth (a command) may have changed it
         collection = self.collections.get(name)
         with self._lock_of(name), self.extractor() as extractor:
-            return Indexer(self.index, extractor, self.embedder).update(
-                collection, on_progress, should_stop, retry_failed
-            )
+            indexer = Indexer(self.index, extractor, self.embedder)
+            try:
+                return indexer.update(collection, on_progress, should_stop, retry_failed)
+            except sqlite3.DatabaseError as exc:
+                if not self.index.set_aside_if_damaged(exc):
+                    raise
+            # A damaged page met while indexing: the index was set aside and starts empty;
+            # it is rebuilt from the collection's files, and that is said once.
+            report = indexer.update(collection, on_progress, should_stop, retry_failed=True)
+            report.rebuilt = self.index.problem
+            return report
 
     def remove(self, name: str) -> None:
         """Forget ``name`` and its index (its files are not touched); waits for an update

@@ -359,8 +359,8 @@ class DocumentsScreen(QWidget):
         something (the watch updates every collection every minute)."""
         self.progress_row.hide()
         p = report.progress
-        if report.fault:  # the index could not be written (a full disk): said once
-            self.banner.show_message(translated(report.fault))
+        if report.fault or report.rebuilt:  # a full disk, a damaged index: said once
+            self.banner.show_message(translated(report.fault or report.rebuilt))
         if p.indexed or p.renamed or p.removed or p.skipped or p.failed or report.problems:
             self.refresh()
 
