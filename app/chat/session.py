@@ -591,11 +591,7 @@ class ChatSession:
             if seconds is None:
                 seconds = round(time.monotonic() - reply.think_started, 1)
             reply.stats["thinking_s"] = seconds
-        try:
-            reply.recorder.finish(reply.status, reply.stats, reply.error)
-        except Exception as exc:  # noqa: BLE001 - reported through the listener
-            if not reply.save_failed:  # said once, however many writes failed
-                reply.save_failed = True
-                self.listener.problem(exc, SAVING_REPLY)
+        # said once, however many writes failed
+        self._save(reply, lambda: reply.recorder.finish(reply.status, reply.stats, reply.error))
         self.listener.conversation_changed(self)
         self.listener.reply_ended(self, reply)

@@ -2476,6 +2476,26 @@
         <translation>模型引擎已停止（{0}，非法指令）：此 llama.cpp 构建使用了这台电脑或其所在虚拟机不允许的处理器指令。请在“模型设置”中选择其他 llama.cpp 运行时；从源码构建的版本需要针对此处理器重新构建。</translation>
     </message>
     <message>
+        <source>{0} sent Hearth on to {1}, which is not https: Hearth does not follow it.</source>
+        <translation>{0} 让 Hearth 转到 {1}，但那不是 https 地址：Hearth 不会跟随。</translation>
+    </message>
+    <message>
+        <source>{0} sent Hearth on to another server ({1}): Hearth does not follow it.</source>
+        <translation>{0} 让 Hearth 转到另一台服务器（{1}）：Hearth 不会跟随。</translation>
+    </message>
+    <message>
+        <source>{0} sent Hearth on more than {1} times.</source>
+        <translation>{0} 让 Hearth 转向超过 {1} 次。</translation>
+    </message>
+    <message>
+        <source>{0} sent an answer larger than {1} MB; it was not read.</source>
+        <translation>{0} 发来的答复超过 {1} MB，没有读取。</translation>
+    </message>
+    <message>
+        <source>{0} answered too slowly: no whole answer in {1} seconds.</source>
+        <translation>{0} 答复太慢：{1} 秒内没有收到完整答复。</translation>
+    </message>
+    <message>
         <source>saving the tool calls</source>
         <translation>保存工具调用</translation>
     </message>
@@ -2544,8 +2564,20 @@
         <translation>文档索引已损坏，且无法移到一旁（{0}）；在此之前，搜索你的文档集会失败。请关闭其他 Hearth 窗口和 hearth serve，然后重新启动 Hearth。</translation>
     </message>
     <message>
+        <source>The model engine grew to {0} GB of memory, far more than its model needs, so Hearth stopped it before the computer ran out. Something in a request may have asked for too much (a very large schema or grammar); the engine starts again with the next request.</source>
+        <translation>模型引擎占用的内存增长到 {0} GB，远超模型所需，Hearth 在电脑内存耗尽之前将其停止。可能是某个请求要求过多（非常大的 schema 或语法）；下一个请求会重新启动引擎。</translation>
+    </message>
+    <message>
+        <source>The model engine stopped responding: it made no progress for {0} seconds, so Hearth stopped it. What was written so far was kept; the engine starts again with the next request.</source>
+        <translation>模型引擎停止响应：它已有 {0} 秒没有任何进展，Hearth 已将其停止。已写出的内容都保留了；下一个请求会重新启动引擎。</translation>
+    </message>
+    <message>
         <source>The {0} runtime stopped ({1}); trying the next one.</source>
         <translation>{0} 运行时已停止（{1}）；正在尝试下一个。</translation>
+    </message>
+    <message>
+        <source>The model engine stopped unexpectedly ({0}) before this reply began. The model had loaded, so something in this request may have caused it (a very large schema, grammar or prompt); the engine starts again with the next request.</source>
+        <translation>模型引擎在这条回复开始前意外停止（{0}）。模型此前已加载成功，因此可能是这个请求中的内容导致的（非常大的 schema、语法或提示）；下一个请求会重新启动引擎。</translation>
     </message>
     <message>
         <source>{0} does not fit in the memory budget ({1}) beside the models that are generating or about to ({2}). Try again when they are done.</source>
@@ -2586,6 +2618,10 @@
     <message>
         <source>{0} was downloaded and checked, but the file it replaces is open in a program (a model loaded in Hearth?). Unload that model and try again: the download goes on from where it is.</source>
         <translation>{0} 已下载并校验，但它要替换的文件正被某个程序打开（是 Hearth 中已加载的模型吗？）。请卸载该模型后重试：下载会从当前进度继续。</translation>
+    </message>
+    <message>
+        <source>The hub&apos;s answer about {0} could not be read ({1}).</source>
+        <translation>无法读取模型仓库关于 {0} 的答复（{1}）。</translation>
     </message>
     <message>
         <source>{0} could not be deleted: another program has it open ({1}). Close the programs using it (another Hearth window or hearth serve) and try again.</source>
