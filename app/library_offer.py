@@ -37,19 +37,38 @@ class LibraryOffer:
         self._lock = threading.Lock()
         self._offered: list[Offered] = []
         self._read_at = -REFRESH_S
+        self._reading = False  # a thread reads the library again
 
     def offered(self) -> list[Offered]:
         """The offer, read again when it is older than ``REFRESH_S``; a library that
-        cannot be read (or has become empty) offers nothing, and requests get a 404."""
+        cannot be read (or has become empty) offers nothing, and requests get a 404.
+
+        Once read, a request never waits for the library to be read again (thirty models
+        on a busy machine took the server's event loop to seconds): it gets the last
+        offer while a thread reads the new one."""
         with self._lock:
-            if time.monotonic() - self._read_at >= REFRESH_S:
-                self._read_at = time.monotonic()
-                try:
-                    self._offered = self._read()
-                except HearthError as exc:
-                    log.warning("the library offers no model now: %s", exc)
-                    self._offered = []
+            if self._read_at < 0:  # never read: this first time, the caller waits
+                self._offered, self._read_at = self._read_or_nothing(), time.monotonic()
+            elif time.monotonic() - self._read_at >= REFRESH_S and not self._reading:
+                self._reading = True
+                threading.Thread(target=self._refresh, name="library-offer", daemon=True).start()
             return list(self._offered)
+
+    def _refresh(self) -> None:
+        """On its own thread: the library read without the lock, then swapped in."""
+        try:
+            fresh = self._read_or_nothing()
+            with self._lock:
+                self._offered, self._read_at = fresh, time.monotonic()
+        finally:
+            self._reading = False
+
+    def _read_or_nothing(self) -> list[Offered]:
+        try:
+            return self._read()
+        except HearthError as exc:
+            log.warning("the library offers no model now: %s", exc)
+            return []
 
     def first(self) -> Offered:
         """The default model, read now: the library's problem in words when it has none."""
