@@ -18,6 +18,7 @@ from app.core import Core
 from app.library_offer import LibraryOffer, library_app
 from app.serve.api_server import ApiServer
 from app.serve.config import ServerConfig
+from app.serve.served_models import Offered
 from tests.conftest import free_port
 
 
@@ -41,7 +42,7 @@ def test_the_listing_answers_while_the_library_is_read_again(
     reading, done = threading.Event(), threading.Event()
     read = offer._read
 
-    def slow_read() -> list[library_offer.Offered]:
+    def slow_read() -> list[Offered]:
         reading.set()
         done.wait(120)  # the library takes as long as the test likes
         return read()
