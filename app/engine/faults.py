@@ -70,6 +70,10 @@ def worker_died(
             "send a message to start the engine again.",
             how,
         )
+    return _died_event(job, code, message)
+
+
+def _died_event(job: Job, code: int | None, message: Phrase) -> dict[str, Any]:
     return {
         "type": protocol.ERROR,
         "id": job.id,
@@ -86,15 +90,7 @@ def died(worker: Any, job: Job, code: int | None, avoided: str | None) -> dict[s
     """What ``job`` is told when ``worker`` (a ``WorkerProcess``) ended under it."""
     said = _grown(worker) or _stalled(worker)
     if said:
-        return {
-            "type": protocol.ERROR,
-            "id": job.id,
-            "kind": protocol.ERR_WORKER_DIED,
-            "exit_code": code,
-            protocol.PROMPT_TOKENS: job.prompt_tokens,
-            protocol.GENERATED_TOKENS: job.generated_tokens,
-            **to_wire(said),
-        }
+        return _died_event(job, code, said)
     return worker_died(job, code, avoided, worker.model_loaded)
 
 

@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
+from app.core import Core
+from app.library_offer import LibraryOffer, library_app
+from app.serve.api_server import ApiServer
+from app.serve.config import ServerConfig
 from backends.llama_cpp_engine import LlamaCppEngine
+from tests.conftest import free_port
 
 
 @pytest.fixture(scope="module")
@@ -18,6 +23,21 @@ def engine(starter: Path) -> Iterator[Any]:
     loaded.load({"path": str(starter), "n_ctx": 512, "threads": 2}, lambda *_: None)
     yield loaded
     loaded.close()
+
+
+@pytest.fixture
+def library_server(core: Core) -> Iterator[tuple[int, LibraryOffer]]:
+    """The API server of ``core``'s library in this process (as the window's switch runs
+    it): its port and its offer."""
+    config = ServerConfig(port=free_port())
+    app, offer = library_app(core, config, None)
+    server = ApiServer(app, config)
+    server.start()
+    try:
+        yield config.port, offer
+    finally:
+        server.stop()
+        core.engines.close()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

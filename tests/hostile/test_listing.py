@@ -8,37 +8,20 @@ request gets the last offer while a thread reads the new one.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from app import library_offer
-from app.core import Core
-from app.library_offer import LibraryOffer, library_app
-from app.serve.api_server import ApiServer
-from app.serve.config import ServerConfig
+from app.library_offer import LibraryOffer
 from app.serve.served_models import Offered
-from tests.conftest import free_port
-
-
-@pytest.fixture
-def served(core: Core) -> Iterator[tuple[str, LibraryOffer]]:
-    config = ServerConfig(port=free_port())
-    app, offer = library_app(core, config, None)
-    server = ApiServer(app, config)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{config.port}", offer
-    finally:
-        server.stop()
-        core.engines.close()
 
 
 def test_the_listing_answers_while_the_library_is_read_again(
-    served: tuple[str, LibraryOffer], monkeypatch: pytest.MonkeyPatch
+    library_server: tuple[int, LibraryOffer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, offer = served
+    port, offer = library_server
+    url = f"http://127.0.0.1:{port}"
     reading, done = threading.Event(), threading.Event()
     read = offer._read
 

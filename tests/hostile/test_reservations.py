@@ -12,15 +12,11 @@ import http.client
 import json
 import socket
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from app.core import Core
-from app.library_offer import library_app
-from app.serve.api_server import ApiServer
-from app.serve.config import ServerConfig
-from tests.conftest import free_port
+from app.library_offer import LibraryOffer
 
 pytestmark = pytest.mark.slow
 STREAM = {
@@ -28,19 +24,6 @@ STREAM = {
     "max_tokens": 400,
     "stream": True,
 }
-
-
-@pytest.fixture
-def served(core: Core) -> Iterator[tuple[Core, int]]:
-    config = ServerConfig(port=free_port())
-    app, _ = library_app(core, config, None)
-    server = ApiServer(app, config)
-    server.start()
-    try:
-        yield core, config.port
-    finally:
-        server.stop()
-        core.engines.close()
 
 
 def _leases(core: Core) -> int:
@@ -69,9 +52,9 @@ def _open_stream(port: int) -> socket.socket:
 
 
 def test_streams_aborted_while_queued_or_mid_reply_give_their_leases_back(
-    served: tuple[Core, int],
+    core: Core, library_server: tuple[int, LibraryOffer]
 ) -> None:
-    core, port = served
+    port = library_server[0]
     # Eight at once: the first reads its reply, the others wait for the model's slot.
     streams = [_open_stream(port) for _ in range(8)]
     streams[0].recv(1)  # the first has begun answering

@@ -28,6 +28,15 @@ from wire.model_spec import ModelSpec
 LONG = {"temperature": 0.7, "max_tokens": 2000, "ignore_eos": True, "seed": 3}
 
 
+def _streaming(client: Seat, spec: ModelSpec) -> Job:
+    """A long reply, once its first words have come."""
+    running = client.chat(spec, [{"role": "user", "content": "Tell me a story."}], LONG)
+    for event in running.events(timeout=120):
+        if event["type"] == "delta":
+            break
+    return running
+
+
 def test_a_death_before_the_reply_with_the_model_loaded_blames_the_request() -> None:
     job = Job(next_job_id(), protocol.CHAT)
     said = worker_died(job, -11, model_loaded=True)["message"]
@@ -41,10 +50,7 @@ def test_a_request_waiting_in_a_worker_that_dies_is_answered_by_a_new_one(
     client: Seat, spec: ModelSpec, expect_error_logs: None
 ) -> None:
     one_slot = replace(spec, parallel=1)
-    running = client.chat(one_slot, [{"role": "user", "content": "Tell me a story."}], LONG)
-    for event in running.events(timeout=120):
-        if event["type"] == "delta":
-            break
+    running = _streaming(client, one_slot)
     pid = client.worker_pid
     assert pid is not None
     waiting = client.chat(one_slot, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
@@ -66,10 +72,7 @@ def test_a_worker_that_grows_far_past_its_model_is_stopped_and_says_why(
     client: Seat, host: EngineHost, spec: ModelSpec, monkeypatch: pytest.MonkeyPatch,
     expect_error_logs: None,
 ) -> None:  # fmt: skip
-    running = client.chat(spec, [{"role": "user", "content": "Tell me a story."}], LONG)
-    for event in running.events(timeout=120):
-        if event["type"] == "delta":
-            break
+    running = _streaming(client, spec)
     # As if the model needed one byte: the worker's real size is then far past it.
     monkeypatch.setattr(hosted_module, "GROWTH_ALLOWANCE", 0)
     for hosted in list(host._hosted.values()):
@@ -85,10 +88,7 @@ def test_a_stalled_worker_is_stopped_and_the_next_request_gets_a_new_one(
     client: Seat, host: EngineHost, spec: ModelSpec, expect_error_logs: None
 ) -> None:
     host.stall_s = 2.0  # no event and no CPU time for this long with a reply in flight
-    running = client.chat(spec, [{"role": "user", "content": "Tell me a story."}], LONG)
-    for event in running.events(timeout=120):
-        if event["type"] == "delta":
-            break
+    running = _streaming(client, spec)
     pid = client.worker_pid
     assert pid is not None
     psutil.Process(pid).suspend()  # as kill -STOP, or a driver that hangs
