@@ -14,6 +14,24 @@ import time
 import psutil
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) of ``pid`` and every process under it (0 when ``pid``
+    is gone): a Windows venv launcher uses none, the interpreter it starts does the work."""
+    try:
+        process = psutil.Process(pid)
+        processes = [process, *process.children(recursive=True)]
+    except (psutil.Error, OSError):
+        return 0.0
+    total = 0.0
+    for each in processes:
+        try:
+            times = each.cpu_times()
+            total += float(times.user + times.system)
+        except (psutil.Error, OSError):
+            continue
+    return total
+
+
 def tree_rss(pid: int) -> int:
     """Resident memory in bytes of ``pid`` and every process under it (0 when ``pid`` is
     gone); a child that ends while it is counted is left out."""

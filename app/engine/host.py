@@ -39,11 +39,11 @@ from app.engine import faults
 from app.engine.avoided import AvoidedRuntimes
 from app.engine.budget import UNLIMITED, MemoryBudget, Needs
 from app.engine.cores import CoreShares
-from app.engine.hosted import Hosted, Loaded, stop_if_grown
+from app.engine.hosted import Hosted, Loaded, watch_worker
 from app.engine.jobs import COMPUTE, Job, cancelled_event, next_job_id
 from app.engine.lease import Lease
 from app.engine.process import WorkerProcess
-from app.engine.stuck import STALL_S, STUCK_S, stop_if_stalled, watch_cancel
+from app.engine.stuck import STALL_S, STUCK_S, watch_cancel
 from wire import protocol
 from wire.model_spec import BUILT_IN_RUNTIME, LLAMA_CPP, TRANSFORMERS, ModelSpec, serves
 from wire.phrases import Phrase, to_wire
@@ -377,27 +377,29 @@ class EngineHost:
         # stopped this worker.
         avoided = self._avoid_after_illegal_instruction(worker, code)
         dropped = [q for q in map(self._unqueue, self.shares.release(worker)) if q is not None]
-        # The worker answers one request at a time: the first sent is the one it was on.
-        # Those sent after it waited in its queue and did nothing to it: they go to a new
-        # worker (once), not down with another client's request.
-        culprit = min(orphans, key=lambda j: j.sent_at, default=None)
+        # Which request killed it cannot be told (replies build their grammars at once),
+        # so each that showed no words yet goes to a new worker once, with the model
+        # loaded: one waiting for a slot is answered, and one that kills the worker again
+        # is then told that the request may be the cause.
         waiting: list[tuple[Job, dict[str, Any]]] = []
         for job in orphans:
+            innocent = worker.model_loaded and job.first_delta_at is None
             if job.cancel_requested and worker.killed_stuck:
                 job.deliver(cancelled_event(job, **{protocol.FORCED: True}))
-            elif job is not culprit and not job.heard and not worker.killed_stuck:
+            elif self._retry_after_crash(worker, job, code):
+                continue  # sent to another runtime, with a notice
+            elif innocent and not worker.killed_stuck and not job.resent:
                 message = worker.take_sent(job)
-                if message is not None and not job.resent:
+                if message is not None:
                     job.resent = True
                     job.worker = None
                     self.shares.ended(worker, job.id)
                     waiting.append((job, message))
                 else:
                     job.deliver(faults.died(worker, job, code, avoided))
-            elif not self._retry_after_crash(worker, job, code):
+            else:
                 job.deliver(faults.died(worker, job, code, avoided))
         with self._lock:
-            hosted_of_worker = self._entry_of.get(worker)
             hosted = self._entry_of.pop(worker, None)
             if hosted is not None and hosted.worker is worker:
                 hosted.worker = None
@@ -407,11 +409,11 @@ class EngineHost:
         for job, message in waiting:
             if job.cancel_requested:
                 job.deliver(cancelled_event(job))
-            elif hosted_of_worker is not None and id(hosted_of_worker) in hosted_now:
+            elif hosted is not None and id(hosted) in hosted_now:
                 log.warning("request %s waited on a worker that died; sent again", job.id)
                 payload = {k: v for k, v in message.items() if k not in RESEND_DROPPED}
                 spec = ModelSpec.from_wire(message["model"])
-                self._dispatch(hosted_of_worker, job, spec, payload, resent=True)
+                self._dispatch(hosted, job, spec, payload, resent=True)
             else:
                 job.deliver(faults.died(worker, job, code, avoided))
         for queued in dropped:  # never sent: they go to a new worker for their model, once
@@ -461,6 +463,8 @@ class EngineHost:
             return False
         if worker.retiring or worker.killed_stuck or job.id not in worker.sent:
             return False  # ended on purpose, or words were shown: nothing to send again
+        if worker.killed_grown or worker.killed_stalled:
+            return False  # stopped by the host's watch: not the runtime's crash
         if worker.model_loaded and code not in faults.ILLEGAL_INSTRUCTION:
             return False  # a crash in a reply is not known to be the runtime's
         with self._lock:
@@ -543,7 +547,7 @@ class EngineHost:
                 ending += self._expire(hosted)
         _end_in_background(ending)
         for hosted in hosted_now:
-            stop_if_grown(hosted) or stop_if_stalled(hosted.live(), self.stall_s)
+            watch_worker(hosted, self.stall_s)
 
     def _sweep_forever(self) -> None:
         while not self._stop.wait(SWEEP_EVERY_S):

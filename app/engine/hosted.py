@@ -10,7 +10,8 @@ from typing import Any
 
 from app.engine.budget import Needs
 from app.engine.process import WorkerProcess
-from wire.model_spec import ModelSpec
+from app.engine.stuck import stop_if_stalled
+from wire.model_spec import REMOTE, ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -104,30 +105,42 @@ class Hosted:
         )
 
 
-# A worker may grow past its model's estimate (a long context, a runtime's buffers), but
-# never by this much: beyond it a request is making it allocate without end (a schema the
-# bounds missed, a runaway library), and it is stopped before the computer starts to swap.
+# A worker may grow past its model's estimate (a long context, a runtime's buffers, the
+# prompt cache), but never by this much: beyond it a request is making it allocate without
+# end (a schema the bounds missed, a runaway library), and it is stopped before the
+# computer starts to swap.  Growth is counted from the larger of the estimate and the
+# worker's size once the model was loaded (weights resident on Apple's unified memory, a
+# checkpoint loaded in float32 by transformers on a CPU).
 GROWTH_FACTOR = 1.5
 GROWTH_ALLOWANCE = 2 * 1024**3
 
 
 def stop_if_grown(hosted: Hosted) -> bool:
-    """Kill ``hosted``'s worker when its memory is past its model's needs × 1.5 + 2 GiB
-    (every platform: the host watches, as no OS limit is safe for a GPU process); its
-    requests are then told why (``faults.died``).  True when it was killed."""
+    """Kill ``hosted``'s worker when its memory is past 1.5 × (its model's size, loaded
+    or estimated, plus the prompt cache) + 2 GiB (every platform: the host watches, as no
+    OS limit is safe for a GPU process); its requests are then told why (``faults.died``).
+    Only once the model has loaded, and never a remote engine's.  True when killed."""
     worker = hosted.live()
-    needs = hosted.needs.ram_bytes if hosted.needs else 0
-    if worker is None or needs <= 0:
+    if worker is None or not worker.model_loaded or hosted.spec.engine == REMOTE:
         return False
+    needs = hosted.needs.ram_bytes if hosted.needs else 0
+    base = max(needs, worker.loaded_rss) + hosted.spec.prompt_cache_mb * 1024**2
     size = worker.memory()
-    if size <= needs * GROWTH_FACTOR + GROWTH_ALLOWANCE:
+    if size <= base * GROWTH_FACTOR + GROWTH_ALLOWANCE:
         return False
     log.warning(
-        "worker pid %s grew to %d MB (its model needs about %d MB); stopping it",
+        "worker pid %s grew to %d MB (its model takes about %d MB); stopping it",
         worker.pid,
         size // 2**20,
-        needs // 2**20,
+        base // 2**20,
     )
     worker.killed_grown = size
     worker.kill()
     return True
+
+
+def watch_worker(hosted: Hosted, stall_s: float) -> None:
+    """The sweeper's look at ``hosted``'s worker: grown far past its model, or stalled
+    with requests in flight (not a remote engine: its server's own timeout governs)."""
+    if not stop_if_grown(hosted) and hosted.spec.engine != REMOTE:
+        stop_if_stalled(hosted.live(), stall_s)

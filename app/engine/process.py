@@ -77,6 +77,7 @@ class WorkerProcess:
         self.dead = False
         self.killed_stuck = False  # killed because it ignored a cancel and made no progress
         self.killed_grown = 0  # killed at this size: it grew far past what its model needs
+        self.loaded_rss = 0  # its memory once the model was loaded
         self.killed_stalled = 0.0  # killed after this many seconds without any progress
         self.progress: tuple[float, float] | None = None  # (when, CPU seconds) last seen
         # The llama.cpp runtime the worker chose, and whether it was forced (for retries).
@@ -200,14 +201,11 @@ class WorkerProcess:
         return tree_rss(self.pid)  # with a venv launcher's interpreter, on Windows
 
     def cpu_seconds(self) -> float:
-        """The CPU time it has used (a worker that uses none and says nothing is stuck)."""
-        import psutil
+        """The CPU time it has used, its children's counted (a worker that uses none and
+        says nothing is stuck; on Windows a venv's launcher starts the real interpreter)."""
+        from app.processes import tree_cpu_seconds
 
-        try:
-            times = psutil.Process(self.pid).cpu_times()
-            return float(times.user + times.system)
-        except (psutil.Error, OSError):
-            return 0.0
+        return tree_cpu_seconds(self.pid)
 
     # -- the reader thread ---------------------------------------------------------------
     def _only_job(self) -> Job | None:
@@ -244,6 +242,7 @@ class WorkerProcess:
                 continue
             if event["type"] == protocol.LOADED:
                 self.model_loaded = True
+                self.loaded_rss = self.memory()  # the model in memory: what growth is from
                 self.loaded_facts = {k: v for k, v in event.items() if k not in ("type", "id")}
             ends = event["type"] in job.terminal
             if ends or event["type"] == protocol.DELTA:
