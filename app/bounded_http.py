@@ -11,6 +11,7 @@ client is only asked to ``stream`` one request at a time without following redir
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -81,7 +82,48 @@ def get_bounded(
 ) -> Answer:
     """``GET url`` through ``client`` (an ``httpx``-style client), read in full within
     ``deadline_s`` seconds and ``max_bytes`` bytes.  Raises AnswerRefused with a sentence
-    past either bound or on a refused redirect; the client's own errors pass through."""
+    past either bound or on a refused redirect; the client's own errors pass through.
+
+    The exchange runs on a thread of its own and the caller waits at most the deadline:
+    a server that sends its headers a byte every few seconds (each read within the read
+    timeout) cannot hold the caller either.  Such a thread is left to end on its own (it
+    reads nothing more once its deadline has passed)."""
+    outcome: list[Any] = []
+    done = threading.Event()
+
+    def exchange() -> None:
+        try:
+            outcome.append(_get(client, url, deadline_s, max_bytes, headers, params))
+        except Exception as exc:  # noqa: BLE001 - handed to the caller, whatever it is
+            outcome.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=exchange, name="bounded-get", daemon=True).start()
+    if not done.wait(deadline_s + 1.0):
+        raise AnswerTooSlow(_too_slow(url, deadline_s))
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    result: Answer = outcome[0]
+    return result
+
+
+def _too_slow(url: str, deadline_s: float) -> Phrase:
+    return Phrase(
+        "{0} answered too slowly: no whole answer in {1} seconds.",
+        urlsplit(url).hostname or url,
+        round(deadline_s),
+    )
+
+
+def _get(
+    client: Any,
+    url: str,
+    deadline_s: float,
+    max_bytes: int,
+    headers: dict[str, str] | None,
+    params: dict[str, Any] | None,
+) -> Answer:
     deadline = time.monotonic() + deadline_s
     for _ in range(MAX_REDIRECTS + 1):
         timeout = max(0.1, min(READ_TIMEOUT_S, deadline - time.monotonic()))
@@ -128,11 +170,5 @@ def _read(response: Any, deadline: float, deadline_s: float, max_bytes: int, url
         if len(body) > max_bytes:
             raise too_large
         if time.monotonic() > deadline:
-            raise AnswerTooSlow(
-                Phrase(
-                    "{0} answered too slowly: no whole answer in {1} seconds.",
-                    host,
-                    round(deadline_s),
-                )
-            )
+            raise AnswerTooSlow(_too_slow(url, deadline_s))
     return bytes(body)

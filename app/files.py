@@ -19,21 +19,30 @@ PRIVATE_FOLDER_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 
 
-def private_folder(path: Path) -> Path:
-    """``path`` and its missing parents created for this user alone; an existing folder of
-    Hearth's that others could read or enter is made private too (a data folder made by an
-    earlier version, or under a lax umask)."""
+def private_folder(path: Path, tighten_existing: bool = True) -> Path:
+    """``path`` and its missing parents created for this user alone; an existing folder
+    that others could read or enter is made private too (a data folder made by an earlier
+    version, or under a lax umask), unless ``tighten_existing`` is False."""
+    existed = path.is_dir()
     path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER_MODE)
-    _keep_to_owner(path)
+    if tighten_existing or not existed:
+        _keep_to_owner(path)
     return path
 
 
 def private_file(path: Path) -> Path:
     """``path`` made to exist, readable and writable by this user alone, before SQLite or a
-    log opens it (SQLite gives its WAL and journal the database's mode)."""
+    log opens it (SQLite gives a new WAL and journal the database's mode; ones left by an
+    earlier version are made private too).  A file that cannot be opened so is left for
+    its opener to report."""
     if os.name != "nt":
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE))
-        _keep_to_owner(path)
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE))
+        except OSError:
+            return path  # read-only, another owner's: SQLite or the log says why
+        for each in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if each.exists():
+                _keep_to_owner(each)
     return path
 
 

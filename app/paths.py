@@ -71,6 +71,19 @@ class Paths:
 
     def ensure(self) -> Paths:
         """Create the folders; raises OSError with the path when that is impossible."""
-        for folder in (self.data_dir, self.logs_dir):
-            private_folder(folder)
+        # An existing folder is made private only when it is Hearth's (empty, or holding
+        # its files): a --data-dir that names a shared folder or the home folder is not.
+        private_folder(self.data_dir, tighten_existing=_hearths_own(self.data_dir))
+        private_folder(self.logs_dir)
         return self
+
+
+HEARTH_FILES = ("settings.json", "chats.sqlite3", "documents.sqlite3", "logs", "models")
+
+
+def _hearths_own(folder: Path) -> bool:
+    """Whether ``folder`` is missing, empty or holds Hearth's own files."""
+    try:
+        return not any(folder.iterdir()) or any((folder / n).exists() for n in HEARTH_FILES)
+    except OSError:
+        return True  # missing (it is about to be made) or unreadable (mkdir will say)

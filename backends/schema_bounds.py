@@ -75,15 +75,18 @@ def check_pattern(pattern: str) -> None:
 
 def check_grammar(grammar: str) -> None:
     """A grammar's text is at most ``MAX_GRAMMAR_CHARS`` long and its groups nested at
-    most ``MAX_GRAMMAR_NESTING`` deep (outside quoted strings and character classes)."""
+    most ``MAX_GRAMMAR_NESTING`` deep (outside quoted strings, character classes and
+    comments, whose quotes would otherwise hide the groups after them)."""
     if len(grammar) > MAX_GRAMMAR_CHARS:
         raise SchemaTooLarge(
             f"the grammar is {len(grammar):,} characters; at most {MAX_GRAMMAR_CHARS:,} are allowed"
         )
     depth = deepest = 0
-    quoted = bracketed = escaped = False
+    quoted = bracketed = escaped = comment = False
     for character in grammar:
-        if escaped:
+        if comment:
+            comment = character not in "\r\n"
+        elif escaped:
             escaped = False
         elif character == "\\":
             escaped = True
@@ -91,6 +94,8 @@ def check_grammar(grammar: str) -> None:
             quoted = character != '"'
         elif bracketed:
             bracketed = character != "]"
+        elif character == "#":  # a comment, to the end of its line
+            comment = True
         elif character == '"':
             quoted = True
         elif character == "[":

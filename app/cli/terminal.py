@@ -66,7 +66,10 @@ class Terminal(SessionListener):
     def tool_started(self, session: Any, reply: Any, call: dict[str, Any]) -> None:
         if not self.as_json:
             self._end_line()
-            print(f"[tool {call['server']}/{call['tool']} {_arguments(call)}]", file=self.err)
+            print(
+                visible(f"[tool {call['server']}/{call['tool']} {_arguments(call)}]"),
+                file=self.err,
+            )
 
     def tool_result(self, session: Any, reply: Any, call: dict[str, Any]) -> None:
         if self.as_json:
@@ -82,7 +85,7 @@ class Terminal(SessionListener):
                 }
             )
             return
-        result = " ".join(str(call["result"]).split())
+        result = visible(" ".join(str(call["result"]).split()))  # a tool's text: no escapes
         short = result if len(result) <= 200 else result[:200] + "…"
         print(f"[{call['status']}: {short}]", file=self.err)
         for note in call.get("notes", []):

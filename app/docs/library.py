@@ -160,7 +160,14 @@ class Documents:
     def search(self, names: Sequence[str], question: str, k: int = DEFAULT_PASSAGES) -> list[Hit]:
         for name in names:
             self.collections.get(name)  # an unknown name is an error, not "no results"
-        return self.retriever.search(list(names), question, k)
+        try:
+            return self.retriever.search(list(names), question, k)
+        except sqlite3.DatabaseError as exc:
+            if not self.index.set_aside_if_damaged(exc):
+                raise
+            # A damaged page met by a search: the index starts again empty, and the
+            # collections are indexed again as they are updated; say so, once.
+            raise HearthError(self.index.problem) from exc
 
     # -- what a message is given ------------------------------------------------------
     def ground(

@@ -149,8 +149,15 @@ def _model_info(
     try:
         import httpx2  # the client's HTTP library: its errors read this response
 
+        # The body was decoded as it was read: its encoding and length headers no longer
+        # describe it (a gzip answer would be decoded twice).
+        decoded = [
+            (name, value)
+            for name, value in answer.headers.items()
+            if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+        ]
         whole = httpx2.Response(
-            answer.status, headers=answer.headers, content=answer.body, request=answer.request
+            answer.status, headers=decoded, content=answer.body, request=answer.request
         )
         hf_raise_for_status(whole)
     except Exception as exc:

@@ -37,6 +37,7 @@ from app.machine.fit import Estimate
 from app.machine.hardware import SystemFacts
 from app.secrets import get_token
 from wire.phrases import Phrase, joined, message_of
+from wire.visible_text import visible
 
 log = logging.getLogger(__name__)
 
@@ -219,7 +220,7 @@ def _download(core: Core, repo_id: str, source: str, chosen: PullPlan, err: Text
         print(f"hearth: {result.error or result.path + ' did not finish.'}", file=err)
     if failed:
         return 1
-    print(f"Done: {', '.join(r.path for r in results)} verified.", file=err)
+    print(f"Done: {', '.join(visible(r.path) for r in results)} verified.", file=err)
     return 0
 
 

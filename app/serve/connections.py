@@ -26,7 +26,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 log = logging.getLogger(__name__)
 
 HEADER_TIMEOUT_S = 10.0
-CONNECTIONS_PER_CLIENT = 32  # from one address other than this computer
+CONNECTIONS_PER_CLIENT = 256  # from one address other than this computer (a proxy, a LAN)
 MAX_IN_FLIGHT = 64  # requests being answered (past the key check) at once
 
 
@@ -57,7 +57,8 @@ class GuardedH11(H11Protocol):
 
     def _headers_late(self) -> None:
         self._header_timer = None
-        if self.cycle is self._cycle and not self.transport.is_closing():
+        answering = self.cycle is not None and not self.cycle.response_complete
+        if self.cycle is self._cycle and not answering and not self.transport.is_closing():
             log.info("no whole request from %s in %.0f s: closing", self._address, HEADER_TIMEOUT_S)
             self.transport.close()
 

@@ -81,11 +81,12 @@ def http_guard(config: ServerConfig) -> Callable[..., Any]:
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
             return refuse(path, 413, TOO_LARGE, "request_too_large")
-        if not in_flight.enter():  # counted past the key: sockets and strangers cost nothing
-            busy = refuse(path, 503, BUSY, "server_busy")
-            busy.headers["Retry-After"] = "1"
-            return busy
-        on_request_end(request, in_flight.leave)  # at the end of the exchange, streams too
+        if path != "/health":  # a monitor's look at a busy server is always answered
+            if not in_flight.enter():  # counted past the key: idle sockets cost nothing
+                busy = refuse(path, 503, BUSY, "server_busy")
+                busy.headers["Retry-After"] = "1"
+                return busy
+            on_request_end(request, in_flight.leave)  # at the end of the exchange, streams too
         response = await call_next(request)
         if origin is not None:
             response.headers["Access-Control-Allow-Origin"] = origin

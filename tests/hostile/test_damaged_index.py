@@ -67,3 +67,17 @@ def test_the_self_test_passes_again_after_its_scratch_index_is_damaged(data_dir:
     _damage_passages(data_dir / "self-test-index" / "documents.sqlite3")
     second = run_hearth("--self-test")
     assert second.returncode == 0, second.stdout + second.stderr
+
+
+def test_a_search_that_meets_the_damage_says_so_and_the_next_update_rebuilds(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    folder = _folder(tmp_path, 40)
+    assert run_hearth("docs", "add", "shelf", str(folder)).returncode == 0
+    _damage_passages(data_dir / "documents.sqlite3")
+    searched = run_hearth("docs", "search", "shelf", "Otter term33w7")
+    assert searched.returncode == 1 and "set aside" in searched.stderr, searched.stderr
+    assert "malformed" not in searched.stderr
+    assert run_hearth("docs", "update", "shelf").returncode == 0
+    again = run_hearth("docs", "search", "shelf", "term33w7", "--json")
+    assert "note33.md" in again.stdout

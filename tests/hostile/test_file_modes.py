@@ -66,6 +66,16 @@ def test_a_data_folder_others_could_read_is_made_private(data_dir: Path) -> None
     assert _mode(data_dir) == 0o700
 
 
+def test_a_shared_folder_named_as_the_data_folder_keeps_its_mode(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "holiday.jpg").write_bytes(b"not Hearth's")
+    os.chmod(shared, 0o755)
+    assert run_hearth("--data-dir", str(shared), "models", "list").returncode == 0
+    assert _mode(shared) == 0o755  # not Hearth's to close
+    assert _mode(shared / "logs") == 0o700  # what Hearth made in it is private
+
+
 def test_a_key_file_others_can_read_is_warned_about(tmp_path: Path) -> None:
     key_file = tmp_path / "key"
     key_file.write_text("a-long-secret-key-for-the-lan\n")

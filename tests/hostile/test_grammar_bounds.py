@@ -62,6 +62,9 @@ def test_a_raw_grammar_nested_too_deep_is_refused() -> None:
     with pytest.raises(SchemaTooLarge, match="nests"):
         check_grammar("root ::= " + "(" * 5000 + '"a"' + ")?" * 5000)
     check_grammar('root ::= "(((((" [(((] ("a")')  # brackets in strings and classes: no groups
+    hidden = 'root ::= x # a "quote\nx ::= ' + "(" * 5000 + '"a"' + ")" * 5000
+    with pytest.raises(SchemaTooLarge, match="nests"):
+        check_grammar(hidden)  # a comment's quote does not hide the groups after it
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ ends with a sentence, never a KeyError's text.
 from __future__ import annotations
 
 import contextlib
+import gzip
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -45,6 +47,8 @@ class Hostile:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        self.stopping = threading.Event()  # the slow answers end with the test
+        _stop_of[id(self.server)] = self.stopping
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -52,6 +56,7 @@ class Hostile:
         return f"http://{host}:{self.port}"
 
     def close(self) -> None:
+        self.stopping.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -69,12 +74,19 @@ def serve() -> Iterator[Callable[[Answer], Hostile]]:
         server.close()
 
 
+_stop_of: dict[int, threading.Event] = {}  # each server's end, by its id
+
+
+def _stopping(handler: BaseHTTPRequestHandler) -> bool:
+    return _stop_of[id(handler.server)].is_set()
+
+
 def one_byte_at_a_time(handler: BaseHTTPRequestHandler) -> None:
     handler.send_response(200)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", "1000000")
     handler.end_headers()
-    while True:
+    while not _stopping(handler):
         handler.wfile.write(b" ")
         handler.wfile.flush()
         time.sleep(0.2)
@@ -87,7 +99,7 @@ def endless(handler: BaseHTTPRequestHandler) -> None:
     handler.send_header("Transfer-Encoding", "chunked")
     handler.end_headers()
     block = b"[" * 65536
-    while True:
+    while not _stopping(handler):
         handler.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
 
 
@@ -171,3 +183,36 @@ def test_an_answer_that_is_no_listing_is_said_in_words(serve: Callable) -> None:
     with pytest.raises(HearthError, match="could not be read") as raised:
         huggingface.list_files("acme/tiny", endpoint_url=hub.url(), anonymous=True)
     assert "'id'" not in str(raised.value)
+
+
+def headers_a_byte_at_a_time(handler: BaseHTTPRequestHandler) -> None:
+    """Each read arrives within the read timeout: only an overall deadline ends it."""
+    for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 10_000:
+        if _stopping(handler):
+            return
+        handler.wfile.write(bytes([byte]))
+        handler.wfile.flush()
+        time.sleep(0.2)
+
+
+def gzip_listing(handler: BaseHTTPRequestHandler) -> None:
+    listing = {"id": "acme/tiny", "siblings": [{"rfilename": "tiny.Q4_K_M.gguf", "size": 1234}]}
+    body = gzip.compress(json.dumps(listing).encode())
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Encoding", "gzip")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def test_headers_sent_a_byte_at_a_time_end_at_the_deadline(serve: Callable) -> None:
+    feed = serve(headers_a_byte_at_a_time)
+    with pytest.raises(updates.UpdateCheckFailed, match="too slowly"):
+        updates.check(feed.url() + "/releases/latest", timeout=1.5)
+
+
+def test_a_compressed_listing_is_read(serve: Callable) -> None:
+    hub = serve(gzip_listing)
+    files = huggingface.list_files("acme/tiny", endpoint_url=hub.url(), anonymous=True)
+    assert [(f.path, f.size) for f in files] == [("tiny.Q4_K_M.gguf", 1234)]

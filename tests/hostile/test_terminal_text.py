@@ -8,12 +8,14 @@ run by the terminal, a newline would split one entry into two, and U+202E makes
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from app.cli.terminal import Terminal
 from app.docs.grounding import Source
 from tests.conftest import run_hearth
 from ui.chat.documents_html import source_label
@@ -59,3 +61,13 @@ def test_docs_commands_print_hostile_names_as_escapes(tmp_path: Path, data_dir: 
 def test_sources_in_the_window_show_escapes(qapp: QApplication) -> None:
     source = Source(n=1, file="/docs/rtl\u202egnp.txt", text="x", section="\x1b[31mIntro")
     assert source_label(source) == "rtl\\u202egnp.txt › \\x1b[31mIntro"
+
+
+def test_a_tool_result_reaches_the_terminal_without_its_escapes() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    terminal = Terminal(out, err, as_json=False, hide_reasoning=False)
+    call = {"id": "c1", "server": "files", "tool": "read", "arguments": {"path": "a\x1b[2J"}}
+    terminal.tool_started(None, None, call)
+    terminal.tool_result(None, None, {**call, "status": "ok", "result": "\x1b]0;owned\x07 done"})
+    shown = err.getvalue()
+    assert "\x1b" not in shown and "\x07" not in shown and "\\x1b]0;owned" in shown
