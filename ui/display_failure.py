@@ -96,13 +96,13 @@ def explanation(fatal: str) -> str:
             f"On Debian or Ubuntu: sudo apt-get install {packages}",
             "(The .deb package of Hearth installs them.)",
         ]
-    elif not os.environ.get("DISPLAY") and not wayland:
+    if not os.environ.get("DISPLAY") and not wayland:  # with missing libraries, both to do
         lines += [
             "No display is set (neither DISPLAY nor WAYLAND_DISPLAY): start Hearth from a "
             "desktop session.",
             "Without a screen, use the command line: hearth chat, hearth serve.",
         ]
-    else:
+    elif not missing:
         lines.append(
             "Check that the display is reachable, or choose Qt's platform with "
             "QT_QPA_PLATFORM (xcb, wayland)."
