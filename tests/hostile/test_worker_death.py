@@ -20,6 +20,7 @@ from app.engine.faults import worker_died
 from app.engine.host import EngineHost
 from app.engine.jobs import Job, next_job_id
 from app.engine.seat import Seat
+from app.engine.stuck import STALL_S
 from tests.conftest import collect, kill_hard
 from wire import protocol
 from wire.model_spec import ModelSpec
@@ -95,6 +96,7 @@ def test_a_stalled_worker_is_stopped_and_the_next_request_gets_a_new_one(
     assert running.wait(600) is not None and running.final is not None
     assert running.final["kind"] == protocol.ERR_WORKER_DIED
     assert "stopped responding" in running.final["message"]
+    host.stall_s = STALL_S  # the next worker is watched as always
     text, events = collect(
         client.chat(spec, [{"role": "user", "content": "Hi"}], {"max_tokens": 8})
     )
