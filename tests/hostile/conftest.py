@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from app.serve.api_server import ApiServer
 from app.serve.config import ServerConfig
 from backends.llama_cpp_engine import LlamaCppEngine
 from tests.conftest import free_port
+from tests.hostile.loopback import Answer, Hostile
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +39,20 @@ def library_server(core: Core) -> Iterator[tuple[int, LibraryOffer]]:
     finally:
         server.stop()
         core.engines.close()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Answer], Hostile]]:
+    """Start loopback servers that answer as the test says; closed after it."""
+    made: list[Hostile] = []
+
+    def start(answer: Answer) -> Hostile:
+        made.append(Hostile(answer))
+        return made[-1]
+
+    yield start
+    for server in made:
+        server.close()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -39,12 +39,18 @@ def _folder(tmp_path: Path, count: int) -> Path:
     return folder
 
 
-def test_a_collection_met_with_a_damaged_index_is_indexed_again(
-    tmp_path: Path, data_dir: Path
-) -> None:
+def _indexed_then_damaged(tmp_path: Path, data_dir: Path) -> Path:
+    """A collection of forty notes, indexed; then the index's passages scribbled over."""
     folder = _folder(tmp_path, 40)
     assert run_hearth("docs", "add", "shelf", str(folder)).returncode == 0
     _damage_passages(data_dir / "documents.sqlite3")
+    return folder
+
+
+def test_a_collection_met_with_a_damaged_index_is_indexed_again(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    folder = _indexed_then_damaged(tmp_path, data_dir)
     (folder / "new.md").write_text("A new note about kingfishers.\n")
     for old in list(folder.glob("note0*.md")):
         old.write_text(old.read_text() + "\nChanged since.\n")
@@ -72,9 +78,7 @@ def test_the_self_test_passes_again_after_its_scratch_index_is_damaged(data_dir:
 def test_a_search_that_meets_the_damage_says_so_and_the_next_update_rebuilds(
     tmp_path: Path, data_dir: Path
 ) -> None:
-    folder = _folder(tmp_path, 40)
-    assert run_hearth("docs", "add", "shelf", str(folder)).returncode == 0
-    _damage_passages(data_dir / "documents.sqlite3")
+    _indexed_then_damaged(tmp_path, data_dir)
     searched = run_hearth("docs", "search", "shelf", "Otter term33w7")
     assert searched.returncode == 1 and "set aside" in searched.stderr, searched.stderr
     assert "malformed" not in searched.stderr

@@ -9,13 +9,11 @@ ends with a sentence, never a KeyError's text.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -23,62 +21,7 @@ from app import updates
 from app.bounded_http import redirect_refused
 from app.errors import HearthError
 from app.hub import huggingface
-
-Answer = Callable[[BaseHTTPRequestHandler], None]
-
-
-class Hostile:
-    """A loopback server whose every GET is answered by ``answer``; counts the requests."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.requests: list[str] = []
-        hostile = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:
-                hostile.requests.append(self.path)
-                with contextlib.suppress(OSError):  # Hearth hung up: what a bounded reader does
-                    answer(self)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.stopping = threading.Event()  # the slow answers end with the test
-        _stop_of[id(self.server)] = self.stopping
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}"
-
-    def close(self) -> None:
-        self.stopping.set()
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[[Answer], Hostile]]:
-    made: list[Hostile] = []
-
-    def start(answer: Answer) -> Hostile:
-        made.append(Hostile(answer))
-        return made[-1]
-
-    yield start
-    for server in made:
-        server.close()
-
-
-_stop_of: dict[int, threading.Event] = {}  # each server's end, by its id
-
-
-def _stopping(handler: BaseHTTPRequestHandler) -> bool:
-    return _stop_of[id(handler.server)].is_set()
+from tests.hostile.loopback import Answer, stopping
 
 
 def one_byte_at_a_time(handler: BaseHTTPRequestHandler) -> None:
@@ -86,7 +29,7 @@ def one_byte_at_a_time(handler: BaseHTTPRequestHandler) -> None:
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", "1000000")
     handler.end_headers()
-    while not _stopping(handler):
+    while not stopping(handler):
         handler.wfile.write(b" ")
         handler.wfile.flush()
         time.sleep(0.2)
@@ -99,7 +42,7 @@ def endless(handler: BaseHTTPRequestHandler) -> None:
     handler.send_header("Transfer-Encoding", "chunked")
     handler.end_headers()
     block = b"[" * 65536
-    while not _stopping(handler):
+    while not stopping(handler):
         handler.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
 
 
@@ -188,7 +131,7 @@ def test_an_answer_that_is_no_listing_is_said_in_words(serve: Callable) -> None:
 def headers_a_byte_at_a_time(handler: BaseHTTPRequestHandler) -> None:
     """Each read arrives within the read timeout: only an overall deadline ends it."""
     for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 10_000:
-        if _stopping(handler):
+        if stopping(handler):
             return
         handler.wfile.write(bytes([byte]))
         handler.wfile.flush()
