@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from wire.phrases import Phrase
 
+T = TypeVar("T")
 MAX_REDIRECTS = 5
 READ_TIMEOUT_S = 10.0  # no byte for this long: the server is gone
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -88,23 +90,34 @@ def get_bounded(
     a server that sends its headers a byte every few seconds (each read within the read
     timeout) cannot hold the caller either.  Such a thread is left to end on its own (it
     reads nothing more once its deadline has passed)."""
+    return within(
+        lambda: _get(client, url, deadline_s, max_bytes, headers, params), deadline_s, url
+    )
+
+
+def within(call: Callable[[], T], deadline_s: float, url: str) -> T:
+    """``call()`` on a thread of its own, waited for at most ``deadline_s`` seconds (and
+    one more): AnswerTooSlow past it, the call's own exception otherwise.  For a client
+    whose reads cannot be bounded from outside (the ModelScope client's listing)."""
     outcome: list[Any] = []
     done = threading.Event()
 
-    def exchange() -> None:
+    def run() -> None:
         try:
-            outcome.append(_get(client, url, deadline_s, max_bytes, headers, params))
+            outcome.append(call())
         except Exception as exc:  # noqa: BLE001 - handed to the caller, whatever it is
             outcome.append(exc)
         finally:
             done.set()
 
-    threading.Thread(target=exchange, name="bounded-get", daemon=True).start()
+    threading.Thread(target=run, name="bounded-get", daemon=True).start()
     if not done.wait(deadline_s + 1.0):
         raise AnswerTooSlow(_too_slow(url, deadline_s))
+    if not outcome:
+        raise AnswerRefused(_too_slow(url, deadline_s))  # ended by something not an error
     if isinstance(outcome[0], BaseException):
         raise outcome[0]
-    result: Answer = outcome[0]
+    result: T = outcome[0]
     return result
 
 

@@ -14,11 +14,12 @@ import threading
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from app.bounded_http import AnswerRefused, within
 from app.errors import AccessDenied, HearthError
-from app.hub.huggingface import HubNotFound, RepoSummary
+from app.hub.huggingface import LISTING_DEADLINE_S, HubNotFound, RepoSummary
 from app.hub.reachable import check_reachable
 from app.hub.repo_files import RepoFile
-from wire.phrases import Phrase
+from wire.phrases import Phrase, message_of
 
 STAGING = ".hearth-modelscope"
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "last_modified"}
@@ -77,7 +78,15 @@ def list_files(
     check_reachable(endpoint_url, "ModelScope")
     api = _api(endpoint_url, token, anonymous)
     try:
-        files = api.list_repo_files(repo_id, "model", revision=revision)
+        # The client reads with a per-read timeout only: a hub that answers a byte at a
+        # time cannot hold the catalogue's check past the listing's deadline.
+        files = within(
+            lambda: api.list_repo_files(repo_id, "model", revision=revision),
+            LISTING_DEADLINE_S,
+            endpoint_url,
+        )
+    except AnswerRefused as exc:
+        raise HearthError(message_of(exc)) from None
     except Exception as exc:
         raise translate_error(exc, repo_id) from exc
     return [

@@ -26,6 +26,10 @@ class Hostile:
                 with contextlib.suppress(OSError):  # Hearth hung up: what a bounded reader does
                     answer(self)
 
+            def handle(self) -> None:
+                with contextlib.suppress(OSError):  # the client went first: nothing to say
+                    super().handle()
+
             def log_message(self, *args: object) -> None:
                 pass
 

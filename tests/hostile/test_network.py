@@ -20,7 +20,7 @@ import pytest
 from app import updates
 from app.bounded_http import redirect_refused
 from app.errors import HearthError
-from app.hub import huggingface
+from app.hub import huggingface, modelscope
 from tests.hostile.loopback import Answer, stopping
 
 
@@ -159,3 +159,12 @@ def test_a_compressed_listing_is_read(serve: Callable) -> None:
     hub = serve(gzip_listing)
     files = huggingface.list_files("acme/tiny", endpoint_url=hub.url(), anonymous=True)
     assert [(f.path, f.size) for f in files] == [("tiny.Q4_K_M.gguf", 1234)]
+
+
+def test_a_slow_modelscope_listing_ends_at_the_deadline(
+    serve: Callable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(modelscope, "LISTING_DEADLINE_S", 1.5)
+    hub = serve(one_byte_at_a_time)
+    with pytest.raises(HearthError, match="too slowly"):
+        modelscope.list_files("acme/tiny", endpoint_url=hub.url(), anonymous=True)
