@@ -43,6 +43,10 @@ BUILT_IN = BUILT_IN_RUNTIME
 # Preferred first, when the model is to use a GPU.
 KINDS = ("cuda", "metal", "vulkan", "cpu")
 GPU_KINDS = frozenset({"cuda", "metal", "vulkan"})
+# How ggml names each kind's devices ("CUDA0", "Vulkan0", "Metal" or "MTL0"): a runtime
+# counts only the GPUs of its own kind (a copy of a Metal build labelled "vulkan" sees a
+# Metal GPU, which a Vulkan runtime could not use).
+DEVICE_PREFIXES = {"cuda": ("cuda",), "metal": ("metal", "mtl"), "vulkan": ("vulkan",)}
 PROBE_TIMEOUT_S = 60.0
 # Fault injection for tests (what a GPU out of memory or a driver crash looks like):
 # "NAME" makes loading a model on runtime NAME fail, "NAME:crash" ends the worker there,
@@ -173,7 +177,13 @@ def judge(runtime: Runtime, facts: dict[str, Any], version: str) -> tuple[bool, 
             "built for llama-cpp-python {0}, but {1} is installed", runtime.version, version
         )
     if runtime.kind in GPU_KINDS:
-        gpus = [d for d in facts.get("devices") or [] if d.get("type") in ("gpu", "igpu")]
+        prefixes = DEVICE_PREFIXES[runtime.kind]
+        gpus = [
+            d
+            for d in facts.get("devices") or []
+            if d.get("type") in ("gpu", "igpu")
+            and str(d.get("name") or "").lower().startswith(prefixes)
+        ]
         if not gpus:
             return False, Phrase(
                 "no {0} GPU was found (is the GPU's driver installed?)", runtime.kind

@@ -15,7 +15,9 @@ import pytest
 
 from app.engine.host import EngineHost
 from app.engine.seat import Seat
+from backends import runtimes
 from tests.conftest import run_hearth
+from wire import cpu_features
 from wire.model_spec import ModelSpec
 
 # The installed (built-in) CPU build's libraries, found without importing llama_cpp.
@@ -30,9 +32,12 @@ pytestmark = pytest.mark.slow
 NO_CPU_HAS = "hearth_test_isa"
 # Why a build needing it is refused: Windows names only AVX, AVX2 and AVX-512F, so there
 # it cannot tell (and refuses all the same).
+# Apple silicon names no x86 set at all, so there it cannot tell of any.
 WHY_REFUSED = (
     "cannot tell whether this CPU has HEARTHTESTISA"
     if sys.platform == "win32"
+    else "cannot tell whether this CPU has AVX2, HEARTH_TEST_ISA"
+    if cpu_features.cpu_features() is None
     else "this CPU lacks HEARTHTESTISA, which this build needs"
 )
 
@@ -118,6 +123,25 @@ def chat(
     return events, result.stderr, result.returncode
 
 
+def test_a_gpu_runtime_counts_only_the_gpus_of_its_own_kind() -> None:
+    """A copy of a Metal build labelled "vulkan" (or a CUDA build labelled "metal") sees a
+    GPU it could not use: it is not usable, and says so."""
+    metal = {"name": "MTL0", "description": "Apple M2", "type": "gpu"}
+    vulkan = {"name": "Vulkan0", "description": "AMD Radeon RX 7800 XT", "type": "gpu"}
+
+    def usable(kind: str, *devices: dict[str, str]) -> tuple[bool, str]:
+        runtime = runtimes.Runtime(name=kind, kind=kind)
+        ok, why = runtimes.judge(runtime, {"devices": list(devices)}, "")
+        return ok, str(why)
+
+    assert usable("vulkan", metal) == (
+        False,
+        "no vulkan GPU was found (is the GPU's driver installed?)",
+    )
+    assert usable("vulkan", metal, vulkan) == (True, "GPU: AMD Radeon RX 7800 XT")
+    assert usable("metal", metal)[0] and not usable("cuda", metal, vulkan)[0]
+
+
 def test_a_forced_runtime_runs_the_reply_and_the_stats_name_it(runtimes_dir: Path) -> None:
     events, stderr, code = chat(runtimes_dir, "--runtime", "cpu-copy")
     assert code == 0, stderr
@@ -200,7 +224,7 @@ def test_among_cpu_builds_the_one_this_cpu_can_run_with_most_instructions_is_cho
     assert [name for name, r in found.items() if r["selected"]] == ["cpu-wide"]
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+@pytest.mark.posix_only("SIGILL is POSIX's")
 def test_a_build_for_another_processor_is_explained_not_blamed_on_the_model(
     runtimes_dir: Path,
 ) -> None:
@@ -246,7 +270,7 @@ def ran_on(events: list[dict[str, Any]]) -> str:
     return str(next(e for e in events if e["type"] == "stats")["runtime"])
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+@pytest.mark.posix_only("SIGILL is POSIX's")
 def test_an_illegal_instruction_before_the_first_words_sends_the_reply_to_another_runtime(
     runtimes_dir: Path, starter: Path, tmp_path: Path
 ) -> None:
@@ -262,7 +286,7 @@ def test_an_illegal_instruction_before_the_first_words_sends_the_reply_to_anothe
     assert not [e for e in second if e.get("kind") == "runtime_failed"]
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+@pytest.mark.posix_only("SIGILL is POSIX's")
 def test_a_runtime_that_failed_a_model_is_skipped_by_every_client(
     runtimes_dir: Path, starter: Path, tmp_path: Path
 ) -> None:
@@ -275,7 +299,7 @@ def test_a_runtime_that_failed_a_model_is_skipped_by_every_client(
     assert not [e for e in api if e.get("kind") == "runtime_failed"]
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+@pytest.mark.posix_only("SIGILL is POSIX's")
 def test_an_illegal_instruction_in_a_reply_moves_the_next_reply_to_another_runtime(
     runtimes_dir: Path, starter: Path, tmp_path: Path
 ) -> None:
@@ -292,7 +316,7 @@ def test_an_illegal_instruction_in_a_reply_moves_the_next_reply_to_another_runti
     assert ran_on(second) == "cpu"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGILL is POSIX's")
+@pytest.mark.posix_only("SIGILL is POSIX's")
 def test_a_forced_runtime_that_meets_an_illegal_instruction_is_not_replaced(
     runtimes_dir: Path, starter: Path, tmp_path: Path
 ) -> None:
