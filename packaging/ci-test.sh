@@ -11,4 +11,9 @@ cd "$(dirname "$0")/.."
 CMAKE_ARGS="${CMAKE_ARGS:-$(default_llama_args)}" bash packaging/dev-env.sh .venv
 PY="$(venv_python .venv)"
 "$PY" packaging/translations.py compile
+# Qt's offscreen platform on Windows reads fonts only from its own folder, which PySide6
+# ships empty: the text of the window's tests would be drawn as boxes.
+case "$(uname -s)" in
+  MINGW* | MSYS* | CYGWIN*) export QT_QPA_FONTDIR="${QT_QPA_FONTDIR:-${WINDIR:-C:\\Windows}\\Fonts}" ;;
+esac
 QT_QPA_PLATFORM=offscreen "$PY" -m pytest "$@"

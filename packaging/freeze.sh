@@ -19,11 +19,7 @@ WHEELS="$1"
 RUNTIMES="${2:-}"
 PY="$(ensure_venv .venv-dist)"
 "$PY" -m pip install --quiet --upgrade pip
-if ! compgen -G "$WHEELS/llama_cpp_python-*.whl" >/dev/null; then
-  mkdir -p "$WHEELS"
-  CMAKE_ARGS="${HEARTH_LLAMA_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$(cpu_count)" \
-    "$PY" -m pip wheel --quiet --no-deps --no-cache-dir -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
-fi
+PYTHON="$PY" bash packaging/llama/portable-wheel.sh "$WHEELS"
 "$PY" -m pip install --quiet "$WHEELS"/llama_cpp_python-*.whl
 "$PY" -m pip install --quiet . "pyinstaller>=6,<7" "pillow>=10.1"
 "$PY" -m pip install --quiet --no-deps "$STARTER"

@@ -25,7 +25,9 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 "$PYTHON" -m pip download --quiet --no-deps --no-binary :all: -d "$WORK" \
   "llama-cpp-python==$VERSION"
-tar -xzf "$WORK/llama_cpp_python-$VERSION.tar.gz" -C "$WORK"
+# Python's tarfile, not tar: Git Bash's tar on Windows copies or refuses a symbolic link
+# whose target comes later in the archive; tarfile copies the target where it cannot link.
+"$PYTHON" -m tarfile -e "$WORK/llama_cpp_python-$VERSION.tar.gz" "$WORK"
 SRC="$WORK/llama_cpp_python-$VERSION"
 "$PYTHON" "$(dirname "$0")/compat.py" "$SRC"
 CMAKE_ARGS="$ARGS -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(cpu_count)" \

@@ -25,8 +25,23 @@ case "${1:-}" in
     rm -f "$certificate"
     identity="$(security find-identity -v -p codesigning "$keychain" | sed -n 's/.*"\(Developer ID Application.*\)"/\1/p' | head -1)"
     [ -n "$identity" ] || { echo "the certificate holds no Developer ID Application identity"; exit 2; }
-    codesign --deep --force --options runtime --timestamp --sign "$identity" dist/Hearth.app
-    codesign --verify --deep --strict dist/Hearth.app
+    # Inside out, never --deep: --deep signs a PyInstaller bundle's Qt frameworks as plain
+    # folders ("bundle format unrecognized") and gives every file the app's entitlements.
+    # First each Mach-O file (libraries, Python extensions, the frameworks' binaries),
+    # deepest first, then each framework as a bundle, then the app with its entitlements.
+    sign() { codesign --force --options runtime --timestamp --sign "$identity" "$@"; }
+    app=dist/Hearth.app
+    main="$app/Contents/MacOS/hearth"
+    find "$app/Contents" -type f ! -path "$main" -print0 | while IFS= read -r -d '' file; do
+      if file -b "$file" | grep -q 'Mach-O'; then
+        printf '%s\t%s\n' "$(tr -dc / <<<"$file" | wc -c)" "$file"
+      fi
+    done | sort -rn | cut -f2- | while IFS= read -r file; do sign "$file"; done
+    find "$app/Contents" -type d -name '*.framework' -print0 | while IFS= read -r -d '' framework; do
+      printf '%s\t%s\n' "$(tr -dc / <<<"$framework" | wc -c)" "$framework"
+    done | sort -rn | cut -f2- | while IFS= read -r framework; do sign "$framework"; done
+    sign --entitlements packaging/macos/entitlements.plist "$app"
+    codesign --verify --deep --strict --verbose=2 "$app"
     ;;
   dmg)
     : "${APPLE_ID:?}" "${APPLE_TEAM_ID:?}" "${APPLE_APP_PASSWORD:?}"

@@ -61,8 +61,10 @@ case "${1:-}" in
   self-test)
     # Installed silently into a folder of its own, as a user's double-click would, then the
     # installed app's own check: window, worker, starter model, saved reply, documents.
-    target="$(mktemp -d)/Hearth"
-    data="$(mktemp -d)"
+    # Long names (cygpath -l): mktemp's C:\Users\RUNNER~1 would compare unequal with the
+    # long form Hearth resolves its folders to.
+    target="$(cygpath -u "$(cygpath -w -l "$(mktemp -d)")")/Hearth"
+    data="$(cygpath -u "$(cygpath -w -l "$(mktemp -d)")")"
     "$SETUP" /VERYSILENT /SUPPRESSMSGBOXES /NORESTART /CURRENTUSER "/DIR=$(cygpath -w "$target")"
     # The Windows app has no console: its self-test writes its report to a file as well.
     report="$data/self-test.txt"
