@@ -89,6 +89,7 @@ lint: $(STAMP) $(QM)
 	$(BIN)/lint-imports --no-cache
 	$(PY) -m tests.tools.packaging_imports
 	$(PY) -m tests.tools.module_sizes
+	$(PY) -m tests.tools.platform_names
 	$(BIN)/shellcheck -x $(SHELL_SCRIPTS)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
 

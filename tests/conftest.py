@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -23,10 +22,23 @@ from app.engine.host import EngineHost
 from app.engine.seat import Seat
 from app.machine.hardware import SystemFacts
 from app.models.library import starter_model_path
+from tests import platform_marks
 from wire.model_spec import ModelSpec
 
 REPO = Path(__file__).resolve().parent.parent
 HEARTH = [sys.executable, "-m", "hearth"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    platform_marks.add_option(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    platform_marks.register(config)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    platform_marks.apply(config, items)
 
 
 class _ErrorCollector(logging.Handler):
@@ -200,16 +212,26 @@ def collect(job: Any, timeout: float = 300) -> tuple[str, list[dict[str, Any]]]:
 
 
 def run_hearth(
-    *args: str, stdin: str | None = None, env: dict[str, str] | None = None, timeout: float = 600
+    *args: str,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    unset: tuple[str, ...] = (),
+    timeout: float = 600,
 ) -> subprocess.CompletedProcess[str]:
-    """``hearth ARGS`` as a user runs it, in its own process."""
+    """``hearth ARGS`` as a user runs it, in its own process.
+
+    ``env`` is added to this test's environment (which keeps Hearth's data folder and the
+    home folder isolated), never put in its place: a child without them would write to the
+    real profile.  ``unset`` names variables to leave out (``DISPLAY``, ``LC_ALL``…)."""
+    child_env = {k: v for k, v in os.environ.items() if k not in unset}
+    child_env.update(env or {})
     return subprocess.run(
         [*HEARTH, *args],
         capture_output=True,
         text=True,
         cwd=REPO,
         input=stdin,
-        env=env,
+        env=child_env,
         timeout=timeout,
         check=False,
     )
@@ -227,8 +249,8 @@ def recorded_machine(name: str) -> SystemFacts:
 
 # Apple Silicon has a GPU llama.cpp uses (Metal), CI's runners included: tests that describe
 # "this machine, which has no GPU" say so with this mark.
-APPLE_GPU = sys.platform == "darwin" and platform.machine() == "arm64"
-no_gpu_here = pytest.mark.skipif(APPLE_GPU, reason="describes a machine without a GPU")
+APPLE_GPU = platform_marks.this_machine().apple_gpu
+no_gpu_here = pytest.mark.no_gpu_assumed("describes a machine without a GPU")
 
 
 def link_or_copy(source: Path, target: Path) -> None:

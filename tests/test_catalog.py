@@ -2,7 +2,6 @@
 runs on, read in words when damaged, and pulled by name from the right hub."""
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,9 +107,8 @@ def hub(tmp_path: Path) -> Iterator[FakeHub]:
 
 
 def hearth(hub: FakeHub, *args: str, lang: str = "C.UTF-8") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES")}
-    env.update(HF_ENDPOINT=hub.url, MODELSCOPE_ENDPOINT=hub.url, LANG=lang)
-    return run_hearth(*args, env=env, timeout=120)
+    env = dict(HF_ENDPOINT=hub.url, MODELSCOPE_ENDPOINT=hub.url, LANG=lang)
+    return run_hearth(*args, env=env, unset=("LC_ALL", "LC_MESSAGES"), timeout=120)
 
 
 @pytest.mark.slow

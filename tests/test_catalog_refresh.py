@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -201,9 +200,8 @@ def test_a_daily_check_is_due_once_a_day() -> None:
 
 
 def _hearth(hub: FakeHub, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES")}
-    env.update(HF_ENDPOINT=hub.url, MODELSCOPE_ENDPOINT=hub.url, LANG="C.UTF-8")
-    return run_hearth(*args, env=env, timeout=300)
+    env = dict(HF_ENDPOINT=hub.url, MODELSCOPE_ENDPOINT=hub.url, LANG="C.UTF-8")
+    return run_hearth(*args, env=env, unset=("LC_ALL", "LC_MESSAGES"), timeout=300)
 
 
 @pytest.mark.slow

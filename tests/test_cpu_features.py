@@ -1,18 +1,14 @@
 """Which CPU builds of llama.cpp this CPU can run: a build is never loaded on a CPU that
 lacks an instruction set it needs, and a platform that cannot tell counts as lacking."""
 
-import platform
-import sys
 
 import pytest
 
 from wire import cpu_features
 
 
-@pytest.mark.skipif(
-    not sys.platform.startswith("linux") or platform.machine() != "x86_64",
-    reason="x86-64 Linux names its CPU's flags in /proc/cpuinfo",
-)
+@pytest.mark.linux_only("Linux names its CPU's flags in /proc/cpuinfo")
+@pytest.mark.x86_only("the sets named are x86-64's")
 def test_an_x86_64_cpu_has_sse2_and_no_made_up_set() -> None:
     assert cpu_features.missing(["SSE2"]) == "", "every x86-64 CPU has SSE2"
     assert "lacks AVX9000" in cpu_features.missing(["avx9000"])
@@ -39,7 +35,7 @@ def test_a_platform_that_cannot_tell_runs_only_builds_that_need_nothing(
     assert cpu_features.missing(["avx512f"]) == "cannot tell whether this CPU has AVX512F"
 
 
-@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86 sets")
+@pytest.mark.x86_only("x86 sets")
 @pytest.mark.parametrize(
     ("reported", "warned"),
     [

@@ -18,9 +18,7 @@ import psutil
 import pytest
 
 # The kit runs on the lent Linux GPU machine (nvidia-smi, cgroups, POSIX process groups).
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="the GPU check kit is for Linux machines"
-)
+pytestmark = pytest.mark.linux_only("the GPU check kit is for Linux machines")
 
 REPO = Path(__file__).resolve().parents[1]
 KIT_SCRIPT = REPO / "packaging" / "gpu_kit.py"

@@ -14,6 +14,7 @@ from typing import Any
 from app.tools.config import ServerConfig, ToolsConfig, ToolsFile
 from tests.conftest import HEARTH, REPO, run_hearth
 from tests.documents import pdf
+from wire import platforms
 
 FIXTURE = Path(__file__).parent / "tools" / "mcp_fixture_server.py"
 
@@ -190,7 +191,7 @@ def test_hearth_chat_calls_a_tool_of_an_mcp_config_and_says_so_in_json(
         text=True,
         cwd=REPO,
         stdin=subprocess.DEVNULL,
-        start_new_session=True,  # no terminal to ask on
+        **platforms.without_terminal(),  # no terminal to ask on
         timeout=600,
         check=False,
     )

@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -193,7 +192,7 @@ def test_hearth_chat_endpoint(peer: str) -> None:
     assert result.stdout.strip() and "tok/s" in result.stderr
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="a process group's Ctrl+C is POSIX's")
+@pytest.mark.posix_only("a process group's Ctrl+C is POSIX's")
 def test_ctrl_c_in_hearth_chat_stops_the_reply_and_says_interrupted(misbehaving: Any) -> None:
     """Ctrl+C reaches every process of the terminal's group: the reply stops, the engine
     is not killed by it, and the exit code says "interrupted" (a server that never ends)."""

@@ -197,7 +197,7 @@ def test_a_check_that_cannot_finish_says_why_on_its_own_screen(
     def probe_once_unreadable(models_dir: Path) -> object:
         attempts.append(1)
         if len(attempts) == 1:
-            raise PermissionError(13, "Permission denied", "/proc/meminfo")
+            raise PermissionError(13, "Permission denied", "meminfo")
         return real_probe(models_dir)
 
     monkeypatch.setattr("ui.system_screen.probe_system", probe_once_unreadable)

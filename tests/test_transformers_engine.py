@@ -152,9 +152,8 @@ def test_a_checkpoint_without_chat_template_uses_the_fallback(
     assert loaded["chat_template"] == "fallback" and events[-1]["type"] == "done"
 
 
-@pytest.mark.skipif(
-    not sys.platform.startswith("linux"),
-    reason="the worker's memory cap (RLIMIT_AS) is Linux's: Windows has none, macOS ignores it",
+@pytest.mark.linux_only(
+    "the worker's memory cap (RLIMIT_AS) is Linux's: Windows has none, macOS ignores it"
 )
 def test_out_of_memory_ends_the_worker_and_the_app_goes_on(
     data_dir: Path, hf_checkpoint: Path, monkeypatch: pytest.MonkeyPatch, expect_error_logs: None
@@ -217,7 +216,6 @@ def test_cuda_only_options_produce_the_right_arguments() -> None:
 
 def test_hearth_chat_with_a_checkpoint_path(hf_checkpoint: Path) -> None:
     import subprocess
-    import sys
 
     from tests.conftest import HEARTH, REPO
 

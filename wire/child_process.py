@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
+from wire import platforms
+
 
 @dataclass(frozen=True)
 class Child:
@@ -75,9 +77,6 @@ def limit_memory(variable: str) -> bool:
     if not limit:
         return False
     try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
-    except (ImportError, ValueError, OSError):
+        return platforms.limit_address_space(int(limit))
+    except ValueError:
         return False
-    return True

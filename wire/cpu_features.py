@@ -13,7 +13,8 @@ from __future__ import annotations
 import subprocess
 import sys
 from functools import cache
-from pathlib import Path
+
+from wire import platforms
 
 # Windows answers for a few sets only (IsProcessorFeaturePresent's PF_* numbers).
 _WINDOWS_FEATURES = {"avx": 39, "avx2": 40, "avx512f": 41}
@@ -24,9 +25,8 @@ def normalise(name: str) -> str:
 
 
 def _linux() -> frozenset[str] | None:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = platforms.cpuinfo_text()
+    if text is None:
         return None
     for line in text.splitlines():
         key, _, value = line.partition(":")

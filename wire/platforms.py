@@ -7,11 +7,16 @@ the app and the worker import this.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import importlib
 import os
 import signal
+import subprocess
 import sys
-from typing import Any
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
 
 # Windows' "the name of the file cannot be resolved by the system", raised for a symbolic
 # link that points at itself (it has no errno of its own).
@@ -108,3 +113,187 @@ def illegal_instruction() -> None:
         # _exit takes a C int; Windows reads the same 32 bits back as the unsigned code.
         os._exit(WINDOWS_ILLEGAL_INSTRUCTION - (1 << 32))
     signal.raise_signal(signal.SIGILL)
+
+
+# -- what the machine is ----------------------------------------------------------------
+def cpuinfo_text() -> str | None:
+    """The kernel's description of the CPUs, one block per logical CPU, or None.
+
+    * Linux: ``/proc/cpuinfo`` (flags on x86, ``Features`` on Arm, the model's name).
+    * Windows and macOS: None; they answer through ``IsProcessorFeaturePresent`` and
+      ``sysctl`` (see ``wire.cpu_features``) and ``cpu_model_name``.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def cpu_model_name() -> str | None:
+    """The CPU's marketing name ("AMD Ryzen 7 7840U…"), or None where it cannot be read.
+
+    * Linux: the first ``model name`` line of ``/proc/cpuinfo``.
+    * macOS: ``sysctl -n machdep.cpu.brand_string`` (Apple silicon answers "Apple M2…").
+    * Windows: the registry's ``ProcessorNameString`` (``platform.processor()`` there only
+      says "Intel64 Family 6 Model 154…").
+    """
+    system: str = sys.platform  # a plain str: every branch is checked on every platform
+    if system == "darwin":
+        return _sysctl("machdep.cpu.brand_string")
+    if system == "win32":
+        return _windows_processor_name()
+    for line in (cpuinfo_text() or "").splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "model name":
+            return value.strip() or None
+    return None
+
+
+def _sysctl(name: str) -> str | None:
+    try:
+        answer = subprocess.run(
+            ["sysctl", "-n", name], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return answer.stdout.strip() or None
+
+
+def _windows_processor_name() -> str | None:
+    try:
+        winreg: Any = importlib.import_module("winreg")  # Windows' own module
+        with winreg.OpenKey(
+            winreg.HKEY_LOCAL_MACHINE, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0"
+        ) as key:
+            value = winreg.QueryValueEx(key, "ProcessorNameString")[0]
+    except (ImportError, OSError):
+        return None
+    return str(value).strip() or None
+
+
+def _kernel_file(path: str) -> str | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def transparent_hugepages() -> str | None:
+    """Linux's transparent huge page mode (``always``, ``madvise``, ``never``), or None.
+    Windows and macOS have no such switch: None."""
+    raw = _kernel_file("/sys/kernel/mm/transparent_hugepage/enabled")
+    if raw is None:
+        return None
+    chosen = [word for word in raw.split() if word.startswith("[")]
+    return chosen[0].strip("[]") if chosen else raw.strip()
+
+
+def swappiness() -> int | None:
+    """Linux's ``vm.swappiness`` (how eagerly memory is paged out), or None.
+    Windows and macOS have no such setting: None."""
+    raw = _kernel_file("/proc/sys/vm/swappiness")
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def numa_nodes() -> int | None:
+    """How many NUMA nodes Linux reports (a model split across two is slower), or None.
+    Windows and macOS: None (not shown; their desktops have one node)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return len(list(Path("/sys/devices/system/node").glob("node[0-9]*"))) or None
+    except OSError:
+        return None
+
+
+def reads_every_file() -> bool:
+    """This process reads files whatever their permissions say.
+
+    * Linux and macOS: it runs as root (effective user 0), as CI's containers do.
+    * Windows: False: an administrator is still held to a file's access list unless it
+      asks for the backup privilege, which Hearth never does.
+    """
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is not None and geteuid() == 0
+
+
+# -- limits on this process ------------------------------------------------------------
+def limit_address_space(limit: int) -> bool:
+    """Cap this process's address space at ``limit`` bytes; False where it cannot be.
+
+    * Linux: ``RLIMIT_AS``: an allocation past it fails (Python: MemoryError).
+    * macOS: accepted but not enforced by the kernel; the parent's watch is the limit.
+    * Windows: no such limit (a job object would be one; the parent's watch is the
+      limit there): False.
+    """
+    try:
+        import resource
+    except ImportError:
+        return False
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def end_with_parent() -> None:
+    """End this process when the thread that started it ends.
+
+    * Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, so a child stuck in a native loop (a
+      hostile file's parser) cannot outlive Hearth.
+    * Windows and macOS: nothing; their children see their pipe close, and the parent
+      kills them on its time limits.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+# -- the terminal ------------------------------------------------------------------------
+@contextlib.contextmanager
+def terminal() -> Iterator[tuple[TextIO, TextIO]]:
+    """The terminal the person started this from, to read from and write to, whatever
+    standard input and output are (a prompt may be piped in, a reply piped out).
+
+    * Linux and macOS: ``/dev/tty``, the controlling terminal.  OSError without one (a
+      service, a process in a session of its own).
+    * Windows: ``CONIN$`` and ``CONOUT$``, the console.  OSError without a console (a
+      process started detached).
+    """
+    with contextlib.ExitStack() as stack:
+        if sys.platform == "win32":
+            reader = stack.enter_context(open("CONIN$", encoding="utf-8"))
+            writer = stack.enter_context(open("CONOUT$", "w", encoding="utf-8"))
+            yield reader, writer
+        else:
+            both = stack.enter_context(open("/dev/tty", "r+", encoding="utf-8"))
+            yield both, both
+
+
+# Windows' DETACHED_PROCESS: the child gets no console at all.
+_DETACHED_PROCESS = 0x00000008
+
+
+def without_terminal() -> dict[str, Any]:
+    """``subprocess.Popen``'s keywords for a child that has no terminal to ask on.
+
+    * Linux and macOS: a session of its own, which has no controlling terminal.
+    * Windows: ``DETACHED_PROCESS``: no console, so ``CONIN$`` cannot be opened.
+    """
+    if sys.platform == "win32":
+        return {"creationflags": _DETACHED_PROCESS}
+    return {"start_new_session": True}

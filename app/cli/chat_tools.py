@@ -11,13 +11,13 @@ it; with no terminal to ask on, it is denied and the note says which flag allows
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from app.core import Core
 from app.errors import HearthError
+from wire import platforms
 from wire.phrases import Phrase, message_of
 
 LIST_TIMEOUT_S = 60.0
@@ -173,15 +173,9 @@ def _ask(question: str) -> str | None:
     None without a terminal, ``STOP`` for Ctrl+C."""
     import signal
 
-    name = "CON" if sys.platform == "win32" else "/dev/tty"
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        with contextlib.ExitStack() as stack:
-            if sys.platform == "win32":
-                reader = stack.enter_context(open("CONIN$", encoding="utf-8"))
-                writer = stack.enter_context(open("CONOUT$", "w", encoding="utf-8"))
-            else:
-                reader = writer = stack.enter_context(open(name, "r+", encoding="utf-8"))
+        with platforms.terminal() as (reader, writer):
             writer.write(question)
             writer.flush()
             return reader.readline()

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from wire import platforms
 from wire.child_process import limit_memory, private_protocol_stream
 
 MEMORY_LIMIT_ENV = "HEARTH_EXTRACT_MEMORY_LIMIT"
@@ -83,24 +84,8 @@ def _capped(sections: list[Any]) -> dict[str, Any]:
     return answer
 
 
-def _end_with_parent() -> None:
-    """Linux: end when the thread that started this reader ends (a reader stuck in a
-    hostile parser must not outlive Hearth).  Elsewhere the closed pipe ends it between
-    files, and the parent kills it on its time limit."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def main() -> int:
-    _end_with_parent()
+    platforms.end_with_parent()  # a reader stuck in a hostile parser never outlives Hearth
     limit_memory(MEMORY_LIMIT_ENV)  # Windows: the parent's watch on its size is the limit
     channel = private_protocol_stream()
     for line in sys.stdin.buffer:

@@ -27,7 +27,7 @@ from typing import IO, Any
 from app.docs.extract_child import MEMORY_LIMIT_ENV
 from app.docs.formats import Section, kind_of
 from app.files import private_file, private_folder
-from app.processes import TreeMemory
+from app.processes import TreeMemory, kill_tree
 from wire.child_process import EXTRACTION, creation_flags
 from wire.child_process import command as child_command
 from wire.platforms import is_link_loop
@@ -244,7 +244,7 @@ class Extractor:
         if process is None:
             return
         try:
-            process.kill()
+            kill_tree(process)
             process.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             log.warning("the extraction process did not end", exc_info=True)
@@ -262,7 +262,7 @@ class Extractor:
                 process.stdin.close()
             process.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
-            process.kill()
+            kill_tree(process)
             process.wait()
         if process.stdout is not None:
             process.stdout.close()

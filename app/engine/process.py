@@ -24,6 +24,7 @@ from typing import IO, Any, Protocol
 from app.engine.faults import too_long, worker_died
 from app.engine.jobs import Job
 from app.files import private_file, private_folder
+from app.processes import kill_tree
 from wire import protocol
 from wire.child_process import WORKER, command, creation_flags
 from wire.model_spec import ModelSpec
@@ -271,7 +272,7 @@ class WorkerProcess:
     def _checked(self, job: Job, event: dict[str, Any]) -> dict[str, Any]:
         """A worker of another version of Hearth is refused (and ended)."""
         if event["type"] == protocol.READY and event.get("protocol") != protocol.PROTOCOL_VERSION:
-            self.process.kill()
+            kill_tree(self.process)
             return {
                 "type": protocol.ERROR,
                 "id": job.id,
@@ -293,7 +294,7 @@ class WorkerProcess:
             self.process.wait(timeout=grace_s)
         except subprocess.TimeoutExpired:
             log.warning("worker pid %s did not stop; killing it", self.pid)
-            self.process.kill()
+            kill_tree(self.process)
             self.process.wait()
 
     def stop_when_idle(self, grace_s: float = 5.0, patience_s: float = 3600.0) -> None:
@@ -305,4 +306,4 @@ class WorkerProcess:
 
     def kill(self) -> None:
         if self.process.poll() is None:
-            self.process.kill()
+            kill_tree(self.process)

@@ -16,7 +16,6 @@ answer with less in it, not a crash.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -29,7 +28,7 @@ from typing import Any
 
 import psutil
 
-from wire import cpu_features
+from wire import cpu_features, platforms
 from wire.child_process import CAPABILITIES, command
 from wire.phrases import Phrase
 
@@ -177,15 +176,7 @@ def probe_cpu() -> CpuFacts:
         architecture=platform.machine(),
         model=platform.processor() or platform.machine(),
     )
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-        for line in text.splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                facts.model = value.strip()
-                break
-    except OSError:
-        pass  # not Linux: the platform module's answer stays
+    facts.model = platforms.cpu_model_name() or facts.model
     # The instruction sets from the source the runtimes are chosen by, which knows Windows
     # (IsProcessorFeaturePresent) and macOS (sysctl) as well as Linux.
     flags = set(cpu_features.cpu_features() or ())
@@ -269,21 +260,11 @@ def _text(value: Any) -> str:
 def probe_linux() -> LinuxFacts | None:
     if not sys.platform.startswith("linux"):
         return None
-    facts = LinuxFacts()
-    try:
-        raw = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text(encoding="utf-8")
-        chosen = [w for w in raw.split() if w.startswith("[")]
-        facts.transparent_hugepages = chosen[0].strip("[]") if chosen else raw.strip()
-    except OSError:
-        pass
-    with contextlib.suppress(OSError, ValueError):
-        facts.swappiness = int(Path("/proc/sys/vm/swappiness").read_text(encoding="utf-8"))
-    try:
-        nodes = [p for p in Path("/sys/devices/system/node").glob("node[0-9]*")]
-        facts.numa_nodes = len(nodes) or None
-    except OSError:
-        pass
-    return facts
+    return LinuxFacts(
+        transparent_hugepages=platforms.transparent_hugepages() or "",
+        swappiness=platforms.swappiness(),
+        numa_nodes=platforms.numa_nodes(),
+    )
 
 
 def probe_engines(timeout: float = 300.0) -> EngineFacts:

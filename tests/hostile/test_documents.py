@@ -18,6 +18,7 @@ from app.docs.extraction import Extractor, Skipped
 from app.docs.library import Documents
 from hearth.selftest import write_bare_docx
 from tests import documents as make
+from wire import platforms
 
 
 @pytest.fixture
@@ -92,7 +93,8 @@ def test_a_file_that_vanishes_while_indexing_is_left_out(docs: Documents, tmp_pa
     assert report.problems == []
 
 
-@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root reads every file")
+@pytest.mark.posix_only("a file no one may read is made with POSIX modes")
+@pytest.mark.skipif(platforms.reads_every_file(), reason="root reads every file")
 def test_an_unreadable_file_is_skipped(docs: Documents, tmp_path: Path) -> None:
     secret = tmp_path / "secret.md"
     secret.write_text("private\n")
@@ -198,7 +200,7 @@ def test_a_zip_of_twenty_thousand_parts_is_refused(docs: Documents, tmp_path: Pa
     assert status == "skipped" and "20,001 parts" in reason
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="names are bytes only on Linux")
+@pytest.mark.linux_only("file names are bytes only on Linux")
 def test_a_file_name_that_is_not_utf8_fails_alone(docs: Documents, tmp_path: Path) -> None:
     folder = tmp_path / "names"
     folder.mkdir()

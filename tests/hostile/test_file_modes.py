@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pytest
 from app.settings import Settings
 from tests.conftest import run_hearth
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+pytestmark = pytest.mark.posix_only("POSIX file modes")
 
 
 @pytest.fixture

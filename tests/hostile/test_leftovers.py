@@ -88,7 +88,7 @@ def test_the_disk_check_names_its_margin(
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(sys.platform == "win32", reason="a file size limit needs POSIX rlimits")
+@pytest.mark.posix_only("a file size limit needs POSIX rlimits")
 def test_a_reply_that_cannot_save_a_setting_still_succeeds(data_dir: Path) -> None:
     """No file may grow (as on a full disk): the reply is given, the note says what was
     not saved, and no logging traceback reaches the terminal."""

@@ -28,7 +28,7 @@ from tests.hostile.crafted import (
 )
 
 # Windows has no named pipes in the file system (os.mkfifo).
-NEEDS_FIFO = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+NEEDS_FIFO = pytest.mark.posix_only("Windows has no FIFOs")
 
 
 def test_arrays_nested_hundreds_deep_are_refused_without_recursion(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ run by the terminal, a newline would split one entry into two, and U+202E makes
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import pytest
@@ -38,7 +37,7 @@ def test_names_keep_their_letters_and_lose_their_power() -> None:
     assert visible("Chinese 熊猫 and Arabic مرحبا stay") == "Chinese 熊猫 and Arabic مرحبا stay"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="Windows file names cannot hold controls")
+@pytest.mark.posix_only("Windows file names cannot hold controls")
 def test_docs_commands_print_hostile_names_as_escapes(tmp_path: Path, data_dir: Path) -> None:
     folder = tmp_path / "hostile"
     folder.mkdir()
