@@ -79,9 +79,11 @@ def test_a_port_in_use_is_said_with_a_button_that_picks_a_free_one(
         core.settings.set("server.port", port)
         window = open_window(qtbot, core)
         dialog = open_panel(window)
+        said = f"Port {port} is already in use on 127.0.0.1"
+        assert said in dialog.problem.text(), "said when the panel opens, before Start"
         dialog.switch.click()
         assert not serving(window) and not dialog.switch.isChecked()
-        assert f"Port {port} is already in use on 127.0.0.1" in dialog.problem.text()
+        assert said in dialog.problem.text()
         assert dialog.free_button.isVisible()
         dialog.free_button.click()
         assert dialog.port.value() != port and not dialog.problem.isVisible()
@@ -90,6 +92,26 @@ def test_a_port_in_use_is_said_with_a_button_that_picks_a_free_one(
         assert serving(window)
         assert f":{dialog.port.value()}/v1" in dialog.status.text()
         window.set_api_server(False)
+
+
+def test_serving_from_the_chat_menu_on_a_port_in_use_opens_the_panel_not_a_banner(
+    qtbot: QtBot, core: Core
+) -> None:
+    """Chat › Serve the API is the window's: a port in use is not told "--port" in a
+    banner, it opens the panel, which says so and offers a free port."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = int(taken.getsockname()[1])
+        core.settings.set("server.port", port)
+        window = open_window(qtbot, core)
+        window.serve_action.trigger()
+        assert not serving(window) and not window.serve_action.isChecked()
+        dialog = window.findChild(ApiServerDialog)
+        assert dialog is not None and dialog.isVisible()
+        assert f"Port {port} is already in use" in dialog.problem.text()
+        assert dialog.free_button.isVisible()
+        assert not window.error_banner.message, "no banner with the command line's advice"
 
 
 def test_a_key_made_in_the_panel_is_required_and_never_written_into_the_examples(

@@ -260,7 +260,10 @@ def test_my_models_and_discover_are_two_views_and_offline_a_search_finds_the_cat
     assert screen.library_panel.isVisible() and screen.downloads_panel.isVisible()
     assert not screen.query.isVisible()
     screen.discover_button.click()
+    window.resize(1000, 560)  # a small laptop's window
     search(qtbot, window, "qwen")
+    qtbot.wait(50)  # the layout settles
+    assert not screen.query.visibleRegion().isEmpty(), "the box typed in stays in view"
     said = screen.banner.message
     assert "cannot reach Hugging Face" in said, "the hub could not be asked, and it says so"
     assert "match “qwen”" in said

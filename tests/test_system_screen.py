@@ -68,6 +68,7 @@ def hub(core: Core, tmp_path: Path) -> Iterator[FakeHub]:
     server.stop()
 
 
+@no_gpu_here
 def test_offers_show_a_verdict_from_the_remote_header(
     qtbot: QtBot, core: Core, hub: FakeHub
 ) -> None:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.errors import HearthError, describe_error
 from app.secrets import get_token, set_token
-from app.serve.config import PortTaken, free_port
+from app.serve.config import PortTaken, ServerConfig, free_port
 from app.serve.examples import base_url, examples, reachable_from_others
 from app.settings import Settings, highest, lowest
 from ui.dialog_parts import open_once
@@ -81,8 +81,12 @@ class Api(Protocol):
 
 
 def open_panel(api: Api, settings: Settings, logs_dir: str, parent: QWidget) -> None:
-    """Chat › API server…: the panel, raised when it is open already."""
+    """Chat › API server…: the panel, raised when it is open already.  A port another
+    program holds is said at once, with Use a free port."""
     open_once(parent, ApiServerDialog, lambda: ApiServerDialog(api, settings, logs_dir, parent))
+    panel = parent.findChild(ApiServerDialog)
+    if panel is not None:
+        panel.check_port()
 
 
 class ApiServerDialog(QDialog):
@@ -250,18 +254,32 @@ class ApiServerDialog(QDialog):
         try:
             self.api.start()
         except PortTaken:
-            host, port = self.api.address()
-            self._say(
-                self.tr("Port {0} is already in use on {1}: another program listens there.").format(
-                    port, host
-                ),
-                free_port=True,
-            )
+            self._say_port_taken(*self.api.address())
         except HearthError as exc:
             self._say(translated(describe_error(exc, self.tr("starting the API"), self.logs_dir)))
         except Exception as exc:  # noqa: BLE001 - the one error path: logged, then said
             self._say(translated(describe_error(exc, self.tr("starting the API"), self.logs_dir)))
         self.refresh()
+
+    def check_port(self) -> None:
+        """While stopped: say now when the chosen port is in use (a bind, no waiting)."""
+        if self.api.running:
+            return
+        host, port = self.api.address()
+        try:
+            ServerConfig(host=host, port=port).check_port()
+        except PortTaken:
+            self._say_port_taken(host, port)
+        except HearthError:
+            pass  # anything else is said by Start, with its cause
+
+    def _say_port_taken(self, host: str, port: int) -> None:
+        self._say(
+            self.tr("Port {0} is already in use on {1}: another program listens there.").format(
+                port, host
+            ),
+            free_port=True,
+        )
 
     def _say(self, words: str, free_port: bool = False) -> None:
         self.problem.setText(words)

@@ -104,13 +104,24 @@ class ApiSwitch(QObject):
         )
         self.changed.emit()
 
-    def set(self, on: bool, port: int | None = None) -> None:
-        """Start (for the whole library) or stop the API; problems are reported."""
+    def set(
+        self, on: bool, port: int | None = None, port_taken: Callable[[], None] | None = None
+    ) -> None:
+        """Start (for the whole library) or stop the API; problems are reported.  A port in
+        use calls ``port_taken`` (the window opens the API server panel, which says so and
+        offers a free port) instead of the command line's advice."""
         if not on:
             self._stop()
             return
+        from app.serve.config import PortTaken
+
         try:
             self.start(port)
+        except PortTaken as exc:
+            if port_taken is None:
+                self.report(exc, self.tr("starting the API"))
+            else:
+                port_taken()
         except Exception as exc:  # noqa: BLE001 - shown to the user (the one error path)
             self.report(exc, self.tr("starting the API"))
 

@@ -372,7 +372,7 @@ class MainWindow(QMainWindow):
     # -- the local API -----------------------------------------------------------------
     def set_api_server(self, on: bool, port: int | None = None) -> None:
         """Start or stop the local API for the library, sharing the chat's worker."""
-        self.api.set(on, port)
+        self.api.set(on, port, port_taken=self.show_api_server)  # the panel offers a free one
         self.serve_action.setChecked(self.api.running)
 
     def api_address(self) -> tuple[str, int]:

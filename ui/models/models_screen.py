@@ -132,10 +132,12 @@ class ModelsScreen(QWidget):
         self.mirror_button.hide()
 
     def show_catalog(self, panel: QWidget) -> None:
-        """Hearth's catalogue at the top of Discover, above the hub search."""
+        """Hearth's catalogue in Discover, under the search row and above the hub's
+        results: a search's catalogue matches (offline, or beside the hub's) then show
+        right under the box the person just typed in, which stays in view."""
         layout = self.discover_page.layout()
         assert isinstance(layout, QVBoxLayout)
-        layout.insertWidget(0, panel)
+        layout.insertWidget(layout.indexOf(self.region_hint) + 1, panel)
 
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
