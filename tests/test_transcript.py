@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.chat import store as st
 from tests.gui_helpers import footer_of
@@ -204,3 +204,68 @@ def test_the_actions_under_a_message_are_icons_named_on_hover_and_reached_by_tab
         view.focusNextPrevChild(True)
         reached.add(view.textCursor().charFormat().anchorHref())
     assert {"hearth:act/edit/1", "hearth:act/regenerate/2"} <= reached
+
+
+def test_an_action_reached_by_tab_is_named_and_says_copied_beside_itself(
+    view: TranscriptView,
+) -> None:
+    """The keyboard gets what the pointer gets: the icon Tab reached is named in a tooltip,
+    and Enter on Copy says "Copied" beside that icon, not wherever the pointer is."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtGui import QCursor
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QToolTip
+
+    view.show()
+    view.show_messages(
+        [st.Message(1, 1, "user", "Hello"), st.Message(2, 1, "assistant", "Hi.", model="m")]
+    )
+    QCursor.setPos(view.mapToGlobal(QPoint(-400, -400)))  # the pointer is elsewhere
+    view.setFocus()
+    for _ in range(12):
+        QTest.keyClick(view, Qt.Key.Key_Tab)
+        if view.textCursor().charFormat().anchorHref() == "hearth:act/copy-md/2":
+            break
+    assert view.textCursor().charFormat().anchorHref() == "hearth:act/copy-md/2"
+    QApplication.processEvents()
+    assert QToolTip.text() == "Copy (Markdown)", "named for the keyboard"
+    place = view.viewport().mapToGlobal(view.cursorRect(view.textCursor()).center())
+    said = view.tips.feedback_point()
+    assert (said - place).manhattanLength() < 40, "beside the chosen icon"
+    view.copy_to_clipboard("Hi.")
+    assert QToolTip.text() == "Copied"
+
+
+def test_focus_with_no_smaller_place_to_show_rings_the_whole_widget() -> None:
+    """Tab's first stop in the conversation (no link chosen yet) and an empty list are not
+    invisible stops: the style rings them, as it rings a box one types in."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QListWidget
+
+    from ui.style import EDGES, HearthStyle
+
+    style = HearthStyle()
+    ring = QColor(EDGES["light"][1])
+
+    def ringed(widget: QWidget) -> bool:
+        widget.setStyle(style)
+        widget.resize(200, 120)
+        widget.show()
+        widget.setFocus()
+        QApplication.processEvents()
+        assert widget.hasFocus()
+        image = widget.grab().toImage()
+        left = image.pixelColor(0, image.height() // 2)
+        return abs(left.blue() - ring.blue()) < 40 and abs(left.red() - ring.red()) < 40
+
+    empty = QListWidget()
+    assert ringed(empty), "an empty list"
+    empty.addItem("one")
+    empty.setCurrentRow(0)
+    assert not ringed(empty), "a list shows its focus on its current row"
+    transcript = TranscriptView()
+    transcript.show_messages([st.Message(1, 1, "user", "Hello")])
+    assert ringed(transcript), "the conversation before a link is chosen"
+    for each in (empty, transcript):
+        each.close()
+        each.deleteLater()

@@ -40,12 +40,18 @@ _EDGED_COMPLEX = (_CC.CC_ComboBox, _CC.CC_SpinBox)
 _FRAMED = (QFrame.Shape.StyledPanel, QFrame.Shape.Panel, QFrame.Shape.Box, QFrame.Shape.WinPanel)
 
 
-def _takes_text(widget: QWidget | None) -> bool:
-    """A box one types in (its focus is the text cursor's place: ringed); a list's or a
-    table's focus is shown on its current item instead."""
-    from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
+def _ringed_whole(widget: QWidget | None) -> bool:
+    """Where the keyboard's focus has no smaller place to show, the whole widget is ringed:
+    a box one types in (the text cursor's place is too small to find), the conversation
+    when no link or text in it is chosen (Tab's first stop in it), and a list or table with
+    no current row (an empty one).  Otherwise the chosen link or row shows the focus."""
+    from PySide6.QtWidgets import QAbstractItemView, QPlainTextEdit, QTextEdit
 
-    return isinstance(widget, QPlainTextEdit | QTextEdit) and not widget.isReadOnly()
+    if isinstance(widget, QPlainTextEdit | QTextEdit):
+        return not widget.isReadOnly() or not widget.textCursor().hasSelection()
+    if isinstance(widget, QAbstractItemView):
+        return not widget.currentIndex().isValid()
+    return False
 
 
 def theme_of(option: QStyleOption) -> str:
@@ -85,7 +91,7 @@ class HearthStyle(QProxyStyle):
             _edge(option, painter)
         elif element == _CE.CE_ShapedFrame and getattr(option, "frameShape", None) in _FRAMED:
             _edge(option, painter)  # a text box, a list, a table
-            if option.state & QStyle.StateFlag.State_HasFocus and _takes_text(widget):
+            if option.state & QStyle.StateFlag.State_HasFocus and _ringed_whole(widget):
                 _ring(option, painter)
 
     def drawComplexControl(

@@ -19,10 +19,13 @@ from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
     QObject,
+    QPoint,
     QRectF,
     QSizeF,
+    Qt,
+    QTimer,
 )
-from PySide6.QtGui import QHelpEvent, QPainter, QTextFormat
+from PySide6.QtGui import QCursor, QHelpEvent, QKeyEvent, QPainter, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QToolTip
 
 from ui.icons import ICON_SIZE, icon_image, screen_scale
@@ -90,14 +93,49 @@ def draw_icon(painter: QPainter, rect: QRectF, fmt: QTextFormat) -> None:
 
 class ActionTips(QObject):
     """The name of the action under the pointer, as a tooltip (installed on the view's
-    viewport: Qt's text views do not show a link's title by themselves)."""
+    viewport: Qt's text views do not show a link's title by themselves), and of the action
+    reached by Tab, beside it: an icon is named for the keyboard as for the mouse."""
 
     def __init__(self, view: QTextBrowser) -> None:
         super().__init__(view)
         self.view = view
         view.viewport().installEventFilter(self)
+        view.installEventFilter(self)  # Tab moves onto the next link, and Qt says nothing
+
+    def _chosen_by_keyboard(self) -> bool:
+        """Tab put the text cursor on a link (the pointer only hovers, it moves nothing)."""
+        cursor = self.view.textCursor()
+        return cursor.hasSelection() and bool(cursor.charFormat().anchorHref())
+
+    def _reached(self) -> None:
+        if not self._chosen_by_keyboard():
+            return
+        anchor = self.view.textCursor().charFormat().anchorHref()
+        if not anchor.startswith(ACTION):
+            return
+        name = action_name(anchor.removeprefix(ACTION).partition("/")[0])
+        if name:
+            QToolTip.showText(self.feedback_point(), name, self.view.viewport())
+
+    def feedback_point(self) -> QPoint:
+        """Where to say what an action did ("Copied"): at the pointer when it rests on an
+        action (a click), else beside the action the keyboard chose (Enter)."""
+        viewport = self.view.viewport()
+        pointer = viewport.mapFromGlobal(QCursor.pos())
+        if viewport.rect().contains(pointer) and self.view.anchorAt(pointer).startswith(ACTION):
+            return QCursor.pos()
+        place = self.view.cursorRect(self.view.textCursor())
+        return viewport.mapToGlobal(place.bottomRight())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is getattr(self, "view", None)  # None while Qt takes it apart
+            and isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab)
+        ):
+            QTimer.singleShot(0, self._reached)  # once the view has moved to the link
+            return False
         if event.type() != QEvent.Type.ToolTip or not isinstance(event, QHelpEvent):
             return False
         anchor = self.view.anchorAt(event.pos())

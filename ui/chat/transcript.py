@@ -39,7 +39,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QColor,
-    QCursor,
     QDesktopServices,
     QFont,
     QFontDatabase,
@@ -526,7 +525,7 @@ class TranscriptView(QTextBrowser):
     def copy_to_clipboard(self, text: str) -> None:
         self.last_copied = text
         QGuiApplication.clipboard().setText(text)
-        QToolTip.showText(QCursor.pos(), self.tr("Copied"), self)  # where the click was
+        QToolTip.showText(self.tips.feedback_point(), self.tr("Copied"), self)  # where chosen
 
     # -- code blocks: their own sideways scrolling, their text where text is read -------
     def toPlainText(self) -> str:
