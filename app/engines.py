@@ -49,6 +49,12 @@ class EngineOption:
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple[str, ...] = ()
+    # Plain words for a choice whose value is a library's term ("sdpa"), shown in Model
+    # settings with the term kept in brackets; a choice not named here shows as itself.
+    choice_words: tuple[tuple[str, str], ...] = ()
+
+    def words_for(self, choice: str) -> str:
+        return dict(self.choice_words).get(choice, choice)
 
     def validate(self, value: Any) -> Any:
         """``value`` if it is allowed; ValueError with a sentence otherwise."""
@@ -131,6 +137,12 @@ DTYPE = EngineOption(
     "bfloat16 on GPUs that support it, float16 on older ones, float32 on the CPU.",
     str,
     choices=("auto", "bfloat16", "float16", "float32"),
+    choice_words=(
+        ("auto", "As the checkpoint was saved"),
+        ("bfloat16", "16-bit, for newer GPUs (bfloat16)"),
+        ("float16", "16-bit, for older GPUs (float16)"),
+        ("float32", "Full precision, twice the memory (float32)"),
+    ),
 )
 QUANTIZATION = EngineOption(
     "quantization",
@@ -138,6 +150,11 @@ QUANTIZATION = EngineOption(
     "Load a checkpoint in 4 or 8 bits (NVIDIA GPUs, bitsandbytes).",
     str,
     choices=("", "4bit", "8bit"),
+    choice_words=(
+        ("", "None: load the weights as they are"),
+        ("4bit", "4 bits: about a quarter of the memory (bitsandbytes)"),
+        ("8bit", "8 bits: about half the memory (bitsandbytes)"),
+    ),
 )
 ATTENTION = EngineOption(
     "attention",
@@ -146,6 +163,10 @@ ATTENTION = EngineOption(
     "attention) needs an NVIDIA GPU and the flash-attn package.",
     str,
     choices=("sdpa", "flash_attention_2"),
+    choice_words=(
+        ("sdpa", "PyTorch's own, works everywhere (SDPA)"),
+        ("flash_attention_2", "Flash attention: faster on NVIDIA GPUs (flash-attn package)"),
+    ),
 )
 STATIC_CACHE = EngineOption(
     "static_cache",

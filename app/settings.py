@@ -479,8 +479,9 @@ DECLARATIONS: tuple[Setting, ...] = (
         "chat.system_prompt",
         str,
         "",
-        "System prompt",
-        "Instructions given to the model at the start of every new conversation.",
+        "Instructions for new conversations",
+        "Instructions given to the model at the start of every new conversation (the "
+        "system prompt); each conversation can change its own under Chat › Instructions.",
         multiline=True,
     ),
 )

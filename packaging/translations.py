@@ -63,6 +63,8 @@ def declared_source() -> str:
             for option in engine.options:
                 add("Engines", option.label)
                 add("Engines", option.description)
+                for _choice, words in option.choice_words:
+                    add("Engines", words)
     for template in phrase_templates():
         add("Phrase", template)
     lines.append(")")

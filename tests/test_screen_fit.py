@@ -68,8 +68,15 @@ def test_every_screen_and_dialog_fits_1024_by_600(tmp_path: Path, scale: int) ->
     data.mkdir()
     result = open_on_screen(tmp_path, data, 1024, 600, scale)
     assert result["problems"] == []
+    assert result["unnamed"] == [], "every Tab stop of every screen and dialog has a name"
     checked = result["checked"]
-    for place in ("screen Chat", "screen Models", "Settings › Advanced", "Model settings"):
+    for place in (
+        "screen Chat",
+        "screen Models",
+        "Settings › Advanced",
+        "Model settings",
+        "New collection",
+    ):
         assert place in checked
     width, height = result["window"]
     assert width <= 1024 and height <= 600, "the first window is sized from the screen"

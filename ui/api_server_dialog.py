@@ -175,6 +175,7 @@ class ApiServerDialog(QDialog):
 
         self.examples = QTabWidget()
         self.examples.setObjectName("apiExamples")
+        self.examples.tabBar().setAccessibleName(self.tr("Examples"))
         self.example_texts: dict[str, QPlainTextEdit] = {}
         self.example_notes: dict[str, QLabel] = {}
         code_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)

@@ -116,7 +116,9 @@ class SettingsPage(QScrollArea):
         self.setWidget(body)
 
     def add_row(self, row: SettingRow) -> None:
-        if row.setting.advanced and self.page_id != "advanced" and self._more is None:
+        # "More" parts the page's advanced settings from its usual ones: a page with
+        # only advanced settings (Tools) has nothing to part them from.
+        if row.setting.advanced and self.page_id != "advanced" and self._more is None and self.rows:
             self._more = QLabel(QCoreApplication.translate("Settings", "More"))
             self._more.setObjectName("moreHeading")
             font = self._more.font()

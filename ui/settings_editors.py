@@ -55,6 +55,14 @@ def editor_for(setting: Setting, value: Any) -> QWidget:
     editor.setToolTip(setting_description(setting))
     editor.setAccessibleName(setting_label(setting))
     editor.setAccessibleDescription(setting_description(setting))
+    if isinstance(editor, FolderEdit):  # the field Tab stops in says the setting too
+        editor.line.setAccessibleName(setting_label(setting))
+        editor.line.setAccessibleDescription(setting_description(setting))
+        editor.browse_button.setAccessibleName(
+            QCoreApplication.translate("FolderEdit", "Browse for {0}").format(
+                setting_label(setting)
+            )
+        )
     return editor
 
 
@@ -109,10 +117,10 @@ class FolderEdit(QWidget):
         self.line = line
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        browse = QPushButton(self.tr("Browse…"))
-        browse.clicked.connect(self.browse)
+        self.browse_button = QPushButton(self.tr("Browse…"))
+        self.browse_button.clicked.connect(self.browse)
         layout.addWidget(line, 1)
-        layout.addWidget(browse)
+        layout.addWidget(self.browse_button)
 
     def browse(self) -> None:
         chosen = QFileDialog.getExistingDirectory(

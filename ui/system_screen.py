@@ -75,9 +75,16 @@ class SystemScreen(QWidget):
         self.tree.setWordWrap(True)
         self.tree.setAccessibleName(self.tr("System checks"))
         layout.addWidget(self.tree, 2)
+        # The raw facts are for whoever reads a bug report: said so above them, so that
+        # their terms (bf16, swappiness) read as a technical appendix, not as advice.
+        caption = QLabel(
+            self.tr("Technical details, for bug reports (Copy report sends them in English):")
+        )
+        caption.setWordWrap(True)
+        layout.addWidget(caption)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
-        self.details.setAccessibleName(self.tr("What Hearth found"))
+        self.details.setAccessibleName(self.tr("Technical details"))
         layout.addWidget(self.details, 1)
 
     def run(self) -> None:

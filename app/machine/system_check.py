@@ -83,18 +83,19 @@ def runtime_checks(facts: SystemFacts) -> list[Check]:
             for d in runtime.get("devices") or []
             if d.get("type") in ("gpu", "igpu")
         ]
+        label = name if name == kind else f"{name} ({kind})"  # not "cpu (cpu)"
         if not runtime.get("usable"):
             # The reason is the library's or the probe's own words.
             detail = runtime_reason(runtime)
-            title = Phrase("llama.cpp runtime {0} ({1}): not usable", name, kind)
+            title = Phrase("llama.cpp runtime {0}: not usable", label)
             checks.append(Check(INFO, title, detail))
             continue
         detail = Phrase("GPU: {0}", ", ".join(gpus)) if gpus else Phrase("Runs on the CPU.")
         if runtime.get("selected"):
-            title = Phrase("llama.cpp runtime {0} ({1}): in use", name, kind)
+            title = Phrase("llama.cpp runtime {0}: in use", label)
             checks.append(Check(OK, title, detail))
         else:
-            title = Phrase("llama.cpp runtime {0} ({1}): usable", name, kind)
+            title = Phrase("llama.cpp runtime {0}: usable", label)
             checks.append(Check(INFO, title, detail))
     return checks
 

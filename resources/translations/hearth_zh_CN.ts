@@ -80,6 +80,10 @@
         <translation>移除</translation>
     </message>
     <message>
+        <source>Examples</source>
+        <translation>示例</translation>
+    </message>
+    <message>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -440,12 +444,12 @@
         <translation>让模型调用工具（每次调用前都会先问你）</translation>
     </message>
     <message>
-        <source>Tools: {0} ▾</source>
-        <translation>工具：{0} ▾</translation>
+        <source>Tools: {0}</source>
+        <translation>工具：{0}</translation>
     </message>
     <message>
-        <source>Tools ▾</source>
-        <translation>工具 ▾</translation>
+        <source>Tools</source>
+        <translation>工具</translation>
     </message>
     <message>
         <source>Hearth: date and time, search of the collections</source>
@@ -587,12 +591,16 @@
         <translation>预设：</translation>
     </message>
     <message>
-        <source>System prompt (instructions for the model):</source>
-        <translation>系统提示词（给模型的指令）：</translation>
+        <source>Instructions for the model in this conversation:</source>
+        <translation>本对话中给模型的指令：</translation>
     </message>
     <message>
-        <source>System prompt</source>
-        <translation>系统提示词</translation>
+        <source>Also called the system prompt.</source>
+        <translation>也叫系统提示词。</translation>
+    </message>
+    <message>
+        <source>Instructions</source>
+        <translation>指令</translation>
     </message>
     <message>
         <source>For example: Answer in French.</source>
@@ -658,12 +666,12 @@
         <translation>还没有文档集：请在“文档”页面新建一个</translation>
     </message>
     <message>
-        <source>Collections: {0} ▾</source>
-        <translation>文档集：{0} ▾</translation>
+        <source>Collections: {0}</source>
+        <translation>文档集：{0}</translation>
     </message>
     <message>
-        <source>Collections ▾</source>
-        <translation>文档集 ▾</translation>
+        <source>Collections</source>
+        <translation>文档集</translation>
     </message>
 </context>
 <context>
@@ -767,8 +775,12 @@
         <translation>新建文档集</translation>
     </message>
     <message>
-        <source>Name:</source>
-        <translation>名称：</translation>
+        <source>A name for the collection, for example “Taxes 2025”. Next you choose the folder whose documents it reads; Hearth keeps it up to date.</source>
+        <translation>给这个资料集起个名字，例如“2025 年报税”。接下来选择它要读取文档的文件夹；Hearth 会让它保持最新。</translation>
+    </message>
+    <message>
+        <source>Name of the collection</source>
+        <translation>资料集名称</translation>
     </message>
     <message>
         <source>A folder for {0}</source>
@@ -983,6 +995,34 @@
         <translation>Hearth 根据对话猜测接下来的词，并一次验证多个（提示查找解码）：当回复重复提示内容时（编辑代码、引用）更快，回复内容完全相同。除非在此关闭，否则默认开启。</translation>
     </message>
     <message>
+        <source>As the checkpoint was saved</source>
+        <translation>按检查点保存时的类型</translation>
+    </message>
+    <message>
+        <source>16-bit, for newer GPUs (bfloat16)</source>
+        <translation>16 位，适合较新的 GPU（bfloat16）</translation>
+    </message>
+    <message>
+        <source>16-bit, for older GPUs (float16)</source>
+        <translation>16 位，适合较旧的 GPU（float16）</translation>
+    </message>
+    <message>
+        <source>Full precision, twice the memory (float32)</source>
+        <translation>全精度，内存占用翻倍（float32）</translation>
+    </message>
+    <message>
+        <source>None: load the weights as they are</source>
+        <translation>不量化：按原样加载权重</translation>
+    </message>
+    <message>
+        <source>4 bits: about a quarter of the memory (bitsandbytes)</source>
+        <translation>4 位：约四分之一的内存（bitsandbytes）</translation>
+    </message>
+    <message>
+        <source>8 bits: about half the memory (bitsandbytes)</source>
+        <translation>8 位：约一半的内存（bitsandbytes）</translation>
+    </message>
+    <message>
         <source>Attention method</source>
         <translation>注意力计算方式</translation>
     </message>
@@ -1009,6 +1049,14 @@
     <message>
         <source>Load a checkpoint in 4 or 8 bits (NVIDIA GPUs, bitsandbytes).</source>
         <translation>以 4 位或 8 位加载检查点（NVIDIA GPU，bitsandbytes）。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s own, works everywhere (SDPA)</source>
+        <translation>PyTorch 自带，到处可用（SDPA）</translation>
+    </message>
+    <message>
+        <source>Flash attention: faster on NVIDIA GPUs (flash-attn package)</source>
+        <translation>Flash attention：在 NVIDIA GPU 上更快（需要 flash-attn 包）</translation>
     </message>
     <message>
         <source>Static cache and torch.compile</source>
@@ -1052,6 +1100,10 @@
 </context>
 <context>
     <name>FolderEdit</name>
+    <message>
+        <source>Browse for {0}</source>
+        <translation>为“{0}”浏览</translation>
+    </message>
     <message>
         <source>Browse…</source>
         <translation>浏览…</translation>
@@ -2272,10 +2324,6 @@
         <translation>请释放一些空间，或在设置中选择其他模型文件夹。</translation>
     </message>
     <message>
-        <source>llama.cpp runtime {0} ({1}): in use</source>
-        <translation>llama.cpp 运行时 {0}（{1}）：正在使用</translation>
-    </message>
-    <message>
         <source>llama.cpp can offload to the GPU</source>
         <translation>llama.cpp 可以把计算卸载到 GPU</translation>
     </message>
@@ -2322,14 +2370,6 @@
     <message>
         <source>Start Hearth with: {0}</source>
         <translation>这样启动 Hearth：{0}</translation>
-    </message>
-    <message>
-        <source>llama.cpp runtime {0} ({1}): usable</source>
-        <translation>llama.cpp 运行时 {0}（{1}）：可用</translation>
-    </message>
-    <message>
-        <source>llama.cpp runtime {0} ({1}): not usable</source>
-        <translation>llama.cpp 运行时 {0}（{1}）：不可用</translation>
     </message>
     <message>
         <source> ({0})</source>
@@ -2690,6 +2730,18 @@
     <message>
         <source>llama.cpp: llama-cpp-python {0} ({1})</source>
         <translation>llama.cpp：llama-cpp-python {0}（{1}）</translation>
+    </message>
+    <message>
+        <source>llama.cpp runtime {0}: not usable</source>
+        <translation>llama.cpp 运行时 {0}：不可用</translation>
+    </message>
+    <message>
+        <source>llama.cpp runtime {0}: in use</source>
+        <translation>llama.cpp 运行时 {0}：正在使用</translation>
+    </message>
+    <message>
+        <source>llama.cpp runtime {0}: usable</source>
+        <translation>llama.cpp 运行时 {0}：可用</translation>
     </message>
     <message>
         <source>{0} VRAM ({1} free), seen through llama.cpp&apos;s {2} runtime.</source>
@@ -3568,12 +3620,12 @@
         <translation>每天一次向 Hearth 的发布处询问是否有新版本，并在状态栏和“关于”对话框中告知。只发送这一个请求：不包含关于您、您的对话或模型的任何信息。Hearth 从不自行下载或安装任何东西。</translation>
     </message>
     <message>
-        <source>System prompt</source>
-        <translation>系统提示词</translation>
+        <source>Instructions for new conversations</source>
+        <translation>新对话的指令</translation>
     </message>
     <message>
-        <source>Instructions given to the model at the start of every new conversation.</source>
-        <translation>每个新对话开始时给模型的指令。</translation>
+        <source>Instructions given to the model at the start of every new conversation (the system prompt); each conversation can change its own under Chat › Instructions.</source>
+        <translation>每个新对话开始时交给模型的指令（系统提示词）；每个对话都可以在“聊天 › 指令”中修改自己的指令。</translation>
     </message>
     <message>
         <source>Follow the system</source>
@@ -3720,8 +3772,12 @@
         <translation>系统检查</translation>
     </message>
     <message>
-        <source>What Hearth found</source>
-        <translation>Hearth 的发现</translation>
+        <source>Technical details, for bug reports (Copy report sends them in English):</source>
+        <translation>技术细节，供错误报告使用（“复制报告”会以英文发送）：</translation>
+    </message>
+    <message>
+        <source>Technical details</source>
+        <translation>技术细节</translation>
     </message>
     <message>
         <source>The check could not finish.</source>

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QRect, QTimer
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QWidget
 
 from app.core import open_core
@@ -39,6 +39,7 @@ class Checker:
         self.scale = screen.devicePixelRatio()
         self.checked: list[str] = []
         self.problems: list[str] = []
+        self.unnamed: list[str] = []  # Tab stops a screen reader could not name
 
     def window(self, place: str, window: QWidget) -> None:
         """``window`` lies whole on the screen, and so does each of its visible buttons."""
@@ -50,6 +51,7 @@ class Checker:
                 f"{place}: the window ({_size(frame)} at {frame.x()},{frame.y()}) does not "
                 f"fit the screen ({_size(self.screen)})"
             )
+        self._names(place, window)
         for button in window.findChildren(QAbstractButton):
             if not button.isVisible() or button.visibleRegion().isEmpty():
                 continue  # hidden, or scrolled out of its scroll area (reachable by scrolling)
@@ -62,6 +64,18 @@ class Checker:
                 self.problems.append(f"{place}: the button {name!r} lies outside the screen")
             elif shown.height() < whole.height() and not _in_scroll_area(button):
                 self.problems.append(f"{place}: the button {name!r} is cut off")
+
+    def _names(self, place: str, window: QWidget) -> None:
+        """Every control Tab can reach has a name (its own text, or an accessible name)."""
+        for widget in window.findChildren(QWidget):
+            if not widget.isVisible() or widget.focusPolicy() == Qt.FocusPolicy.NoFocus:
+                continue
+            if not widget.isEnabled() or widget.focusProxy() is not None:
+                continue
+            text = getattr(widget, "text", None)
+            name = widget.accessibleName() or (str(text()) if callable(text) else "")
+            if not name.strip():
+                self.unnamed.append(f"{place}: {type(widget).__name__} {widget.objectName()!r}")
 
     def dialog(self, place: str, opener: Callable[[], object]) -> None:
         """Open a dialog (modal or not), check it, close it."""
@@ -156,8 +170,11 @@ def run(data_dir: str) -> dict[str, object]:
     check.dialog("Tool servers", window.chat.tools_ui.open_servers_dialog)
     check.dialog("API server", window.show_api_server)
     check.dialog("About", window.show_about)
+    window.tabs.setCurrentWidget(window.documents_screen)
+    check.dialog("New collection", window.documents_screen.new_collection)
     facts["checked"] = check.checked
     facts["problems"] = check.problems
+    facts["unnamed"] = sorted(set(check.unnamed))
     dispose_window(window)
     core.engines.close()
     return facts

@@ -82,7 +82,7 @@ class ChatToolsUi(QObject, SessionListener):
     def show_choice(self) -> None:
         chosen = self.chosen()
         self.button.setText(
-            self.tr("Tools: {0} ▾").format(", ".join(chosen)) if chosen else self.tr("Tools ▾")
+            self.tr("Tools: {0}").format(", ".join(chosen)) if chosen else self.tr("Tools")
         )
         for name in chosen:
             self._list(name)

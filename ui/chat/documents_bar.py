@@ -202,9 +202,9 @@ class DocumentsBar(QWidget):
     def _show_collections(self) -> None:
         chosen = self.collections()
         if chosen:
-            self.collections_button.setText(self.tr("Collections: {0} ▾").format(", ".join(chosen)))
-        else:
-            self.collections_button.setText(self.tr("Collections ▾"))
+            self.collections_button.setText(self.tr("Collections: {0}").format(", ".join(chosen)))
+        else:  # the button's menu draws its own arrow
+            self.collections_button.setText(self.tr("Collections"))
 
 
 def _count_tokens(path: Path) -> int:

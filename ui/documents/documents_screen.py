@@ -14,10 +14,12 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QHBoxLayout,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
@@ -211,11 +213,11 @@ class DocumentsScreen(QWidget):
         run_in_background(
             self,
             lambda: self.documents.index.files(name),
-            lambda records: self._show_files(name, records),
+            lambda records: self._show_files(name, records, list(collection.paths)),
             self._report,
         )
 
-    def _show_files(self, name: str, records: list[FileRecord]) -> None:
+    def _show_files(self, name: str, records: list[FileRecord], roots: list[str]) -> None:
         if name != self.selected():
             return
         # what was left out first: that is what the user needs to see
@@ -226,15 +228,15 @@ class DocumentsScreen(QWidget):
         words = {INDEXED: self.tr("indexed"), FAILED: self.tr("failed")}
         for row, record in enumerate(records):
             cells = (
-                visible(record.path),
+                visible(shown_path(record.path, roots)),
                 words.get(record.status, self.tr("skipped")),
                 f"{record.tokens:,}" if record.status == INDEXED else "",
                 visible(record.reason),
             )
             for column, value in enumerate(cells):
                 cell = QTableWidgetItem(value)
-                if column in (0, 3):
-                    cell.setToolTip(value)
+                if column in (0, 3):  # the whole path, and the whole reason
+                    cell.setToolTip(visible(record.path) if column == 0 else value)
                 self.files.setItem(row, column, cell)
         self.files.setUpdatesEnabled(True)
         self.files.verticalScrollBar().setValue(position)
@@ -242,9 +244,24 @@ class DocumentsScreen(QWidget):
     def new_collection(self, name: str | None = None, folder: str | None = None) -> str | None:
         """Ask for a name, then for a folder (tests pass both)."""
         if name is None:
-            name, ok = QInputDialog.getText(self, self.tr("New collection"), self.tr("Name:"))
-            if not ok:
+            asked = QInputDialog(self)
+            asked.setWindowTitle(self.tr("New collection"))
+            asked.setInputMode(QInputDialog.InputMode.TextInput)
+            asked.setLabelText(
+                self.tr(
+                    "A name for the collection, for example “Taxes 2025”. Next you choose "
+                    "the folder whose documents it reads; Hearth keeps it up to date."
+                )
+            )
+            field = asked.findChild(QLineEdit)
+            if field is not None:
+                field.setAccessibleName(self.tr("Name of the collection"))
+            words = asked.findChild(QLabel)
+            if words is not None:
+                words.setWordWrap(True)  # a sentence, not one line wider than a netbook
+            if asked.exec() != QDialog.DialogCode.Accepted:
                 return None
+            name = asked.textValue()
         try:
             name = check_name(name)
         except HearthError as exc:
@@ -377,3 +394,13 @@ class DocumentsScreen(QWidget):
             else describe_error(exc, self.tr("indexing documents"))
         )
         self.banner.show_message(translated(message))
+
+
+def shown_path(path: str, roots: list[str]) -> str:
+    """A file as the table shows it: its place inside the collection's folder it came from
+    (``2025/receipt.pdf``), not a long absolute path; a file added on its own by its name."""
+    file = Path(path)
+    for root in roots:
+        if file != Path(root) and file.is_relative_to(root):
+            return str(file.relative_to(root))
+    return file.name

@@ -31,9 +31,13 @@ class EndpointDialog(QDialog):
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key.setPlaceholderText(self.tr("optional; kept in the system keyring"))
-        form.addRow(self.tr("Name"), self.name)
-        form.addRow(self.tr("Address"), self.url)
-        form.addRow(self.tr("API key"), self.key)
+        for label, field in (
+            (self.tr("Name"), self.name),
+            (self.tr("Address"), self.url),
+            (self.tr("API key"), self.key),
+        ):
+            field.setAccessibleName(label)
+            form.addRow(label, field)
         self.problem = add_problem_and_buttons(self, form.addRow)
 
     def accept(self) -> None:

@@ -54,6 +54,7 @@ class ModelSettingsDialog(QDialog):
         for engine in engines:
             self.engine.addItem(_engine_text(engine.label), engine.name)
         self.engine.setCurrentIndex(max(self.engine.findData(choice.engine), 0))
+        self.engine.setAccessibleName(self.tr("Engine"))
         form.addRow(self.tr("Engine"), self.engine)
         self.editors: dict[str, Editor] = {}
         for engine in engines:
@@ -61,6 +62,7 @@ class ModelSettingsDialog(QDialog):
                 if option.key not in self.editors:
                     editor = self._editor(option, getattr(choice, option.key))
                     editor.setToolTip(_engine_text(option.description))
+                    editor.setAccessibleName(_engine_text(option.label))
                     self.editors[option.key] = editor
                     label = "" if isinstance(editor, QCheckBox) else _engine_text(option.label)
                     form.addRow(label, editor)
@@ -89,7 +91,7 @@ class ModelSettingsDialog(QDialog):
             self._runtime_items(combo, option)
         else:
             for item in option.choices:
-                combo.addItem(item or self.tr("none"), item)
+                combo.addItem(_engine_text(option.words_for(item)) or self.tr("none"), item)
         combo.setCurrentIndex(max(combo.findData(value), 0))
         return combo
 
