@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
 import subprocess
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -23,6 +25,15 @@ pytestmark = pytest.mark.slow
 def serving(window: MainWindow) -> bool:
     """Whether the window's API runs (a call each time: the state changes under the test)."""
     return bool(window.api.running)
+
+
+@contextlib.contextmanager
+def port_in_use() -> Iterator[int]:
+    """A port another program listens on, for as long as the block runs."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield int(taken.getsockname()[1])
 
 
 def open_panel(window: MainWindow) -> ApiServerDialog:
@@ -72,10 +83,7 @@ def test_the_panel_starts_the_api_and_its_curl_example_answers(qtbot: QtBot, cor
 def test_a_port_in_use_is_said_with_a_button_that_picks_a_free_one(
     qtbot: QtBot, core: Core
 ) -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = int(taken.getsockname()[1])
+    with port_in_use() as port:
         core.settings.set("server.port", port)
         window = open_window(qtbot, core)
         dialog = open_panel(window)
@@ -99,10 +107,7 @@ def test_serving_from_the_chat_menu_on_a_port_in_use_opens_the_panel_not_a_banne
 ) -> None:
     """Chat › Serve the API is the window's: a port in use is not told "--port" in a
     banner, it opens the panel, which says so and offers a free port."""
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = int(taken.getsockname()[1])
+    with port_in_use() as port:
         core.settings.set("server.port", port)
         window = open_window(qtbot, core)
         window.serve_action.trigger()
