@@ -138,7 +138,7 @@ DTYPE = EngineOption(
     str,
     choices=("auto", "bfloat16", "float16", "float32"),
     choice_words=(
-        ("auto", "As the checkpoint was saved"),
+        ("auto", "Automatic: 16-bit on a GPU, full precision on the CPU"),
         ("bfloat16", "16-bit, for newer GPUs (bfloat16)"),
         ("float16", "16-bit, for older GPUs (float16)"),
         ("float32", "Full precision, twice the memory (float32)"),

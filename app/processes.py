@@ -20,14 +20,15 @@ import psutil
 def kill_tree(process: subprocess.Popen[Any]) -> None:
     """End ``process`` and every process under it at once, as a crash would.
 
-    * Linux and macOS: SIGKILL to each.  Hearth's children have none of their own there,
-      so this is the same as killing the child.
-    * Windows: TerminateProcess on each.  A worker started from a virtual environment is a
-      launcher whose child is the real interpreter: killing the launcher alone would leave
-      the model loaded, its files locked and its memory held.
+    * Linux and macOS: SIGKILL to each.
+    * Windows: TerminateProcess on each.
 
-    The children are listed before anything is killed: once the parent has gone they
-    belong to nobody and cannot be found through it.
+    Hearth's workers and readers start no processes of their own, but a library inside
+    them may (a tokenizer's helpers, a compiler), and those must not outlive the model
+    they served.  (A Windows virtual environment's launcher needs no help: it holds its
+    interpreter in a job that ends with it.)  The children are listed first, since once
+    the parent has gone they belong to nobody; the parent is ended first, so its exit
+    code is always its own kill's.
     """
     if process.poll() is not None:
         return
@@ -35,13 +36,13 @@ def kill_tree(process: subprocess.Popen[Any]) -> None:
         children = psutil.Process(process.pid).children(recursive=True)
     except (psutil.Error, OSError):
         children = []
+    with contextlib.suppress(OSError):  # it ended in between
+        process.kill()
     for each in children:
         try:
             each.kill()
         except (psutil.Error, OSError):
             continue
-    with contextlib.suppress(OSError):  # it ended in between
-        process.kill()
 
 
 def tree_cpu_seconds(pid: int) -> float:

@@ -134,6 +134,7 @@ def test_windows_and_macos_have_no_linux_kernel_settings(monkeypatch: pytest.Mon
         assert platforms.numa_nodes() is None
 
 
+@pytest.mark.posix_only("the stand-in sysctl is a shell script")
 def test_macos_names_its_cpu_through_sysctl(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -170,7 +171,7 @@ def test_only_a_posix_superuser_reads_every_file(monkeypatch: pytest.MonkeyPatch
 
 
 def test_a_process_tree_ends_whole(tmp_path: Path) -> None:
-    """A launcher and the interpreter it starts (a Windows venv): both end."""
+    """A process and the one it started (a library's helper): both end, at once."""
     from app.processes import kill_tree
 
     pid_file = tmp_path / "child.pid"

@@ -238,34 +238,44 @@ def test_an_action_reached_by_tab_is_named_and_says_copied_beside_itself(
 
 def test_focus_with_no_smaller_place_to_show_rings_the_whole_widget() -> None:
     """Tab's first stop in the conversation (no link chosen yet) and an empty list are not
-    invisible stops: the style rings them, as it rings a box one types in."""
+    invisible stops: focus that came by the keyboard rings them whole, as a box one types
+    in is ringed; a click into the conversation (to select text) draws no ring."""
+    from PySide6.QtCore import QPoint, Qt
     from PySide6.QtGui import QColor
-    from PySide6.QtWidgets import QListWidget
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QLineEdit, QListWidget, QVBoxLayout
 
     from ui.style import EDGES, HearthStyle
 
+    app = make_application()
     style = HearthStyle()
     ring = QColor(EDGES["light"][1])
+    window = QWidget()
+    column = QVBoxLayout(window)
+    start, empty, transcript = QLineEdit(), QListWidget(), TranscriptView()
+    for widget in (start, empty, transcript):
+        widget.setStyle(style)
+        column.addWidget(widget)
+    transcript.show_messages([st.Message(1, 1, "user", "Hello")])
+    window.resize(300, 400)
+    window.show()
+    window.activateWindow()
+    start.setFocus()
+    app.processEvents()
 
     def ringed(widget: QWidget) -> bool:
-        widget.setStyle(style)
-        widget.resize(200, 120)
-        widget.show()
-        widget.setFocus()
-        QApplication.processEvents()
+        app.processEvents()
         assert widget.hasFocus()
         image = widget.grab().toImage()
         left = image.pixelColor(0, image.height() // 2)
         return abs(left.blue() - ring.blue()) < 40 and abs(left.red() - ring.red()) < 40
 
-    empty = QListWidget()
-    assert ringed(empty), "an empty list"
-    empty.addItem("one")
-    empty.setCurrentRow(0)
-    assert not ringed(empty), "a list shows its focus on its current row"
-    transcript = TranscriptView()
-    transcript.show_messages([st.Message(1, 1, "user", "Hello")])
-    assert ringed(transcript), "the conversation before a link is chosen"
-    for each in (empty, transcript):
-        each.close()
-        each.deleteLater()
+    QTest.keyClick(start, Qt.Key.Key_Tab)
+    assert ringed(empty), "an empty list reached by Tab"
+    QTest.keyClick(empty, Qt.Key.Key_Tab)
+    assert ringed(transcript), "the conversation reached by Tab, before a link is chosen"
+    start.setFocus()
+    QTest.mouseClick(transcript.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(5, 5))
+    assert not ringed(transcript), "a click to select text draws no ring"
+    window.close()
+    window.deleteLater()

@@ -106,7 +106,7 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Engines', 'PyTorch / transformers'),
     QT_TRANSLATE_NOOP('Engines', 'Data type (checkpoints)'),
     QT_TRANSLATE_NOOP('Engines', 'bfloat16 on GPUs that support it, float16 on older ones, float32 on the CPU.'),
-    QT_TRANSLATE_NOOP('Engines', 'As the checkpoint was saved'),
+    QT_TRANSLATE_NOOP('Engines', 'Automatic: 16-bit on a GPU, full precision on the CPU'),
     QT_TRANSLATE_NOOP('Engines', '16-bit, for newer GPUs (bfloat16)'),
     QT_TRANSLATE_NOOP('Engines', '16-bit, for older GPUs (float16)'),
     QT_TRANSLATE_NOOP('Engines', 'Full precision, twice the memory (float32)'),

@@ -40,17 +40,20 @@ _EDGED_COMPLEX = (_CC.CC_ComboBox, _CC.CC_SpinBox)
 _FRAMED = (QFrame.Shape.StyledPanel, QFrame.Shape.Panel, QFrame.Shape.Box, QFrame.Shape.WinPanel)
 
 
-def _ringed_whole(widget: QWidget | None) -> bool:
-    """Where the keyboard's focus has no smaller place to show, the whole widget is ringed:
-    a box one types in (the text cursor's place is too small to find), the conversation
-    when no link or text in it is chosen (Tab's first stop in it), and a list or table with
-    no current row (an empty one).  Otherwise the chosen link or row shows the focus."""
+def _ringed_whole(widget: QWidget | None, option: QStyleOption) -> bool:
+    """Which framed widgets show the keyboard's focus as a ring round the whole.
+
+    * A box one types in: always (the text cursor's place is too small to find).
+    * The conversation and lists or tables: when the focus came by the keyboard (Tab),
+      so that Tab's first stop in the conversation, or in an empty list, is never an
+      invisible one; a click into them (the reader selecting text) draws none.
+    """
     from PySide6.QtWidgets import QAbstractItemView, QPlainTextEdit, QTextEdit
 
-    if isinstance(widget, QPlainTextEdit | QTextEdit):
-        return not widget.isReadOnly() or not widget.textCursor().hasSelection()
-    if isinstance(widget, QAbstractItemView):
-        return not widget.currentIndex().isValid()
+    if isinstance(widget, QPlainTextEdit | QTextEdit) and not widget.isReadOnly():
+        return True
+    if isinstance(widget, QPlainTextEdit | QTextEdit | QAbstractItemView):
+        return bool(option.state & QStyle.StateFlag.State_KeyboardFocusChange)
     return False
 
 
@@ -91,7 +94,7 @@ class HearthStyle(QProxyStyle):
             _edge(option, painter)
         elif element == _CE.CE_ShapedFrame and getattr(option, "frameShape", None) in _FRAMED:
             _edge(option, painter)  # a text box, a list, a table
-            if option.state & QStyle.StateFlag.State_HasFocus and _ringed_whole(widget):
+            if option.state & QStyle.StateFlag.State_HasFocus and _ringed_whole(widget, option):
                 _ring(option, painter)
 
     def drawComplexControl(

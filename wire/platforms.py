@@ -229,7 +229,8 @@ def limit_address_space(limit: int) -> bool:
     """Cap this process's address space at ``limit`` bytes; False where it cannot be.
 
     * Linux: ``RLIMIT_AS``: an allocation past it fails (Python: MemoryError).
-    * macOS: accepted but not enforced by the kernel; the parent's watch is the limit.
+    * macOS: accepted but not enforced by the kernel (so False); the parent's watch is
+      the limit.
     * Windows: no such limit (a job object would be one; the parent's watch is the
       limit there): False.
     """
@@ -241,7 +242,7 @@ def limit_address_space(limit: int) -> bool:
         resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
     except (ValueError, OSError):
         return False
-    return True
+    return sys.platform != "darwin"  # set there, but the kernel does not hold to it
 
 
 def end_with_parent() -> None:
@@ -271,17 +272,30 @@ def terminal() -> Iterator[tuple[TextIO, TextIO]]:
 
     * Linux and macOS: ``/dev/tty``, the controlling terminal.  OSError without one (a
       service, a process in a session of its own).
-    * Windows: ``CONIN$`` and ``CONOUT$``, the console.  OSError without a console (a
-      process started detached).
+    * Windows: ``CONIN$`` and ``CONOUT$``, the console.  OSError without a console of a
+      person's: none at all, or one Windows made for this process alone (a detached
+      start through a virtual environment's launcher gets a fresh console that nobody
+      types in; a person's terminal is shared with its shell).
     """
     with contextlib.ExitStack() as stack:
         if sys.platform == "win32":
+            if _console_processes() < 2:
+                raise OSError("no terminal: this process's console is its own")
             reader = stack.enter_context(open("CONIN$", encoding="utf-8"))
             writer = stack.enter_context(open("CONOUT$", "w", encoding="utf-8"))
             yield reader, writer
         else:
             both = stack.enter_context(open("/dev/tty", "r+", encoding="utf-8"))
             yield both, both
+
+
+def _console_processes() -> int:
+    """How many processes share this one's console (Windows; 0 without a console)."""
+    import ctypes
+
+    windll: Any = getattr(ctypes, "windll")  # noqa: B009 - absent off Windows
+    listed = (ctypes.c_uint32 * 8)()
+    return int(windll.kernel32.GetConsoleProcessList(listed, 8))
 
 
 # Windows' DETACHED_PROCESS: the child gets no console at all.

@@ -776,11 +776,11 @@
     </message>
     <message>
         <source>A name for the collection, for example “Taxes 2025”. Next you choose the folder whose documents it reads; Hearth keeps it up to date.</source>
-        <translation>给这个资料集起个名字，例如“2025 年报税”。接下来选择它要读取文档的文件夹；Hearth 会让它保持最新。</translation>
+        <translation>给这个文档集起个名字，例如“2025 年报税”。接下来选择它要读取文档的文件夹；Hearth 会让它保持最新。</translation>
     </message>
     <message>
         <source>Name of the collection</source>
-        <translation>资料集名称</translation>
+        <translation>文档集名称</translation>
     </message>
     <message>
         <source>A folder for {0}</source>
@@ -995,10 +995,6 @@
         <translation>Hearth 根据对话猜测接下来的词，并一次验证多个（提示查找解码）：当回复重复提示内容时（编辑代码、引用）更快，回复内容完全相同。除非在此关闭，否则默认开启。</translation>
     </message>
     <message>
-        <source>As the checkpoint was saved</source>
-        <translation>按检查点保存时的类型</translation>
-    </message>
-    <message>
         <source>16-bit, for newer GPUs (bfloat16)</source>
         <translation>16 位，适合较新的 GPU（bfloat16）</translation>
     </message>
@@ -1041,6 +1037,10 @@
     <message>
         <source>bfloat16 on GPUs that support it, float16 on older ones, float32 on the CPU.</source>
         <translation>支持的 GPU 上用 bfloat16，较旧的 GPU 上用 float16，CPU 上用 float32。</translation>
+    </message>
+    <message>
+        <source>Automatic: 16-bit on a GPU, full precision on the CPU</source>
+        <translation>自动：GPU 上用 16 位，CPU 上用全精度</translation>
     </message>
     <message>
         <source>Quantization on loading</source>

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
-from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QLabel, QWidget
 
 from app.core import open_core
 from ui.gui import dispose_window, make_application
@@ -72,8 +72,10 @@ class Checker:
                 continue
             if not widget.isEnabled() or widget.focusProxy() is not None:
                 continue
-            text = getattr(widget, "text", None)
-            name = widget.accessibleName() or (str(text()) if callable(text) else "")
+            # A button or a label is named by its words; a field's text is what is typed in
+            # it, not a name.
+            own = widget.text() if isinstance(widget, QAbstractButton | QLabel) else ""
+            name = widget.accessibleName() or own
             if not name.strip():
                 self.unnamed.append(f"{place}: {type(widget).__name__} {widget.objectName()!r}")
 

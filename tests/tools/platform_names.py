@@ -9,8 +9,8 @@ keeps each difference in one place, documented for all three systems.
 
 The check reads the syntax tree, so a name in a comment or a docstring is fine.  A test
 module, class or function may use them when it carries a platform marker
-(``posix_only``, ``linux_only``; see pyproject.toml).  Prints each use found, and exits 1 if
-there is any.  ``python -m tests.tools.platform_names [ROOT]`` checks another tree.
+(``posix_only``, ``linux_only``; see ``tests/platform_marks.py``).  Prints each use found,
+and exits 1 if there is any.  ``python -m tests.tools.platform_names [ROOT]`` checks another tree.
 """
 
 from __future__ import annotations
@@ -146,7 +146,8 @@ def outside_the_room(root: Path = ROOT) -> list[str]:
             if _allowed(relative):
                 continue
             for line, what in uses_in(path.read_text(encoding="utf-8")):
-                found.append(f"{relative}:{line}: {what} (ask wire/platforms.py instead)")
+                where = f"{relative.as_posix()}:{line}"
+                found.append(f"{where}: {what} (ask wire/platforms.py instead)")
     return found
 
 

@@ -99,13 +99,38 @@ class ActionTips(QObject):
     def __init__(self, view: QTextBrowser) -> None:
         super().__init__(view)
         self.view = view
+        self._pending = ""  # said once the key that asked for it is let go
+        self._key_down = False
         view.viewport().installEventFilter(self)
         view.installEventFilter(self)  # Tab moves onto the next link, and Qt says nothing
+
+    def say(self, words: str) -> None:
+        """Show ``words`` where the action was chosen.  While a key is down the words wait
+        for its release: on macOS a tooltip hides at every key press and release."""
+        if self._key_down:
+            self._pending = words
+        else:
+            QToolTip.showText(self.feedback_point(), words, self.view.viewport())
 
     def _chosen_by_keyboard(self) -> bool:
         """Tab put the text cursor on a link (the pointer only hovers, it moves nothing)."""
         cursor = self.view.textCursor()
         return cursor.hasSelection() and bool(cursor.charFormat().anchorHref())
+
+    def _key(self, event: QKeyEvent) -> None:
+        if event.isAutoRepeat():
+            return
+        if event.type() == QEvent.Type.KeyPress:
+            self._key_down = True
+            return
+        if event.type() != QEvent.Type.KeyRelease:
+            return
+        self._key_down = False
+        if self._pending:
+            words, self._pending = self._pending, ""
+            QTimer.singleShot(0, lambda: self.say(words))
+        elif event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+            QTimer.singleShot(0, self._reached)  # the view has moved to the link by now
 
     def _reached(self) -> None:
         if not self._chosen_by_keyboard():
@@ -115,7 +140,7 @@ class ActionTips(QObject):
             return
         name = action_name(anchor.removeprefix(ACTION).partition("/")[0])
         if name:
-            QToolTip.showText(self.feedback_point(), name, self.view.viewport())
+            self.say(name)
 
     def feedback_point(self) -> QPoint:
         """Where to say what an action did ("Copied"): at the pointer when it rests on an
@@ -128,13 +153,8 @@ class ActionTips(QObject):
         return viewport.mapToGlobal(place.bottomRight())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (
-            watched is getattr(self, "view", None)  # None while Qt takes it apart
-            and isinstance(event, QKeyEvent)
-            and event.type() == QEvent.Type.KeyPress
-            and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab)
-        ):
-            QTimer.singleShot(0, self._reached)  # once the view has moved to the link
+        if watched is getattr(self, "view", None) and isinstance(event, QKeyEvent):
+            self._key(event)  # (no view while Qt takes it apart)
             return False
         if event.type() != QEvent.Type.ToolTip or not isinstance(event, QHelpEvent):
             return False

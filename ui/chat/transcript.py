@@ -53,7 +53,7 @@ from PySide6.QtGui import (
     QTextFormat,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
+from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from app.chat import store as st
 from app.chat.markdown_blocks import BlockSplitter
@@ -525,7 +525,7 @@ class TranscriptView(QTextBrowser):
     def copy_to_clipboard(self, text: str) -> None:
         self.last_copied = text
         QGuiApplication.clipboard().setText(text)
-        QToolTip.showText(self.tips.feedback_point(), self.tr("Copied"), self)  # where chosen
+        self.tips.say(self.tr("Copied"))  # where it was clicked, or beside the icon Enter ran
 
     # -- code blocks: their own sideways scrolling, their text where text is read -------
     def toPlainText(self) -> str:

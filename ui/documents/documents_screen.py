@@ -259,9 +259,11 @@ class DocumentsScreen(QWidget):
             words = asked.findChild(QLabel)
             if words is not None:
                 words.setWordWrap(True)  # a sentence, not one line wider than a netbook
-            if asked.exec() != QDialog.DialogCode.Accepted:
-                return None
+            accepted = asked.exec() == QDialog.DialogCode.Accepted
             name = asked.textValue()
+            asked.deleteLater()
+            if not accepted:
+                return None
         try:
             name = check_name(name)
         except HearthError as exc:
