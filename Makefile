@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.hearth-installed
 lib_sh = $(shell sed -n 's/^$(1)="\(.*\)"/\1/p' packaging/lib.sh)
 STARTER := $(call lib_sh,STARTER)
 
-.PHONY: FORCE icons gpu-kit runtime-cuda runtime-avx512 run test test-under-load lint check-python setup clean screenshot bench self-test dist \
+.PHONY: FORCE vision-model icons gpu-kit runtime-cuda runtime-avx512 run test test-under-load lint check-python setup clean screenshot bench self-test dist \
 	dist-test translations update-translations bench-tools runtimes
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
@@ -106,13 +106,22 @@ icons: $(ICONS)
 HAVE_VULKAN_TOOLS := $(shell command -v glslc >/dev/null 2>&1 && test -e /usr/include/vulkan/vulkan.h && echo yes)
 TEST_RUNTIMES := $(if $(HAVE_VULKAN_TOOLS),runtimes,)
 
-test: lint $(TEST_RUNTIMES)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+# The tests' tiny vision model (tests/tools/make_vision_model.py), built once per machine and
+# llama.cpp version: llama.cpp's converter comes from the same sdist as the installed build.
+VISION_MODEL := $(BUILD_CACHE)/vision-model-$(LLAMA_VERSION)
+$(VISION_MODEL)/.built: tests/tools/make_vision_model.py | $(STAMP)
+	$(PY) -m tests.tools.make_vision_model $(VISION_MODEL)
+
+vision-model: $(VISION_MODEL)/.built
+
+test: lint $(TEST_RUNTIMES) $(VISION_MODEL)/.built
+	QT_QPA_PLATFORM=offscreen HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) $(PY) -m pytest
 
 # The same suite with every CPU kept busy (stress-ng, or busy Python processes): tests wait
 # for states, never for speeds, so this must pass too.  Run it before resolving an issue.
-test-under-load: lint $(TEST_RUNTIMES)
-	QT_QPA_PLATFORM=offscreen $(PY) -m tests.tools.under_load $(PY) -m pytest
+test-under-load: lint $(TEST_RUNTIMES) $(VISION_MODEL)/.built
+	QT_QPA_PLATFORM=offscreen HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) \
+		$(PY) -m tests.tools.under_load $(PY) -m pytest
 
 # The installers' build of llama.cpp: for any x86-64 CPU with AVX2 (see dist below).
 DIST_VENV := .venv-dist

@@ -23,6 +23,7 @@ from app.engine.seat import Seat
 from app.machine.hardware import SystemFacts
 from app.models.library import starter_model_path
 from tests import platform_marks
+from tests.vision_model import vision_model  # noqa: F401 - the tiny vision model, shared
 from wire.model_spec import ModelSpec
 
 REPO = Path(__file__).resolve().parent.parent
