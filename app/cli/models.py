@@ -53,7 +53,9 @@ def cmd_models(core: Core, args: argparse.Namespace, out: TextIO | None = None) 
     width = max(len(m.name) for m in models)
     for m in models:
         size = f"{m.size_bytes / 1e6:,.0f} MB"
-        facts = " ".join(x for x in (m.architecture, m.quantization) if x)
+        facts = " ".join(
+            x for x in (m.architecture, m.quantization, "images" if m.reads_images else "") if x
+        )
         note = f"  (unusable: {m.problem})" if m.problem else ""
         out.write(f"{m.name:<{width}}  {size:>9}  {facts:<16} {m.source:<10} {m.path}{note}\n")
     return EXIT_OK

@@ -91,6 +91,12 @@ class ModelEntry:
     repo_id: str = ""
     owned: bool = False  # downloaded by Hearth, so Hearth may delete it
     warning: str = ""
+    # A GGUF model's projector (``mmproj-*.gguf`` beside it): the model reads images.
+    projector: Path | None = None
+
+    @property
+    def reads_images(self) -> bool:
+        return self.projector is not None
 
     @property
     def usable(self) -> bool:
@@ -113,6 +119,8 @@ class ModelEntry:
             "repo_id": self.repo_id,
             "owned": self.owned,
             "warning": self.warning,
+            "projector": str(self.projector) if self.projector is not None else None,
+            "reads_images": self.reads_images,
         }
 
 
@@ -328,7 +336,52 @@ def list_models(
             else:
                 entry = describe(found.path, found.source, found.name)
             add(replace(entry, repo_id=found.repo_id))
-    return entries
+    return with_projectors(entries)
+
+
+# llama.cpp's projector files (``mmproj-*.gguf``): the image side of a vision model.
+PROJECTOR_ARCHITECTURES = frozenset({"clip"})
+
+
+def is_projector(entry: ModelEntry) -> bool:
+    """A projector is no model to chat with (its header says ``clip``, or its name
+    ``mmproj``, as every hub names them, even when the header cannot be read)."""
+    return entry.format == "gguf" and (
+        entry.architecture in PROJECTOR_ARCHITECTURES
+        or entry.path.name.lower().startswith("mmproj")
+    )
+
+
+def with_projectors(entries: list[ModelEntry]) -> list[ModelEntry]:
+    """Projector files leave the list of models, and each GGUF model in a projector's
+    folder gets it (the one whose name shares the most with the model's when a folder
+    holds several: ``mmproj-gemma-3-4b-f16`` for ``gemma-3-4b-it-Q4_K_M``)."""
+    found: dict[Path, list[Path]] = {}
+    for entry in entries:
+        if is_projector(entry) and entry.usable:
+            found.setdefault(entry.path.parent, []).append(entry.path)
+    models = []
+    for entry in entries:
+        if is_projector(entry):
+            continue
+        beside = found.get(entry.path.parent, []) if entry.format == "gguf" else []
+        models.append(replace(entry, projector=_closest(entry.path, beside)) if beside else entry)
+    return models
+
+
+def _closest(model: Path, projectors: list[Path]) -> Path:
+    name = model.stem.lower()
+
+    def shared(projector: Path) -> tuple[int, str]:
+        stem = projector.stem.lower().removeprefix("mmproj").lstrip("-_.")
+        common = 0
+        for ours, theirs in zip(name, stem, strict=False):
+            if ours != theirs:
+                break
+            common += 1
+        return common, projector.name
+
+    return max(sorted(projectors), key=shared)
 
 
 def _resolved(path: Path) -> Path:

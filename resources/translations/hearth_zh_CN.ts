@@ -1148,6 +1148,10 @@
         <translation>列出模型</translation>
     </message>
     <message>
+        <source>reads images</source>
+        <translation>能读图片</translation>
+    </message>
+    <message>
         <source>Choose a model in the library first.</source>
         <translation>请先在模型库中选择一个模型。</translation>
     </message>
@@ -1425,6 +1429,10 @@
     <message>
         <source>No model</source>
         <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>reads images</source>
+        <translation>能读图片</translation>
     </message>
     <message>
         <source>demo model</source>

@@ -201,6 +201,8 @@ class ModelBar(QWidget):
         if verdict:
             parts.append(self.tr(str(PICKER_VERDICTS.get(verdict, verdict))))
         parts.append(QCoreApplication.translate("Engines", engine_for(entry.format).label))
+        if entry.reads_images:
+            parts.append(self.tr("reads images"))
         if entry.source == "starter":
             parts.append(self.tr("demo model"))
         label = " · ".join(parts)

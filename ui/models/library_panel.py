@@ -146,8 +146,9 @@ class LibraryPanel(QGroupBox):
                 if entry.source in SOURCE_NAMES
                 else APP_NAMES.get(entry.source, entry.source)
             )
+            reads = " · " + self.tr("reads images") if entry.reads_images else ""
             values = (
-                entry.name,
+                entry.name + reads,
                 entry.format,
                 entry.architecture,
                 parameter_count(entry.parameters),

@@ -1,0 +1,81 @@
+"""A vision model in the library: its projector (``mmproj-*.gguf``) beside it is found and
+named with it, never listed as a model of its own; a folder of several pairs each model
+with the projector whose name it shares."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from app.models.library import list_models
+from tests.conftest import link_or_copy, run_hearth
+from tests.vision_model import VisionModel
+
+
+def test_a_projector_beside_its_model_makes_it_read_images(
+    data_dir: Path, vision_model: VisionModel
+) -> None:
+    folder = data_dir / "models" / "acme" / "tiny-vlm-GGUF"
+    folder.mkdir(parents=True)
+    link_or_copy(vision_model.text, folder / "tiny-vlm-Q8_0.gguf")
+    link_or_copy(vision_model.projector, folder / "mmproj-tiny-vlm-f16.gguf")
+    listed = run_hearth("models", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    models = {Path(m["path"]).name: m for m in json.loads(listed.stdout)}
+    assert "mmproj-tiny-vlm-f16.gguf" not in models, "a projector is no model to chat with"
+    vision = models["tiny-vlm-Q8_0.gguf"]
+    assert vision["reads_images"] is True
+    assert vision["projector"] == str(folder / "mmproj-tiny-vlm-f16.gguf")
+    starter = next(m for m in models.values() if m["source"] == "starter")
+    assert starter["reads_images"] is False and starter["projector"] is None
+    plain = run_hearth("models", "list").stdout.splitlines()
+    assert any("tiny-vlm-Q8_0" in line and "images" in line for line in plain)
+
+
+def test_each_model_gets_the_projector_whose_name_it_shares(
+    tmp_path: Path, vision_model: VisionModel
+) -> None:
+    folder = tmp_path / "models" / "mixed"
+    folder.mkdir(parents=True)
+    for name in ("gemma-3-4b-it-Q4_K_M.gguf", "qwen2.5-vl-3b-Q4_K_M.gguf"):
+        link_or_copy(vision_model.text, folder / name)
+    for name in ("mmproj-gemma-3-4b-it-f16.gguf", "mmproj-qwen2.5-vl-3b-f16.gguf"):
+        link_or_copy(vision_model.projector, folder / name)
+    (tmp_path / "models" / "plain").mkdir()
+    link_or_copy(vision_model.text, tmp_path / "models" / "plain" / "text-only.gguf")
+    found = {e.path.name: e for e in list_models(tmp_path / "models", other_apps=False)}
+    assert set(found) >= {"gemma-3-4b-it-Q4_K_M.gguf", "qwen2.5-vl-3b-Q4_K_M.gguf"}
+    assert not any(name.startswith("mmproj") for name in found)
+    gemma, qwen = found["gemma-3-4b-it-Q4_K_M.gguf"], found["qwen2.5-vl-3b-Q4_K_M.gguf"]
+    assert gemma.projector is not None and gemma.projector.name == "mmproj-gemma-3-4b-it-f16.gguf"
+    assert qwen.projector is not None and qwen.projector.name == "mmproj-qwen2.5-vl-3b-f16.gguf"
+    assert not found["text-only.gguf"].reads_images, "a projector in another folder is not its"
+
+
+def test_the_picker_and_the_library_say_which_models_read_images(
+    qtbot: QtBot, data_dir: Path, vision_model: VisionModel
+) -> None:
+    from app.core import open_core
+    from tests.gui_helpers import open_window, wait_until
+
+    folder = data_dir / "models" / "acme" / "tiny-vlm-GGUF"
+    folder.mkdir(parents=True)
+    link_or_copy(vision_model.text, folder / "tiny-vlm-Q8_0.gguf")
+    link_or_copy(vision_model.projector, folder / "mmproj-tiny-vlm-f16.gguf")
+    window = open_window(qtbot, open_core(data_dir))
+    picker = window.chat.model_bar.picker
+
+    def labels() -> list[str]:
+        return [picker.itemText(index) for index in range(picker.count())]
+
+    wait_until(qtbot, lambda: any("tiny-vlm-Q8_0" in label for label in labels()))
+    vision = next(label for label in labels() if "tiny-vlm-Q8_0" in label)
+    assert "reads images" in vision
+    assert not any("mmproj" in label for label in labels())
+    starter = next(label for label in labels() if "SmolLM2" in label)
+    assert "reads images" not in starter
+    table = window.models_screen.library_panel.table
+    names = [table.item(row, 0).text() for row in range(table.rowCount())]  # type: ignore[union-attr]
+    assert any(name.startswith("tiny-vlm-Q8_0") and "reads images" in name for name in names)
