@@ -151,9 +151,20 @@ def converter_source(out: Path, given: Path | None) -> Path:
         pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
         sdist = ["--no-binary", ":all:", "-d", str(downloads), f"llama-cpp-python=={wanted}"]
         subprocess.run([*pip, *sdist], check=True)
-        with tarfile.open(downloads / f"llama_cpp_python-{wanted}.tar.gz") as archive:
-            archive.extractall(out / "src", filter="data")
+        archive_path = downloads / f"llama_cpp_python-{wanted}.tar.gz"
+        with tarfile.open(archive_path) as archive:
+            # The converter and what it imports, not the 290 MB of llama.cpp's source.
+            needed = [m for m in archive.getmembers() if _converter_part(m.name)]
+            archive.extractall(out / "src", members=needed, filter="data")
+        shutil.rmtree(downloads)
     return unpacked / "vendor" / "llama.cpp"
+
+
+def _converter_part(name: str) -> bool:
+    parts = name.split("/")
+    if parts[1:3] != ["vendor", "llama.cpp"] or len(parts) < 4:
+        return False
+    return parts[3] == "convert_hf_to_gguf.py" or parts[3] in ("conversion", "gguf-py")
 
 
 def convert(source: Path, checkpoint: Path, out: Path) -> None:
