@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -37,11 +40,20 @@ def layout_of(view: TranscriptView) -> list[tuple[str, float, float, bool]]:
 
 
 @pytest.fixture
-def view() -> TranscriptView:
+def view() -> Iterator[TranscriptView]:
     make_application()
     transcript = TranscriptView()
     transcript.resize(700, 500)
-    return transcript
+    yield transcript
+    ended(transcript)
+
+
+def ended(widget: QWidget) -> None:
+    """Close and delete a top-level widget now, in the GUI thread: left to the garbage
+    collector, its end could run in another thread and wait there for this one."""
+    widget.close()
+    widget.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
@@ -277,5 +289,4 @@ def test_focus_with_no_smaller_place_to_show_rings_the_whole_widget() -> None:
     start.setFocus()
     QTest.mouseClick(transcript.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(5, 5))
     assert not ringed(transcript), "a click to select text draws no ring"
-    window.close()
-    window.deleteLater()
+    ended(window)
