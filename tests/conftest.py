@@ -71,6 +71,23 @@ def expect_error_logs() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _qt_garbage_ends_in_the_gui_thread() -> Iterator[None]:
+    """After each test, what it left of Qt is collected here, in the GUI thread.
+
+    A top-level widget caught in a Python reference cycle is otherwise destroyed by
+    whichever thread the next garbage collection runs in; in another thread its end waits
+    for the GUI thread, and a test whose GUI thread is waiting for that thread (a tool
+    call's future, a thread starting) hangs until its time limit.  Seen twice in one run."""
+    yield
+    from PySide6.QtWidgets import QApplication
+
+    if QApplication.instance() is not None:
+        import gc
+
+        gc.collect()
+
+
+@pytest.fixture(autouse=True)
 def _isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test ever touches a real profile."""
     data = tmp_path / "hearth-data"
