@@ -153,8 +153,11 @@ class ActionTips(QObject):
         return viewport.mapToGlobal(place.bottomRight())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is getattr(self, "view", None) and isinstance(event, QKeyEvent):
-            self._key(event)  # (no view while Qt takes it apart)
+        if watched is getattr(self, "view", None):  # (no view while Qt takes it apart)
+            if isinstance(event, QKeyEvent):
+                self._key(event)
+            elif event.type() == QEvent.Type.FocusOut:  # its key's release goes elsewhere
+                self._key_down, self._pending = False, ""
             return False
         if event.type() != QEvent.Type.ToolTip or not isinstance(event, QHelpEvent):
             return False
