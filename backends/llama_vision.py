@@ -1,38 +1,30 @@
 """Images into a llama.cpp model, through its projector (``mmproj-*.gguf``) and libmtmd.
 
-A model's projector is loaded against the
-text model that the worker already holds, a prompt with image markers and the images'
-files become libmtmd's chunks (text tokens and image embeddings in the model's own
-layout), and the chunks are read into one sequence of the context, after which the
-usual decode loop goes on from the position they end at.
+A model's projector is loaded against the text model that the worker already holds; a
+prompt with image markers and the images' files become libmtmd's chunks (text tokens and
+image embeddings in the model's own layout), and each chunk is read into a slot's
+sequence where it belongs (``backends.llama_images``, ``backends.slots``).
 
-Images arrive as the files' bytes and are decoded here, in the worker (the window's
-process never decodes a picture a model reads), by Pillow rather than libmtmd's helper: on
-a file its decoder cannot read, that helper goes on to try it as a video by starting
-``ffprobe`` on it.  Pillow reads the header before any pixel, so a picture past
-``MAX_PIXELS`` (a small PNG that claims 50,000 × 50,000) is refused before it is decoded;
-an animated picture gives its first frame; a photo's EXIF orientation is applied.
+Images arrive as the files' bytes and are decoded in the worker (the window's process
+never decodes a picture a model reads), by ``backends.pictures``.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import llama_cpp
 import llama_cpp.mtmd_cpp as mtmd
 
+from backends.pictures import VisionError, decode
+
 IMAGE_CHUNK = 1  # MTMD_INPUT_CHUNK_TYPE_IMAGE
-MAX_PIXELS = 40_000_000  # a 40-megapixel photo reads; a decompression bomb does not
-FORMATS = ("PNG", "JPEG", "GIF", "BMP", "WEBP")
 _LOG_ERROR = 4  # GGML_LOG_LEVEL_ERROR: libmtmd says the rest of its work on stderr
-
-
-class VisionError(Exception):
-    """The projector or an image could not be used (the message says which)."""
 
 
 @llama_cpp.llama_log_callback
@@ -65,35 +57,6 @@ class Prompt:
             self.chunks = None
 
 
-def decode(data: bytes, number: int = 1) -> tuple[int, int, bytes]:
-    """A picture file's pixels as RGB rows (width, height, bytes); VisionError in words
-    for what is no picture, a kind not read, or one too large."""
-    import io
-    import warnings
-
-    from PIL import Image, ImageOps
-
-    too_large = VisionError(f"image {number} has too many pixels to be read")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as picture:
-                kind, (width, height) = picture.format, picture.size
-                if kind not in FORMATS:
-                    raise VisionError(
-                        f"image {number} is a {kind} file; PNG, JPEG, GIF, BMP and WebP "
-                        "pictures are read"
-                    )
-                if width * height > MAX_PIXELS:
-                    raise too_large
-                upright = ImageOps.exif_transpose(picture).convert("RGB")  # the first frame
-                return upright.width, upright.height, upright.tobytes()
-    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
-        raise too_large from exc
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:  # Pillow's "cannot read"
-        raise VisionError(f"image {number} could not be read as a picture") from exc
-
-
 class Projector:
     """A model's projector, loaded against the text model (``llama_cpp``'s model pointer)."""
 
@@ -112,7 +75,7 @@ class Projector:
             raise VisionError(f"{path} is a projector for sound, not for images")
         self.marker = mtmd.mtmd_default_marker().decode()
 
-    def read(self, prompt: str, images: Sequence[bytes]) -> Prompt:
+    def read(self, prompt: str, images: Sequence[bytes], add_special: bool = True) -> Prompt:
         """The prompt's text (one ``marker`` where each image goes) and the images' files,
         as chunks.  A file the decoder cannot read is a VisionError naming which one."""
         places = prompt.count(self.marker)
@@ -129,18 +92,20 @@ class Projector:
                 bitmap = mtmd.mtmd_bitmap_init(width, height, buffer)
                 if not bitmap:
                     raise VisionError(f"image {number} could not be handed to the model")
+                # Its chunks (one per tile, for a model that cuts pictures) say whose they are.
+                mtmd.mtmd_bitmap_set_id(bitmap, hashlib.sha256(data).hexdigest().encode())
                 bitmaps.append(bitmap)
-            return self._tokenize(prompt, bitmaps)
+            return self._tokenize(prompt, bitmaps, add_special)
         finally:
             for bitmap in bitmaps:
                 mtmd.mtmd_bitmap_free(bitmap)
 
-    def _tokenize(self, prompt: str, bitmaps: list[Any]) -> Prompt:
+    def _tokenize(self, prompt: str, bitmaps: list[Any], add_special: bool) -> Prompt:
         chunks = mtmd.mtmd_input_chunks_init()
         text = mtmd.mtmd_input_text()
         encoded = prompt.encode()
         text.text, text.text_len = encoded, len(encoded)
-        text.add_special, text.parse_special = True, True
+        text.add_special, text.parse_special = add_special, True
         array = (mtmd.mtmd_bitmap_p_ctypes * max(1, len(bitmaps)))(*bitmaps)
         status = mtmd.mtmd_tokenize(self.context, chunks, ctypes.byref(text), array, len(bitmaps))
         if status != 0:
@@ -152,6 +117,41 @@ class Projector:
             if mtmd.mtmd_input_chunk_get_type(chunk) == IMAGE_CHUNK:
                 image_tokens += mtmd.mtmd_input_chunk_get_n_tokens(chunk)
         return Prompt(chunks, int(mtmd.mtmd_helper_get_n_tokens(chunks)), image_tokens)
+
+    def pieces(self, chunks: Any) -> Iterator[tuple[Any, str, list[int]]]:
+        """Each chunk in order: ``(chunk, "", its tokens)`` for text, ``(chunk, picture,
+        [])`` for (a tile of) a picture, named by its file's SHA-256."""
+        for index in range(mtmd.mtmd_input_chunks_size(chunks)):
+            chunk = mtmd.mtmd_input_chunks_get(chunks, index)
+            if mtmd.mtmd_input_chunk_get_type(chunk) == IMAGE_CHUNK:
+                yield chunk, (mtmd.mtmd_input_chunk_get_id(chunk) or b"").decode(), []
+                continue
+            count = ctypes.c_size_t(0)
+            values = mtmd.mtmd_input_chunk_get_tokens_text(chunk, ctypes.byref(count))
+            yield chunk, "", [values[i] for i in range(count.value)]
+
+    @staticmethod
+    def positions(chunk: Any) -> int:
+        """The positions a picture's chunk takes in the sequence (its tokens, or fewer
+        for a model that places pictures in two dimensions, M-RoPE)."""
+        return int(mtmd.mtmd_input_chunk_get_n_pos(chunk))
+
+    def evaluate_chunk(
+        self, chunk: Any, context: Any, seq_id: int, n_past: int, n_batch: int
+    ) -> int:
+        """Encode one picture's chunk and read it into ``seq_id`` from ``n_past`` (no
+        logits: a prompt never ends with a picture); the position after it."""
+        after = llama_cpp.llama_pos(0)
+        status = mtmd.mtmd_helper_eval_chunk_single(
+            self.context, context, chunk, n_past, seq_id, n_batch, False, ctypes.byref(after)
+        )
+        if status != 0:
+            raise VisionError(f"the model could not read a picture (status {status})")
+        return int(after.value)
+
+    @staticmethod
+    def free_chunks(chunks: Any) -> None:
+        mtmd.mtmd_input_chunks_free(chunks)
 
     def evaluate(self, read: Prompt, context: Any, seq_id: int, n_past: int, n_batch: int) -> int:
         """Read the chunks into sequence ``seq_id`` from position ``n_past``, logits for the

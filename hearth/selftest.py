@@ -100,6 +100,8 @@ def run_self_test(core: Core) -> int:
         step("Markdown, code highlighting and the Chinese translation are there")
         check_documents(core.paths.data_dir)
         step("documents: HTML and DOCX read by the extraction process, indexed and found")
+        check_pictures()
+        step("pictures: PNG, JPEG, GIF, BMP and WebP decoded as a vision model reads them")
     except SelfTestFailure as exc:
         say(f"self-test FAILED: {exc}", error=True)
         dispose_window(window)
@@ -153,6 +155,23 @@ def write_bare_docx(path: Path) -> None:
     with zipfile.ZipFile(path, "w") as archive:
         for name, text in _DOCX_PARTS.items():
             archive.writestr(name, text)
+
+
+def check_pictures() -> None:
+    """The decoders a vision model's pictures need are in this build (the bundle leaves
+    Pillow's unused parts out): a small picture of each kind read is decoded."""
+    import io
+
+    from PIL import Image
+
+    from backends.pictures import FORMATS, decode
+
+    for kind in FORMATS:
+        encoded = io.BytesIO()
+        Image.new("RGB", (6, 4), (200, 30, 30)).save(encoded, kind)
+        width, height, pixels = decode(encoded.getvalue())
+        if (width, height, len(pixels)) != (6, 4, 72):
+            raise SelfTestFailure(f"a {kind} picture decoded as {width}×{height}")
 
 
 def check_documents(data_dir: Path) -> None:

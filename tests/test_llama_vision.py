@@ -4,38 +4,16 @@ give different greedy replies, and a file that is no picture is refused in words
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.vision_model import VisionModel
+from tests.vision_model import VisionModel, bomb, png
 
 pytestmark = pytest.mark.slow
 
 MARKER_PROMPT = "<|im_start|>User:{0}What is in this image?<end_of_utterance>\nAssistant:"
-
-
-def png(colour: tuple[int, int, int], size: tuple[int, int] = (64, 64)) -> bytes:
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.new("RGB", size, colour).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def bomb(width: int, height: int) -> bytes:
-    """A small PNG whose header claims ``width`` × ``height`` pixels (a decompression bomb):
-    a real 1 × 1 PNG with the size in its header chunk rewritten and its CRC made again."""
-    import struct
-    import zlib
-
-    data = bytearray(png((0, 0, 0), (1, 1)))
-    header = b"IHDR" + struct.pack(">II", width, height) + bytes(data[24:29])
-    data[12:29] = header
-    data[29:33] = struct.pack(">I", zlib.crc32(header))
-    return bytes(data)
 
 
 @pytest.fixture(scope="module")
@@ -97,17 +75,17 @@ def test_two_images_give_two_replies(engine: tuple[Any, Any]) -> None:
 
 
 def test_a_file_that_is_no_picture_is_refused_in_words(engine: tuple[Any, Any]) -> None:
-    from backends.llama_vision import VisionError
+    from backends.pictures import VisionError
 
     _model, projector = engine
     prompt = MARKER_PROMPT.format(projector.marker)
-    with pytest.raises(VisionError, match="image 1 could not be read as a picture"):
+    with pytest.raises(VisionError, match="Picture 1 could not be read"):
         projector.read(prompt, [b"\x89PNG\r\n\x1a\n truncated"])
     whole = png((0, 0, 255), (256, 256))
-    with pytest.raises(VisionError, match="image 1 could not be read as a picture"):
+    with pytest.raises(VisionError, match="Picture 1 could not be read"):
         projector.read(prompt, [whole[: len(whole) // 2]])  # cut off half-way
     svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"/>'
-    with pytest.raises(VisionError, match="image 1 could not be read as a picture"):
+    with pytest.raises(VisionError, match="Picture 1 could not be read"):
         projector.read(prompt, [svg])
     with pytest.raises(VisionError, match="do not match the prompt's image places"):
         projector.read(prompt, [])

@@ -4,6 +4,7 @@ once per test session here when the tests run without make."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -52,3 +53,24 @@ def vision_model_folder(factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def vision_model(tmp_path_factory: pytest.TempPathFactory) -> VisionModel:
     return VisionModel(vision_model_folder(tmp_path_factory))
+
+
+def png(colour: tuple[int, int, int], size: tuple[int, int] = (64, 64)) -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", size, colour).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def bomb(width: int, height: int) -> bytes:
+    """A small PNG whose header claims ``width`` × ``height`` pixels (a decompression bomb):
+    a real 1 × 1 PNG with the size in its header chunk rewritten and its CRC made again."""
+    import struct
+    import zlib
+
+    data = bytearray(png((0, 0, 0), (1, 1)))
+    header = b"IHDR" + struct.pack(">II", width, height) + bytes(data[24:29])
+    data[12:29] = header
+    data[29:33] = struct.pack(">I", zlib.crc32(header))
+    return bytes(data)
