@@ -189,6 +189,7 @@ class Core:
             if engine == LLAMA_CPP and self.settings.get("engine.prompt_cache_on_disk")
             else "",
             engine=engine,
+            projector=str(entry.projector or "") if engine == LLAMA_CPP else "",
             dtype=chosen.dtype or "auto",
             quantization=chosen.quantization or "",
             attention=chosen.attention or "sdpa",

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from backends.context_budget import (
     THINK_OPEN,
@@ -50,9 +50,11 @@ from backends.llama_loop import (
     PrefillPacer,
     SamplerChain,
 )
+from backends.llama_raw import raw_prompt
+from backends.pictures import VisionError
 from backends.runtimes import BUILT_IN, RUNTIME_ENV
 from backends.schema_bounds import SchemaTooLarge, check_grammar
-from backends.slots.context import SlotContext
+from backends.slots.context import BATCH, SlotContext
 from backends.slots.disk_cache import DiskShelf
 from backends.slots.prompt_cache import PromptCache
 from backends.slots.scheduler import Scheduler, SchedulerClosed
@@ -67,8 +69,11 @@ from backends.tool_prompt import (
     template_takes_tools,
     tool_call_grammar,
 )
-from wire import protocol
+from wire import images, protocol
 from wire.phrases import Phrase, message_of
+
+if TYPE_CHECKING:
+    from backends.llama_images import PicturePrompt, PictureReader
 
 # The context llama-cpp-python's ``Llama`` makes for itself: replies use the slots' own
 # (``SlotContext``), so this one is kept as small as llama.cpp allows.
@@ -114,6 +119,8 @@ class LlamaCppEngine:
         self._takes_tools = False
         self._embedder: EmbeddingContext | None = None
         self._threads = 0
+        self._pictures: PictureReader | None = None  # the projector's, when there is one
+        self._picture_problem: str = ""  # why a projector that was named is not used
         self.n_ctx = 0
 
     # -- loading -----------------------------------------------------------------------
@@ -200,6 +207,17 @@ class LlamaCppEngine:
         self._opens_thinking = opens_thinking(
             self._prompt_text([{"role": "user", "content": "Hi"}])
         )
+        if spec.get("projector"):
+            progress(0.9, "Loading the image projector")
+            from backends.llama_images import load_pictures
+
+            self._pictures, self._picture_problem = load_pictures(
+                str(spec["projector"]),
+                llm._model.model,
+                self._threads or os.cpu_count() or 1,
+                bool(spec.get("gpu_layers")),
+                self._unbounded_prompt_text,
+            )
         progress(1.0, "Ready")
         return {
             "n_ctx": self.n_ctx,
@@ -208,6 +226,8 @@ class LlamaCppEngine:
             "chat_template": "gguf" if template else "fallback",
             "architecture": llm.metadata.get("general.architecture", ""),
             "name": llm.metadata.get("general.name", os.path.basename(path)),
+            "reads_images": self._pictures is not None,
+            **({"image_problem": self._picture_problem} if self._picture_problem else {}),
         }
 
     def _is_eog(self, vocab: Any, token: int) -> bool:
@@ -231,17 +251,14 @@ class LlamaCppEngine:
                 Phrase("The model's chat template rejected the conversation: {0}", exc),
             ) from exc
 
-    def _render(self, messages: list[dict[str, Any]], tools: Tools = ()) -> list[int]:
+    def _text(self, messages: list[dict[str, Any]], tools: Tools = ()) -> str:
         defused = self._defuser.values(list(tools))
-        return self._tokenize_prompt(self._prompt_text(self._defuser.messages(messages), defused))
+        return self._prompt_text(self._defuser.messages(messages), defused)
 
-    def _render_continuation(self, messages: list[dict[str, Any]], tools: Tools = ()) -> list[int]:
+    def _continuation_text(self, messages: list[dict[str, Any]], tools: Tools = ()) -> str:
         """The prompt that makes the model go on with its last, unfinished reply."""
         *before, partial = messages
-        prompt = self._prompt_text(
-            self._defuser.messages(before), self._defuser.values(list(tools))
-        )
-        return self._tokenize_prompt(prompt + self._defuser.text(str(partial["content"])))
+        return self._text(before, tools) + self._defuser.text(images.text_of(partial["content"]))
 
     def _tokenize_prompt(self, prompt: str) -> list[int]:
         """Special tokens are parsed: message texts were defused (``template_guard``)."""
@@ -272,9 +289,11 @@ class LlamaCppEngine:
         params: dict[str, Any],
         max_tokens: int | None,
         emit: Emit,
+        pictures: Callable[[Callable[..., str]], PicturePrompt],
     ) -> tuple[Prompt, bool]:
         """A conversation's prompt through the template, fitted to the context; and
-        whether the last message is a reply to go on with."""
+        whether the last message is a reply to go on with.  A conversation with pictures
+        is read by the ``PicturePrompt`` that ``pictures`` makes."""
         messages = [engine_message(m) for m in request.get("messages") or []]
         if not messages:
             raise EngineError(
@@ -284,47 +303,17 @@ class LlamaCppEngine:
         tools = chosen_tools(params)
         if not self._takes_tools and (tools or has_tool_parts(messages)):
             messages, tools = hermes_messages(messages, tools), []
-        renderer = self._render_continuation if continuing else self._render
+        text_of = self._continuation_text if continuing else self._text
+        with_pictures = (
+            pictures(lambda chosen: text_of(chosen, tools)) if images.has_images(messages) else None
+        )
 
         def render(chosen: list[dict[str, Any]]) -> list[int]:
-            return renderer(chosen, tools)
+            if with_pictures is not None:
+                return with_pictures.render(chosen)
+            return self._tokenize_prompt(text_of(chosen, tools))
 
         return prepare_prompt(messages, render, self.n_ctx, max_tokens, emit), continuing
-
-    def _raw_prompt(self, request: dict[str, Any]) -> list[int]:
-        """A completion's prompt as it is (its special tokens read as tokens: a raw prompt
-        is the caller's own template); with a ``suffix``, the model's fill-in-the-middle
-        form (prefix, suffix, then the middle to write)."""
-        text = str(request.get("prompt") or "").encode("utf-8")
-        suffix = request.get("suffix")
-        if suffix is None:
-            tokens: list[int] = self._llm.tokenize(text, add_bos=True, special=True)
-            if not tokens:
-                raise EngineError(
-                    protocol.ERR_BAD_REQUEST,
-                    Phrase("The prompt is empty: there is nothing to continue."),
-                )
-            return tokens
-        vocab = self._llm._model.vocab
-        lib = self._lib
-        pre, suf, mid = (
-            lib.llama_vocab_fim_pre(vocab),
-            lib.llama_vocab_fim_suf(vocab),
-            lib.llama_vocab_fim_mid(vocab),
-        )
-        if min(pre, suf, mid) < 0:
-            raise EngineError(
-                protocol.ERR_BAD_REQUEST,
-                Phrase(
-                    "This model has no fill-in-the-middle tokens, so it cannot complete "
-                    "between a prefix and a suffix. Use a code model made for it."
-                ),
-            )
-        before = self._llm.tokenize(text, add_bos=False, special=False)
-        after = self._llm.tokenize(str(suffix).encode("utf-8"), add_bos=False, special=False)
-        bos = self._llm.token_bos()
-        start = [bos] if bos >= 0 and self._lib.llama_vocab_get_add_bos(vocab) else []
-        return [*start, pre, *before, suf, *after, mid]
 
     # -- generation --------------------------------------------------------------------
     def set_threads(self, threads: int) -> None:
@@ -340,13 +329,39 @@ class LlamaCppEngine:
         return self._loaded_scheduler().reserve()
 
     def chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
+        made: list[PicturePrompt] = []
         try:
-            return self._chat(request, control, emit)
+            return self._chat(request, control, emit, made)
+        except (VisionError, images.ImageRefused) as exc:
+            raise EngineError(protocol.ERR_BAD_REQUEST, message_of(exc)) from exc
         finally:  # a request that failed before its turn leaves its place in the queue
+            for prompt in made:
+                prompt.close()
             if control.ticket and self._scheduler is not None:
                 self._scheduler.withdraw(control.ticket)
 
-    def _chat(self, request: dict[str, Any], control: JobControl, emit: Emit) -> str:
+    def _picture_prompt(
+        self, text_of: Callable[..., str], made: list[PicturePrompt]
+    ) -> PicturePrompt:
+        """A prompt with pictures, read through the model's projector; refused in words
+        when the model has none."""
+        if self._pictures is None:
+            raise EngineError(
+                protocol.ERR_BAD_REQUEST,
+                self._picture_problem
+                or Phrase(
+                    "This model reads text only, so it cannot see the pictures. Choose a "
+                    "model that reads images, or send the message without them."
+                ),
+            )
+        from backends.llama_images import PicturePrompt
+
+        made.append(PicturePrompt(self._pictures, text_of, not self._adds_special))
+        return made[-1]
+
+    def _chat(
+        self, request: dict[str, Any], control: JobControl, emit: Emit, made: list[PicturePrompt]
+    ) -> str:
         started = time.perf_counter()
         params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
         max_tokens = params.get("max_tokens")
@@ -356,10 +371,16 @@ class LlamaCppEngine:
         raw = request.get("prompt") is not None
         try:
             if raw:
-                fitted = fit_raw(self._raw_prompt(request), self.n_ctx, max_tokens)
+                fitted = fit_raw(raw_prompt(self._llm, self._lib, request), self.n_ctx, max_tokens)
                 continuing = True
             else:
-                fitted, continuing = self._chat_prompt(request, params, max_tokens, emit)
+                fitted, continuing = self._chat_prompt(
+                    request,
+                    params,
+                    max_tokens,
+                    emit,
+                    lambda text_of: self._picture_prompt(text_of, made),
+                )
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
@@ -450,6 +471,7 @@ class LlamaCppEngine:
             on_prompt_read=lambda done: emit(prompt_progress(done, len(prompt))),
             on_wait=lambda place: emit(queue_progress(place)),
             ticket=control.ticket,
+            pictures=made[-1].pictures(prompt, self._ctx, BATCH) if made else {},
         )
         try:
             finish = self._loaded_scheduler().run(task)
@@ -496,6 +518,7 @@ class LlamaCppEngine:
                 drafted_tokens=task.stats.drafted,
                 accepted_draft_tokens=task.stats.accepted,
                 cached_prompt_tokens=task.cached,
+                **({"image_tokens": made[-1].image_tokens(prompt)} if made else {}),
             )
         )
         return finish
@@ -554,6 +577,12 @@ class LlamaCppEngine:
         return {"embeddings": vectors, "prompt_tokens": sum(len(t) for t in inputs)}
 
     def close(self) -> None:
+        if self._pictures is not None:
+            if self._scheduler is not None:
+                self._scheduler.close()
+                self._scheduler = None
+            self._pictures.projector.close()
+            self._pictures = None
         if self._embedder is not None:
             self._embedder.close()
             self._embedder = None

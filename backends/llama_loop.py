@@ -270,7 +270,10 @@ class NgramDrafter:
             key = (*history[len(history) - size + 1 :], last)
             at = self._follower.get(key)
             if at is not None:
-                return history[at : at + DRAFT_MAX]
+                guesses = history[at : at + DRAFT_MAX]
+                # A picture's placeholders (negative) are no tokens to guess.
+                cut = next((i for i, token in enumerate(guesses) if token < 0), len(guesses))
+                return guesses[:cut]
         return []
 
     def worth(self, available: int) -> int:

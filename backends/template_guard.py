@@ -53,12 +53,24 @@ class Defuser:
         is written into the prompt as well)."""
         defused = []
         for message in messages:
-            copy = {**message, "content": self.text(str(message.get("content", "")))}
+            body = message.get("content", "")
+            content: Any = (
+                [self._part(part) for part in body]
+                if isinstance(body, list)
+                else self.text(str(body))
+            )
+            copy = {**message, "content": content}
             for key in ("tool_calls", "name", "tool_call_id"):
                 if key in message:
                     copy[key] = self.values(message[key])
             defused.append(copy)
         return defused
+
+    def _part(self, part: Any) -> Any:
+        """A text part of a message with pictures, defused; a picture as it is."""
+        if isinstance(part, dict) and part.get("type") == "text":
+            return {**part, "text": self.text(str(part.get("text", "")))}
+        return part
 
     def values(self, value: Any) -> Any:
         """Every text inside ``value`` (lists and objects, their keys too) defused: tool

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from backends.json_mode import grammar_for_schema
+from wire import images
 
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
 HERMES_SYSTEM = (
@@ -49,7 +50,9 @@ def engine_message(message: dict[str, Any]) -> dict[str, Any]:
     content = message.get("content")
     normal: dict[str, Any] = {
         "role": str(message.get("role", "user")),
-        "content": "" if content is None else str(content),
+        # A message with pictures keeps its parts (``wire.images``); the engine that
+        # reads pictures places them.
+        "content": content if images.images_of(message) else images.text_of(content),
     }
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:

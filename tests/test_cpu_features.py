@@ -1,7 +1,6 @@
 """Which CPU builds of llama.cpp this CPU can run: a build is never loaded on a CPU that
 lacks an instruction set it needs, and a platform that cannot tell counts as lacking."""
 
-
 import pytest
 
 from wire import cpu_features

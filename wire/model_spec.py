@@ -49,6 +49,9 @@ class ModelSpec:
     # RAM only.
     prompt_cache_dir: str = ""
     skip_runtimes: tuple[str, ...] = ()  # runtimes that failed to load this model
+    # llama.cpp only: the model's projector (``mmproj-*.gguf``), through which it reads
+    # images; "": it reads text only.
+    projector: str = ""
     # transformers engine only
     dtype: str = "auto"
     quantization: str = ""  # "", "4bit" or "8bit"

@@ -45,6 +45,10 @@ class Slot:
         tokens = self.tokens
         while kept < limit and tokens[kept] == prompt[kept]:
             kept += 1
+        # Never part of a picture (its positions hold one negative placeholder): the
+        # picture is read whole again.
+        while 0 < kept < len(prompt) and prompt[kept] < 0 and prompt[kept - 1] == prompt[kept]:
+            kept -= 1
         return kept
 
     def holds_conversation(self, prompt: Sequence[int], kept: int) -> bool:

@@ -79,7 +79,7 @@ class DiskShelf:
                 data = file.read(4 * count)
                 if len(data) != 4 * count:
                     raise ValueError("cut short")
-                return tuple(struct.unpack(f"<{count}I", data))
+                return tuple(struct.unpack(f"<{count}i", data))
         except (OSError, ValueError, struct.error) as exc:
             self._forget(path, exc)
             return None
@@ -108,7 +108,7 @@ class DiskShelf:
             if (magic, version, identity) != (MAGIC, VERSION, self.identity):
                 raise ValueError("another version or another model")
             start = HEADER.size + 4 * count
-            stored = tuple(struct.unpack_from(f"<{count}I", body, HEADER.size))
+            stored = tuple(struct.unpack_from(f"<{count}i", body, HEADER.size))
             (size,) = struct.unpack_from("<Q", body, start)
             state = body[start + 8 :]
             if stored != tokens or size != len(state) or not state:
@@ -129,7 +129,7 @@ class DiskShelf:
         body = b"".join(
             (
                 HEADER.pack(MAGIC, VERSION, self.identity, len(entry.tokens)),
-                struct.pack(f"<{len(entry.tokens)}I", *entry.tokens),
+                struct.pack(f"<{len(entry.tokens)}i", *entry.tokens),
                 struct.pack("<Q", len(entry.state)),
                 entry.state,
             )

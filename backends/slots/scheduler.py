@@ -36,7 +36,7 @@ from typing import Any
 from backends.llama_loop import CONTINUE, DecodeCosts, PrefillPacer
 from backends.slots.context import DecodeFailed, Slot, SlotContext
 from backends.slots.prompt_cache import PromptCache
-from backends.slots.task import Task
+from backends.slots.task import Picture, Task
 from wire import protocol
 
 log = logging.getLogger(__name__)
@@ -288,19 +288,41 @@ class Scheduler:
             assert slot is not None
             end = len(task.prompt) - 1
             held = len(slot.tokens)
-            if held < end:
-                count = min(budget, end - held)
-                if count <= 0:
+            picture = task.pictures.get(held) if held < end else None
+            pictured = False
+            if picture is not None:
+                if budget <= 0:
                     continue
-                budget -= count
-                context.add(slot, task.prompt[held : held + count])
-                task.read = held + count
-                if task.long_prompt:
+                try:
+                    held = self._read_picture(task, slot, picture, held)
+                except Exception as exc:  # noqa: BLE001 - raised in its request's thread
+                    self._fail(task, exc)
+                    continue
+                budget -= picture.length
+                task.read = held
+                pictured = True
+            if held < end:
+                count = min(budget, task.text_until(held, end) - held)
+                if count > 0:
+                    budget -= count
+                    context.add(slot, task.prompt[held : held + count])
+                    task.read = held + count
+                if task.long_prompt and (count > 0 or pictured):
                     read.append(task)
             elif context.room > 0:
                 finishing.append((task, context.add(slot, task.prompt[end:])))
                 task.read = len(task.prompt)
         return finishing, read
+
+    def _read_picture(self, task: Task, slot: Slot, picture: Picture, held: int) -> int:
+        """Read the picture that starts at ``held`` into the slot's sequence (a decode of
+        its own, apart from the step's batch, which holds nothing of this slot yet)."""
+        after = picture.read(slot.seq_id, held)
+        if after != held + picture.length:
+            self.context.cut(slot, held)
+            raise DecodeFailed(f"a picture took {after - held} positions, not {picture.length}")
+        slot.tokens.extend(task.prompt[held:after])
+        return after
 
     def _first_token(self, task: Task, row: int) -> None:
         token = self._lib.llama_sampler_sample(task.sampler.chain, self.context.ctx, row)

@@ -4,7 +4,7 @@ and where it stands (waiting for a slot, reading its prompt, generating, ended).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,16 @@ QUEUE_STAGE = "Waiting for a free slot"
 OnToken = Callable[[int, int], str | None]
 
 
+@dataclass(frozen=True)
+class Picture:
+    """A picture in a prompt: the positions it takes, and what reads it into a slot's
+    sequence (libmtmd: encoded, then decoded as embeddings) from a position, returning
+    the position after it.  Its positions in ``Task.prompt`` hold one placeholder."""
+
+    length: int
+    read: Callable[[int, int], int]  # (seq_id, from position) -> position after
+
+
 @dataclass(eq=False)
 class Task:
     prompt: Sequence[int]
@@ -34,6 +44,7 @@ class Task:
     on_wait: Callable[[int], None] | None = None
     stats: LoopStats = field(default_factory=LoopStats)
     ticket: int = 0  # its place in the queue (``Scheduler.reserve``; 0: taken on arrival)
+    pictures: Mapping[int, Picture] = field(default_factory=dict)  # by where each starts
 
     slot: Slot | None = None
     read: int = 0  # prompt tokens in the slot's stream
@@ -49,6 +60,11 @@ class Task:
     @property
     def reading(self) -> bool:
         return self.pending is None
+
+    def text_until(self, position: int, end: int) -> int:
+        """Where the prompt's text from ``position`` stops: the next picture, or ``end``."""
+        later = [start for start in self.pictures if position <= start < end]
+        return min(later, default=end)
 
 
 def prompt_progress(done: int, total: int) -> dict[str, Any]:
