@@ -209,7 +209,8 @@ CATALOGUE: tuple[Engine, ...] = (
         runtime_bytes=40 * 2**20,  # Python + llama.cpp in the worker, measured
         gpu=GPU_LLAMA_OFFLOAD,
         modules=("llama_cpp",),
-        features=frozenset({GRAMMAR, TOOLS, LOGPROBS, RAW_PROMPT, EMBEDDINGS}),
+        # Pictures: a model with its projector (``ModelSpec.projector``).
+        features=frozenset({GRAMMAR, TOOLS, LOGPROBS, RAW_PROMPT, EMBEDDINGS, IMAGES}),
     ),
     Engine(
         TRANSFORMERS,

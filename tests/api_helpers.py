@@ -27,3 +27,9 @@ def serving_one(
         yield f"http://127.0.0.1:{config.port}"
     finally:
         server.stop()
+
+
+# A 1 × 1 PNG in base64: a real picture for requests whose model may not read it.
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+)

@@ -22,7 +22,7 @@ import pytest
 from app.core import Core
 from app.engine.host import EngineHost
 from app.models.library import ModelEntry
-from tests.api_helpers import serving_one
+from tests.api_helpers import PIXEL, serving_one
 from tests.conftest import HEARTH, REPO, free_port, kill_hard
 from tests.gui_helpers import MARK
 from wire import protocol
@@ -169,7 +169,8 @@ def test_a_body_without_a_content_type_is_read_as_json(scripted: str) -> None:
         ("/api/embed", {"model": "x", "input": "hi"}, 400, "embeddings need a GGUF model"),
         ("/api/embed", {"model": "x", "input": []}, 400, "1 to 256 inputs"),
         ("/api/chat", {"model": "x", "messages": [{"role": "wizard"}]}, 400, "messages.0.role"),
-        ("/api/chat", {"messages": [{"role": "user", "images": ["AA=="]}]}, 400, "images"),
+        ("/api/chat", {"messages": [{"role": "user", "images": [PIXEL]}]}, 400, "images are not"),
+        ("/api/chat", {"messages": [{"role": "user", "images": ["AA=="]}]}, 400, "not a PNG"),
         ("/api/generate", {"prompt": "hi", "options": {"temperature": 9}}, 400, "temperature"),
         ("/api/nothing", {}, 404, "Not Found"),
         ("/api/chat", {"messages": [{"role": "user", "content": "x" * 5_000_000}]}, 413, "4 MB"),
@@ -272,8 +273,19 @@ def test_anthropic_messages_give_thinking_and_text_blocks_streamed_or_not(
         ({"tool_choice": {"type": "any"}}, "needs tools"),
         ({"max_tokens": 0}, "max_tokens"),
         (
-            {"messages": [{"role": "user", "content": [{"type": "image"}]}]},
-            "images and documents are not supported yet",
+            {"messages": [{"role": "user", "content": [{"type": "document"}]}]},
+            "document blocks are not read here",
+        ),
+        (
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [{"type": "image", "source": {"type": "base64", "data": PIXEL}}],
+                    }
+                ]
+            },
+            "images are not read by this server's model",
         ),
         (
             {"messages": [{"role": "user", "content": [{"type": "hologram"}]}]},

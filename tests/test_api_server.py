@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 from openai import BadRequestError, NotFoundError, OpenAI
 
-from app.serve.capabilities import refusal
+from app.serve.capabilities import ollama_capabilities, refusal
 from app.serve.openai_chat import ChatRequest
+from tests.api_helpers import PIXEL
 from tests.conftest import HEARTH, REPO
-from wire.model_spec import LLAMA_CPP, TRANSFORMERS
+from wire.model_spec import LLAMA_CPP, TRANSFORMERS, ModelSpec
 
 pytestmark = pytest.mark.slow
 # Without --model, hearth serve offers the library: requests name the model they want.
@@ -316,14 +317,14 @@ def test_content_parts_and_the_developer_role_mean_text_and_system(
     )
     assert plain and parts == plain
     before = chat_requests(log)
-    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    image = {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PIXEL}"}}
     got, payload = raw(
         port,
         "POST",
         "/v1/chat/completions",
         {"messages": [{"role": "user", "content": [image]}], "max_tokens": 4},
     )
-    assert got == 400 and "image parts are not supported yet" in payload["error"]["message"]
+    assert got == 400 and "reads text only" in payload["error"]["message"]
     assert chat_requests(log) == before
 
 
@@ -450,10 +451,29 @@ def test_json_output_for_a_transformers_model_is_refused_before_the_engine() -> 
     asked = ChatRequest.model_validate(
         {"messages": messages, "response_format": {"type": "json_object"}}
     ).needs()
-    assert "json_object needs a GGUF model" in str(refusal(asked, TRANSFORMERS))
-    assert refusal(asked, LLAMA_CPP) is None
+    on_torch, gguf = ModelSpec("m", engine=TRANSFORMERS), ModelSpec("m.gguf", engine=LLAMA_CPP)
+    assert "json_object needs a GGUF model" in str(refusal(asked, on_torch))
+    assert refusal(asked, gguf) is None
     plain = ChatRequest.model_validate({"messages": messages}).needs()
-    assert refusal(plain, TRANSFORMERS) is None
+    assert refusal(plain, on_torch) is None
+
+
+def test_pictures_need_a_model_that_reads_them() -> None:
+    """A GGUF model reads pictures with its projector; without one the request is refused
+    in words before the engine, and Ollama's listing says "vision" only for the first."""
+    image = {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PIXEL}"}}
+    asked = ChatRequest.model_validate(
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": "What?"}, image]}]}
+    ).needs()
+    text_only = ModelSpec("m.gguf", engine=LLAMA_CPP)
+    vision = ModelSpec("m.gguf", engine=LLAMA_CPP, projector="mmproj-m.gguf")
+    assert "reads text only" in str(refusal(asked, text_only))
+    assert refusal(asked, vision) is None
+    assert "not read by this server's model" in str(
+        refusal(asked, ModelSpec("m", engine=TRANSFORMERS))
+    )
+    assert "vision" in ollama_capabilities(LLAMA_CPP, pictures=True)
+    assert "vision" not in ollama_capabilities(LLAMA_CPP, pictures=False)
 
 
 def test_a_required_tool_call_from_the_real_engine_is_a_valid_call(client: OpenAI) -> None:

@@ -34,7 +34,7 @@ from app.serve.anthropic_tools import (
     AnthropicTool,
     AnthropicToolChoice,
     Block,
-    MediaBlock,
+    ImageBlock,
     TextBlock,
     engine_messages_of,
     tool_use_block,
@@ -67,7 +67,7 @@ class AnthropicMessage(BaseModel):
     @property
     def media(self) -> bool:
         return isinstance(self.content, list) and any(
-            isinstance(block, MediaBlock) for block in self.content
+            isinstance(block, ImageBlock) for block in self.content
         )
 
 
@@ -123,7 +123,7 @@ class MessagesRequest(BaseModel):
     def needs(self) -> dict[str, str]:
         needs: dict[str, str] = {}
         if any(message.media for message in self.messages):
-            needs[IMAGES] = "images and documents"
+            needs[IMAGES] = "images"
         choice = self.tool_choice
         if choice is not None and choice.type in ("any", "tool"):
             needs[GRAMMAR] = f"tool_choice {choice.type!r}"

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from app.serve import pictures
 from app.serve.openai_tools import ID_PATTERN, MAX_TOOLS, NAME_PATTERN
 from app.serve.sampling import unicode_text
 from app.tools.calls import ToolCall
+from wire import images
 
 
 class TextBlock(BaseModel):
@@ -54,16 +56,51 @@ class ToolResultBlock(BaseModel):
         return f"Error: {body}" if self.is_error else body
 
 
-class MediaBlock(BaseModel):
-    """An image or a document: understood, and refused in words (no model here reads
-    them yet)."""
+class ImageSource(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: str  # "base64" is read; "url" and "file" are refused
+    media_type: str | None = None
+    data: str | None = None
+
+
+class ImageBlock(BaseModel):
+    """A picture with a ``base64`` source; one by address (a ``url`` or ``file`` source)
+    is refused in words and never fetched."""
 
     model_config = ConfigDict(extra="ignore")
-    type: Literal["image", "document"]
+    type: Literal["image"]
+    source: ImageSource
+    _data: bytes = PrivateAttr(b"")
+
+    @model_validator(mode="after")
+    def _read(self) -> ImageBlock:
+        if self.source.type != "base64" or self.source.data is None:
+            raise ValueError(pictures.BY_ADDRESS.format(f"a {self.source.type[:16]} source"))
+        self._data = pictures.from_base64(self.source.data, "the image")
+        return self
+
+    def part(self) -> dict[str, Any]:
+        return images.image_part(self._data)
+
+
+class DocumentBlock(BaseModel):
+    """A document: understood, and refused in words (Hearth reads documents through its
+    collections)."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["document"]
+
+    @model_validator(mode="after")
+    def _refused(self) -> DocumentBlock:
+        raise ValueError(
+            "document blocks are not read here; add the files to a document collection "
+            "(hearth docs add) and ask with it"
+        )
 
 
 Block = Annotated[
-    TextBlock | ToolUseBlock | ToolResultBlock | MediaBlock, Field(discriminator="type")
+    TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | DocumentBlock,
+    Field(discriminator="type"),
 ]
 
 
@@ -101,7 +138,15 @@ def engine_messages_of(role: str, content: str | list[Block]) -> list[dict[str, 
     messages, an assistant's ``tool_use`` blocks its ``tool_calls``."""
     if isinstance(content, str):
         return [{"role": role, "content": content}]
-    text = "\n".join(b.text for b in content if isinstance(b, TextBlock) and b.type == "text")
+    text: str | list[dict[str, Any]] = "\n".join(
+        b.text for b in content if isinstance(b, TextBlock) and b.type == "text"
+    )
+    if any(isinstance(b, ImageBlock) for b in content):  # the text and pictures, in order
+        text = [
+            b.part() if isinstance(b, ImageBlock) else {"type": "text", "text": b.text}
+            for b in content
+            if isinstance(b, ImageBlock) or (isinstance(b, TextBlock) and b.type == "text")
+        ]
     results = [
         {"role": "tool", "tool_call_id": b.tool_use_id, "content": b.text()}
         for b in content

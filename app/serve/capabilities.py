@@ -6,6 +6,7 @@ them), never which engines have them."""
 from __future__ import annotations
 
 from app.engines import BY_NAME, EMBEDDINGS, GRAMMAR, IMAGES, LOGPROBS, RAW_PROMPT, TOOLS
+from wire.model_spec import LLAMA_CPP, ModelSpec
 
 # {0}: what the request asked, in its own words; {1}: the engine's name.
 WORDS: dict[str, str] = {
@@ -17,29 +18,47 @@ WORDS: dict[str, str] = {
     LOGPROBS: "{0} need a GGUF model (llama.cpp) for now; this server's model runs in {1}",
     RAW_PROMPT: "{0} need a GGUF model (llama.cpp) for now; this server's model runs in {1}",
     EMBEDDINGS: "{0} need a GGUF model (llama.cpp); this server's model cannot make them",
-    IMAGES: "{0} are not supported yet: this server's models read text only",
+    IMAGES: "{0} are not read by this server's model ({1}) yet; use a GGUF vision model",
 }
+# {0}: what the request asked.  An engine that reads pictures, with a model that does not.
+TEXT_ONLY = (
+    "{0} need a model that reads images (a vision model with its projector); this one "
+    "reads text only. Ollama's /api/tags lists 'vision' among the capabilities of those "
+    "that do"
+)
 
 
-def refusal(needs: dict[str, str], engine: str) -> str | None:
-    """Why ``engine`` cannot serve a request that ``needs`` these features ({feature:
-    what the request asked}), or None when it can."""
-    record = BY_NAME.get(engine)
+def reads_images(spec: ModelSpec) -> bool:
+    """Whether the model of ``spec`` reads pictures: its engine does, and a GGUF model has
+    its projector."""
+    record = BY_NAME.get(spec.engine)
+    if record is None or IMAGES not in record.features:
+        return False
+    return spec.engine != LLAMA_CPP or bool(spec.projector)
+
+
+def refusal(needs: dict[str, str], spec: ModelSpec) -> str | None:
+    """Why the model of ``spec`` cannot serve a request that ``needs`` these features
+    ({feature: what the request asked}), or None when it can."""
+    record = BY_NAME.get(spec.engine)
     features = record.features if record is not None else frozenset()
-    label = record.label if record is not None else engine
+    label = record.label if record is not None else spec.engine
     for feature, asked in needs.items():
         if feature not in features:
             return WORDS[feature].format(asked, label)
+        if feature == IMAGES and not reads_images(spec):
+            return TEXT_ONLY.format(asked)
     return None
 
 
-def ollama_capabilities(engine: str) -> list[str]:
-    """What Ollama's clients may ask of the model (Continue offers tools only when listed);
+def ollama_capabilities(engine: str, pictures: bool = False) -> list[str]:
+    """What Ollama's clients may ask of the model (Continue offers tools only when listed;
+    Open WebUI offers pictures with "vision", which a model has with its projector);
     fill-in-the-middle ("insert") depends on the model's tokens, which the request finds."""
     record = BY_NAME.get(engine)
     features = record.features if record is not None else frozenset()
     listed = ["completion"]
     listed += ["tools"] if TOOLS in features else []
     listed += ["embedding"] if EMBEDDINGS in features else []
-    listed += ["vision"] if IMAGES in features else []
+    listed += ["vision"] if IMAGES in features and pictures else []
     return listed

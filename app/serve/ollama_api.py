@@ -91,7 +91,7 @@ async def show(call: Call) -> dict[str, Any]:
         "template": "",
         "details": model.details(),
         "model_info": info,
-        "capabilities": ollama_capabilities(model.engine),
+        "capabilities": ollama_capabilities(model.engine, bool(model.facts.get("reads_images"))),
         "modified_at": model.modified_at(),
     }
 

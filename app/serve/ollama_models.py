@@ -11,9 +11,10 @@ import time
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from app.engines import GRAMMAR, IMAGES, RAW_PROMPT, TOOLS
+from app.serve import pictures
 from app.serve.embeddings import inputs_of
 from app.serve.naming import ollama_name
 from app.serve.openai_tools import MAX_TOOLS, NAME_PATTERN, ToolSpec
@@ -28,6 +29,7 @@ from app.serve.sampling import (
     unicode_text,
 )
 from app.settings import highest
+from wire import images
 
 
 def now_iso() -> str:
@@ -83,23 +85,42 @@ class OllamaToolCall(BaseModel):
     function: OllamaFunctionCall
 
 
+def read_pictures(sent: list[str] | None) -> list[bytes]:
+    """Ollama's ``images``: base64 files (a ``data:`` URL too, as some clients send)."""
+    return [
+        pictures.from_url(data, f"image {number}")
+        if data.startswith("data:")
+        else pictures.from_base64(data, f"image {number}")
+        for number, data in enumerate(sent or [], 1)
+    ]
+
+
 class OllamaMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Literal["system", "user", "assistant", "tool"]
     content: str = Field(default="", max_length=MAX_TEXT)
-    images: list[str] | None = None  # refused in words (needs, below)
+    images: list[str] | None = Field(default=None, max_length=images.MAX_IMAGES_PER_MESSAGE)
     tool_calls: list[OllamaToolCall] | None = Field(default=None, max_length=MAX_TOOLS)
     tool_name: str | None = Field(default=None, pattern=NAME_PATTERN)
+    _pictures: list[bytes] = PrivateAttr(default_factory=list)
 
     @field_validator("content")
     @classmethod
     def _text_only(cls, content: str) -> str:
         return unicode_text(content)
 
+    @model_validator(mode="after")
+    def _read(self) -> OllamaMessage:
+        self._pictures = read_pictures(self.images)
+        return self
+
     def as_engine_message(self) -> dict[str, Any]:
         """The message as the engines take it (earlier tool calls in OpenAI's shape, which
         the engines read)."""
-        engine: dict[str, Any] = {"role": self.role, "content": self.content}
+        engine: dict[str, Any] = {
+            "role": self.role,
+            "content": images.content(self.content, self._pictures),
+        }
         if self.tool_calls:
             engine["tool_calls"] = [
                 {"id": "", "type": "function", "function": call.function.model_dump()}
@@ -188,7 +209,18 @@ class OllamaGenerate(Generation):
     system: str | None = Field(default=None, max_length=MAX_TEXT)
     suffix: str | None = None
     raw: bool = False
-    images: list[str] | None = None
+    images: list[str] | None = Field(default=None, max_length=images.MAX_IMAGES_PER_MESSAGE)
+    _pictures: list[bytes] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="after")
+    def _read(self) -> OllamaGenerate:
+        self._pictures = read_pictures(self.images)
+        if self._pictures and (self.raw or self.suffix is not None):
+            raise ValueError(
+                "images go with a prompt in the model's template: a raw prompt or a suffix "
+                "reads text only"
+            )
+        return self
 
     @field_validator("prompt")
     @classmethod
@@ -214,8 +246,10 @@ class OllamaGenerate(Generation):
                 needs=needs,
                 keep_alive_s=self.keep_alive_s,
             )
-        messages = [{"role": "system", "content": self.system}] if self.system else []
-        messages.append({"role": "user", "content": self.prompt})
+        messages: list[dict[str, Any]] = (
+            [{"role": "system", "content": self.system}] if self.system else []
+        )
+        messages.append({"role": "user", "content": images.content(self.prompt, self._pictures)})
         return Ask(
             self.model or None,
             messages=messages,

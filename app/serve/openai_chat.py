@@ -14,7 +14,8 @@ out of the reply (``app.tools.calls``) and returned as ``tool_calls`` with
 ``finish_reason: "tool_calls"``.  A stream carries usage only when asked
 (``stream_options.include_usage``), in a last chunk without choices, as OpenAI's does; a
 reply whose engine died ends with ``finish_reason: "error"``, the usage of what was sent,
-then the error.  Image parts are refused in words until a model here reads images.
+then the error.  Image parts are read with a ``data:`` URL by a model that reads pictures
+(an address is refused, never fetched: ``app.serve.pictures``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from app.engines import GRAMMAR, IMAGES, LOGPROBS, TOOLS
-from app.serve import pipeline
+from app.serve import pictures, pipeline
 from app.serve.call import Call, data, sse
 from app.serve.folding import CANCELLED, ERROR, Ending, Outcome, Piece, Usage
 from app.serve.openai_tools import (
@@ -41,6 +42,7 @@ from app.serve.openai_tools import (
 )
 from app.serve.pipeline import Ask, Reply
 from app.serve.sampling import MAX_MESSAGES, MAX_TEXT, Sampling, reply_limit, unicode_text
+from wire import images
 
 
 class TextPart(BaseModel):
@@ -54,11 +56,28 @@ class TextPart(BaseModel):
         return unicode_text(text)
 
 
+class ImageUrl(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    url: str
+    detail: str | None = None  # "low", "high", "auto": the model reads what it reads
+
+
 class ImagePart(BaseModel):
-    """An image: understood, and refused in words (no model here reads images yet)."""
+    """A picture, inline as a ``data:`` URL; an address is refused in words."""
 
     model_config = ConfigDict(extra="ignore")
     type: Literal["image_url"]
+    image_url: ImageUrl | str  # an object, as OpenAI sends it; some clients send the URL
+    _data: bytes = PrivateAttr(b"")
+
+    @model_validator(mode="after")
+    def _read(self) -> ImagePart:
+        url = self.image_url if isinstance(self.image_url, str) else self.image_url.url
+        self._data = pictures.from_url(url, "the image_url")
+        return self
+
+    def part(self) -> dict[str, Any]:
+        return images.image_part(self._data)
 
 
 Part = Annotated[TextPart | ImagePart, Field(discriminator="type")]
@@ -94,13 +113,19 @@ class ChatMessage(BaseModel):
     def as_engine_message(self) -> dict[str, Any]:
         """The message as the engines take it: text content, the system role, and the
         tool parts as the templates read them."""
+        content: str | list[dict[str, Any]]
         if self.content is None or isinstance(self.content, str):
-            text = self.content or ""
+            content = self.content or ""
+        elif self.images:
+            content = [
+                part.part() if isinstance(part, ImagePart) else {"type": "text", "text": part.text}
+                for part in self.content
+            ]
         else:
-            text = "\n".join(part.text for part in self.content if isinstance(part, TextPart))
+            content = "\n".join(part.text for part in self.content if isinstance(part, TextPart))
         message: dict[str, Any] = {
             "role": "system" if self.role == "developer" else self.role,
-            "content": text,
+            "content": content,
         }
         if self.tool_calls:
             message["tool_calls"] = [call.model_dump() for call in self.tool_calls]

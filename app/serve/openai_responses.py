@@ -6,7 +6,8 @@ Understood: ``input`` as a string or a list of messages (text content, roles ``u
 in llama.cpp) and ``stream`` with the events the API names (``response.created`` …
 ``response.output_text.delta`` … ``response.completed``).  A reasoning model's thinking is
 a ``reasoning`` item before the message.  Nothing is stored: ``previous_response_id`` is
-refused, as are tools, images and input items other than messages, in words.  The request
+refused, as are tools and input items other than messages, in words; pictures come
+as ``input_image`` parts with a ``data:`` URL.  The request
 becomes a chat completion's (``as_chat``) and goes through the same pipeline.
 """
 
@@ -17,9 +18,9 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from app.serve import pipeline
+from app.serve import pictures, pipeline
 from app.serve.call import Call, named, sse
 from app.serve.folding import LENGTH, Ending, Outcome, Piece
 from app.serve.openai_chat import ChatRequest, JsonSchemaFormat
@@ -39,10 +40,20 @@ class InputText(BaseModel):
 
 
 class InputImage(BaseModel):
-    """An image: understood, and refused in words (no model here reads images yet)."""
+    """A picture, inline as a ``data:`` URL; an address or a file id is refused in words."""
 
     model_config = ConfigDict(extra="ignore")
     type: Literal["input_image"]
+    image_url: str | None = None
+    file_id: str | None = None
+    detail: str | None = None
+
+    @model_validator(mode="after")
+    def _read(self) -> InputImage:
+        if self.image_url is None:
+            raise ValueError(pictures.BY_ADDRESS.format("a file_id"))
+        pictures.from_url(self.image_url, "the input_image")  # refused here, in its words
+        return self
 
 
 InputPart = Annotated[InputText | InputImage, Field(discriminator="type")]
@@ -55,14 +66,13 @@ class InputMessage(BaseModel):
     content: str | list[InputPart] = Field(max_length=MAX_TEXT)
 
     def chat_content(self) -> str | list[dict[str, Any]]:
-        """The content as a chat message's: text, with an image part where there was one
-        (the pipeline refuses images in words)."""
+        """The content as a chat message's: text, or text and image parts."""
         if isinstance(self.content, str):
             return unicode_text(self.content)
         return [
             {"type": "text", "text": part.text}
             if isinstance(part, InputText)
-            else {"type": "image_url"}
+            else {"type": "image_url", "image_url": {"url": part.image_url}}
             for part in self.content
         ]
 

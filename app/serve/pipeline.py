@@ -42,7 +42,7 @@ from app.serve.folding import CANCELLED, ChoiceFold, Ending, Outcome, Piece
 from app.serve.relay import Relay
 from app.serve.served_models import Refused, Served, ServedModels, UnknownModel
 from app.settings import highest
-from wire import protocol
+from wire import images, protocol
 
 WAIT_S = 600.0  # embeddings and token counts
 REQUEST_END = "hearth.on_request_end"  # the ASGI scope's list of what to do at the end
@@ -127,7 +127,7 @@ async def start(
 ) -> Reply:
     """The reply, started: its first choice's engine has answered (Refusal otherwise)."""
     served = await take(models, request, ask.model, ask.keep_alive_s)
-    refusal = capabilities.refusal(ask.needs, served.spec.engine)
+    refusal = capabilities.refusal(ask.needs, served.spec) or images.limits_problem(ask.messages)
     if refusal:
         served.release()
         raise Refusal(400, refusal)
@@ -160,14 +160,16 @@ class Reply:
         if grounder is None:
             self.served.release()
             raise Refusal(400, "this server has no document collections")
-        question = next(
+        question: dict[str, Any] = next(
             (m for m in reversed(self.messages) if m.get("role") == "user"), {"content": ""}
         )
-        said = sum(len(str(m.get("content") or "")) for m in self.messages if m is not question)
+        said = sum(
+            len(images.text_of(m.get("content"))) for m in self.messages if m is not question
+        )
         try:
             context, sources = await asyncio.to_thread(
                 grounder,
-                str(question.get("content") or ""),
+                images.text_of(question.get("content")),
                 list(self.ask.collections),
                 self.ask.passages,
                 self.served.spec.n_ctx,
@@ -178,7 +180,9 @@ class Reply:
             self.served.release()
             raise Refusal(400, str(exc.message)) from None
         self.sources = sources
-        if context and "content" in question:
+        if context and isinstance(question.get("content"), list):  # a question with pictures
+            question["content"] = [{"type": "text", "text": context}, *question["content"]]
+        elif context and "content" in question:
             question["content"] = f"{context}\n\n{question['content']}"
 
     async def begin(self) -> None:
@@ -280,7 +284,7 @@ async def embed(
     """The request's model's embeddings of ``texts`` (and the model's name)."""
     served = await take(models, request, name, keep_alive_s)
     try:
-        refusal = capabilities.refusal({EMBEDDINGS: "embeddings"}, served.spec.engine)
+        refusal = capabilities.refusal({EMBEDDINGS: "embeddings"}, served.spec)
         if refusal:
             raise Refusal(400, refusal)
         result = await _result(await asyncio.to_thread(served.lease.embed, texts))
