@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.settings import BY_KEY
-from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS
+from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase
 
 # How an engine may use a GPU, as the hardware facts tell (see app.machine.fit).
@@ -239,6 +239,17 @@ CATALOGUE: tuple[Engine, ...] = (
     ),
 )
 BY_NAME: dict[str, Engine] = {engine.name: engine for engine in CATALOGUE}
+
+
+def reads_images(spec: ModelSpec) -> bool:
+    """Whether the model of ``spec`` reads pictures: its engine does, and a GGUF model has
+    its projector."""
+    record = BY_NAME.get(spec.engine)
+    if record is None or IMAGES not in record.features:
+        return False
+    return spec.engine != LLAMA_CPP or bool(spec.projector)
+
+
 OPTIONS: dict[str, EngineOption] = {
     option.key: option for engine in CATALOGUE for option in engine.options
 }

@@ -17,7 +17,8 @@ import pytest
 from app.chat import store as st
 from app.chat import tool_rounds as tr
 from app.chat.recorder import engine_messages
-from app.chat.session import ChatSession, Reply, SessionListener
+from app.chat.reply import Reply
+from app.chat.session import ChatSession, SessionListener
 from app.chat.tool_turn import ChatTools
 from app.chat.transfer import export_document, export_markdown, import_document
 from app.core import Core

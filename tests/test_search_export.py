@@ -53,7 +53,7 @@ def test_an_old_history_is_indexed_when_it_is_upgraded(tmp_path: Path) -> None:
         )
     db.close()
     store = ChatStore(path)
-    assert store.schema_version == schema.SCHEMA_VERSION == 5
+    assert store.schema_version == schema.SCHEMA_VERSION == 6
     assert [h.snippet for h in store.search("palimpsest")] == ["an ancient word: palimpsest"]
     # The old linear history became one branch, shown whole and in order.
     assert [m.content for m in store.messages(1)] == [

@@ -71,14 +71,7 @@ def checked(data: bytes, name: str = "") -> bytes:
     if not data:
         raise ImageRefused(Phrase("{0} is empty.", shown))
     if len(data) > MAX_IMAGE_BYTES:
-        raise ImageRefused(
-            Phrase(
-                "{0} is {1} MB; pictures of up to {2} MB are read. Make it smaller first.",
-                shown,
-                round(len(data) / 1e6, 1),
-                MAX_IMAGE_BYTES // 1_000_000,
-            )
-        )
+        raise too_large(len(data), shown)
     kind = kind_of(data)
     if kind == "svg":
         raise ImageRefused(
@@ -87,6 +80,17 @@ def checked(data: bytes, name: str = "") -> bytes:
     if kind not in READ_KINDS:
         raise ImageRefused(Phrase("{0} is not a PNG, JPEG, GIF, BMP or WebP picture.", shown))
     return data
+
+
+def too_large(size: int, shown: str) -> ImageRefused:
+    return ImageRefused(
+        Phrase(
+            "{0} is {1} MB; pictures of up to {2} MB are read. Make it smaller first.",
+            shown,
+            round(size / 1e6, 1),
+            MAX_IMAGE_BYTES // 1_000_000,
+        )
+    )
 
 
 def image_part(data: bytes) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from app.chat import store as st
 from app.chat.tool_rounds import round_messages
-from wire import protocol
+from wire import images, protocol
 
 FLUSH_INTERVAL_S = 0.5
 
@@ -95,14 +95,18 @@ class ReplyRecorder:
 
 
 def engine_messages(
-    messages: Sequence[st.Message], system_prompt: str = "", include_reasoning: bool = False
+    messages: Sequence[st.Message],
+    system_prompt: str = "",
+    include_reasoning: bool = False,
+    pictures: Callable[[dict[str, Any]], bytes] | None = None,
 ) -> list[dict[str, Any]]:
     """The conversation as the engine should see it.
 
     Replies that were stopped or interrupted are sent as they are (the model sees what the
     user saw); replies that failed before writing anything are left out.  A reasoning
     model's thinking is not sent back (its authors advise against it, and it fills the
-    context) unless ``include_reasoning``.
+    context) unless ``include_reasoning``.  A message's pictures are read with
+    ``pictures`` (``Pictures.read``) and sent with its text (``wire.images``).
     """
     result: list[dict[str, Any]] = []
     if system_prompt.strip():
@@ -118,6 +122,14 @@ def engine_messages(
         context = message.documents.get("context") if message.role == "user" else None
         if isinstance(context, str) and context:
             content = f"{context}\n\n{content}"  # the files and passages it was given
+        if message.images and pictures is not None:
+            result.append(
+                {
+                    "role": message.role,
+                    "content": images.content(content, [pictures(r) for r in message.images]),
+                }
+            )
+            continue
         result.append({"role": message.role, "content": content})
     return result
 

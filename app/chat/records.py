@@ -21,7 +21,8 @@ TITLE_LENGTH = 60
 
 
 EXPORT_FORMAT = "hearth.conversation"
-EXPORT_VERSION = 2  # 2: branches (each message names its parent), reasoning, settings
+# 2: branches (each message names its parent), reasoning, settings; 3: pictures
+EXPORT_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,8 @@ class Message:
     documents: dict[str, Any] = field(default_factory=dict)
     # A reply's tool rounds (``app.chat.tool_rounds``): text, calls and results, in order.
     tools: list[dict[str, Any]] = field(default_factory=list)
+    # A user's message's pictures (``app.chat.pictures``): hash, kind, size, file name.
+    images: list[dict[str, Any]] = field(default_factory=list)
 
 
 def make_title(text: str) -> str:
@@ -121,6 +124,7 @@ def message_of(row: sqlite3.Row) -> Message:
         reasoning=row["reasoning"],
         documents=json_object(row["documents"]),
         tools=json_list(row["tools"]),
+        images=json_list(row["images"]),
     )
 
 

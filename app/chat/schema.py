@@ -156,7 +156,13 @@ def _v5(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT '[]'")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: sqlite3.Connection) -> None:
+    """A user's message's pictures: each one's SHA-256, kind, size and file name, as JSON
+    (the files are kept once each beside the database: ``app.chat.pictures``)."""
+    db.execute("ALTER TABLE messages ADD COLUMN images TEXT NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

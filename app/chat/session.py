@@ -18,25 +18,27 @@ from __future__ import annotations
 import logging
 import queue
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.chat import store as st
+from app.chat.pictures import PictureMissing, TextOnly
 from app.chat.presets import effective_values, engine_params
 from app.chat.recorder import ReplyRecorder, engine_messages, status_for
+from app.chat.reply import Reply
 from app.chat.tool_flow import ToolFlow
-from app.chat.tool_turn import ChatTools, ToolTurn, turn_for
+from app.chat.tool_turn import ChatTools, turn_for
 from app.docs.grounding import CHARACTERS_PER_TOKEN, documents_budget
-from app.engine.jobs import EventCallback, Job
+from app.engine.jobs import EventCallback
 from app.engine.seat import Seat
+from app.engines import reads_images
 from app.errors import HearthError
 from app.models.library import ModelEntry
 from app.settings import Settings
 from app.tools.approval import Decision, PendingCall
-from wire import protocol
+from wire import images, protocol
 from wire.model_spec import ModelSpec
-from wire.phrases import Phrase, from_wire, to_wire
+from wire.phrases import Phrase, from_wire, message_of, to_wire
 from wire.text import repaired
 
 log = logging.getLogger(__name__)
@@ -51,43 +53,6 @@ SpecFor = Callable[[ModelEntry, int | None], ModelSpec]
 
 SAVING_REPLY = Phrase("saving the reply")
 SAVING_MESSAGE = Phrase("saving your message")
-
-
-@dataclass
-class Reply:
-    """A reply being streamed (and, once finished, how it ended)."""
-
-    conversation_id: int
-    message_id: int
-    model_name: str
-    recorder: ReplyRecorder
-    user_message_id: int | None = None  # the message it answers (None when continuing)
-    # The user's message and this reply were added at the end of the branch shown (a plain
-    # send): a viewer can append them instead of showing the conversation again.
-    appended: bool = False
-    job: Job | None = None
-    stopping: bool = False
-    save_failed: bool = False
-    stats: dict[str, Any] = field(default_factory=dict)
-    think_started: float = 0.0  # when the first reasoning arrived (monotonic clock)
-    thinking_s: float | None = None  # how long the model thought before answering
-    status: str = st.STREAMING
-    error: str = ""  # a sentence (a Phrase where the engine sent one) when it failed
-    final: dict[str, Any] = field(default_factory=dict)  # the done or error event
-    turn: ToolTurn | None = None  # its tool rounds, when the conversation may use tools
-    spec: ModelSpec | None = None  # how its model was loaded (its next rounds ask the same)
-
-    @property
-    def text(self) -> str:
-        return self.recorder.text
-
-    @property
-    def reasoning(self) -> str:
-        return self.recorder.reasoning
-
-    @property
-    def finished(self) -> bool:
-        return self.status != st.STREAMING
 
 
 class SessionListener:
@@ -279,15 +244,21 @@ class ChatSession:
 
     # -- replies ------------------------------------------------------------------------
     def send(
-        self, text: str, edit_of: int | None = None, documents: dict[str, Any] | None = None
+        self,
+        text: str,
+        edit_of: int | None = None,
+        documents: dict[str, Any] | None = None,
+        pictures: Sequence[tuple[bytes, str]] | None = None,
     ) -> Reply | None:
         """Send ``text`` as the user's next message (as a new version of ``edit_of``, a
         message of this conversation) and stream the reply.  ``documents``: what the
         message is given besides its words (``Grounding.to_json()``: attached files and
-        passages), stored with it.  None for an empty text; HearthError when it cannot be
-        sent now; storage errors propagate (nothing sent)."""
+        passages), stored with it; ``pictures``: picture files and their names, kept with
+        it (``app.chat.pictures``).  None for a message with neither text nor pictures;
+        HearthError when it cannot be sent now (a picture that is none, a model that reads
+        text only); storage errors propagate (nothing sent)."""
         text = text.strip("\n")
-        if not text.strip():
+        if not text.strip() and not pictures:
             return None
         self._require_idle()
         text = self._readable(text, Phrase("your message"))
@@ -298,6 +269,12 @@ class ChatSession:
             raise HearthError(Phrase("That message belongs to another conversation."))
         if edited is not None and documents is None:
             documents = edited.documents  # an edited question keeps its files
+        refs = edited.images if edited is not None and pictures is None else []
+        self._check_pictures(model, spec, bool(pictures or refs))
+        try:
+            refs = [self.store.pictures.put(data, name) for data, name in pictures or ()] or refs
+        except images.ImageRefused as exc:
+            raise HearthError(message_of(exc)) from exc
         if self.conversation_id is None:
             conversation = self.store.create_conversation(
                 model=model.name, system_prompt=self._pending_prompt
@@ -309,13 +286,24 @@ class ChatSession:
             self.conversation_id = conversation.id
         if edited is not None:
             user_id = self.store.add_message(
-                self.conversation_id, "user", text, parent_id=edited.parent_id, documents=documents
+                self.conversation_id,
+                "user",
+                text,
+                parent_id=edited.parent_id,
+                documents=documents,
+                images=refs,
             )
         else:
             user_id = self.store.add_message(
-                self.conversation_id, "user", text, documents=documents
+                self.conversation_id, "user", text, documents=documents, images=refs
             )
         return self._start(spec, user_id, appended=edited is None)
+
+    def _check_pictures(self, model: ModelEntry, spec: ModelSpec, sending: bool) -> None:
+        """A model that reads text only is not sent a conversation with pictures (sent now
+        or earlier in the branch): HearthError in words, before anything is written."""
+        if not reads_images(spec) and (sending or any(m.images for m in self.messages())):
+            raise TextOnly(model.name)
 
     def _readable(self, text: str, what: str) -> str:
         """The input policy (``wire.text``): bytes that were not UTF-8 become U+FFFD, and
@@ -442,6 +430,7 @@ class ChatSession:
         model = self._require_model()
         assert self.conversation_id is not None
         conversation_id = self.conversation_id
+        self._check_pictures(model, spec, False)
         if continuing is not None:
             message_id = continuing.id
             self.store.update_message(message_id, status=st.STREAMING, error="")
@@ -480,19 +469,29 @@ class ChatSession:
         self._request(reply, self.store.messages(reply.conversation_id), False)
 
     def _request(self, reply: Reply, path: list[st.Message], continuing: bool) -> None:
-        messages = engine_messages(
-            path,
-            self.system_prompt,
-            include_reasoning=bool(self.settings.get("chat.send_reasoning")),
-        )
         params = {**engine_params(self.values()), **self.extra_params}
         if reply.turn is not None:
             params.update(reply.turn.params())
         callback = self._deliver(lambda event: self._handle(reply, event))
         assert reply.spec is not None
         try:
+            messages = engine_messages(
+                path,
+                self.system_prompt,
+                include_reasoning=bool(self.settings.get("chat.send_reasoning")),
+                pictures=self.store.pictures.read,
+            )
             reply.job = self.seat.chat(
                 reply.spec, messages, params, callback, continue_reply=continuing
+            )
+        except PictureMissing as exc:  # said as it is: what is gone, and what to do
+            self._finish(
+                reply,
+                {
+                    "type": protocol.ERROR,
+                    "kind": protocol.ERR_BAD_REQUEST,
+                    **to_wire(message_of(exc)),
+                },
             )
         except Exception as exc:
             log.error("could not start the engine", exc_info=exc)

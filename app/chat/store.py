@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
+from app.chat.pictures import Pictures
 from app.chat.records import (
     COMPLETE,
     EXPORT_FORMAT,
@@ -40,6 +42,7 @@ from app.chat.records import (
     SearchHit,
     StoreError,
     conversation_of,
+    json_list,
     make_title,
     message_of,
     snippet,
@@ -70,6 +73,11 @@ _LEAF = -1  # add_message's default parent: the end of the conversation's curren
 
 @repairing
 class ChatStore(StoreFile):
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(path)
+        # The pictures its messages carry, each file once, beside the database.
+        self.pictures = Pictures(self.path.parent / "pictures" if self.path is not None else None)
+
     # -- conversations -------------------------------------------------------------
     def create_conversation(
         self, title: str = "", model: str = "", system_prompt: str = ""
@@ -132,6 +140,16 @@ class ChatStore(StoreFile):
 
     def delete_conversation(self, conversation_id: int) -> None:
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+        self.sweep_pictures()
+
+    def sweep_pictures(self) -> int:
+        """Remove the picture files no message names any more (``Pictures.sweep``)."""
+        used = {
+            str(ref.get("sha256"))
+            for (text,) in self._db.execute("SELECT images FROM messages WHERE images != '[]'")
+            for ref in json_list(text)
+        }
+        return self.pictures.sweep(used)
 
     def set_conversation_model(self, conversation_id: int, model: str) -> None:
         self._db.execute(
@@ -149,6 +167,7 @@ class ChatStore(StoreFile):
         model: str = "",
         parent_id: int | None = _LEAF,
         documents: dict[str, Any] | None = None,
+        images: list[dict[str, Any]] | None = None,
     ) -> int:
         """Add a message after ``parent_id`` (default: the end of the current branch) and
         make it the end of the current branch.  A parent that already has a reply starts
@@ -159,7 +178,8 @@ class ChatStore(StoreFile):
                 parent_id = self.conversation(conversation_id).current_leaf
             cursor = self._db.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, status, model,"
-                " documents, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " documents, images, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     parent_id,
@@ -168,6 +188,7 @@ class ChatStore(StoreFile):
                     status,
                     model,
                     json.dumps(documents or {}, ensure_ascii=False),
+                    json.dumps(images or [], ensure_ascii=False),
                     now,
                     now,
                 ),
@@ -293,6 +314,8 @@ class ChatStore(StoreFile):
                 (message.parent_id, message.conversation_id, message_id),
             )
             self._db.execute("DELETE FROM messages WHERE id = ?", (message_id,))
+        if message.images:
+            self.sweep_pictures()
 
     # -- search, export, import -------------------------------------------------------
     def search(self, query: str, limit: int = 50) -> list[SearchHit]:
@@ -353,8 +376,8 @@ class ChatStore(StoreFile):
                 parent = m["parent"]
                 row = self._db.execute(
                     "INSERT INTO messages (conversation_id, parent_id, role, content, reasoning,"
-                    " status, model, stats, documents, tools, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " status, model, stats, documents, tools, images, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         conversation_id,
                         ids[parent] if parent is not None else None,
@@ -366,6 +389,7 @@ class ChatStore(StoreFile):
                         json.dumps(m["stats"]),
                         json.dumps(m.get("documents") or {}, ensure_ascii=False),
                         json.dumps(m.get("tools") or [], ensure_ascii=False),
+                        json.dumps(m.get("images") or [], ensure_ascii=False),
                         m["created_at"] or now,
                         now,
                     ),

@@ -6,10 +6,12 @@ half imported.
 
 from __future__ import annotations
 
+import base64
 import time
 from typing import Any
 
 from app.chat import tool_rounds
+from app.chat.pictures import PictureMissing
 from app.chat.store import (
     COMPLETE,
     EXPORT_FORMAT,
@@ -21,6 +23,7 @@ from app.chat.store import (
     StoreError,
     make_title,
 )
+from wire import images
 from wire.phrases import Phrase
 
 
@@ -51,6 +54,7 @@ def export_document(store: ChatStore, conversation_id: int) -> dict[str, Any]:
                 "stats": m.stats,
                 "documents": m.documents,
                 "tools": m.tools,
+                "images": [_exported(store, ref) for ref in m.images],
                 "created_at": m.created_at,
                 "parent": index.get(m.parent_id) if m.parent_id is not None else None,
             }
@@ -72,6 +76,10 @@ def export_markdown(store: ChatStore, conversation_id: int) -> str:
             quoted = "\n".join("> " + line for line in message.reasoning.strip().splitlines())
             parts += ["> **Thinking**", ">", quoted, ""]
         parts += tool_rounds.markdown(message.tools)
+        parts += [
+            f"*[picture: {ref.get('name') or ref.get('sha256', '')[:12]}]*"
+            for ref in message.images
+        ]
         parts += [message.content, ""]
     return "\n".join(parts)
 
@@ -129,6 +137,7 @@ def import_document(store: ChatStore, document: Any) -> int:
                 "stats": m.get("stats") if isinstance(m.get("stats"), dict) else {},
                 "documents": m.get("documents") if isinstance(m.get("documents"), dict) else {},
                 "tools": tool_rounds.cleaned(m.get("tools")),
+                "images": _imported(store, m.get("images")),
                 "created_at": float(m.get("created_at") or 0) or None,
                 "parent": parent,
             }
@@ -136,6 +145,31 @@ def import_document(store: ChatStore, document: Any) -> int:
         ],
         current,
     )
+
+
+def _exported(store: ChatStore, ref: dict[str, Any]) -> dict[str, Any]:
+    """A message's picture in the export: its reference and the file itself (base64), so
+    the export stands alone; a picture whose file is gone is named without its data."""
+    try:
+        data = store.pictures.read(ref)
+    except PictureMissing:
+        return dict(ref)
+    return {**ref, "data": base64.b64encode(data).decode("ascii")}
+
+
+def _imported(store: ChatStore, exported: object) -> list[dict[str, Any]]:
+    """An exported message's pictures, kept (``Pictures.put``); one that is damaged, not a
+    picture, or without its data is left out, and the rest of the conversation comes in."""
+    refs = []
+    for item in exported if isinstance(exported, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("data"), str):
+            continue
+        try:
+            data = base64.b64decode(item["data"], validate=True)
+            refs.append(store.pictures.put(data, str(item.get("name") or "")))
+        except (ValueError, images.ImageRefused):
+            continue
+    return refs
 
 
 def _status(status: object) -> str:

@@ -25,7 +25,9 @@ from app.cli.common import (
 from app.cli.terminal import Terminal
 from app.core import Core
 from app.engine.seat import Seat
-from wire.phrases import Phrase
+from app.files import open_regular
+from wire import images
+from wire.phrases import Phrase, message_of
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +107,14 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "question); repeat for several",
     )
     chat.add_argument(
+        "--image",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="show the model a picture (PNG, JPEG, GIF, BMP or WebP; a model that reads "
+        "images, see 'hearth models list'); repeat for several",
+    )
+    chat.add_argument(
         "--continue",
         dest="continue_id",
         type=int,
@@ -159,7 +169,11 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO | None = None) ->
         if args.collection or args.attach:
             documents = _grounding(core, session, prompt, args)
             terminal.grounded(documents)
-        reply = session.send(prompt, documents=documents.to_json() if documents else None)
+        reply = session.send(
+            prompt,
+            documents=documents.to_json() if documents else None,
+            pictures=[read_picture(Path(name)) for name in args.image] or None,
+        )
         assert reply is not None
         interrupted = False
 
@@ -201,6 +215,25 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO | None = None) ->
                 )
             )
     return EXIT_INTERRUPTED if interrupted or terminal.interrupted else EXIT_OK
+
+
+def read_picture(path: Path) -> tuple[bytes, str]:
+    """A picture file given with ``--image``: its bytes and name (HearthError in words when
+    it cannot be read, or is no picture a model reads)."""
+    from app.errors import HearthError
+
+    try:
+        with open_regular(path) as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > images.MAX_IMAGE_BYTES:  # said without reading it all
+                raise HearthError(message_of(images.too_large(size, path.name)))
+            return images.checked(file.read(), path.name), path.name
+    except images.ImageRefused as exc:
+        raise HearthError(message_of(exc)) from exc
+    except OSError as exc:
+        raise HearthError(
+            Phrase("The picture {0} cannot be read: {1}", str(path), exc.strerror or exc)
+        ) from exc
 
 
 def _tools(core: Core, args: argparse.Namespace, closers: list[Any]) -> Any:

@@ -369,6 +369,18 @@ def with_projectors(entries: list[ModelEntry]) -> list[ModelEntry]:
     return models
 
 
+def projector_beside(entry: ModelEntry) -> ModelEntry:
+    """A GGUF model named by its path, with the projector beside it (as the library pairs
+    them, ``with_projectors``)."""
+    if entry.format != "gguf" or is_projector(entry):
+        return entry
+    named = sorted(
+        p for p in entry.path.parent.glob("*.gguf") if p.name.lower().startswith("mmproj")
+    )
+    beside = [p for p in named if (found := describe(p, "file")).usable and is_projector(found)]
+    return replace(entry, projector=_closest(entry.path, beside)) if beside else entry
+
+
 def _closest(model: Path, projectors: list[Path]) -> Path:
     name = model.stem.lower()
 
@@ -401,6 +413,6 @@ def resolve_model(name_or_path: str, models: list[ModelEntry]) -> ModelEntry:
     if path.is_dir():
         return describe_checkpoint(path.resolve(), "file")
     if path.exists():
-        return describe(path.resolve(), "file")
+        return projector_beside(describe(path.resolve(), "file"))
     names = ", ".join(e.name for e in models) or "none"
     raise ModelNotFound(f"No model called {wanted!r}. Models Hearth can use: {names}.")

@@ -5,8 +5,17 @@ them), never which engines have them."""
 
 from __future__ import annotations
 
-from app.engines import BY_NAME, EMBEDDINGS, GRAMMAR, IMAGES, LOGPROBS, RAW_PROMPT, TOOLS
-from wire.model_spec import LLAMA_CPP, ModelSpec
+from app.engines import (
+    BY_NAME,
+    EMBEDDINGS,
+    GRAMMAR,
+    IMAGES,
+    LOGPROBS,
+    RAW_PROMPT,
+    TOOLS,
+    reads_images,
+)
+from wire.model_spec import ModelSpec
 
 # {0}: what the request asked, in its own words; {1}: the engine's name.
 WORDS: dict[str, str] = {
@@ -26,15 +35,6 @@ TEXT_ONLY = (
     "reads text only. Ollama's /api/tags lists 'vision' among the capabilities of those "
     "that do"
 )
-
-
-def reads_images(spec: ModelSpec) -> bool:
-    """Whether the model of ``spec`` reads pictures: its engine does, and a GGUF model has
-    its projector."""
-    record = BY_NAME.get(spec.engine)
-    if record is None or IMAGES not in record.features:
-        return False
-    return spec.engine != LLAMA_CPP or bool(spec.projector)
 
 
 def refusal(needs: dict[str, str], spec: ModelSpec) -> str | None:

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.chat.session import ChatSession, Reply
+from app.chat.reply import Reply
+from app.chat.session import ChatSession
 from app.chat.tool_turn import ChatTools
 from app.core import Core, open_core
 from app.engine.seat import Seat
