@@ -638,8 +638,8 @@
         <translation>附件…</translation>
     </message>
     <message>
-        <source>Give the model files with your next message (or drop them on the box)</source>
-        <translation>随下一条消息把文件交给模型（也可以把文件拖到输入框上）</translation>
+        <source>Give the model files or pictures with your next message (or drop them on the box, or paste a picture)</source>
+        <translation>随下一条消息给模型文件或图片（也可拖放到输入框，或粘贴图片）</translation>
     </message>
     <message>
         <source>Attach files</source>
@@ -650,8 +650,16 @@
         <translation>此对话据以回答的文档集</translation>
     </message>
     <message>
+        <source>Documents and pictures ({0})</source>
+        <translation>文档和图片（{0}）</translation>
+    </message>
+    <message>
         <source>Documents ({0})</source>
         <translation>文档（{0}）</translation>
+    </message>
+    <message>
+        <source>Pictures ({0})</source>
+        <translation>图片（{0}）</translation>
     </message>
     <message>
         <source>reading {0}</source>
@@ -2544,6 +2552,18 @@
         <translation>{0} 答复太慢：{1} 秒内没有收到完整答复。</translation>
     </message>
     <message>
+        <source>{0} reads text only, so it cannot see the pictures of this conversation. Choose a model that reads images (the model list says which do), or start a new conversation without pictures.</source>
+        <translation>{0} 只能读取文字，看不到此对话中的图片。请选择能读取图片的模型（模型列表中会注明），或开始一个不含图片的新对话。</translation>
+    </message>
+    <message>
+        <source>A picture of this conversation ({0}) was changed on disk; it is not sent. Attach it anew.</source>
+        <translation>此对话中的一张图片（{0}）在磁盘上已被修改，不会发送。请重新附加。</translation>
+    </message>
+    <message>
+        <source>A picture of this conversation ({0}) is missing from Hearth&apos;s data folder, so it cannot be sent again. Edit the message to attach it anew, or start a new conversation.</source>
+        <translation>此对话中的一张图片（{0}）已不在 Hearth 的数据文件夹中，无法再次发送。请编辑该消息重新附加，或开始新对话。</translation>
+    </message>
+    <message>
         <source>saving the tool calls</source>
         <translation>保存工具调用</translation>
     </message>
@@ -2586,6 +2606,10 @@
     <message>
         <source>The result was cut to {0:,} of its {1:,} characters to fit the model&apos;s context.</source>
         <translation>结果已从 {1:,} 个字符截短为 {0:,} 个，以放进模型的上下文。</translation>
+    </message>
+    <message>
+        <source>The picture {0} cannot be read: {1}</source>
+        <translation>无法读取图片 {0}：{1}</translation>
     </message>
     <message>
         <source>There is no tool server named {0} (there are: {1}).</source>
@@ -3020,6 +3044,38 @@
         <translation>无法连接发布页面</translation>
     </message>
     <message>
+        <source>{0} is {1} MB; pictures of up to {2} MB are read. Make it smaller first.</source>
+        <translation>{0} 大小为 {1} MB；只能读取不超过 {2} MB 的图片。请先缩小它。</translation>
+    </message>
+    <message>
+        <source>The conversation holds {0} images; at most {1} are read at once. Start a new conversation for more.</source>
+        <translation>此对话包含 {0} 张图片；一次最多读取 {1} 张。如需更多，请开始新对话。</translation>
+    </message>
+    <message>
+        <source>The conversation&apos;s images come to {0} MB; at most {1} MB are read at once.</source>
+        <translation>此对话的图片共 {0} MB；一次最多读取 {1} MB。</translation>
+    </message>
+    <message>
+        <source>{0} is empty.</source>
+        <translation>{0} 是空的。</translation>
+    </message>
+    <message>
+        <source>{0} is an SVG drawing; save it as a PNG or JPEG picture first.</source>
+        <translation>{0} 是 SVG 矢量图；请先将其保存为 PNG 或 JPEG 图片。</translation>
+    </message>
+    <message>
+        <source>{0} is not a PNG, JPEG, GIF, BMP or WebP picture.</source>
+        <translation>{0} 不是 PNG、JPEG、GIF、BMP 或 WebP 图片。</translation>
+    </message>
+    <message>
+        <source>A message holds {0} images; at most {1} go in one message.</source>
+        <translation>一条消息包含 {0} 张图片；每条消息最多 {1} 张。</translation>
+    </message>
+    <message>
+        <source>An image part&apos;s data is not base64.</source>
+        <translation>图片部分的数据不是 base64。</translation>
+    </message>
+    <message>
         <source>the releases page answered {0}</source>
         <translation>发布页面返回了 {0}</translation>
     </message>
@@ -3068,6 +3124,10 @@
         <translation>请求的语法被拒绝：{0}</translation>
     </message>
     <message>
+        <source>This model reads text only, so it cannot see the pictures. Choose a model that reads images, or send the message without them.</source>
+        <translation>此模型只能读取文字，看不到图片。请选择能读取图片的模型，或不带图片发送消息。</translation>
+    </message>
+    <message>
         <source>A sampling setting is not valid: {0}</source>
         <translation>采样设置无效：{0}</translation>
     </message>
@@ -3078,6 +3138,22 @@
     <message>
         <source>The model could not make embeddings: {0}</source>
         <translation>模型无法生成嵌入向量：{0}</translation>
+    </message>
+    <message>
+        <source>This model&apos;s image projector could not be used ({0}), so it reads text only. Download the projector again, or choose another.</source>
+        <translation>无法使用此模型的图像投影器（{0}），因此它只能读取文字。请重新下载投影器，或选择其他模型。</translation>
+    </message>
+    <message>
+        <source>Picture {0} has too many pixels to be read (at most {1} million). Make it smaller first.</source>
+        <translation>图片 {0} 像素过多，无法读取（最多 {1} 百万像素）。请先缩小它。</translation>
+    </message>
+    <message>
+        <source>Picture {0} could not be read: it is damaged, or not a PNG, JPEG, GIF, BMP or WebP file.</source>
+        <translation>无法读取图片 {0}：文件已损坏，或不是 PNG、JPEG、GIF、BMP 或 WebP 文件。</translation>
+    </message>
+    <message>
+        <source>Picture {0} is a {1} file.</source>
+        <translation>图片 {0} 是 {1} 文件。</translation>
     </message>
     <message>
         <source>{0} answered {1}: {2}</source>
@@ -3250,6 +3326,29 @@
     <message>
         <source>Unknown request {0!r}.</source>
         <translation>未知请求 {0!r}。</translation>
+    </message>
+</context>
+<context>
+    <name>PictureTray</name>
+    <message>
+        <source>the pasted picture</source>
+        <translation>粘贴的图片</translation>
+    </message>
+    <message>
+        <source>A message carries at most {0} pictures.</source>
+        <translation>一条消息最多带 {0} 张图片。</translation>
+    </message>
+    <message>
+        <source>{0} cannot be attached: {1}</source>
+        <translation>无法附加 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>{0} reads text only, so it cannot see pictures. Choose a model that reads them above: {1}.</source>
+        <translation>{0} 只能读取文字，看不到图片。请在上方选择能读取图片的模型：{1}。</translation>
+    </message>
+    <message>
+        <source>{0} reads text only, and no model here reads pictures. Download one in Models (Gemma 3, Qwen2.5-VL or SmolVLM, with its projector), or take the pictures out.</source>
+        <translation>{0} 只能读取文字，而这里没有能读取图片的模型。请在“模型”中下载一个（Gemma 3、Qwen2.5-VL 或 SmolVLM，连同其投影器），或移除图片。</translation>
     </message>
 </context>
 <context>
@@ -4315,6 +4414,21 @@
     <message>
         <source>{0} · {1:,} tokens</source>
         <translation>{0} · {1:,} 个词元</translation>
+    </message>
+</context>
+<context>
+    <name>_Thumb</name>
+    <message>
+        <source>Picture {0}</source>
+        <translation>图片 {0}</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove the picture {0}</source>
+        <translation>移除图片 {0}</translation>
     </message>
 </context>
 </TS>

@@ -24,12 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat import store as st
-from app.chat.session import (
-    TICK_S,
-    ChatSession,
-    Reply,
-    SessionListener,
-)
+from app.chat.reply import Reply
+from app.chat.session import TICK_S, ChatSession, SessionListener
 from app.core import Core
 from app.docs.grounding import CHARACTERS_PER_TOKEN
 from app.docs.library import Documents
@@ -47,7 +43,9 @@ from ui.chat.documents_bar import DocumentsBar
 from ui.chat.message_documents import MessageDocuments
 from ui.chat.message_html import plain_text, stats_text
 from ui.chat.model_bar import ModelBar
+from ui.chat.picture_tray import PictureTray, pictures_welcome
 from ui.chat.search_panel import SearchPanel
+from ui.chat.sidebar import connect_sidebar
 from ui.chat.transcript import TranscriptView
 from ui.chat.undo_bar import UndoBar
 from ui.elided_label import ElidedLabel
@@ -109,16 +107,8 @@ class ChatScreen(QWidget, SessionListener):
         self.new_button.setAccessibleName(self.tr("New chat"))
         self.new_button.clicked.connect(self.new_chat)
         self.conversation_list = ConversationList()
-        self.conversation_list.selected.connect(self.open_conversation)
-        self.conversation_list.rename_requested.connect(self.store.rename_conversation)
-        self.conversation_list.delete_requested.connect(self.delete_conversation)
-        self.conversation_list.pin_requested.connect(self.set_pinned)
-        self.conversation_list.export_requested.connect(self.export_conversation)
         self.search_panel = SearchPanel(self.store.search)
-        self.search_panel.hit_chosen.connect(self.open_search_hit)
-        self.search_panel.active_changed.connect(
-            lambda active: self.conversation_list.setVisible(not active)
-        )
+        connect_sidebar(self)
         side.addWidget(self.new_button)
         side.addWidget(self.search_panel)
         side.addWidget(self.conversation_list, 1)
@@ -131,6 +121,7 @@ class ChatScreen(QWidget, SessionListener):
         self.undo_bar = UndoBar()
         layout.addWidget(self.undo_bar)
         self.transcript = TranscriptView()
+        self.transcript.pictures.path_of = self.store.pictures.path
         self.transcript.action.connect(self.message_action)
         self.transcript.source_requested.connect(self.message_documents.show_source)
         # The welcome (set by the window) stands in for the transcript of an empty chat.
@@ -166,8 +157,12 @@ class ChatScreen(QWidget, SessionListener):
         self.stop_button.hide()
         self.composer.files_dropped.connect(self.message_documents.attach_dropped)
         composer_column = QVBoxLayout()
+        self.picture_tray = PictureTray(self.show_error)
+        self.composer.picture_pasted.connect(self.picture_tray.add_image)
+        composer_column.addWidget(self.picture_tray)
         composer_column.addWidget(self.composer, 1)
         self.documents_bar = DocumentsBar(self.documents, self.show_error)
+        self.documents_bar.pictures_to = self.picture_tray.add_files
         self.documents_bar.changed.connect(self.message_documents.remember_collections)
         self.tools_ui = ChatToolsUi(self, self.documents_bar)
         composer_column.addWidget(self.documents_bar)
@@ -408,7 +403,9 @@ class ChatScreen(QWidget, SessionListener):
 
         With attached files or collections, the files are read and searched in the
         background first (``Documents.ground``), then the message is sent with them."""
-        if not text.strip() or self.busy or self.preparing:
+        if (not text.strip() and not self.picture_tray.thumbs) or self.busy or self.preparing:
+            return False
+        if not pictures_welcome(self, self.picture_tray):
             return False
         attachments = self.documents_bar.attachments()
         collections = self.documents_bar.collections()
@@ -425,8 +422,9 @@ class ChatScreen(QWidget, SessionListener):
             editing = None
         if self.model_bar.model is not None:
             self.error_banner.dismiss()
+        pictures = self.picture_tray.pictures() or None
         reply = self._run(
-            lambda s: s.send(text, edit_of=editing.id if editing else None, documents=documents),
+            lambda s: s.send(text, editing.id if editing else None, documents, pictures),
             self.tr("saving your message"),
         )
         if reply is None:
@@ -435,6 +433,7 @@ class ChatScreen(QWidget, SessionListener):
         self.edit_label.hide()
         self.transcript.editing_id = None  # the conversation is drawn again for the branch
         self.composer.clear()
+        self.picture_tray.clear()
         return True
 
     def regenerate(self, message_id: int | None = None) -> bool:

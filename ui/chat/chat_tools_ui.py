@@ -19,7 +19,8 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from app.chat import store as st
-from app.chat.session import ChatSession, Reply, SessionListener
+from app.chat.reply import Reply
+from app.chat.session import ChatSession, SessionListener
 from app.chat.tool_turn import ChatTools
 from app.core import Core
 from app.docs.library import Documents

@@ -24,6 +24,7 @@ time it is drawn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRect, QRectF, QSizeF, Qt
@@ -32,6 +33,7 @@ from PySide6.QtGui import (
     QFont,
     QFontDatabase,
     QFontMetricsF,
+    QImage,
     QPainter,
     QPyTextObject,
     QTextCursor,
@@ -99,6 +101,8 @@ class CodeBlockObjects(QPyTextObject):
         self._drawings: dict[int, QTextDocument] = {}
         self._found_rects: dict[int, QRectF] = {}  # search hits, in their drawings
         self.drawn_at: dict[int, QRectF] = {}  # where each block was last drawn
+        # A picture of your messages by its name in the text (``TranscriptPictures.image``).
+        self.pictures: Callable[[str], QImage | None] = lambda _name: None
 
     def install(self, document: QTextDocument) -> None:
         document.documentLayout().registerHandler(int(QTextFormat.ObjectTypes.ImageObject), self)
@@ -121,8 +125,9 @@ class CodeBlockObjects(QPyTextObject):
     def intrinsicSize(self, doc: QTextDocument, pos: int, fmt: QTextFormat) -> QSizeF:
         key = key_of(fmt)
         block = self.blocks.get(key) if key else None
-        if block is None:  # an action's icon, else not Hearth's: nothing loaded or shown
-            return icon_size(fmt)
+        if block is None:  # a picture of yours, an action's icon, else nothing loaded or shown
+            picture = self.pictures(fmt.toImageFormat().name())
+            return QSizeF(picture.size()) if picture is not None else icon_size(fmt)
         natural, height = self._size(block)
         width = self.room_at(doc, pos)
         if natural + 2 * PADDING_X > width:
@@ -140,7 +145,11 @@ class CodeBlockObjects(QPyTextObject):
         key = key_of(fmt)
         block = self.blocks.get(key) if key else None
         if block is None:
-            draw_icon(painter, QRectF(rect), fmt)
+            picture = self.pictures(fmt.toImageFormat().name())
+            if picture is not None:
+                painter.drawImage(QRectF(rect), picture)
+            else:
+                draw_icon(painter, QRectF(rect), fmt)
             return
         rect = QRectF(rect)
         self.drawn_at[key] = rect

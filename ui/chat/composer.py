@@ -1,9 +1,10 @@
-"""The message box: Enter sends, Shift+Enter starts a new line."""
+"""The message box: Enter sends, Shift+Enter starts a new line; files dropped on it are
+attached, and a picture pasted into it (a screenshot) goes with the message."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QImage, QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
 
@@ -11,6 +12,7 @@ class Composer(QPlainTextEdit):
     submitted = Signal(str)
     escaped = Signal()  # Esc, handled here at once (no trip through the window's shortcuts)
     files_dropped = Signal(list)  # paths of local files dropped on the box (attachments)
+    picture_pasted = Signal(QImage)  # a picture pasted or dropped without a file (a screenshot)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -31,13 +33,18 @@ class Composer(QPlainTextEdit):
         return QSize(hint.width(), self.fontMetrics().lineSpacing() * 3 + 12)
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
-        return bool(_local_files(source)) or super().canInsertFromMimeData(source)
+        return (
+            bool(_local_files(source)) or source.hasImage() or super().canInsertFromMimeData(source)
+        )
 
     def insertFromMimeData(self, source: QMimeData) -> None:
         """Files dropped (or pasted) become attachments; text is inserted as text."""
         files = _local_files(source)
         if files:
             self.files_dropped.emit(files)
+            return
+        if source.hasImage() and not source.hasText():
+            self.picture_pasted.emit(QImage(source.imageData()))
             return
         super().insertFromMimeData(source)
 

@@ -30,6 +30,7 @@ from app.docs.terms import estimate_tokens
 from app.errors import describe_error
 from ui.background import run_in_background
 from ui.i18n import translated
+from wire import images
 
 
 class _Chip(QFrame):
@@ -76,6 +77,7 @@ class DocumentsBar(QWidget):
         self.documents = documents
         self.show_error = show_error
         self.chips: list[_Chip] = []
+        self.pictures_to: Callable[[list[Path]], None] | None = None
         self._collections: list[str] = []
         row = self.row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
@@ -84,7 +86,10 @@ class DocumentsBar(QWidget):
         self.attach_button.setObjectName("attachButton")
         self.attach_button.setText(self.tr("Attach…"))
         self.attach_button.setToolTip(
-            self.tr("Give the model files with your next message (or drop them on the box)")
+            self.tr(
+                "Give the model files or pictures with your next message (or drop them on "
+                "the box, or paste a picture)"
+            )
         )
         self.attach_button.setAccessibleName(self.tr("Attach files"))
         self.attach_button.clicked.connect(self.choose_files)
@@ -106,12 +111,27 @@ class DocumentsBar(QWidget):
     # -- attachments ------------------------------------------------------------------
     def choose_files(self) -> None:
         patterns = " ".join(f"*{suffix}" for suffix in sorted(SUPPORTED_SUFFIXES))
+        pictures = " ".join(f"*{suffix}" for suffix in images.SUFFIXES)
         paths, _ = QFileDialog.getOpenFileNames(
-            self, self.tr("Attach files"), "", self.tr("Documents ({0})").format(patterns)
+            self,
+            self.tr("Attach files"),
+            "",
+            ";;".join(
+                (
+                    self.tr("Documents and pictures ({0})").format(f"{patterns} {pictures}"),
+                    self.tr("Documents ({0})").format(patterns),
+                    self.tr("Pictures ({0})").format(pictures),
+                )
+            ),
         )
         self.add_files([Path(p) for p in paths])
 
     def add_files(self, paths: list[Path]) -> None:
+        """Documents become chips; pictures go to ``pictures_to`` (the picture tray)."""
+        pictures = [p for p in paths if p.suffix.lower() in images.SUFFIXES]
+        if pictures and self.pictures_to is not None:
+            self.pictures_to(pictures)
+            paths = [p for p in paths if p not in pictures]
         for path in paths:
             if any(chip.path == path for chip in self.chips):
                 continue

@@ -22,6 +22,7 @@ from ui.chat.action_icons import ACTION, icon_link
 from ui.chat.documents_html import attachments_html, sources_html
 from ui.chat.markdown_html import MarkdownRenderer, Palette
 from ui.chat.tool_blocks_html import tool_rounds_html
+from ui.chat.transcript_pictures import TranscriptPictures
 
 LIVE = -1  # the message id used for the reply being streamed
 GAP = "&nbsp;&nbsp;&nbsp;"  # between two actions' icons: room to aim
@@ -84,6 +85,8 @@ class Shown(Protocol):
     editing_id: int | None
     expanded: set[int]
     tools_open: set[int]
+
+    pictures: TranscriptPictures
 
     def branch_of(self, message_id: int) -> tuple[int, int] | None: ...
     def parent_of(self, message: st.Message) -> st.Message | None: ...
@@ -211,9 +214,13 @@ class MessageHtml:
     def user(self, message: st.Message, editing: bool = False) -> str:
         text = html.escape(message.content).replace("\n", "<br>")
         return (
-            f'<p style="margin-top:0px; margin-bottom:4px; white-space:pre-wrap;'
-            f' {self.user_style(editing)}">{text}<br></p>'
-        ) + attachments_html(message.documents, self.view.palette_colors)
+            self.view.pictures.html(message.images)
+            + (
+                f'<p style="margin-top:0px; margin-bottom:4px; white-space:pre-wrap;'
+                f' {self.user_style(editing)}">{text}<br></p>'
+            )
+            + attachments_html(message.documents, self.view.palette_colors)
+        )
 
     def sources(self, message: st.Message) -> str:
         """The sources the answer was given (kept with your message before it)."""

@@ -77,6 +77,7 @@ from ui.chat.markdown_html import (
     Palette,
 )
 from ui.chat.message_html import LIVE, MessageHtml
+from ui.chat.transcript_pictures import TranscriptPictures
 
 READING_WIDTH = 860  # the widest the conversation's column gets, in pixels
 DEFAULT_WINDOW = 100  # messages rendered when a conversation opens
@@ -131,6 +132,8 @@ class TranscriptView(QTextBrowser):
         self.last_copied = ""
         self.editing_id: int | None = None  # the message of yours being edited (highlighted)
         self.rendered = MessageHtml(self)  # each message's HTML, cached
+        self.pictures = TranscriptPictures(self)
+        self.code_objects.pictures = self.pictures.image  # your messages' pictures
 
     # -- appearance ----------------------------------------------------------------------
     def set_palette_colors(self, palette: Palette) -> None:

@@ -1,0 +1,75 @@
+"""Pictures in the window, with the tests' tiny vision model: attached or pasted into the
+composer (thumbnails, taken out before sending), sent with the message, kept with it and
+shown in the conversation; a text model says before sending that it cannot see them, and
+names the models here that can."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData
+from PySide6.QtGui import QColor, QImage
+from pytestqt.qtbot import QtBot
+
+from app.chat import store as st
+from app.core import Core
+from app.models.library import describe, projector_beside
+from tests.gui_helpers import open_window, wait_until
+from tests.vision_model import VisionModel, png
+from wire import images
+
+pytestmark = pytest.mark.slow
+
+
+def test_pictures_go_from_the_composer_into_the_conversation(
+    qtbot: QtBot, core: Core, vision_model: VisionModel, tmp_path: Path
+) -> None:
+    window = open_window(qtbot, core)
+    chat = window.chat
+    red, blue, notes = tmp_path / "red.png", tmp_path / "blue.jpg", tmp_path / "notes.txt"
+    red.write_bytes(png((255, 0, 0)))
+    blue.write_bytes(png((0, 0, 255)))
+    notes.write_text("Kettles boil at ninety degrees up a mountain.")
+    tray = chat.picture_tray
+    assert tray.isHidden(), "no pictures, no tray"
+    chat.message_documents.attach_dropped([str(red), str(blue), str(notes)])
+    wait_until(qtbot, lambda: len(tray.thumbs) == 2, 60_000)
+    assert not tray.isHidden()
+    assert [t.attached.name for t in tray.thumbs] == ["red.png", "blue.jpg"]
+    assert all(not t.attached.thumbnail.isNull() for t in tray.thumbs)
+    assert [p.name for p in chat.documents_bar.attachments()] == ["notes.txt"]
+    chat.documents_bar.clear_attachments()
+    tray.thumbs[1].removed.emit(tray.thumbs[1])  # its Remove button
+    assert [t.attached.name for t in tray.thumbs] == ["red.png"]
+    pasted = QImage(40, 30, QImage.Format.Format_RGB32)
+    pasted.fill(QColor("green"))
+    clipboard = QMimeData()
+    clipboard.setImageData(pasted)
+    chat.composer.insertFromMimeData(clipboard)
+    wait_until(qtbot, lambda: len(tray.thumbs) == 2, 60_000)
+    assert tray.thumbs[1].attached.name == "pasted.png"
+    assert images.kind_of(tray.thumbs[1].attached.data) == "png"
+
+    # The starter model reads text only: it says so, and names the model that can.
+    assert chat.model_bar.model is not None and not chat.model_bar.model.reads_images
+    vision = projector_beside(describe(vision_model.text, "added"))
+    chat.model_bar.models.append(vision)
+    assert not chat.send("What are these?")
+    assert "reads text only" in window.error_banner.message
+    assert vision.name in window.error_banner.message
+    assert len(tray.thumbs) == 2, "nothing was lost"
+
+    core.settings.set("sampling.temperature", 0.0)
+    with qtbot.waitSignal(window.model_loaded, timeout=300_000):
+        chat.chat_with(vision)
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
+        assert chat.send("What are these?")
+    assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
+    assert tray.isHidden() and not tray.thumbs, "sent: the tray is empty again"
+    question = next(m for m in chat.session.messages() if m.role == "user")
+    assert [ref["name"] for ref in question.images] == ["red.png", "pasted.png"]
+    assert question.content == "What are these?"
+    shown = chat.transcript.pictures
+    wait_until(qtbot, lambda: len(shown._drawn) == 2, 60_000)
+    assert all(image.height() <= 160 for image in shown._drawn.values())

@@ -1,0 +1,214 @@
+"""Pictures for the next message: attached, dropped or pasted into the composer, shown as
+thumbnails with a button to take each out before sending.
+
+A picture's file is read and checked (size, kind by its first bytes: ``wire.images``) and
+its thumbnail drawn in the background, never on the window's thread; Qt's reader is held
+to a small memory limit and reads a large JPEG already scaled down, so a hostile file
+costs the window little.  What the model reads is decoded by the worker alone.  A picture
+pasted from the clipboard (a screenshot) is saved as PNG, also in the background.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QSize, Qt, Signal
+from PySide6.QtGui import QImage, QImageReader, QPixmap
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from app.files import open_regular
+from ui.background import run_in_background
+from ui.chat.model_bar import ModelBar
+from ui.i18n import translated
+from wire import images
+from wire.phrases import message_of
+
+TRAY_HEIGHT = 64  # a thumbnail's height under the composer, in pixels
+READER_LIMIT_MB = 64  # what Qt's reader may allocate for one picture in the window
+LARGEST_PIXELS = 40_000_000  # as the worker: a picture said to be larger is not drawn
+
+
+@dataclass(frozen=True)
+class Attached:
+    data: bytes
+    name: str
+    thumbnail: QImage
+
+
+def thumbnail_of(data: bytes, height: int) -> QImage:
+    """A picture drawn ``height`` pixels high (a null image for one Qt cannot draw, or
+    one past ``LARGEST_PIXELS``); safe in any thread."""
+    buffer = QBuffer()
+    buffer.setData(QByteArray(data))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer)
+    reader.setAutoTransform(True)  # a photo's EXIF orientation, as the worker reads it
+    reader.setAllocationLimit(READER_LIMIT_MB)
+    size = reader.size()
+    if not size.isValid() or size.width() * size.height() > LARGEST_PIXELS:
+        return QImage()
+    if size.height() > height:
+        reader.setScaledSize(
+            size.scaled(QSize(height * 8, height), Qt.AspectRatioMode.KeepAspectRatio)
+        )
+    return reader.read()
+
+
+def read_attached(path: Path) -> Attached:
+    """A picture file, read, checked and drawn small (in a background thread)."""
+    with open_regular(path) as file:
+        size = path.stat().st_size
+        if size > images.MAX_IMAGE_BYTES:
+            raise images.too_large(size, path.name)
+        data = images.checked(file.read(), path.name)
+    return Attached(data, path.name, thumbnail_of(data, TRAY_HEIGHT))
+
+
+def pasted(image: QImage) -> Attached:
+    """A picture from the clipboard, as a PNG file (in a background thread)."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # PySide takes str only
+    data = images.checked(bytes(buffer.data().data()), "the pasted picture")
+    return Attached(data, "pasted.png", image.scaledToHeight(min(TRAY_HEIGHT, image.height())))
+
+
+class _Thumb(QWidget):
+    removed = Signal(object)
+
+    def __init__(self, attached: Attached, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.attached = attached
+        self.place = 0  # its order among the pictures given
+        self.setObjectName("pictureChip")
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        picture = QLabel()
+        picture.setObjectName("pictureThumbnail")
+        picture.setFixedHeight(TRAY_HEIGHT)
+        if attached.thumbnail.isNull():
+            picture.setText(attached.name)
+        else:
+            picture.setPixmap(QPixmap.fromImage(attached.thumbnail))
+        picture.setToolTip(attached.name)
+        picture.setAccessibleName(self.tr("Picture {0}").format(attached.name))
+        column.addWidget(picture)
+        remove = QToolButton()
+        remove.setText(self.tr("Remove"))
+        remove.setAccessibleName(self.tr("Remove the picture {0}").format(attached.name))
+        remove.clicked.connect(lambda: self.removed.emit(self))
+        column.addWidget(remove, 0, Qt.AlignmentFlag.AlignHCenter)
+
+
+class PictureTray(QWidget):
+    """The pictures the next message carries; hidden while there are none."""
+
+    changed = Signal()
+
+    def __init__(self, show_error: Callable[[str], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("pictureTray")
+        self.show_error = show_error
+        self.thumbs: list[_Thumb] = []
+        self.waiting = 0  # pictures still being read
+        self._given = 0
+        self.row = QHBoxLayout(self)
+        self.row.setContentsMargins(0, 0, 0, 0)
+        self.row.setSpacing(6)
+        self.row.addStretch(1)
+        self.hide()
+
+    def pictures(self) -> list[tuple[bytes, str]]:
+        return [(thumb.attached.data, thumb.attached.name) for thumb in self.thumbs]
+
+    def add_files(self, paths: list[Path]) -> None:
+        for path in paths:
+            self._add_later(functools.partial(read_attached, path), path.name)
+
+    def add_image(self, image: QImage) -> None:
+        self._add_later(lambda: pasted(image), self.tr("the pasted picture"))
+
+    def _add_later(self, work: Callable[[], Attached], name: str) -> None:
+        if len(self.thumbs) + self.waiting >= images.MAX_IMAGES_PER_MESSAGE:
+            self.show_error(
+                self.tr("A message carries at most {0} pictures.").format(
+                    images.MAX_IMAGES_PER_MESSAGE
+                )
+            )
+            return
+        self.waiting += 1
+        self._given += 1
+        place = self._given  # pictures keep the order they were given in, however read
+
+        def failed(exc: BaseException) -> None:
+            self.waiting -= 1
+            if isinstance(exc, OSError):
+                reason = exc.strerror or str(exc)
+            else:
+                reason = translated(message_of(exc))
+            self.show_error(self.tr("{0} cannot be attached: {1}").format(name, reason))
+
+        run_in_background(self, work, lambda attached: self._add(attached, place), failed)
+
+    def _add(self, attached: Attached, place: int) -> None:
+        self.waiting -= 1
+        if any(t.attached.data == attached.data for t in self.thumbs):
+            return  # the same picture twice is sent once
+        thumb = _Thumb(attached)
+        thumb.place = place
+        thumb.removed.connect(self._remove)
+        index = sum(1 for t in self.thumbs if t.place < place)
+        self.thumbs.insert(index, thumb)
+        self.row.insertWidget(index, thumb)
+        self.show()
+        self.changed.emit()
+
+    def _remove(self, thumb: _Thumb) -> None:
+        self.thumbs.remove(thumb)
+        thumb.deleteLater()
+        self.setVisible(bool(self.thumbs))
+        self.changed.emit()
+
+    def clear(self) -> None:
+        for thumb in list(self.thumbs):
+            self._remove(thumb)
+
+
+class Screen(Protocol):
+    """What ``pictures_welcome`` asks of the Chat screen."""
+
+    model_bar: ModelBar
+
+    def show_error(self, message: str) -> None: ...
+
+
+def pictures_welcome(screen: Screen, tray: PictureTray) -> bool:
+    """Whether the next message's pictures can go to the chosen model; if not, say so
+    before anything is sent, and name the models here that read pictures."""
+    model = screen.model_bar.model
+    if not tray.thumbs or model is None or model.reads_images:
+        return True
+    readers = [entry.name for entry in screen.model_bar.models if entry.reads_images]
+    if readers:
+        screen.show_error(
+            QCoreApplication.translate(
+                "PictureTray",
+                "{0} reads text only, so it cannot see pictures. Choose a model that reads "
+                "them above: {1}.",
+            ).format(model.name, ", ".join(readers))
+        )
+    else:
+        screen.show_error(
+            QCoreApplication.translate(
+                "PictureTray",
+                "{0} reads text only, and no model here reads pictures. Download one in "
+                "Models (Gemma 3, Qwen2.5-VL or SmolVLM, with its projector), or take the "
+                "pictures out.",
+            ).format(model.name)
+        )
+    return False
