@@ -204,9 +204,11 @@ runtime-cuda: | $(STAMP)
 	ln -sfn $(BUILD_CACHE)/cuda-$(LLAMA_VERSION)/cuda .cache/runtimes/cuda
 
 # A picture of the real window under Xvfb, for people to look at.
-screenshot: $(STAMP)
+screenshot: $(STAMP) $(VISION_MODEL)/.built
 	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) -m tests.tools.screenshot screenshots/main-window.png
 	xvfb-run -a -s "-screen 0 1280x900x24" $(PY) -m tests.tools.tool_screenshots screenshots/
+	HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) xvfb-run -a -s "-screen 0 1280x900x24" \
+		$(PY) -m tests.tools.vision_screenshots screenshots/
 	xvfb-run -a -s "-screen 0 1024x600x24" $(PY) -m tests.tools.screen_screenshots screenshots/
 
 # --- installers (Linux here; Windows and macOS: packaging/windows, packaging/macos) -------
