@@ -190,6 +190,7 @@ class Core:
             else "",
             engine=engine,
             projector=str(entry.projector or "") if engine == LLAMA_CPP else "",
+            vision=entry.vision and engine == TRANSFORMERS,
             dtype=chosen.dtype or "auto",
             quantization=chosen.quantization or "",
             attention=chosen.attention or "sdpa",

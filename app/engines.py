@@ -220,7 +220,8 @@ CATALOGUE: tuple[Engine, ...] = (
         runtime_bytes=700 * 2**20,  # Python + torch + transformers
         gpu=GPU_TORCH_CUDA,
         modules=("torch", "transformers"),
-        features=frozenset({TOOLS}),
+        # Pictures: a checkpoint with a vision tower (``ModelSpec.vision``).
+        features=frozenset({TOOLS, IMAGES}),
     ),
     # A server's own grammar holds its output to a schema: response_format is passed on.
     Engine(
@@ -243,11 +244,11 @@ BY_NAME: dict[str, Engine] = {engine.name: engine for engine in CATALOGUE}
 
 def reads_images(spec: ModelSpec) -> bool:
     """Whether the model of ``spec`` reads pictures: its engine does, and a GGUF model has
-    its projector."""
+    its projector, a checkpoint its vision tower."""
     record = BY_NAME.get(spec.engine)
     if record is None or IMAGES not in record.features:
         return False
-    return spec.engine != LLAMA_CPP or bool(spec.projector)
+    return bool(spec.projector) if spec.engine == LLAMA_CPP else spec.vision
 
 
 OPTIONS: dict[str, EngineOption] = {

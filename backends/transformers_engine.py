@@ -40,9 +40,10 @@ from backends.context_budget import (
 from backends.engine import Emit, EngineError, Progress
 from backends.fallback_template import FALLBACK_STOPS, FALLBACK_TEMPLATE
 from backends.job_control import JobControl
+from backends.pictures import VisionError
 from backends.sampling import token_bias
 from backends.template_guard import Defuser, bounded_render
-from backends.text_stream import TextAssembler, request_stops, stop_notice
+from backends.text_stream import request_stops, stop_notice
 from backends.tool_prompt import (
     chosen_tools,
     engine_message,
@@ -50,7 +51,14 @@ from backends.tool_prompt import (
     has_tool_parts,
     hermes_messages,
 )
-from wire import protocol
+from backends.transformers_generation import (
+    CancelCriterion,
+    LogitBias,
+    ReplyPenalties,
+    Streamer,
+)
+from backends.transformers_vision import PictureInputs, image_tokens, reads_pictures
+from wire import images, protocol
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
 
@@ -144,6 +152,7 @@ class TransformersEngine:
         self.transformers = transformers
         self.model: Any = None
         self.tokenizer: Any = None
+        self.processor: Any = None  # a checkpoint that reads pictures (its vision tower's)
         self.spec: dict[str, Any] = {}
         self.device = "cpu"
         self.n_ctx = 4096
@@ -163,10 +172,17 @@ class TransformersEngine:
             spec, cuda, bf16, importlib.util.find_spec("flash_attn") is not None
         )
         progress(0.1, "Reading the tokenizer")
+        vision = reads_pictures(folder)
         try:
-            self.tokenizer = self.transformers.AutoTokenizer.from_pretrained(
-                str(folder), trust_remote_code=kwargs["trust_remote_code"]
-            )
+            if vision:
+                self.processor = self.transformers.AutoProcessor.from_pretrained(
+                    str(folder), trust_remote_code=kwargs["trust_remote_code"]
+                )
+                self.tokenizer = self.processor.tokenizer
+            else:
+                self.tokenizer = self.transformers.AutoTokenizer.from_pretrained(
+                    str(folder), trust_remote_code=kwargs["trust_remote_code"]
+                )
         except MemoryError as exc:
             raise OutOfMemory("loading") from exc
         except Exception as exc:
@@ -176,9 +192,12 @@ class TransformersEngine:
             ) from exc
         progress(0.3, "Loading the weights")
         try:
-            self.model = self.transformers.AutoModelForCausalLM.from_pretrained(
-                str(folder), **kwargs
+            kind = (
+                self.transformers.AutoModelForImageTextToText
+                if vision
+                else self.transformers.AutoModelForCausalLM
             )
+            self.model = kind.from_pretrained(str(folder), **kwargs)
         except (torch.cuda.OutOfMemoryError, MemoryError) as exc:
             raise OutOfMemory("loading") from exc
         except RuntimeError as exc:
@@ -199,8 +218,15 @@ class TransformersEngine:
             ) from exc
         self.model.eval()
         self.device = "cuda" if cuda else "cpu"
-        config_ctx = getattr(self.model.config, "max_position_embeddings", None) or 4096
+        config = self.model.config
+        config_ctx = (
+            getattr(config, "max_position_embeddings", None)
+            or getattr(getattr(config, "text_config", None), "max_position_embeddings", None)
+            or 4096
+        )
         self.n_ctx = int(spec.get("n_ctx") or config_ctx)
+        if self.processor is not None and self.processor.chat_template:
+            self.tokenizer.chat_template = self.processor.chat_template
         if not self.tokenizer.chat_template:
             self.tokenizer.chat_template = FALLBACK_TEMPLATE
             self.template_source = "fallback"
@@ -218,6 +244,7 @@ class TransformersEngine:
             "chat_template": self.template_source,
             "engine": TRANSFORMERS,
             "architecture": (self.model.config.architectures or [""])[0],
+            "reads_images": self.processor is not None,
             "notes": notes,
         }
 
@@ -349,13 +376,19 @@ class TransformersEngine:
         max_tokens = int(params["max_tokens"]) if params.get("max_tokens") else None
         continuing = continues_reply(request, messages)
 
+        pictures = self._pictures(messages, continuing)
+
         def render(candidate: list[dict[str, Any]]) -> list[int]:
+            if pictures is not None:
+                return pictures.render(self._defuser.messages(candidate))
             return self._render(candidate, continuing)
 
         try:
             fitted = prepare_prompt(messages, render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
             raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
+        except (VisionError, images.ImageRefused) as exc:  # a picture that is none
+            raise EngineError(protocol.ERR_BAD_REQUEST, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit
         control.tokens(len(prompt), 0)
         # A seed serves its own request only: without one, a fresh random seed, so the
@@ -363,7 +396,7 @@ class TransformersEngine:
         seed = int(params["seed"]) if params.get("seed") is not None else -1
         torch.manual_seed(seed if seed >= 0 else secrets.randbits(63))
         template_stops = FALLBACK_STOPS if self.template_source == "fallback" else ()
-        streamer = _Streamer(
+        streamer = Streamer(
             self.tokenizer, emit, (*template_stops, *request_stops(params.get("stop")))
         )
         if self.opens_thinking and not continuing:
@@ -381,8 +414,8 @@ class TransformersEngine:
         processors = self.transformers.LogitsProcessorList()
         bias = token_bias(params.get("logit_bias"), len(self.tokenizer))
         if bias:
-            processors.append(_LogitBias(bias))
-        penalties = _ReplyPenalties(
+            processors.append(LogitBias(bias))
+        penalties = ReplyPenalties(
             float(params.get("repeat_penalty") or 1.0),
             float(params.get("frequency_penalty") or 0.0),
             float(params.get("presence_penalty") or 0.0),
@@ -394,13 +427,15 @@ class TransformersEngine:
         if params.get("ignore_eos"):
             sampling["min_new_tokens"] = limit
         stop = self.transformers.StoppingCriteriaList(
-            [_CancelCriterion(control, streamer, len(prompt))]
+            [CancelCriterion(control, streamer, len(prompt))]
         )
         input_ids = torch.tensor([prompt], device=self.model.device)
+        extra = pictures.inputs(prompt, self.model.device, self.model.dtype) if pictures else {}
         try:
             with torch.inference_mode():
                 self.model.generate(
                     input_ids=input_ids,
+                    **extra,
                     attention_mask=torch.ones_like(input_ids),
                     max_new_tokens=max(limit, 1),
                     streamer=streamer,
@@ -445,9 +480,26 @@ class TransformersEngine:
                 now,
                 dropped_messages=fitted.dropped,
                 device=self.device,
+                **({"image_tokens": image_tokens(self.model, prompt)} if extra else {}),
             )
         )
         return finish
+
+    def _pictures(self, messages: list[dict[str, Any]], continuing: bool) -> PictureInputs | None:
+        """A checkpoint that reads pictures renders every prompt through its processor
+        (its template takes lists of parts); one that does not refuses pictures in words."""
+        if self.processor is None:
+            if images.has_images(messages):
+                raise EngineError(
+                    protocol.ERR_BAD_REQUEST,
+                    Phrase(
+                        "This model reads text only, so it cannot see the pictures. Choose a "
+                        "model that reads images, or send the message without them."
+                    ),
+                )
+            return None
+        render = bounded_render(lambda chosen: self._prompt_text(chosen, continuing))
+        return PictureInputs(self.processor, render)
 
     def close(self) -> None:
         self.model = None
@@ -457,132 +509,3 @@ class TransformersEngine:
         gc.collect()
         if self.torch.cuda.is_available():
             self.torch.cuda.empty_cache()
-
-
-class _Streamer:
-    """Receives token ids from ``generate`` and emits text as soon as it is complete.
-
-    Decoding restarts after each newline (as transformers' own streamer does), and text
-    ending in an incomplete UTF-8 character (U+FFFD) is held back until the next token
-    completes it, so no replacement characters ever reach the window.
-    """
-
-    def __init__(self, tokenizer: Any, emit: Emit, stops: tuple[str, ...]) -> None:
-        self.tokenizer, self.emit = tokenizer, emit
-        # Text that could still become a stop string is held back until it is decided.
-        self.assembler = TextAssembler(stops)
-        self.ids: list[int] = []
-        self.cache: list[int] = []
-        self.shown = 0
-        self.prompt_seen = False
-        self.generated = 0
-        self.first_at: float | None = None
-        self.last_at: float | None = None
-        self.stopped_by_text = False
-
-    def put(self, value: Any) -> None:
-        if not self.prompt_seen:  # generate() hands over the prompt first
-            self.prompt_seen = True
-            return
-        new = [int(t) for t in value.reshape(-1).tolist()]
-        now = time.perf_counter()
-        self.first_at = self.first_at or now
-        self.last_at = now
-        self.generated += len(new)
-        self.ids.extend(new)
-        self.cache.extend(new)
-        text = self.tokenizer.decode(self.cache, skip_special_tokens=True)
-        if text.endswith("\ufffd"):
-            return
-        self._show(text[self.shown :])
-        if text.endswith("\n"):
-            self.cache, self.shown = [], 0
-        else:
-            self.shown = len(text)
-
-    def _show(self, piece: str, final: bool = False) -> None:
-        text = self.assembler.feed(piece.encode("utf-8"))
-        if final:
-            text += self.assembler.finish()
-        self.stopped_by_text = self.assembler.stopped
-        if text:
-            self.emit({"type": protocol.DELTA, "text": text})
-
-    def end(self) -> None:
-        """Called by generate(); the remaining text is flushed by ``finish``."""
-
-    def finish(self) -> None:
-        rest = ""
-        if self.cache:
-            rest = self.tokenizer.decode(self.cache, skip_special_tokens=True)[self.shown :]
-            rest = rest.rstrip("\ufffd")  # a character the token limit cut in half
-            self.cache, self.shown = [], 0
-        self._show(rest, final=True)
-
-
-class _ReplyPenalties:
-    """llama.cpp's penalties, over the reply's last ``window`` tokens (its sampler sees
-    generated tokens only, not the prompt), so both engines answer alike with the same
-    settings: the repeat penalty divides a used token's positive logit (multiplies a
-    negative one); OpenAI's frequency penalty subtracts per use, the presence penalty once."""
-
-    def __init__(
-        self,
-        repeat: float,
-        frequency: float,
-        presence: float,
-        prompt_length: int,
-        window: int = 64,
-    ) -> None:
-        self.repeat, self.frequency, self.presence = repeat, frequency, presence
-        self.prompt_length, self.window = prompt_length, window
-        self.active = repeat != 1.0 or frequency != 0.0 or presence != 0.0
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        import torch
-
-        recent = input_ids[:, self.prompt_length :][:, -self.window :]
-        if recent.shape[1] == 0:
-            return scores
-        picked = scores.gather(1, recent)
-        if self.repeat != 1.0:
-            picked = torch.where(picked > 0, picked / self.repeat, picked * self.repeat)
-        scores = scores.scatter(1, recent, picked)
-        if self.frequency or self.presence:
-            counts = torch.zeros_like(scores).scatter_add(
-                1, recent, torch.ones_like(recent, dtype=scores.dtype)
-            )
-            used = (counts > 0).to(scores.dtype)
-            scores = scores - counts * self.frequency - used * self.presence
-        return scores
-
-
-class _LogitBias:
-    """OpenAI's ``logit_bias``: added to the chosen tokens' logits (-100 bans a token)."""
-
-    def __init__(self, bias: list[tuple[int, float]]) -> None:
-        self.tokens = [token for token, _ in bias]
-        self.amounts = [amount for _, amount in bias]
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        import torch
-
-        index = torch.tensor(self.tokens, device=scores.device)
-        amounts = torch.tensor(self.amounts, device=scores.device, dtype=scores.dtype)
-        return scores.index_add(1, index, amounts.expand(scores.shape[0], -1))
-
-
-class _CancelCriterion:
-    """Stops generation when Stop was pressed (checked after every token), and between
-    tokens applies the CPU threads the engine host allows now."""
-
-    def __init__(self, control: JobControl, streamer: _Streamer, prompt_tokens: int) -> None:
-        self.control, self.streamer, self.prompt_tokens = control, streamer, prompt_tokens
-
-    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-        import torch
-
-        self.control.tokens(self.prompt_tokens, self.streamer.generated)
-        self.control.checkpoint()
-        stop = self.control.cancelled() or self.streamer.stopped_by_text
-        return torch.full((input_ids.shape[0],), stop, dtype=torch.bool, device=input_ids.device)

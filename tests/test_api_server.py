@@ -18,7 +18,7 @@ from app.serve.capabilities import ollama_capabilities, refusal
 from app.serve.openai_chat import ChatRequest
 from tests.api_helpers import PIXEL
 from tests.conftest import HEARTH, REPO
-from wire.model_spec import LLAMA_CPP, TRANSFORMERS, ModelSpec
+from wire.model_spec import LLAMA_CPP, REMOTE, TRANSFORMERS, ModelSpec
 
 pytestmark = pytest.mark.slow
 # Without --model, hearth serve offers the library: requests name the model they want.
@@ -469,9 +469,9 @@ def test_pictures_need_a_model_that_reads_them() -> None:
     vision = ModelSpec("m.gguf", engine=LLAMA_CPP, projector="mmproj-m.gguf")
     assert "reads text only" in str(refusal(asked, text_only))
     assert refusal(asked, vision) is None
-    assert "not read by this server's model" in str(
-        refusal(asked, ModelSpec("m", engine=TRANSFORMERS))
-    )
+    assert "reads text only" in str(refusal(asked, ModelSpec("m", engine=TRANSFORMERS)))
+    assert refusal(asked, ModelSpec("m", engine=TRANSFORMERS, vision=True)) is None
+    assert "not read by this server's model" in str(refusal(asked, ModelSpec("m", engine=REMOTE)))
     assert "vision" in ollama_capabilities(LLAMA_CPP, pictures=True)
     assert "vision" not in ollama_capabilities(LLAMA_CPP, pictures=False)
 

@@ -79,3 +79,23 @@ def test_the_picker_and_the_library_say_which_models_read_images(
     table = window.models_screen.library_panel.table
     names = [table.item(row, 0).text() for row in range(table.rowCount())]  # type: ignore[union-attr]
     assert any(name.startswith("tiny-vlm-Q8_0") and "reads images" in name for name in names)
+
+
+def test_the_fit_estimate_counts_the_projector(vision_model: VisionModel) -> None:
+    """A vision model needs its projector's memory besides its own (and buffers to encode
+    a picture): "will it fit" must not say yes to the text model alone."""
+    from dataclasses import replace
+
+    from app.machine.fit_service import estimate_entry
+    from app.models.library import describe, projector_beside
+    from tests.conftest import recorded_machine
+
+    vision = projector_beside(describe(vision_model.text, "added"))
+    assert vision.projector == vision_model.projector
+    text_only = replace(vision, projector=None)
+    facts = recorded_machine("laptop")
+    with_pictures = estimate_entry(vision, facts, 2048)
+    without = estimate_entry(text_only, facts, 2048)
+    projector = vision_model.projector.stat().st_size
+    assert with_pictures.weights_bytes - without.weights_bytes >= projector
+    assert with_pictures.peak_bytes - without.peak_bytes >= projector

@@ -14,7 +14,7 @@ from app.engine.seat import Seat
 from tests.conftest import collect
 from tests.vision_model import VisionModel, bomb, png
 from wire import images, protocol
-from wire.model_spec import ModelSpec
+from wire.model_spec import TRANSFORMERS, ModelSpec
 
 pytestmark = pytest.mark.slow
 
@@ -100,3 +100,20 @@ def test_a_text_model_says_it_cannot_see_pictures(client: Seat, spec: ModelSpec)
     assert "reads text only" in error["message"]
     text, _ = ask(client, spec, [user("Hello")])
     assert text
+
+
+def test_a_checkpoint_reads_the_picture_through_its_processor(
+    client: Seat, vision_model: VisionModel
+) -> None:
+    """The same tiny model as a transformers checkpoint: the processor places the picture's
+    tokens (as many as llama.cpp's, the same model), and the picture changes the reply."""
+    spec = ModelSpec(str(vision_model.checkpoint), n_ctx=2048, threads=1, engine=TRANSFORMERS)
+    _, plain = ask(client, spec, [user("What is in this picture?")])
+    red_text, red = ask(client, spec, [user("What is in this picture?", RED)])
+    blue_text, _ = ask(client, spec, [user("What is in this picture?", BLUE)])
+    assert red["image_tokens"] >= 16
+    assert red["prompt_tokens"] >= plain["prompt_tokens"] + red["image_tokens"]
+    assert red_text != blue_text
+    _, events = collect(client.chat(spec, [user("What is it?", bomb(50_000, 50_000))], GREEDY))
+    assert events[-1]["kind"] == protocol.ERR_BAD_REQUEST
+    assert "too many pixels" in events[-1]["message"]

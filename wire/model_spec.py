@@ -52,6 +52,8 @@ class ModelSpec:
     # llama.cpp only: the model's projector (``mmproj-*.gguf``), through which it reads
     # images; "": it reads text only.
     projector: str = ""
+    # transformers only: the checkpoint has a vision tower and reads images.
+    vision: bool = False
     # transformers engine only
     dtype: str = "auto"
     quantization: str = ""  # "", "4bit" or "8bit"

@@ -3,7 +3,9 @@
 Everything is computed from metadata (the GGUF header or config.json) and the hardware
 facts, never by loading weights.  The parts of the estimate, for llama.cpp:
 
-* **weights**: the tensor bytes the GGUF header declares (per layer, plus embeddings/head);
+* **weights**: the tensor bytes the GGUF header declares (per layer, plus embeddings/head),
+  and a vision model's projector with the buffers of encoding a picture
+  (``with_projector``);
 * **KV cache**: ``2 × layers × context × kv_heads × head_dim × bytes per element``
   (f16: 2 bytes; q8_0: 34/32; q4_0: 18/32), once per slot (replies at once: each has a
   whole context of its own);
@@ -187,6 +189,16 @@ def shape_from_config(
         other_bytes=int(2 * vocab * hidden * DTYPE_BYTES.get(dtype, 2.0)),
         context_length=config.get("max_position_embeddings"),
     )
+
+
+def with_projector(shape: ModelShape, projector_bytes: int) -> None:
+    """A vision model's projector counts with its weights: its own weights, and an
+    allowance of half as much again for the buffers of encoding one picture (llama.cpp
+    reserves them for the largest picture the projector takes; an allowance, not yet
+    measured against real projectors)."""
+    extra = projector_bytes + projector_bytes // 2
+    shape.weights_bytes += extra
+    shape.other_bytes += extra
 
 
 def kv_cache_bytes(shape: ModelShape, n_ctx: int, kv_type: str = "f16") -> int:

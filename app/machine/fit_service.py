@@ -12,6 +12,7 @@ from app.machine.fit import (
     estimate,
     shape_from_config,
     shape_from_gguf,
+    with_projector,
 )
 from app.machine.hardware import SystemFacts
 from app.models.gguf_header import GGUFError, read_gguf
@@ -49,7 +50,10 @@ def fitted_slots(entry: ModelEntry, facts: SystemFacts, n_ctx: int, wanted: int)
 
 def _shape(entry: ModelEntry) -> ModelShape:
     if entry.format == "gguf":
-        return shape_from_gguf(read_gguf(entry.path))
+        shape = shape_from_gguf(read_gguf(entry.path))
+        if entry.projector is not None and entry.projector.is_file():
+            with_projector(shape, entry.projector.stat().st_size)
+        return shape
     dtype = entry.quantization if entry.quantization in ("float32", "float16") else "bfloat16"
     return shape_from_config(entry.path, dtype, entry.parameters)
 

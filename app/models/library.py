@@ -93,10 +93,11 @@ class ModelEntry:
     warning: str = ""
     # A GGUF model's projector (``mmproj-*.gguf`` beside it): the model reads images.
     projector: Path | None = None
+    vision: bool = False  # a transformers checkpoint with a vision tower (reads images)
 
     @property
     def reads_images(self) -> bool:
-        return self.projector is not None
+        return self.projector is not None or self.vision
 
     @property
     def usable(self) -> bool:
@@ -234,13 +235,21 @@ def _describe_folder(folder: Path, source: str, name: str | None = None) -> Mode
         quantization=str(quant.get("quant_method", ""))
         if isinstance(quant, dict) and quant
         else dtype,
-        context_length=config.get("max_position_embeddings")
-        if isinstance(config.get("max_position_embeddings"), int)
-        else None,
+        context_length=_context_of(config),
         has_chat_template=bool(template),
         parameters=_safetensors_parameters(weights),
         warning=warning,
+        vision=isinstance(config.get("vision_config"), dict),
     )
+
+
+def _context_of(config: dict[str, Any]) -> int | None:
+    """A checkpoint's context length; a vision model's is its text model's."""
+    text = config.get("text_config")
+    for where in (config, text if isinstance(text, dict) else {}):
+        if isinstance(where.get("max_position_embeddings"), int):
+            return int(where["max_position_embeddings"])
+    return None
 
 
 def _size(path: Path) -> int:

@@ -62,7 +62,7 @@ def tiles(path: Path) -> None:
         for column in range(4):
             painter.fillRect(column * 80, row * 80, 80, 80, QColor(colours[(row + column) % 4]))
     painter.end()
-    image.save(str(path), "JPG")
+    image.save(str(path))  # a JPEG, by its name
 
 
 def shoot(folder: Path, theme: str, suffix: str) -> None:
