@@ -41,8 +41,25 @@ def test_gguf_repo_one_row_per_quantization_with_shards_grouped() -> None:
     offers = group_files(files)
     labels = [o.label for o in offers]
     assert labels == ["Q4_K_M", "Q8_0", "mmproj-big-f16.gguf (vision projector)"]
-    assert offers[0].size == 8_000 and len(offers[0].files) == 2
+    # A vision model's files come with its projector: one unit to download.
+    assert offers[0].size == 8_500 and len(offers[0].files) == 3
+    assert offers[0].model_size == 8_000 and offers[0].projector == files[3]
+    assert offers[1].files == [files[2], files[3]]
+    assert offers[2].is_projector and offers[2].projector is None
     assert recommend(offers) is offers[0]
+
+
+def test_a_vision_model_comes_with_its_full_precision_projector() -> None:
+    files = [
+        RepoFile("gemma-3-4b-it-Q4_K_M.gguf", 2_500),
+        RepoFile("mmproj-model-Q8_0.gguf", 600),
+        RepoFile("mmproj-model-f16.gguf", 850),
+        RepoFile("mmproj-model-f32.gguf", 1_700),
+    ]
+    model = group_files(files)[0]
+    assert model.label == "Q4_K_M" and model.projector == files[2]
+    plain = group_files([RepoFile("qwen-Q4_K_M.gguf", 2_000)])[0]
+    assert plain.projector is None and plain.files == [RepoFile("qwen-Q4_K_M.gguf", 2_000)]
 
 
 def test_transformers_checkpoint_is_one_unit() -> None:

@@ -99,3 +99,42 @@ def test_the_fit_estimate_counts_the_projector(vision_model: VisionModel) -> Non
     projector = vision_model.projector.stat().st_size
     assert with_pictures.weights_bytes - without.weights_bytes >= projector
     assert with_pictures.peak_bytes - without.peak_bytes >= projector
+
+
+def test_a_vision_model_downloads_with_its_projector(
+    data_dir: Path, vision_model: VisionModel
+) -> None:
+    """``hearth pull`` of a vision model's repository fetches the model and its projector
+    (both verified, from either hub), and the library then says it reads images."""
+    import os
+
+    from tests.fakehub import FakeHub
+
+    hub = FakeHub().start()
+    try:
+        hub.add(
+            "acme/tiny-vlm-GGUF",
+            {
+                "tiny-vlm-F16.gguf": vision_model.text.read_bytes(),
+                "mmproj-tiny-vlm-f16.gguf": vision_model.projector.read_bytes(),
+                "README.md": b"a tiny vision model",
+            },
+        )
+        env = dict(os.environ, HF_ENDPOINT=hub.url, MODELSCOPE_ENDPOINT=hub.url)
+        # As recommended, and by the model file's name: either way with its projector.
+        for source, named in (("modelscope", ()), ("hf", ("--file", "tiny-vlm-F16.gguf"))):
+            pulled = run_hearth("pull", "acme/tiny-vlm-GGUF", "--source", source, *named, env=env)
+            assert pulled.returncode == 0, pulled.stderr
+            assert "tiny-vlm-F16.gguf, mmproj-tiny-vlm-f16.gguf verified" in pulled.stderr
+            folder = data_dir / "models" / "acme/tiny-vlm-GGUF"
+            assert (folder / "mmproj-tiny-vlm-f16.gguf").read_bytes() == (
+                vision_model.projector.read_bytes()
+            )
+            listed = json.loads(run_hearth("models", "list", "--json", env=env).stdout)
+            model = next(m for m in listed if m["path"] == str(folder / "tiny-vlm-F16.gguf"))
+            assert model["reads_images"] is True
+            removed = run_hearth("models", "rm", "tiny-vlm-F16", "--yes", env=env)
+            assert removed.returncode == 0, removed.stderr
+            assert not folder.exists(), "its projector went with it"
+    finally:
+        hub.stop()

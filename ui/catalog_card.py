@@ -32,6 +32,7 @@ PURPOSE_LABELS = {
     "reasoning": QT_TRANSLATE_NOOP("CatalogCard", "Reasoning (thinks first)"),
     "coding": QT_TRANSLATE_NOOP("CatalogCard", "Coding"),
     "multilingual": QT_TRANSLATE_NOOP("CatalogCard", "Chinese and many languages"),
+    "vision": QT_TRANSLATE_NOOP("CatalogCard", "Pictures (reads images)"),
     "embedding": QT_TRANSLATE_NOOP("CatalogCard", "Document search (embeddings)"),
 }
 VERDICT_LABELS = {
@@ -84,8 +85,10 @@ class CatalogCard(QFrame):
             else ""
         )
         verdict = tr_card(VERDICT_LABELS.get(fit.verdict, fit.verdict_text))
+        size = entry.size_bytes + entry.projector_bytes  # a projector comes with its model
         facts = [
-            self.tr("{0} download").format(f"{entry.size_bytes / 1e9:.1f} GB"),
+            self.tr("{0} download").format(f"{size / 1e9:.1f} GB"),
+            *([self.tr("reads images")] if entry.reads_images else []),
             f"{verdict}, {speed}" if speed else verdict,
             entry.license,
         ]

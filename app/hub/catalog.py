@@ -24,12 +24,21 @@ from typing import Any
 
 from app.errors import HearthError
 from app.hub.sources import HF, MODELSCOPE
-from app.machine.fit import CPU, FITS_GPU, NO_FIT, PARTIAL, Estimate, ModelShape, estimate
+from app.machine.fit import (
+    CPU,
+    FITS_GPU,
+    NO_FIT,
+    PARTIAL,
+    Estimate,
+    ModelShape,
+    estimate,
+    with_projector,
+)
 from app.machine.hardware import SystemFacts
 from app.paths import resources_dir
 from wire.phrases import Phrase
 
-PURPOSES = ("chat", "reasoning", "coding", "multilingual", "embedding")
+PURPOSES = ("chat", "reasoning", "coding", "multilingual", "vision", "embedding")
 # The welcome's cards, in order: what most people want first.
 WELCOME_PURPOSES = ("chat", "reasoning", "multilingual", "coding")
 VERDICT_ORDER = {FITS_GPU: 0, PARTIAL: 1, CPU: 2, NO_FIT: 3}
@@ -56,6 +65,13 @@ class CatalogEntry:
     context_length: int
     shape: tuple[int, int, int, int, int, int, int]
     summary_zh: str = ""  # the summary for the Chinese window
+    # A vision model's projector (downloaded with it: ``repo_files.group_files``), about
+    # as large as the hub lists it; 0 for a model that reads text only.
+    projector_bytes: int = 0
+
+    @property
+    def reads_images(self) -> bool:
+        return self.projector_bytes > 0
 
     def summary_in(self, language: str) -> str:
         return self.summary_zh if language == "zh_CN" and self.summary_zh else self.summary
@@ -66,7 +82,7 @@ class CatalogEntry:
     def model_shape(self) -> ModelShape:
         layers, heads, kv_heads, head_dim, embd, ff, vocab = self.shape
         other = int(self.size_bytes * OTHER_SHARE)
-        return ModelShape(
+        shape = ModelShape(
             name=self.title,
             format="gguf",
             weights_bytes=self.size_bytes,
@@ -81,6 +97,9 @@ class CatalogEntry:
             other_bytes=other,
             context_length=self.context_length,
         )
+        if self.projector_bytes:
+            with_projector(shape, self.projector_bytes)
+        return shape
 
 
 @dataclass(frozen=True)
@@ -162,6 +181,7 @@ def _entry(raw: dict[str, Any]) -> CatalogEntry:
         context_length=int(raw["context_length"]),
         shape=shape,
         summary_zh=str(raw.get("summary_zh", "")),
+        projector_bytes=int(raw.get("projector_bytes", 0)),
     )
 
 
@@ -220,7 +240,7 @@ def by_use(best_first: list[Ranked], language: str = "en") -> list[Ranked]:
     """The whole catalogue in the welcome's order: by use (as ``picks`` orders them), the
     best for this computer first within each, other uses (embeddings) last.  So the
     recommendations and the whole catalogue never disagree on what comes first."""
-    order = purpose_order(language)
+    order = (*purpose_order(language), "vision")
 
     def place(ranked: Ranked) -> int:
         purpose = ranked.entry.purpose

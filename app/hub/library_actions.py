@@ -49,6 +49,7 @@ def delete_model(core: Core, entry: ModelEntry) -> int:
         else:
             freed = path.stat().st_size
             path.unlink()
+            freed += _projector_left(core, entry)
     except PermissionError as exc:  # Windows: a process (another Hearth?) has it open
         raise HearthError(
             Phrase(
@@ -67,6 +68,21 @@ def delete_model(core: Core, entry: ModelEntry) -> int:
             break
         parent = parent.parent
     return freed
+
+
+def _projector_left(core: Core, entry: ModelEntry) -> int:
+    """The projector Hearth downloaded with a vision model goes with it, unless another
+    model beside it still uses it; the bytes freed."""
+    projector = entry.projector
+    owned = {Path(p) for p in owned_files(core.downloads_file)}
+    if projector is None or projector not in owned or not projector.is_file():
+        return 0
+    others = [m for m in core.models() if m.projector == projector and m.path != entry.path]
+    if others:
+        return 0
+    size = projector.stat().st_size
+    projector.unlink()
+    return size
 
 
 def _unload(core: Core, entry: ModelEntry) -> None:

@@ -9,6 +9,8 @@ never shows a partial ModelScope file either.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import shutil
 import threading
 from pathlib import Path
@@ -111,7 +113,11 @@ def fetch(
     hand the bytes to ``target``, which hashes them and checks Pause and Cancel."""
     sink: Any = target
     item = sink.item
-    staging = Path(item.target).parent / STAGING
+    # A folder of its own for each file: files of one repository download at once (a
+    # vision model and its projector, a model's shards), and one that ends must not
+    # remove another's partial file.
+    shared = Path(item.target).parent / STAGING
+    staging = shared / hashlib.sha256(path.encode()).hexdigest()[:16]
     staging.mkdir(parents=True, exist_ok=True)
     stop = threading.Event()
     manager = sink.manager
@@ -152,21 +158,28 @@ def fetch(
             from app.hub.downloads import DownloadCancelled, DownloadPaused
 
             if control == "cancelled":
-                shutil.rmtree(staging, ignore_errors=True)
+                _remove(staging)
                 raise DownloadCancelled from exc
             raise DownloadPaused from exc
-        _remove_if_empty(staging)  # a failure that left nothing to resume from
+        if _nothing_in(staging):  # a failure that left nothing to resume from
+            _remove(staging)
         if isinstance(exc, OSError) and not type(exc).__module__.startswith("modelscope"):
             raise
         raise translate_error(exc, f"{repo_id}/{path}") from exc
     sink.adopt(staged)
-    shutil.rmtree(staging, ignore_errors=True)
+    _remove(staging)
 
 
-def _remove_if_empty(staging: Path) -> None:
+def _nothing_in(staging: Path) -> bool:
     files = [p for p in staging.rglob("*") if p.is_file()] if staging.is_dir() else []
-    if not any(p.stat().st_size for p in files):
-        shutil.rmtree(staging, ignore_errors=True)
+    return not any(p.stat().st_size for p in files)
+
+
+def _remove(staging: Path) -> None:
+    """A file's staging folder, and the shared one once no other file stages there."""
+    shutil.rmtree(staging, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        staging.parent.rmdir()
 
 
 def translate_error(exc: BaseException, what: str) -> HearthError:

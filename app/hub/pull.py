@@ -73,6 +73,19 @@ def plan(
             if fnmatch.fnmatch(f.path, pattern)
             or fnmatch.fnmatch(f.path.rsplit("/", 1)[-1], pattern)
         ]
+        whole = next(  # a model's file named: the model whole (shards, its projector)
+            (
+                o
+                for o in offers
+                if o.kind == "gguf"
+                and not o.is_projector
+                and chosen
+                and all(f in o.files and f is not o.projector for f in chosen)
+            ),
+            None,
+        )
+        if whole is not None:
+            return PullPlan(repo_id, whole.label, whole.files, whole.warning)
         if not chosen:
             listing = ", ".join(f.path for f in files[:20]) or "no files"
             raise HearthError(

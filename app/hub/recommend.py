@@ -15,7 +15,7 @@ from app.core import Core
 from app.hub.remote_header import fetch_shape, scaled
 from app.hub.repo_files import Offer
 from app.hub.sources import file_url
-from app.machine.fit import CPU, FITS_GPU, PARTIAL, Estimate, estimate
+from app.machine.fit import CPU, FITS_GPU, PARTIAL, Estimate, estimate, with_projector
 from app.machine.hardware import SystemFacts
 
 PREFERRED_QUANTS = ("Q4_K_M", "Q4_K_S", "Q5_K_M", "Q4_0", "Q4_1", "Q5_K_S", "Q6_K", "Q8_0")
@@ -26,7 +26,7 @@ FITS = (FITS_GPU, PARTIAL, CPU)  # every verdict but "will not fit"
 
 def chat_ggufs(offers: list[Offer]) -> list[Offer]:
     """The GGUF offers that are models (a vision projector is not one on its own)."""
-    return [o for o in offers if o.kind == "gguf" and not o.label.endswith("projector)")]
+    return [o for o in offers if o.kind == "gguf" and not o.is_projector]
 
 
 def recommend(offers: list[Offer], estimates: Mapping[int, Estimate] | None = None) -> Offer | None:
@@ -78,6 +78,12 @@ def estimate_offers(
     ggufs = chat_ggufs(offers)
     if not ggufs:
         return {}
-    probe = min(ggufs, key=lambda o: o.size)
+    probe = min(ggufs, key=lambda o: o.model_size)
     shape = fetch_shape(*file_url(core, source, repo_id, probe.files[0].path))
-    return {offers.index(o): estimate(scaled(shape, o.size, o.label), facts, n_ctx) for o in ggufs}
+    estimates = {}
+    for offer in ggufs:
+        sized = scaled(shape, offer.model_size, offer.label)
+        if offer.projector is not None:
+            with_projector(sized, offer.projector.size)
+        estimates[offers.index(offer)] = estimate(sized, facts, n_ctx)
+    return estimates

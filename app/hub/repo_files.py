@@ -75,10 +75,25 @@ class Offer:
     files: list[RepoFile] = field(default_factory=list)
     quantization: str = ""
     warning: str = ""
+    # A vision model's projector, one of ``files``: downloaded with the model as one unit.
+    projector: RepoFile | None = None
 
     @property
     def size(self) -> int:
         return sum(f.size for f in self.files)
+
+    @property
+    def model_size(self) -> int:
+        """The model's own files (without its projector)."""
+        return self.size - (self.projector.size if self.projector is not None else 0)
+
+    @property
+    def is_projector(self) -> bool:
+        return (
+            self.kind == "gguf"
+            and bool(self.files)
+            and all("mmproj" in PurePosixPath(f.path).name.lower() for f in self.files)
+        )
 
 
 def quantization_of(name: str) -> str:
@@ -109,7 +124,14 @@ def group_files(files: list[RepoFile]) -> list[Offer]:
             offer = Offer(label=label, kind="gguf", quantization=quant)
             by_quant[key] = offer
         offer.files.append(file)
-    offers.extend(sorted(by_quant.values(), key=lambda o: (o.label.startswith("mmproj"), o.size)))
+    projectors = [o.files[0] for key, o in by_quant.items() if key.startswith("mmproj:")]
+    if projectors:  # a vision model: each of its files comes with the projector
+        chosen = best_projector(projectors)
+        for key, offer in by_quant.items():
+            if not key.startswith("mmproj:"):
+                offer.files.append(chosen)
+                offer.projector = chosen
+    offers.extend(sorted(by_quant.values(), key=lambda o: (o.is_projector, o.size)))
 
     names = {PurePosixPath(f.path).name for f in files}
     weights = [f for f in files if f.path.endswith(WEIGHT_SUFFIXES)]
@@ -130,6 +152,18 @@ def group_files(files: list[RepoFile]) -> list[Offer]:
             )
         )
     return offers
+
+
+def best_projector(projectors: list[RepoFile]) -> RepoFile:
+    """The projector a model is downloaded with when a repository has several: full
+    precision first (f16, then bf16, then f32: the picture side is small, and its
+    quantization costs more than it saves), else the largest."""
+    for precision in ("f16", "bf16", "f32"):
+        for file in projectors:
+            stem = PurePosixPath(file.path).stem.lower()
+            if re.search(rf"(^|[-_.]){precision}($|[-_.])", stem):
+                return file
+    return max(projectors, key=lambda f: (f.size, f.path))
 
 
 def human_size(size: int) -> str:

@@ -198,6 +198,10 @@
         <translation>中文及多种语言</translation>
     </message>
     <message>
+        <source>Pictures (reads images)</source>
+        <translation>图片理解（能读图片）</translation>
+    </message>
+    <message>
         <source>Document search (embeddings)</source>
         <translation>文档检索（向量）</translation>
     </message>
@@ -224,6 +228,10 @@
     <message>
         <source>{0} download</source>
         <translation>下载 {0}</translation>
+    </message>
+    <message>
+        <source>reads images</source>
+        <translation>能读图片</translation>
     </message>
     <message>
         <source>{0} parameters, {1} file {2} from {3}</source>
@@ -1799,6 +1807,10 @@
     <message>
         <source>opening the repository</source>
         <translation>打开仓库</translation>
+    </message>
+    <message>
+        <source> · reads images</source>
+        <translation> · 能读图片</translation>
     </message>
     <message>
         <source>estimating the memory of the files</source>

@@ -434,7 +434,8 @@ class ModelsScreen(QWidget):
         for row, offer in enumerate(offers):
             note = offer.warning or (tr_models(RECOMMENDED) if offer is best else "")
             fits = "…" if self.facts is not None and offer.kind == "gguf" else ""
-            values = (offer.label, str(len(offer.files)), human_size(offer.size), fits, note)
+            label = offer.label + (self.tr(" · reads images") if offer.projector else "")
+            values = (label, str(len(offer.files)), human_size(offer.size), fits, note)
             for column, value in enumerate(values):
                 cell = QTableWidgetItem(value)
                 if offer.warning:
