@@ -73,3 +73,47 @@ def test_pictures_go_from_the_composer_into_the_conversation(
     shown = chat.transcript.pictures
     wait_until(qtbot, lambda: len(shown._drawn) == 2, 60_000)
     assert all(image.height() <= 160 for image in shown._drawn.values())
+
+
+def test_the_models_screen_says_which_models_read_images(
+    qtbot: QtBot, core: Core, vision_model: VisionModel
+) -> None:
+    """A hub's vision repository is marked in the search results and its files, and its
+    download brings the projector beside the model."""
+    from tests.fakehub import FakeHub
+
+    hub = FakeHub().start()
+    repo = "acme/tiny-vlm-GGUF"
+    try:
+        hub.add(
+            repo,
+            {
+                "tiny-vlm-F16.gguf": vision_model.text.read_bytes(),
+                "mmproj-tiny-vlm-f16.gguf": vision_model.projector.read_bytes(),
+            },
+            tags=["gguf", "image-text-to-text"],
+        )
+        core.settings.set("hub.huggingface_endpoint", hub.url)
+        core.settings.set("hub.modelscope_endpoint", hub.url)
+        window = open_window(qtbot, core)
+        screen = window.models_screen
+        screen.query.setText("tiny-vlm")
+        with qtbot.waitSignal(screen.search_finished, timeout=300_000):
+            screen.search_button.click()
+        first = screen.results_table.item(0, 0)
+        assert first is not None and "reads images" in first.text()
+        with qtbot.waitSignal(screen.repo_opened, timeout=300_000):
+            screen.results_table.selectRow(0)
+        offered = screen.offers_table.item(0, 0)
+        assert offered is not None and offered.text() == "F16 · reads images"
+        screen.download_button.click()
+        folder = core.models_dir / repo
+        wait_until(qtbot, (folder / "mmproj-tiny-vlm-f16.gguf").exists, 300_000)
+        wait_until(qtbot, (folder / "tiny-vlm-F16.gguf").exists, 300_000)
+        wait_until(
+            qtbot,
+            lambda: any(m.reads_images for m in window.chat.model_bar.models),
+            300_000,
+        )
+    finally:
+        hub.stop()

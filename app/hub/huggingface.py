@@ -29,6 +29,12 @@ LISTING_MAX_BYTES = 32_000_000
 SORTS = {"downloads": "downloads", "likes": "likes", "recent": "lastModified"}
 
 
+# The hubs' tags of models that read pictures (Hugging Face's task, ModelScope's tags).
+VISION_TAGS = frozenset(
+    {"image-text-to-text", "visual-question-answering", "vision", "multimodal", "多模态"}
+)
+
+
 @dataclass(frozen=True)
 class RepoSummary:
     repo_id: str
@@ -37,6 +43,11 @@ class RepoSummary:
     last_modified: str
     tags: tuple[str, ...]
     gated: bool
+
+    @property
+    def reads_images(self) -> bool:
+        """The repository says its model reads pictures (its task or tags)."""
+        return any(tag.lower() in VISION_TAGS for tag in self.tags)
 
 
 def endpoint(configured: str = "") -> str:

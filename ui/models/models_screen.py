@@ -372,7 +372,9 @@ class ModelsScreen(QWidget):
         self.results_table.setRowCount(len(results))
         for row, summary in enumerate(results):
             values = (
-                summary.repo_id + ("  🔒" if summary.gated else ""),
+                summary.repo_id
+                + ("  🔒" if summary.gated else "")
+                + (self.tr(" · reads images") if summary.reads_images else ""),
                 f"{summary.downloads:,}",
                 f"{summary.likes:,}",
                 summary.last_modified[:10],
