@@ -135,15 +135,16 @@ PORTABLE_FEATURES   := avx,avx2,fma,f16c
 BENCH_BUILD   := llama-bench-$(LLAMA_VERSION)$(if $(DEV_WHEEL),-portable,)
 LLAMA_BENCH   := $(BUILD_CACHE)/$(BENCH_BUILD)/bin/llama-bench
 LLAMA_SERVER  := $(BUILD_CACHE)/$(BENCH_BUILD)/bin/llama-server
+LLAMA_MTMD_CLI := $(BUILD_CACHE)/$(BENCH_BUILD)/bin/llama-mtmd-cli
 # Runtimes (backends/runtimes.py, docs/RUNTIMES.md) are built once per machine in here.
 RUNTIMES_CACHE := $(BUILD_CACHE)/runtimes-$(LLAMA_VERSION)
 AVX512_RUNTIME := $(if $(X86_64),$(RUNTIMES_CACHE)/cpu-avx512/runtime.json,)
 
-$(LLAMA_BENCH) $(LLAMA_SERVER): | $(STAMP)
+$(LLAMA_BENCH) $(LLAMA_SERVER) $(LLAMA_MTMD_CLI): | $(STAMP)
 	PYTHON=$(PY) bash packaging/llama/build-llama-bench.sh $(LLAMA_VERSION) \
 		$(BUILD_CACHE)/$(BENCH_BUILD) $(if $(DEV_WHEEL),$(LLAMA_PORTABLE_ARGS),$(DEV_LLAMA_ARGS))
 
-bench-tools: $(LLAMA_BENCH) $(LLAMA_SERVER)
+bench-tools: $(LLAMA_BENCH) $(LLAMA_SERVER) $(LLAMA_MTMD_CLI)
 
 # The installer's CPU build (the portable wheel) as a runtime, compared with the dev build
 # (kept apart from the runtimes that installers carry).
@@ -156,10 +157,12 @@ $(PORTABLE_RUNTIME)/runtime.json: $(PORTABLE)/.built | $(STAMP)
 # On x86-64 the bench also measures the AVX-512 CPU runtime against the portable one.
 BENCH_AVX512 = $(if $(AVX512_RUNTIME),HEARTH_BENCH_AVX512=$(RUNTIMES_CACHE)/cpu-avx512,)
 
-bench: $(STAMP) $(LLAMA_BENCH) $(LLAMA_SERVER) $(PORTABLE_RUNTIME)/runtime.json $(AVX512_RUNTIME)
+bench: $(STAMP) $(LLAMA_BENCH) $(LLAMA_SERVER) $(LLAMA_MTMD_CLI) $(PORTABLE_RUNTIME)/runtime.json \
+		$(AVX512_RUNTIME) $(VISION_MODEL)/.built
 	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) $(BENCH_AVX512) \
-		HEARTH_LLAMA_SERVER=$(LLAMA_SERVER) \
-		HEARTH_BENCH_PORTABLE=$(PORTABLE_RUNTIME) $(BIN)/hearth bench
+		HEARTH_LLAMA_SERVER=$(LLAMA_SERVER) HEARTH_LLAMA_MTMD_CLI=$(LLAMA_MTMD_CLI) \
+		HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) \
+		HEARTH_BENCH_PORTABLE=$(PORTABLE_RUNTIME) $(BIN)/hearth bench --vision
 
 # What packaging/gpu-check.sh needs on a GPU machine that has no network (see its header).
 gpu-kit: $(STAMP)

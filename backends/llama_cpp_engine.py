@@ -518,7 +518,7 @@ class LlamaCppEngine:
                 drafted_tokens=task.stats.drafted,
                 accepted_draft_tokens=task.stats.accepted,
                 cached_prompt_tokens=task.cached,
-                **({"image_tokens": made[-1].image_tokens(prompt)} if made else {}),
+                **(made[-1].stats(prompt, task.picture_s) if made else {}),
             )
         )
         return finish

@@ -191,9 +191,14 @@ class PicturePrompt:
             for start, (chunk, length) in read.pictures.items()
         }
 
-    def image_tokens(self, tokens: list[int]) -> int:
+    def stats(self, tokens: list[int], seconds: float) -> dict[str, Any]:
+        """A reply's figures of its pictures: their tokens, and the time spent reading
+        them (encoding and decoding, ``hearth bench`` compares it with llama-mtmd-cli)."""
         read = self._reads.get(id(tokens))
-        return read.image_tokens if read is not None else 0
+        return {
+            "image_tokens": read.image_tokens if read is not None else 0,
+            "image_ms": round(seconds * 1000, 2),
+        }
 
     def close(self) -> None:
         for read in self._reads.values():

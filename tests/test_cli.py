@@ -157,6 +157,17 @@ def test_bench_prints_each_figure_with_its_budget_as_json() -> None:
     }
 
 
+def test_the_picture_bench_says_what_it_needs_when_it_lacks_it() -> None:
+    """Without llama-mtmd-cli (make bench-tools) the picture figures are left out, in
+    words that say how to get them, and the bench still prints its JSON."""
+    result = run_hearth(
+        "bench", "--vision-only", "--json", "--rounds", "1", unset=("HEARTH_LLAMA_MTMD_CLI",)
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []
+    assert "llama-mtmd-cli (make bench-tools" in result.stderr
+
+
 def test_sysinfo_json_has_the_promised_fields() -> None:
     result = hearth("sysinfo", "--json")
     assert result.returncode == 0, result.stderr

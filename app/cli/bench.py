@@ -52,6 +52,15 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     bench.add_argument("--tools-only", action="store_true", help="measure tools only")
     bench.add_argument(
+        "--vision",
+        action="store_true",
+        help="also measure reading pictures (the tests' vision model) against llama.cpp's "
+        "llama-mtmd-cli of the same build",
+    )
+    bench.add_argument(
+        "--vision-only", action="store_true", help="measure pictures only (see --vision)"
+    )
+    bench.add_argument(
         "--docs-corpus",
         metavar="FOLDER",
         help="with --docs: also index this real folder (for example the HTML Python "

@@ -317,7 +317,9 @@ class Scheduler:
     def _read_picture(self, task: Task, slot: Slot, picture: Picture, held: int) -> int:
         """Read the picture that starts at ``held`` into the slot's sequence (a decode of
         its own, apart from the step's batch, which holds nothing of this slot yet)."""
+        started = time.perf_counter()
         after = picture.read(slot.seq_id, held)
+        task.picture_s += time.perf_counter() - started
         if after != held + picture.length:
             self.context.cut(slot, held)
             raise DecodeFailed(f"a picture took {after - held} positions, not {picture.length}")

@@ -45,6 +45,7 @@ class Task:
     stats: LoopStats = field(default_factory=LoopStats)
     ticket: int = 0  # its place in the queue (``Scheduler.reserve``; 0: taken on arrival)
     pictures: Mapping[int, Picture] = field(default_factory=dict)  # by where each starts
+    picture_s: float = 0.0  # spent reading its pictures (encoding and decoding them)
 
     slot: Slot | None = None
     read: int = 0  # prompt tokens in the slot's stream

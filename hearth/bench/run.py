@@ -297,6 +297,8 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         return print_figures(docs_figures(core, args, _say_unless(args.json)), args)
     if getattr(args, "tools_only", False):
         return print_figures(tools_figures(), args)
+    if getattr(args, "vision_only", False):
+        return print_figures(picture_figures(args), args)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from ui.gui import dispose_window, make_application
     from ui.main_window import MainWindow
@@ -466,7 +468,16 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         figures += docs_figures(core, args, say)
     if getattr(args, "tools", False):
         figures += tools_figures()
+    if getattr(args, "vision", False):
+        figures += picture_figures(args)
     return print_figures(figures, args)
+
+
+def picture_figures(args: argparse.Namespace) -> list[Figure]:
+    from hearth.bench.vision import vision_bench
+
+    # A skip is said whatever the output: the JSON alone would not say why it is empty.
+    return vision_bench(int(args.rounds), _say_unless(False))
 
 
 def tools_figures() -> list[Figure]:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds llama.cpp's own `llama-bench` and `llama-server` from the llama.cpp that
-# llama-cpp-python vendors, so that `hearth bench` compares Hearth with the C++ figures of
-# exactly the same code (llama-server: several replies at once, `hearth bench --parallel`).
+# Builds llama.cpp's own `llama-bench`, `llama-server` and `llama-mtmd-cli` from the
+# llama.cpp that llama-cpp-python vendors, so that `hearth bench` compares Hearth with the
+# C++ figures of exactly the same code (llama-server: several replies at once,
+# `hearth bench --parallel`; llama-mtmd-cli: reading pictures, `hearth bench --vision`).
 #
 #   bash packaging/llama/build-llama-bench.sh VERSION DEST [extra cmake args...]
 #
@@ -24,7 +25,9 @@ cmake -S "$SRC" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON \
   -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
   -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF "$@" >"$WORK/configure.log"
-cmake --build "$WORK/build" --target llama-bench llama-server -j "$(nproc)" >"$WORK/build.log"
+cmake --build "$WORK/build" --target llama-bench llama-server llama-mtmd-cli -j "$(nproc)" \
+  >"$WORK/build.log"
 mkdir -p "$DEST/bin"
-cp "$WORK/build/bin/llama-bench" "$WORK/build/bin/llama-server" "$DEST/bin/"
-echo "built $DEST/bin/llama-bench and llama-server"
+cp "$WORK/build/bin/llama-bench" "$WORK/build/bin/llama-server" "$WORK/build/bin/llama-mtmd-cli" \
+  "$DEST/bin/"
+echo "built $DEST/bin/llama-bench, llama-server and llama-mtmd-cli"
