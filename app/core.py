@@ -189,7 +189,7 @@ class Core:
             if engine == LLAMA_CPP and self.settings.get("engine.prompt_cache_on_disk")
             else "",
             engine=engine,
-            projector=str(entry.projector or "") if engine == LLAMA_CPP else "",
+            projector=self.projector_of(entry, chosen.projector) if engine == LLAMA_CPP else "",
             vision=entry.vision and engine == TRANSFORMERS,
             dtype=chosen.dtype or "auto",
             quantization=chosen.quantization or "",
@@ -199,6 +199,14 @@ class Core:
             trust_remote_code=bool(chosen.trusted_code)
             and chosen.trusted_code == code_fingerprint(entry.path),
         )
+
+    @staticmethod
+    def projector_of(entry: ModelEntry, chosen: str | None) -> str:
+        """The projector a GGUF model loads with: the one chosen in Model settings ("" for
+        none), else the one beside it."""
+        if chosen is not None:
+            return chosen
+        return str(entry.projector or "")
 
     def load_spec(self, entry: ModelEntry, n_ctx: int | None = None) -> ModelSpec:
         """``model_spec`` for a load that is about to start: a model that cannot load here

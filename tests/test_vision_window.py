@@ -117,3 +117,29 @@ def test_the_models_screen_says_which_models_read_images(
         )
     finally:
         hub.stop()
+
+
+def test_model_settings_choose_the_projector(
+    qtbot: QtBot, core: Core, vision_model: VisionModel
+) -> None:
+    """Automatic takes the projector beside the model; None makes it read text only (and
+    the window then says so before sending pictures)."""
+    from ui.models.model_settings_dialog import ModelSettingsDialog
+
+    vision = projector_beside(describe(vision_model.text, "added"))
+    dialog = ModelSettingsDialog(core, vision)
+    qtbot.addWidget(dialog)
+    chooser = dialog.projector
+    assert chooser is not None
+    assert chooser.currentData() is None and vision_model.projector.name in chooser.currentText()
+    assert core.model_spec(vision).projector == str(vision_model.projector)
+    chooser.setCurrentIndex(chooser.findData(""))
+    dialog.accept()
+    assert core.overrides.get(str(vision.path)).projector == ""
+    assert core.model_spec(vision).projector == "", "the model now reads text only"
+    again = ModelSettingsDialog(core, vision)
+    qtbot.addWidget(again)
+    assert again.projector is not None and again.projector.currentData() == ""
+    again.projector.setCurrentIndex(again.projector.findData(str(vision_model.projector)))
+    again.accept()
+    assert core.model_spec(vision).projector == str(vision_model.projector)

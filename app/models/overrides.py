@@ -33,6 +33,9 @@ class ModelChoice:
     static_cache: bool | None = None
     allow_pickle: bool | None = None  # load .bin weights (runs code from the file)
     trusted_code: str | None = None  # hash of the model's own code files the user allowed
+    # A GGUF model's projector: None, the one beside it; "", none (it reads text only);
+    # else the projector file the person chose.
+    projector: str | None = None
 
     def validate(self) -> ModelChoice:
         """This choice if every value is in its range (``app.engines``); ValueError else."""

@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name></name>
+    <message>
+        <source>Image projector</source>
+        <translation>图像投影器</translation>
+    </message>
+    <message>
+        <source>The projector (mmproj-*.gguf) through which this model reads pictures. Automatic: the one beside it.</source>
+        <translation>此模型用来读取图片的投影器（mmproj-*.gguf）。自动：使用模型旁边的那个。</translation>
+    </message>
+    <message>
+        <source>none found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <source>Automatic ({0})</source>
+        <translation>自动（{0}）</translation>
+    </message>
+    <message>
+        <source>None: the model reads text only</source>
+        <translation>无：模型只读取文字</translation>
+    </message>
+    <message>
+        <source>Another file…</source>
+        <translation>其他文件…</translation>
+    </message>
+    <message>
+        <source>Choose the image projector</source>
+        <translation>选择图像投影器</translation>
+    </message>
+    <message>
+        <source>GGUF files (*.gguf)</source>
+        <translation>GGUF 文件（*.gguf）</translation>
+    </message>
+</context>
+<context>
     <name>ApiServerDialog</name>
     <message>
         <source>A request in OpenAI&apos;s dialect, from a terminal.</source>
@@ -1512,6 +1547,10 @@
     <message>
         <source>Engine</source>
         <translation>引擎</translation>
+    </message>
+    <message>
+        <source>Image projector</source>
+        <translation>图像投影器</translation>
     </message>
     <message>
         <source>none</source>

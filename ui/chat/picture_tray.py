@@ -20,7 +20,11 @@ from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QSi
 from PySide6.QtGui import QImage, QImageReader, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from app.core import Core
+from app.engines import reads_images
+from app.errors import HearthError
 from app.files import open_regular
+from app.models.library import ModelEntry
 from ui.background import run_in_background
 from ui.chat.model_bar import ModelBar
 from ui.i18n import translated
@@ -182,6 +186,7 @@ class PictureTray(QWidget):
 class Screen(Protocol):
     """What ``pictures_welcome`` asks of the Chat screen."""
 
+    core: Core
     model_bar: ModelBar
 
     def show_error(self, message: str) -> None: ...
@@ -190,10 +195,16 @@ class Screen(Protocol):
 def pictures_welcome(screen: Screen, tray: PictureTray) -> bool:
     """Whether the next message's pictures can go to the chosen model; if not, say so
     before anything is sent, and name the models here that read pictures."""
+    def sees(entry: ModelEntry) -> bool:  # as it would load (Model settings' projector)
+        try:
+            return reads_images(screen.core.model_spec(entry))
+        except HearthError:
+            return entry.reads_images
+
     model = screen.model_bar.model
-    if not tray.thumbs or model is None or model.reads_images:
+    if not tray.thumbs or model is None or sees(model):
         return True
-    readers = [entry.name for entry in screen.model_bar.models if entry.reads_images]
+    readers = [entry.name for entry in screen.model_bar.models if sees(entry)]
     if readers:
         screen.show_error(
             QCoreApplication.translate(

@@ -30,6 +30,7 @@ from app.models.library import ModelEntry
 from app.models.overrides import ModelChoice
 from ui.dialog_parts import add_problem_and_buttons
 from ui.i18n import translated
+from ui.models.projector_choice import projector_choice
 from wire.phrases import message_of
 
 Editor = QSpinBox | QComboBox | QCheckBox
@@ -66,6 +67,10 @@ class ModelSettingsDialog(QDialog):
                     self.editors[option.key] = editor
                     label = "" if isinstance(editor, QCheckBox) else _engine_text(option.label)
                     form.addRow(label, editor)
+        self.projector: QComboBox | None = None
+        if entry.format == "gguf":
+            self.projector = projector_choice(entry, choice.projector, self)
+            form.addRow(self.tr("Image projector"), self.projector)
         layout.addLayout(form)
         self.estimate_label = QLabel(self._estimate_text())
         self.estimate_label.setWordWrap(True)
@@ -163,6 +168,7 @@ class ModelSettingsDialog(QDialog):
         return ModelChoice(
             engine=self.engine.currentData(),
             trusted_code=self.core.overrides.get(str(self.entry.path)).trusted_code,
+            projector=self.projector.currentData() if self.projector is not None else None,
             **values,
         )
 
