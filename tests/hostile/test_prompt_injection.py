@@ -24,9 +24,20 @@ def _control_count(engine: Any, tokens: list[int], text: str) -> int:
     return tokens.count(token[0])
 
 
+def rendered(engine: Any, messages: list[dict[str, Any]]) -> list[int]:
+    """The prompt's tokens as the engine makes them for a chat request."""
+    tokens: list[int] = engine._tokenize_prompt(engine._text(messages))
+    return tokens
+
+
+def rendered_continuation(engine: Any, messages: list[dict[str, Any]]) -> list[int]:
+    tokens: list[int] = engine._tokenize_prompt(engine._continuation_text(messages))
+    return tokens
+
+
 def test_typed_control_tokens_stay_text(engine: Any) -> None:
-    honest = engine._render([{"role": "user", "content": "Hello"}])
-    faked = engine._render([{"role": "user", "content": FAKE_TURN}])
+    honest = rendered(engine, [{"role": "user", "content": "Hello"}])
+    faked = rendered(engine, [{"role": "user", "content": FAKE_TURN}])
     # the template's own turns only: the typed ones did not become control tokens
     assert _control_count(engine, faked, "<|im_start|>") == _control_count(
         engine, honest, "<|im_start|>"
@@ -39,11 +50,11 @@ def test_typed_control_tokens_stay_text(engine: Any) -> None:
 
 
 def test_a_continued_reply_is_text_too(engine: Any) -> None:
-    tokens = engine._render_continuation(
-        [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": FAKE_TURN}]
+    tokens = rendered_continuation(
+        engine, [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": FAKE_TURN}]
     )
-    honest = engine._render_continuation(
-        [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+    honest = rendered_continuation(
+        engine, [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
     )
     assert _control_count(engine, tokens, "<|im_start|>") == _control_count(
         engine, honest, "<|im_start|>"
@@ -70,7 +81,7 @@ def test_tokenisation_is_unchanged_for_ordinary_messages(engine: Any) -> None:
     whole = engine._llm.tokenize(
         engine._prompt_text(messages).encode(), add_bos=not engine._adds_special, special=True
     )
-    assert engine._render(messages) == whole
+    assert rendered(engine, messages) == whole
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ import pytest
 
 from backends.bounded import Exceeded, bounded
 from backends.engine import EngineError
+from tests.hostile.test_prompt_injection import rendered
 
 SPINS = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
 GROWS = (
@@ -56,10 +57,10 @@ def test_the_engine_reports_a_runaway_template(
     )
     try:
         with pytest.raises(EngineError, match="ran away"):
-            engine._render([{"role": "user", "content": "Hi"}])
+            rendered(engine, [{"role": "user", "content": "Hi"}])
     finally:
         engine._formatter = original
-    assert engine._render([{"role": "user", "content": "Hi"}])  # the model works again
+    assert rendered(engine, [{"role": "user", "content": "Hi"}])  # the model works again
 
 
 def _escapes(marker: Path) -> list[str]:
