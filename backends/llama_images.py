@@ -11,12 +11,14 @@ marker, which libmtmd replaces with the model's own picture tokens.  A template 
 knows no pictures (most text models' do not) gets the marker inline in the message's
 text, as llama-server does.
 
-**The prompt as the slots read it.**  A picture's positions in the prompt are held by a
-*placeholder*, the same negative number at each of its positions, drawn from the picture's
-SHA-256: a slot that read the same picture at the same place reuses it like any cached
-text (a follow-up about a picture reads only what is new), and another picture never
-matches.  ``ReadPrompt.pictures`` says where each picture starts; the scheduler has
-libmtmd read it there (``Projector.evaluate_chunk``) instead of putting tokens in a batch.
+**The prompt as the slots read it.**  A picture's cells in the prompt are held by a
+*placeholder*, the same negative number in each of its cells, drawn from the picture's
+SHA-256 and the projector: a slot that read the same picture at the same place reuses it
+like any cached text (a follow-up about a picture reads only what is new), and another
+picture never matches.  A model that places pictures in two dimensions (M-RoPE) gives a
+picture fewer positions than cells: the slot keeps the difference (``Slot.gaps``).
+``ReadPrompt.pictures`` says where each picture starts; the scheduler has libmtmd read it
+there (``Projector.evaluate_chunk``) instead of putting tokens in a batch.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ def picture_text(render: Callable[[list[dict[str, Any]]], str]) -> str:
         return ""
     if PROBE_TEXT not in without or with_image.count(PROBE_TEXT) != 1:
         return ""
+    if "'type'" in without or '"type"' in without:
+        return ""  # it printed the list of parts as it is: it reads text content only
     start = 0
     while start < min(len(with_image), len(without)) and with_image[start] == without[start]:
         start += 1
@@ -76,7 +80,8 @@ class ReadPrompt:
     each picture starts, and libmtmd's chunks that hold them."""
 
     tokens: list[int]
-    pictures: dict[int, tuple[Any, int]] = field(default_factory=dict)  # start: (chunk, n)
+    # start: (chunk, cells, positions)
+    pictures: dict[int, tuple[Any, int, int]] = field(default_factory=dict)
     chunks: Any = None
     image_tokens: int = 0
 
@@ -88,6 +93,8 @@ class PictureReader:
         self.projector = projector
         self.template_picture = template_picture
         self.marker = projector.marker
+        # Another projector reads a picture otherwise: its placeholders differ.
+        self.identity = projector.path
         self._lock = threading.Lock()  # requests' threads prepare prompts at once
 
     def _safe(self, text: str) -> str:
@@ -141,9 +148,9 @@ class PictureReader:
                 tokens.extend(values)
                 continue
             tile = tiles[picture] = tiles.get(picture, -1) + 1
-            held = self.projector.positions(chunk)
-            read.pictures[len(tokens)] = (chunk, held)
-            tokens.extend([placeholder(f"{picture}/{tile}")] * held)
+            cells = self.projector.cells(chunk)
+            read.pictures[len(tokens)] = (chunk, cells, self.projector.positions(chunk))
+            tokens.extend([placeholder(f"{self.identity}/{picture}/{tile}")] * cells)
         return read
 
     def free(self, read: ReadPrompt | None) -> None:
@@ -187,8 +194,8 @@ class PicturePrompt:
             return lambda seq, past: projector.evaluate_chunk(chunk, context, seq, past, batch)
 
         return {
-            start: Picture(length, reader(chunk))
-            for start, (chunk, length) in read.pictures.items()
+            start: Picture(cells, reader(chunk), positions)
+            for start, (chunk, cells, positions) in read.pictures.items()
         }
 
     def stats(self, tokens: list[int], seconds: float) -> dict[str, Any]:

@@ -74,6 +74,7 @@ class Projector:
             self.close()
             raise VisionError(f"{path} is a projector for sound, not for images")
         self.marker = mtmd.mtmd_default_marker().decode()
+        self.path = path
 
     def read(self, prompt: str, images: Sequence[bytes], add_special: bool = True) -> Prompt:
         """The prompt's text (one ``marker`` where each image goes) and the images' files,
@@ -129,6 +130,11 @@ class Projector:
             count = ctypes.c_size_t(0)
             values = mtmd.mtmd_input_chunk_get_tokens_text(chunk, ctypes.byref(count))
             yield chunk, "", [values[i] for i in range(count.value)]
+
+    @staticmethod
+    def cells(chunk: Any) -> int:
+        """The cells of the context a picture's chunk fills (its tokens)."""
+        return int(mtmd.mtmd_input_chunk_get_n_tokens(chunk))
 
     @staticmethod
     def positions(chunk: Any) -> int:

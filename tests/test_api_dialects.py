@@ -173,7 +173,8 @@ def test_a_body_without_a_content_type_is_read_as_json(scripted: str) -> None:
         ("/api/chat", {"messages": [{"role": "user", "images": ["AA=="]}]}, 400, "not a PNG"),
         ("/api/generate", {"prompt": "hi", "options": {"temperature": 9}}, 400, "temperature"),
         ("/api/nothing", {}, 404, "Not Found"),
-        ("/api/chat", {"messages": [{"role": "user", "content": "x" * 5_000_000}]}, 413, "4 MB"),
+        ("/api/embed", {"model": "x", "input": "x" * 5_000_000}, 413, "4 MB"),
+        ("/api/chat", {"messages": [{"role": "user", "content": "x" * 60_000_000}]}, 413, "57 MB"),
     ],
 )
 def test_ollama_refusals_come_in_ollamas_shape_and_reach_no_engine(

@@ -110,3 +110,41 @@ def test_pictures_are_exported_imported_and_swept(tmp_path: Path, monkeypatch: A
     assert len(other.messages(again)[0].images) == 1, "the damaged picture is left out"
     store.close()
     other.close()
+
+
+def test_a_chat_deleted_in_the_window_takes_its_pictures_at_the_next_start(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The window moves a deleted chat to the trash (for Undo); the trash is emptied when
+    the history is next opened, and the chat's pictures go with it."""
+    store = ChatStore(tmp_path / "chats.db")
+    kept = store.create_conversation(model="m")
+    gone = store.create_conversation(model="m")
+    store.add_message(kept.id, "user", "Mine", images=[store.pictures.put(RED, "red.png")])
+    store.add_message(gone.id, "user", "Private", images=[store.pictures.put(BLUE, "b.png")])
+    store.trash_conversation(gone.id)
+    store.close()
+    monkeypatch.setattr(pictures_module, "FRESH_S", 0.0)
+    reopened = ChatStore(tmp_path / "chats.db")
+    left = sorted(p.name for p in (tmp_path / "pictures").rglob("*.png"))
+    assert left == [images.digest(RED) + ".png"], "the deleted chat's picture went, not others"
+    reopened.close()
+
+
+def test_a_template_that_prints_the_parts_gets_the_picture_in_its_text() -> None:
+    """A template that writes a message's content as it is (most text models' ChatML)
+    would print a list of parts as Python text: the pictures go inline instead."""
+    from backends.llama_images import picture_text
+
+    def prints_content(messages: list[dict[str, Any]]) -> str:
+        return "".join(f"<|im_start|>user\n{m['content']}<|im_end|>\n" for m in messages)
+
+    def reads_parts(messages: list[dict[str, Any]]) -> str:
+        shown = []
+        for m in messages:
+            for part in m["content"]:
+                shown.append("<image>" if part["type"] == "image" else part["text"])
+        return "User:" + "".join(shown)
+
+    assert picture_text(prints_content) == ""
+    assert picture_text(reads_parts) == "<image>"

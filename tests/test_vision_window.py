@@ -33,7 +33,14 @@ def test_pictures_go_from_the_composer_into_the_conversation(
     notes.write_text("Kettles boil at ninety degrees up a mountain.")
     tray = chat.picture_tray
     assert tray.isHidden(), "no pictures, no tray"
+    # Emptied while a picture is read: the late read is dropped, not kept for later.
+    tray.add_files([red])
+    tray.clear()
+    qtbot.wait(500)
+    assert not tray.thumbs and not tray.waiting
     chat.message_documents.attach_dropped([str(red), str(blue), str(notes)])
+    assert not chat.send("Too soon"), "a message waits for its pictures to be read"
+    assert "still being read" in window.error_banner.message
     wait_until(qtbot, lambda: len(tray.thumbs) == 2, 60_000)
     assert not tray.isHidden()
     assert [t.attached.name for t in tray.thumbs] == ["red.png", "blue.jpg"]

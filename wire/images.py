@@ -24,10 +24,10 @@ from wire.phrases import Phrase
 
 IMAGE: Final = "image"
 TEXT: Final = "text"
-MAX_IMAGE_BYTES: Final = 20 * 1024 * 1024  # one picture file
+MAX_IMAGE_BYTES: Final = 20_000_000  # one picture file
 MAX_IMAGES_PER_MESSAGE: Final = 8
 MAX_IMAGES_PER_REQUEST: Final = 16
-MAX_REQUEST_IMAGE_BYTES: Final = 40 * 1024 * 1024  # all of a request's pictures
+MAX_REQUEST_IMAGE_BYTES: Final = 40_000_000  # all of a request's pictures
 # The kinds a worker reads, by their files' first bytes; what each is called for people.
 READ_KINDS: Final = ("png", "jpeg", "gif", "bmp", "webp")
 MEDIA_TYPES: Final = {

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.chat.records import Message
 from app.errors import HearthError
 from app.files import private_file, private_folder
 from wire import images
@@ -45,6 +46,19 @@ class TextOnly(HearthError):
                 model,
             )
         )
+
+
+def check_pictures(
+    model: str, reads: bool, sending: bool, branch: list[Message], edited: Message | None
+) -> None:
+    """A model that reads text only (not ``reads``) is not sent a conversation with
+    pictures, sent now or in the branch before the message being edited: TextOnly."""
+    if reads:
+        return
+    ids = [m.id for m in branch]
+    before = branch[: ids.index(edited.id)] if edited is not None and edited.id in ids else branch
+    if sending or any(m.images for m in before):
+        raise TextOnly(model)
 
 
 def reference(data: bytes, name: str = "") -> dict[str, Any]:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.chat import store as st
-from app.chat.pictures import PictureMissing, TextOnly
+from app.chat.pictures import PictureMissing, check_pictures
 from app.chat.presets import effective_values, engine_params
 from app.chat.recorder import ReplyRecorder, engine_messages, status_for
 from app.chat.reply import Reply
@@ -270,7 +270,7 @@ class ChatSession:
         if edited is not None and documents is None:
             documents = edited.documents  # an edited question keeps its files
         refs = edited.images if edited is not None and pictures is None else []
-        self._check_pictures(model, spec, bool(pictures or refs))
+        self._check_pictures(model, spec, bool(pictures or refs), edited)
         try:
             refs = [self.store.pictures.put(data, name) for data, name in pictures or ()] or refs
         except images.ImageRefused as exc:
@@ -299,11 +299,11 @@ class ChatSession:
             )
         return self._start(spec, user_id, appended=edited is None)
 
-    def _check_pictures(self, model: ModelEntry, spec: ModelSpec, sending: bool) -> None:
-        """A model that reads text only is not sent a conversation with pictures (sent now
-        or earlier in the branch): HearthError in words, before anything is written."""
-        if not reads_images(spec) and (sending or any(m.images for m in self.messages())):
-            raise TextOnly(model.name)
+    def _check_pictures(
+        self, model: ModelEntry, spec: ModelSpec, sending: bool, edited: st.Message | None = None
+    ) -> None:
+        """Before anything is written (``pictures.check_pictures``)."""
+        check_pictures(model.name, reads_images(spec), sending, self.messages(), edited)
 
     def _readable(self, text: str, what: str) -> str:
         """The input policy (``wire.text``): bytes that were not UTF-8 become U+FFFD, and
@@ -481,6 +481,8 @@ class ChatSession:
                 include_reasoning=bool(self.settings.get("chat.send_reasoning")),
                 pictures=self.store.pictures.read,
             )
+            if too_many := images.limits_problem(messages):
+                raise PictureMissing(too_many)
             reply.job = self.seat.chat(
                 reply.spec, messages, params, callback, continue_reply=continuing
             )

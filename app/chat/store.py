@@ -21,6 +21,7 @@ their names are here too, as every user of the store knows them.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,8 @@ from app.chat.records import (
 from app.chat.schema import Transaction
 from app.chat.store_file import StoreFile, repairing
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "COMPLETE",
     "EXPORT_FORMAT",
@@ -77,6 +80,12 @@ class ChatStore(StoreFile):
         super().__init__(path)
         # The pictures its messages carry, each file once, beside the database.
         self.pictures = Pictures(self.path.parent / "pictures" if self.path is not None else None)
+        # Conversations emptied from the trash at open took their messages: their
+        # pictures go too (a deleted chat's photo must not stay behind).
+        try:
+            self.sweep_pictures()
+        except OSError:
+            log.warning("could not remove the pictures no conversation uses", exc_info=True)
 
     # -- conversations -------------------------------------------------------------
     def create_conversation(

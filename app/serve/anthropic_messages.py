@@ -52,6 +52,7 @@ from app.serve.sampling import (
     unicode_text,
 )
 from app.settings import highest
+from wire import images
 
 
 class AnthropicMessage(BaseModel):
@@ -184,7 +185,7 @@ class CountRequest(BaseModel):
         as_request = MessagesRequest(
             model=self.model, max_tokens=1, messages=self.messages, system=self.system
         )
-        parts = [str(m.get("content", "")) for m in as_request.engine_messages()]
+        parts = [images.text_of(m.get("content")) for m in as_request.engine_messages()]
         parts += [json.dumps(tool.openai()) for tool in self.tools or []]
         return "\n".join(parts)
 

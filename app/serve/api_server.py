@@ -28,7 +28,7 @@ from app.engine.host import EngineHost
 from app.errors import HearthError
 from app.serve import dialects
 from app.serve.call import Call
-from app.serve.config import MAX_BODY_BYTES, ServerConfig
+from app.serve.config import ServerConfig, body_limit
 from app.serve.guard import BodyLimit, RequestEnd, http_guard, refuse
 from app.serve.pipeline import Refusal
 from app.serve.routes import ROUTES, Route
@@ -42,7 +42,7 @@ def build_app(models: ServedModels, config: ServerConfig) -> Any:
     """The ASGI app: ``models`` says which model answers each request."""
     app = FastAPI(title="Hearth", docs_url=None, redoc_url=None, openapi_url=None)
     app.middleware("http")(http_guard(config))
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, limit=body_limit)
     app.add_middleware(RequestEnd)
 
     @app.exception_handler(StarletteHTTPException)

@@ -32,7 +32,7 @@ WORDS: dict[str, str] = {
 # {0}: what the request asked.  An engine that reads pictures, with a model that does not.
 TEXT_ONLY = (
     "{0} need a model that reads images (a vision model with its projector); this one "
-    "reads text only. Ollama's /api/tags lists 'vision' among the capabilities of those "
+    "reads text only. Ollama's /api/show lists 'vision' among the capabilities of those "
     "that do"
 )
 

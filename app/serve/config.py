@@ -11,10 +11,33 @@ from dataclasses import dataclass, field
 
 from app.errors import HearthError
 from app.serve.pipeline import Grounder
+from wire import images
 from wire.phrases import Phrase
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 TOO_LARGE = "The request is too large (at most 4 MB)."
+# The routes that take pictures: a body may carry a request's pictures in base64 besides
+# the conversation (``wire.images``: 40 MB of picture files at most).
+PICTURE_ROUTES = frozenset(
+    {"/v1/chat/completions", "/v1/responses", "/v1/messages", "/api/chat", "/api/generate"}
+)
+MAX_PICTURE_BODY_BYTES = MAX_BODY_BYTES + images.MAX_REQUEST_IMAGE_BYTES * 4 // 3
+
+
+def body_limit(path: str) -> int:
+    """The most bytes a request's body to ``path`` may have."""
+    return MAX_PICTURE_BODY_BYTES if path.rstrip("/") in PICTURE_ROUTES else MAX_BODY_BYTES
+
+
+def too_large(path: str) -> str:
+    if body_limit(path) == MAX_BODY_BYTES:
+        return TOO_LARGE
+    return (
+        f"The request is too large (at most {MAX_PICTURE_BODY_BYTES // 1_000_000} MB, "
+        f"pictures of up to {images.MAX_REQUEST_IMAGE_BYTES // 1_000_000} MB in all)."
+    )
+
+
 BODY_TIMEOUT_S = 60.0  # a request's whole body, from its headers
 SLOW_BODY = "The request's body did not arrive in time (60 s); send it again."
 BUSY = "The server is answering as many requests as it can; try again in a moment."

@@ -33,11 +33,11 @@ from app.serve import dialects
 from app.serve.config import (
     BODY_TIMEOUT_S,
     BUSY,
-    MAX_BODY_BYTES,
     SLOW_BODY,
-    TOO_LARGE,
     ServerConfig,
+    body_limit,
 )
+from app.serve.config import too_large as too_large_words
 from app.serve.connections import InFlight
 from app.serve.pipeline import REQUEST_END, on_request_end
 from app.serve.routes import dialect_for
@@ -79,8 +79,8 @@ def http_guard(config: ServerConfig) -> Callable[..., Any]:
                 "invalid_api_key",
             )
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return refuse(path, 413, TOO_LARGE, "request_too_large")
+        if length is not None and (not length.isdigit() or int(length) > body_limit(path)):
+            return refuse(path, 413, too_large_words(path), "request_too_large")
         if path != "/health":  # a monitor's look at a busy server is always answered
             if not in_flight.enter():  # counted past the key: idle sockets cost nothing
                 busy = refuse(path, 503, BUSY, "server_busy")
@@ -103,7 +103,7 @@ class BodyLimit:
     Past the limit the app is told that the client went away (so that it stops reading
     whatever layer it is in) and its own answer to that is dropped for the 413."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: Callable[[str], int]) -> None:
         self.app, self.limit = app, limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -129,7 +129,7 @@ class BodyLimit:
             whole = message["type"] == "http.request" and not message.get("more_body", False)
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
+                if received > self.limit(str(scope.get("path", ""))):
                     too_large = True
                     return {"type": "http.disconnect"}
             return message
@@ -156,7 +156,8 @@ class BodyLimit:
             await refusal(scope, counted, send)
             return
         if too_large and not started:
-            refusal = refuse(str(scope.get("path", "")), 413, TOO_LARGE, "request_too_large")
+            path = str(scope.get("path", ""))
+            refusal = refuse(path, 413, too_large_words(path), "request_too_large")
             refusal.headers["Connection"] = "close"
             await refusal(scope, counted, send)
 

@@ -34,8 +34,15 @@ class Slot:
         self._context = context
         self.seq_id = seq_id
         self.tokens: list[int] = []
+        # Pictures of a model that places them in two dimensions (M-RoPE) fill more cells
+        # than they take positions: (index after the picture, cells less positions).
+        self.gaps: list[tuple[int, int]] = []
         self.last_used = 0.0  # time.monotonic() when its last reply ended
         self.busy = False
+
+    def position(self, length: int) -> int:
+        """The sequence position after the first ``length`` cells of the stream."""
+        return length - sum(gap for end, gap in self.gaps if end <= length)
 
     def common_prefix(self, prompt: Sequence[int]) -> int:
         """How many of ``prompt``'s first tokens this slot holds (at least one prompt token
@@ -110,7 +117,7 @@ class SlotContext:
         count = len(tokens)
         if not 0 < count <= self.room:
             raise DecodeFailed(f"a batch of {self.count + count} tokens (1 to {self.capacity})")
-        start = len(slot.tokens) + sum(len(t) for s, t in self._added if s is slot)
+        start = slot.position(len(slot.tokens) + sum(len(t) for s, t in self._added if s is slot))
         batch, first = self._batch, self.count
         token, pos, n_seq, seq, logits = (
             batch.token,
@@ -156,11 +163,13 @@ class SlotContext:
     def cut(self, slot: Slot, length: int) -> None:
         """Drop ``slot``'s positions from ``length`` on; a memory that cannot (a recurrent
         model's state) is cleared whole, and the next prompt is read from its start."""
-        if not self._lib.llama_memory_seq_rm(self._memory, slot.seq_id, length, -1):
+        if not self._lib.llama_memory_seq_rm(self._memory, slot.seq_id, slot.position(length), -1):
             self._lib.llama_memory_seq_rm(self._memory, slot.seq_id, -1, -1)
             slot.tokens.clear()
+            slot.gaps.clear()
         else:
             del slot.tokens[length:]
+            slot.gaps = [(end, gap) for end, gap in slot.gaps if end <= length]
 
     def free_slot(self, prompt: Sequence[int]) -> Slot | None:
         """The free slot for ``prompt``, so that a conversation finds its own slot again:

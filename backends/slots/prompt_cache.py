@@ -93,8 +93,8 @@ class PromptCache:
 
     def _copy(self, slot: Slot) -> Entry | None:
         tokens = tuple(slot.tokens)
-        if len(tokens) < MIN_TOKENS or tokens in self._entries:
-            return None
+        if len(tokens) < MIN_TOKENS or tokens in self._entries or slot.gaps:
+            return None  # (a picture placed in two dimensions: its positions are not kept)
         lib = self._lib
         size = int(lib.llama_state_seq_get_size(self._ctx, slot.seq_id))
         if not 0 < size <= max(self.budget, SHELF_ENTRY if self.shelf else 0):

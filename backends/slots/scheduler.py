@@ -318,13 +318,18 @@ class Scheduler:
         """Read the picture that starts at ``held`` into the slot's sequence (a decode of
         its own, apart from the step's batch, which holds nothing of this slot yet)."""
         started = time.perf_counter()
-        after = picture.read(slot.seq_id, held)
+        at = slot.position(held)
+        positions = picture.positions or picture.length
+        after = picture.read(slot.seq_id, at)
         task.picture_s += time.perf_counter() - started
-        if after != held + picture.length:
+        if after != at + positions:
             self.context.cut(slot, held)
-            raise DecodeFailed(f"a picture took {after - held} positions, not {picture.length}")
-        slot.tokens.extend(task.prompt[held:after])
-        return after
+            raise DecodeFailed(f"a picture took {after - at} positions, not {positions}")
+        end = held + picture.length
+        slot.tokens.extend(task.prompt[held:end])
+        if positions != picture.length:
+            slot.gaps.append((end, picture.length - positions))
+        return end
 
     def _first_token(self, task: Task, row: int) -> None:
         token = self._lib.llama_sampler_sample(task.sampler.chain, self.context.ctx, row)

@@ -23,12 +23,14 @@ OnToken = Callable[[int, int], str | None]
 
 @dataclass(frozen=True)
 class Picture:
-    """A picture in a prompt: the positions it takes, and what reads it into a slot's
+    """A picture in a prompt: the cells it fills (and the positions it takes, fewer for a
+    model that places pictures in two dimensions), and what reads it into a slot's
     sequence (libmtmd: encoded, then decoded as embeddings) from a position, returning
-    the position after it.  Its positions in ``Task.prompt`` hold one placeholder."""
+    the position after it.  Its cells in ``Task.prompt`` hold one placeholder."""
 
-    length: int
+    length: int  # the cells it fills (its placeholders in the prompt)
     read: Callable[[int, int], int]  # (seq_id, from position) -> position after
+    positions: int = 0  # the positions it takes, when fewer than its cells (M-RoPE)
 
 
 @dataclass(eq=False)

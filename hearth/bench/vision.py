@@ -2,7 +2,8 @@
 Hearth's worker and in llama.cpp's own ``llama-mtmd-cli`` of the same build, side by side.
 
 Each round, both sides read the same four new 1024×768 pictures (noise, so no picture is
-one a cache has seen): Hearth through the engine host, the worker's slots and its
+one a cache has seen), in batches of 512 tokens as the worker's slots decode; a first
+round warms both up and is not counted: Hearth through the engine host, the worker's slots and its
 projector (the reply's ``image_ms``: encoding and decoding every picture chunk), and
 ``llama-mtmd-cli`` in a process of its own, from the times it logs for each chunk it
 encodes and decodes.  The ratio is llama-mtmd-cli's time over Hearth's: 1.0 is as fast,
@@ -78,7 +79,7 @@ def mtmd_cli_ms(binary: Path, model: Path, pictures: list[Path]) -> float:
             *("--mmproj", str(model / "mmproj-tiny-smolvlm-f16.gguf")),
             *(arg for path in pictures for arg in ("--image", str(path))),
             *("-p", "What is in these pictures?", "-n", "1", "-t", str(THREADS)),
-            *("-c", "4096", "--temp", "0", "--no-warmup"),
+            *("-c", "4096", "-b", "512", "-ub", "512", "--temp", "0"),
         ],
         capture_output=True,
         text=True,
@@ -110,20 +111,22 @@ def measure(rounds: int) -> VisionFigures | None:
         host = EngineHost(Path(scratch) / "logs")
         seat = Seat(host)
         try:
-            for round_number in range(rounds):
+            for round_number in range(rounds + 1):  # the first warms both up: not counted
                 pictures = noise_pictures(round_number)
                 files = []
                 for number, data in enumerate(pictures):
                     path = Path(scratch) / f"round{round_number}-{number}.png"
                     path.write_bytes(data)
                     files.append(path)
-                figures.mtmd_cli_ms.append(mtmd_cli_ms(binary, model, files))
+                theirs = mtmd_cli_ms(binary, model, files)
                 message = {"role": "user", "content": images.content("What?", pictures)}
                 job = seat.chat(spec, [message], {"temperature": 0, "max_tokens": 1})
                 stats = next(e for e in job.events(timeout=600) if e["type"] in ("stats", "error"))
                 if stats["type"] == "error":
                     raise RuntimeError(str(stats.get("message")))
-                figures.hearth_ms.append(float(stats["image_ms"]))
+                if round_number:
+                    figures.mtmd_cli_ms.append(theirs)
+                    figures.hearth_ms.append(float(stats["image_ms"]))
                 figures.image_tokens = int(stats["image_tokens"])
         finally:
             host.close()

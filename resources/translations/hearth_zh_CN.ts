@@ -2,41 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
-    <name></name>
-    <message>
-        <source>Image projector</source>
-        <translation>图像投影器</translation>
-    </message>
-    <message>
-        <source>The projector (mmproj-*.gguf) through which this model reads pictures. Automatic: the one beside it.</source>
-        <translation>此模型用来读取图片的投影器（mmproj-*.gguf）。自动：使用模型旁边的那个。</translation>
-    </message>
-    <message>
-        <source>none found</source>
-        <translation>未找到</translation>
-    </message>
-    <message>
-        <source>Automatic ({0})</source>
-        <translation>自动（{0}）</translation>
-    </message>
-    <message>
-        <source>None: the model reads text only</source>
-        <translation>无：模型只读取文字</translation>
-    </message>
-    <message>
-        <source>Another file…</source>
-        <translation>其他文件…</translation>
-    </message>
-    <message>
-        <source>Choose the image projector</source>
-        <translation>选择图像投影器</translation>
-    </message>
-    <message>
-        <source>GGUF files (*.gguf)</source>
-        <translation>GGUF 文件（*.gguf）</translation>
-    </message>
-</context>
-<context>
     <name>ApiServerDialog</name>
     <message>
         <source>A request in OpenAI&apos;s dialect, from a terminal.</source>
@@ -3394,6 +3359,10 @@
         <translation>无法附加 {0}：{1}</translation>
     </message>
     <message>
+        <source>Wait a moment: a picture is still being read.</source>
+        <translation>请稍候：还有图片正在读取。</translation>
+    </message>
+    <message>
         <source>{0} reads text only, so it cannot see pictures. Choose a model that reads them above: {1}.</source>
         <translation>{0} 只能读取文字，看不到图片。请在上方选择能读取图片的模型：{1}。</translation>
     </message>
@@ -3431,6 +3400,41 @@
     <message>
         <source>Translate the user&apos;s text between English and Simplified Chinese. Reply with the translation only.</source>
         <translation>在英文和简体中文之间翻译用户的文字。只回复译文。</translation>
+    </message>
+</context>
+<context>
+    <name>ProjectorChoice</name>
+    <message>
+        <source>Image projector</source>
+        <translation>图像投影器</translation>
+    </message>
+    <message>
+        <source>The projector (mmproj-*.gguf) through which this model reads pictures. Automatic: the one beside it.</source>
+        <translation>此模型用来读取图片的投影器（mmproj-*.gguf）。自动：使用模型旁边的那个。</translation>
+    </message>
+    <message>
+        <source>none found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <source>Automatic ({0})</source>
+        <translation>自动（{0}）</translation>
+    </message>
+    <message>
+        <source>None: the model reads text only</source>
+        <translation>无：模型只读取文字</translation>
+    </message>
+    <message>
+        <source>Another file…</source>
+        <translation>其他文件…</translation>
+    </message>
+    <message>
+        <source>Choose the image projector</source>
+        <translation>选择图像投影器</translation>
+    </message>
+    <message>
+        <source>GGUF files (*.gguf)</source>
+        <translation>GGUF 文件（*.gguf）</translation>
     </message>
 </context>
 <context>

@@ -95,7 +95,7 @@ def test_a_chunked_body_is_counted_as_it_arrives(local: Served) -> None:
     connection.settimeout(WAIT_S)
     try:
         connection.sendall(
-            b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"POST /v1/embeddings HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
         )
         piece = b" " * 65536

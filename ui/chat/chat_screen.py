@@ -43,7 +43,7 @@ from ui.chat.documents_bar import DocumentsBar
 from ui.chat.message_documents import MessageDocuments
 from ui.chat.message_html import plain_text, stats_text
 from ui.chat.model_bar import ModelBar
-from ui.chat.picture_tray import PictureTray, pictures_welcome
+from ui.chat.picture_tray import PictureTray, ready_to_send
 from ui.chat.search_panel import SearchPanel
 from ui.chat.sidebar import connect_sidebar
 from ui.chat.transcript import TranscriptView
@@ -403,9 +403,7 @@ class ChatScreen(QWidget, SessionListener):
 
         With attached files or collections, the files are read and searched in the
         background first (``Documents.ground``), then the message is sent with them."""
-        if (not text.strip() and not self.picture_tray.thumbs) or self.busy or self.preparing:
-            return False
-        if not pictures_welcome(self, self.picture_tray):
+        if self.busy or self.preparing or not ready_to_send(self, self.picture_tray, text):
             return False
         attachments = self.documents_bar.attachments()
         collections = self.documents_bar.collections()

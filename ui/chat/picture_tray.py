@@ -121,6 +121,7 @@ class PictureTray(QWidget):
         self.thumbs: list[_Thumb] = []
         self.waiting = 0  # pictures still being read
         self._given = 0
+        self._epoch = 0  # each emptying of the tray (a read that ends later is dropped)
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(0, 0, 0, 0)
         self.row.setSpacing(6)
@@ -148,8 +149,11 @@ class PictureTray(QWidget):
         self.waiting += 1
         self._given += 1
         place = self._given  # pictures keep the order they were given in, however read
+        epoch = self._epoch
 
         def failed(exc: BaseException) -> None:
+            if epoch != self._epoch:
+                return  # the tray was emptied meanwhile (the message was sent)
             self.waiting -= 1
             if isinstance(exc, OSError):
                 reason = exc.strerror or str(exc)
@@ -157,9 +161,11 @@ class PictureTray(QWidget):
                 reason = translated(message_of(exc))
             self.show_error(self.tr("{0} cannot be attached: {1}").format(name, reason))
 
-        run_in_background(self, work, lambda attached: self._add(attached, place), failed)
+        run_in_background(self, work, lambda attached: self._add(attached, place, epoch), failed)
 
-    def _add(self, attached: Attached, place: int) -> None:
+    def _add(self, attached: Attached, place: int, epoch: int) -> None:
+        if epoch != self._epoch:
+            return  # read for a message already sent
         self.waiting -= 1
         if any(t.attached.data == attached.data for t in self.thumbs):
             return  # the same picture twice is sent once
@@ -179,12 +185,15 @@ class PictureTray(QWidget):
         self.changed.emit()
 
     def clear(self) -> None:
+        """Empty, and forget the pictures still being read."""
+        self._epoch += 1
+        self.waiting = 0
         for thumb in list(self.thumbs):
             self._remove(thumb)
 
 
 class Screen(Protocol):
-    """What ``pictures_welcome`` asks of the Chat screen."""
+    """What ``ready_to_send`` asks of the Chat screen."""
 
     core: Core
     model_bar: ModelBar
@@ -192,15 +201,26 @@ class Screen(Protocol):
     def show_error(self, message: str) -> None: ...
 
 
-def pictures_welcome(screen: Screen, tray: PictureTray) -> bool:
-    """Whether the next message's pictures can go to the chosen model; if not, say so
-    before anything is sent, and name the models here that read pictures."""
+def ready_to_send(screen: Screen, tray: PictureTray, text: str) -> bool:
+    """Whether a message of ``text`` and the tray's pictures can go now: something to send,
+    no picture still being read, and a model that sees the pictures (if not, that is said
+    before anything is sent, with the models here that do)."""
+    if not (text.strip() or tray.thumbs or tray.waiting):
+        return False
+
     def sees(entry: ModelEntry) -> bool:  # as it would load (Model settings' projector)
         try:
             return reads_images(screen.core.model_spec(entry))
         except HearthError:
             return entry.reads_images
 
+    if tray.waiting:
+        screen.show_error(
+            QCoreApplication.translate(
+                "PictureTray", "Wait a moment: a picture is still being read."
+            )
+        )
+        return False
     model = screen.model_bar.model
     if not tray.thumbs or model is None or sees(model):
         return True

@@ -14,30 +14,35 @@ from app.models.library import ModelEntry
 OTHER = "\0other"  # the entry that asks for a file
 
 
-def tr(text: str) -> str:
-    return QCoreApplication.translate("ProjectorChoice", text)
-
-
 def projector_choice(entry: ModelEntry, chosen: str | None, parent: QWidget) -> QComboBox:
     """A combo box whose current data is the choice kept in ``ModelChoice.projector``."""
     combo = QComboBox(parent)
-    combo.setAccessibleName(tr("Image projector"))
+    combo.setAccessibleName(QCoreApplication.translate("ProjectorChoice", "Image projector"))
     combo.setToolTip(
-        tr(
+        QCoreApplication.translate(
+            "ProjectorChoice",
             "The projector (mmproj-*.gguf) through which this model reads pictures. "
-            "Automatic: the one beside it."
+            "Automatic: the one beside it.",
         )
     )
-    beside = entry.projector.name if entry.projector is not None else tr("none found")
-    combo.addItem(tr("Automatic ({0})").format(beside), None)
-    combo.addItem(tr("None: the model reads text only"), "")
+    beside = (
+        entry.projector.name
+        if entry.projector is not None
+        else QCoreApplication.translate("ProjectorChoice", "none found")
+    )
+    combo.addItem(
+        QCoreApplication.translate("ProjectorChoice", "Automatic ({0})").format(beside), None
+    )
+    combo.addItem(
+        QCoreApplication.translate("ProjectorChoice", "None: the model reads text only"), ""
+    )
     folder = entry.path.parent
     found = sorted(p for p in folder.glob("*.gguf") if p.name.lower().startswith("mmproj"))
     for path in found:
         combo.addItem(path.name, str(path))
     if chosen and combo.findData(chosen) < 0:
         combo.addItem(Path(chosen).name, chosen)
-    combo.addItem(tr("Another file…"), OTHER)
+    combo.addItem(QCoreApplication.translate("ProjectorChoice", "Another file…"), OTHER)
     combo.setCurrentIndex(max(combo.findData(chosen), 0))
     previous = [combo.currentIndex()]
 
@@ -46,7 +51,10 @@ def projector_choice(entry: ModelEntry, chosen: str | None, parent: QWidget) -> 
             previous[0] = index
             return
         path, _ = QFileDialog.getOpenFileName(
-            parent, tr("Choose the image projector"), str(folder), tr("GGUF files (*.gguf)")
+            parent,
+            QCoreApplication.translate("ProjectorChoice", "Choose the image projector"),
+            str(folder),
+            QCoreApplication.translate("ProjectorChoice", "GGUF files (*.gguf)"),
         )
         if not path:
             combo.setCurrentIndex(previous[0])
