@@ -33,7 +33,9 @@ VISION_MODEL_ENV = "HEARTH_TEST_VISION_MODEL"
 PICTURES = 4
 SIZE = (1024, 768)
 THREADS = 2
-LOGGED_MS = re.compile(r"image (?:slice encoded|decoded \(batch \d+/\d+\)) in (\d+) ms")
+# llama-mtmd-cli's log lines start with a timestamp (minutes.seconds.ms.µs); with debug
+# output (-lv 5) each picture chunk is logged from "encoding mtmd batch" to "image decoded".
+STAMP = re.compile(r"^(\d+)\.(\d+)\.(\d+)\.(\d+) ")
 
 
 @dataclass
@@ -72,24 +74,41 @@ def noise_pictures(seed: int) -> list[bytes]:
 
 
 def mtmd_cli_ms(binary: Path, model: Path, pictures: list[Path]) -> float:
-    """The time llama-mtmd-cli logs for encoding and decoding every picture chunk."""
+    """The time llama-mtmd-cli spends encoding and decoding every picture chunk, from the
+    timestamps of its log (whole milliseconds would round each small chunk away)."""
     done = subprocess.run(
         [
             *(str(binary), "-m", str(model / "tiny-smolvlm-f16.gguf")),
             *("--mmproj", str(model / "mmproj-tiny-smolvlm-f16.gguf")),
             *(arg for path in pictures for arg in ("--image", str(path))),
             *("-p", "What is in these pictures?", "-n", "1", "-t", str(THREADS)),
-            *("-c", "4096", "-b", "512", "-ub", "512", "--temp", "0"),
+            *("-c", "4096", "-b", "512", "-ub", "512", "--temp", "0", "-lv", "5"),
         ],
         capture_output=True,
         text=True,
         timeout=600,
         check=True,
     )
-    logged = [float(ms) for ms in LOGGED_MS.findall(done.stdout + done.stderr)]
-    if not logged:
+    return chunk_ms((done.stdout + "\n" + done.stderr).splitlines())
+
+
+def chunk_ms(lines: list[str]) -> float:
+    """The sum over picture chunks of the time from encoding to decoded, in milliseconds."""
+    total, started = 0.0, None
+    for line in lines:
+        found = STAMP.match(line)
+        if found is None:
+            continue
+        minutes, seconds, ms, us = (int(part) for part in found.groups())
+        at = minutes * 60_000 + seconds * 1000 + ms + us / 1000
+        if "encoding mtmd batch" in line:
+            started = at
+        elif "image decoded" in line and started is not None:
+            total += at - started
+            started = None
+    if total <= 0:
         raise RuntimeError("llama-mtmd-cli logged no picture times")
-    return sum(logged)
+    return total
 
 
 def measure(rounds: int) -> VisionFigures | None:
