@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -349,6 +349,8 @@ class Core:
         if spec.engine in (REMOTE, SYNTHETIC):
             return Needs(0)
         entry = describe(Path(spec.path), "file")
+        if spec.projector:  # its projector loads with it
+            entry = replace(entry, projector=Path(spec.projector))
         try:
             from app.machine.fit_service import estimate_entry
 

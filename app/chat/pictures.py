@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,8 @@ class Pictures:
             os.utime(path)  # fresh again: not swept while its new message is saved
             return ref
         private_folder(path.parent)
-        part = path.with_suffix(path.suffix + ".part")
+        # Its own part file: the same picture may be kept by two threads at once.
+        part = path.with_suffix(f"{path.suffix}.{os.getpid()}-{threading.get_ident()}.part")
         try:
             with open(private_file(part), "wb") as out:
                 out.write(data)

@@ -157,7 +157,7 @@ class ChatScreen(QWidget, SessionListener):
         self.stop_button.hide()
         self.composer.files_dropped.connect(self.message_documents.attach_dropped)
         composer_column = QVBoxLayout()
-        self.picture_tray = PictureTray(self.show_error)
+        self.picture_tray = PictureTray(self.show_error, self.store.pictures.put)
         self.composer.picture_pasted.connect(self.picture_tray.add_image)
         composer_column.addWidget(self.picture_tray)
         composer_column.addWidget(self.composer, 1)

@@ -114,10 +114,18 @@ class PictureTray(QWidget):
 
     changed = Signal()
 
-    def __init__(self, show_error: Callable[[str], None], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        show_error: Callable[[str], None],
+        keep: Callable[[bytes, str], object] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("pictureTray")
         self.show_error = show_error
+        # Where a picture is kept as soon as it is read, in the background (the chat's
+        # ``Pictures.put``): sending it then writes nothing on the window's thread.
+        self.keep = keep
         self.thumbs: list[_Thumb] = []
         self.waiting = 0  # pictures still being read
         self._given = 0
@@ -161,7 +169,15 @@ class PictureTray(QWidget):
                 reason = translated(message_of(exc))
             self.show_error(self.tr("{0} cannot be attached: {1}").format(name, reason))
 
-        run_in_background(self, work, lambda attached: self._add(attached, place, epoch), failed)
+        def read_and_keep() -> Attached:
+            attached = work()
+            if self.keep is not None:
+                self.keep(attached.data, attached.name)
+            return attached
+
+        run_in_background(
+            self, read_and_keep, lambda attached: self._add(attached, place, epoch), failed
+        )
 
     def _add(self, attached: Attached, place: int, epoch: int) -> None:
         if epoch != self._epoch:
