@@ -29,6 +29,7 @@ from wire.phrases import Phrase
 log = logging.getLogger(__name__)
 
 FRESH_S = 600.0  # a file this new is never swept: its message may not be saved yet
+RECENT_BYTES = 64 * 1024 * 1024  # pictures kept in memory after they are read
 
 
 class PictureMissing(HearthError):
@@ -76,6 +77,7 @@ class Pictures:
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         self._memory: dict[str, bytes] = {}
+        self._recent: dict[str, bytes] = {}  # by hash, least recently read first
 
     def _path(self, ref: dict[str, Any]) -> Path | None:
         digest = str(ref.get("sha256") or "")
@@ -117,8 +119,14 @@ class Pictures:
         return ref
 
     def read(self, ref: dict[str, Any]) -> bytes:
-        """The picture a message names; PictureMissing in words when its file is gone."""
+        """The picture a message names; PictureMissing in words when its file is gone.
+        The pictures read last stay in memory (``RECENT_BYTES``): a conversation's next
+        turn sends them again without reading and hashing their files once more."""
         digest = str(ref.get("sha256") or "")
+        recent = self._recent.pop(digest, None)
+        if recent is not None:
+            self._recent[digest] = recent  # the most recent now
+            return recent
         path = self._path(ref)
         try:
             data = self._memory[digest] if path is None else path.read_bytes()
@@ -139,6 +147,9 @@ class Pictures:
                     str(ref.get("name") or digest[:12]),
                 )
             )
+        self._recent[digest] = data
+        while sum(map(len, self._recent.values())) > RECENT_BYTES and len(self._recent) > 1:
+            del self._recent[next(iter(self._recent))]  # the least recently read
         return data
 
     def path(self, ref: dict[str, Any]) -> Path | None:
