@@ -81,6 +81,15 @@ def test_pictures_go_from_the_composer_into_the_conversation(
     wait_until(qtbot, lambda: len(shown._drawn) == 2, 60_000)
     assert all(image.height() <= 160 for image in shown._drawn.values())
 
+    # Editing puts the message's pictures back in the tray; the edit sends what it holds.
+    chat.edit_message(question.id)
+    wait_until(qtbot, lambda: len(tray.thumbs) == 2, 60_000)
+    tray.thumbs[1].removed.emit(tray.thumbs[1])
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000):
+        assert chat.send("Only the red one?")
+    edited = next(m for m in chat.session.messages() if m.role == "user")
+    assert edited.id != question.id and [r["name"] for r in edited.images] == ["red.png"]
+
 
 def test_the_models_screen_says_which_models_read_images(
     qtbot: QtBot, core: Core, vision_model: VisionModel

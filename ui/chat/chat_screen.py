@@ -375,6 +375,7 @@ class ChatScreen(QWidget, SessionListener):
     def edit_message(self, message_id: int) -> None:
         """Put a message of the user's in the box; sending it starts a new branch."""
         self.editing = self.store.message(message_id)
+        self.picture_tray.edit(self.editing.images, self.store.pictures.read)
         self.composer.setPlainText(self.editing.content)
         self.composer.setFocus()
         self.edit_label.setText(
@@ -387,6 +388,7 @@ class ChatScreen(QWidget, SessionListener):
         if self.editing is not None:
             self.editing = None
             self.composer.clear()
+            self.picture_tray.clear()
         self.edit_label.hide()
         self.transcript.set_editing(None)
 
@@ -420,7 +422,7 @@ class ChatScreen(QWidget, SessionListener):
             editing = None
         if self.model_bar.model is not None:
             self.error_banner.dismiss()
-        pictures = self.picture_tray.pictures() or None
+        pictures = self.picture_tray.pictures()  # an edit's: exactly what the tray shows
         reply = self._run(
             lambda s: s.send(text, editing.id if editing else None, documents, pictures),
             self.tr("saving your message"),

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageReader, QPixmap
@@ -70,6 +70,12 @@ def read_attached(path: Path) -> Attached:
             raise images.too_large(size, path.name)
         data = images.checked(file.read(), path.name)
     return Attached(data, path.name, thumbnail_of(data, TRAY_HEIGHT))
+
+
+def stored(read: Callable[[dict[str, Any]], bytes], ref: dict[str, Any], name: str) -> Attached:
+    """A picture a message already carries, read from the chat's store (in the background)."""
+    data = read(ref)
+    return Attached(data, name, thumbnail_of(data, TRAY_HEIGHT))
 
 
 def pasted(image: QImage) -> Attached:
@@ -142,6 +148,14 @@ class PictureTray(QWidget):
     def add_files(self, paths: list[Path]) -> None:
         for path in paths:
             self._add_later(functools.partial(read_attached, path), path.name)
+
+    def edit(self, refs: list[dict[str, Any]], read: Callable[[dict[str, Any]], bytes]) -> None:
+        """The pictures of a message being edited, back in the tray: sending the edit
+        sends what the tray then holds."""
+        self.clear()
+        for ref in refs:
+            name = str(ref.get("name") or "picture")
+            self._add_later(functools.partial(stored, read, ref, name), name)
 
     def add_image(self, image: QImage) -> None:
         self._add_later(lambda: pasted(image), self.tr("the pasted picture"))
