@@ -184,10 +184,14 @@ class PicturePrompt:
         return read.tokens
 
     def pictures(self, tokens: list[int], context: Any, batch: int) -> dict[int, Picture]:
-        """The chosen render's pictures, as the slots read them into ``context``."""
+        """The chosen render's pictures, as the slots read them into ``context``; the
+        other renders' chunks are freed now, not when the reply ends."""
         read = self._reads.get(id(tokens))
         if read is None or read.tokens is not tokens:
             return {}
+        for other in [r for key, r in self._reads.items() if key != id(tokens)]:
+            self._reader.free(other)
+        self._reads = {id(tokens): read}
         projector = self._reader.projector
 
         def reader(chunk: Any) -> Callable[[int, int], int]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from app.engine.host import EngineHost
 from app.engine.seat import Seat
+from hearth.bench.llama_tools import find_llama_tool
 from wire.model_spec import BUILT_IN_RUNTIME, ModelSpec
 
 RUNTIMES_ENV = "HEARTH_RUNTIMES_DIR"  # backends.runtimes reads it in the worker
@@ -80,15 +81,9 @@ class EngineFigures:
 
 
 def find_llama_bench() -> Path | None:
-    for candidate in (
-        os.environ.get(LLAMA_BENCH_ENV),
-        REPO / ".cache" / "llama-bench" / "bin" / "llama-bench",
-        *sorted(Path.home().glob(".cache/hearth-build/llama-bench-*/bin/llama-bench")),
-        shutil.which("llama-bench"),
-    ):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return Path(candidate)
-    return None
+    return find_llama_tool(
+        LLAMA_BENCH_ENV, "llama-bench", REPO / ".cache" / "llama-bench" / "bin" / "llama-bench"
+    )
 
 
 def llama_bench(

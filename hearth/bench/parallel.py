@@ -16,8 +16,6 @@ Rounds alternate between the servers, so a machine that slows down mid-run slows
 
 from __future__ import annotations
 
-import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -29,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hearth.bench.api import _free_port, _wait_for
+from hearth.bench.llama_tools import find_llama_tool
 
 STREAMS = 4
 TOKENS = 96
@@ -39,14 +38,7 @@ TOPICS = ("a lighthouse keeper", "a mountain village", "a ship's cook", "a clock
 
 
 def find_llama_server() -> Path | None:
-    for candidate in (
-        os.environ.get(LLAMA_SERVER_ENV),
-        *sorted(Path.home().glob(".cache/hearth-build/llama-bench-*/bin/llama-server")),
-        shutil.which("llama-server"),
-    ):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return Path(candidate)
-    return None
+    return find_llama_tool(LLAMA_SERVER_ENV, "llama-server")
 
 
 @dataclass

@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import tempfile
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hearth.bench.figures import Figure
+from hearth.bench.llama_tools import find_llama_tool
 from wire import images
 from wire.model_spec import ModelSpec
 
@@ -46,14 +46,7 @@ class VisionFigures:
 
 
 def find_mtmd_cli() -> Path | None:
-    for candidate in (
-        os.environ.get(MTMD_CLI_ENV),
-        *sorted(Path.home().glob(".cache/hearth-build/llama-bench-*/bin/llama-mtmd-cli")),
-        shutil.which("llama-mtmd-cli"),
-    ):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return Path(candidate)
-    return None
+    return find_llama_tool(MTMD_CLI_ENV, "llama-mtmd-cli")
 
 
 def find_model() -> Path | None:

@@ -36,6 +36,7 @@ class TranscriptPictures(QObject):
         self._drawn: dict[str, QImage] = {}
         self._refs: dict[str, dict[str, Any]] = {}
         self._asked: set[str] = set()
+        self._frame: QImage | None = None
 
     def html(self, refs: list[dict[str, Any]]) -> str:
         """Your message's pictures, in a row, each with its file name as its text."""
@@ -68,9 +69,10 @@ class TranscriptPictures(QObject):
         if digest not in self._asked:
             self._asked.add(digest)
             self._draw(digest, ref)
-        frame = QImage(SHOWN_HEIGHT, SHOWN_HEIGHT, QImage.Format.Format_RGB32)
-        frame.fill(QColor(self.view.palette().mid().color()))
-        return frame
+        if self._frame is None:  # one for all pictures being drawn (asked at every paint)
+            self._frame = QImage(SHOWN_HEIGHT, SHOWN_HEIGHT, QImage.Format.Format_RGB32)
+            self._frame.fill(QColor(self.view.palette().mid().color()))
+        return self._frame
 
     def _draw(self, digest: str, ref: dict[str, Any]) -> None:
         path = self.path_of(ref)
