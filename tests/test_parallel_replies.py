@@ -4,8 +4,11 @@ prompt cache, with the real worker, the real engine and the starter model."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -111,6 +114,20 @@ def test_four_requests_at_once_each_get_the_reply_they_get_alone(
     assert "Wednesday" in together[2] and "Thursday" not in together[2], "its stop string"
     assert json.loads(together[3])["legs"] >= 0, "the schema held beside the others"
     assert timeline.overlapped(0, 2), "the replies streamed at the same time, not in turn"
+
+
+def test_a_step_of_four_replies_is_one_pass_over_the_model(starter: Path) -> None:
+    """Four replies at once cost one pass over the model's weights a step, whatever order
+    their slots joined the batch in (llama.cpp splits a batch whose sequences are out of
+    order into several passes: four replies ran at 0.7 of llama-server's speed)."""
+    counted = subprocess.run(
+        [sys.executable, "-m", "tests.tools.batch_passes", str(starter)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    assert json.loads(counted.stdout.splitlines()[-1]) == {"prompts": 1, "tokens": 1}
 
 
 def test_stopping_one_reply_leaves_the_others_as_they_are(client: Seat, slotted: ModelSpec) -> None:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from backends.llama_loop import CONTINUE, DecodeCosts, PrefillPacer
-from backends.slots.context import DecodeFailed, Slot, SlotContext
+from backends.slots.context import DecodeFailed, Rows, Slot, SlotContext
 from backends.slots.prompt_cache import PromptCache
 from backends.slots.task import Picture, Task
 from wire import protocol
@@ -229,7 +229,7 @@ class Scheduler:
         active[0].control.checkpoint()  # the threads: one wish for every reply
         context = self.context
         alone = len(active) == 1
-        drafts: list[tuple[Task, int, list[int], int]] = []
+        drafts: list[tuple[Task, Rows, list[int], int]] = []
         for task in active:
             if task.pending is None:
                 continue
@@ -239,8 +239,8 @@ class Scheduler:
             guesses = task.drafter.draft(task.pending) if task.drafter is not None and alone else []
             room = min(context.room, context.n_ctx - base) - 1
             guesses = guesses[: max(0, room)]
-            row = context.add(slot, [task.pending, *guesses], all_logits=bool(guesses))
-            drafts.append((task, row, guesses, base))
+            rows = context.add(slot, [task.pending, *guesses], all_logits=bool(guesses))
+            drafts.append((task, rows, guesses, base))
         finishing, read = self._add_prompts([t for t in active if t.reading])
         prompt_tokens = context.count - sum(1 + len(g) for _, _, g, _ in drafts)
         clock = time.perf_counter
@@ -263,25 +263,25 @@ class Scheduler:
         for task in read:
             if task.on_prompt_read is not None:
                 task.on_prompt_read(task.read)
-        for task, row, guesses, base in drafts:
+        for task, rows, guesses, base in drafts:
             task.stats.decodes += 1
             try:
-                self._sampled(task, row, guesses, base)
+                self._sampled(task, rows.first, guesses, base)
             except Exception as exc:  # noqa: BLE001 - raised in its request's thread
                 self._fail(task, exc)
-        for task, row in finishing:
+        for task, rows in finishing:
             task.stats.decodes += 1
             try:
-                self._first_token(task, row)
+                self._first_token(task, rows.first)
             except Exception as exc:  # noqa: BLE001 - raised in its request's thread
                 self._fail(task, exc)
 
-    def _add_prompts(self, reading: list[Task]) -> tuple[list[tuple[Task, int]], list[Task]]:
+    def _add_prompts(self, reading: list[Task]) -> tuple[list[tuple[Task, Rows]], list[Task]]:
         """Add prompt slices, one pacer's slice in all.  Returns the prompts whose last
         token is in the batch, with its row, and the long prompts read further."""
         context = self.context
         budget = min(self._pacer.size(), context.room)
-        finishing: list[tuple[Task, int]] = []
+        finishing: list[tuple[Task, Rows]] = []
         read: list[Task] = []
         for task in reading:
             slot = task.slot

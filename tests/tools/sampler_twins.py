@@ -33,13 +33,13 @@ def main(model: str, params: dict[str, object], steps: int = 48) -> None:
     chosen, checked = [], []
     last = slot.tokens[-1]  # evaluated again, so that its logits are the current ones
     slot.truncate(len(slot.tokens) - 1)
-    row = context.add(slot, [last])
+    rows = context.add(slot, [last])
     context.decode()
     for _ in range(steps):
-        token = lib.llama_sampler_sample(fast.chain, ctx, row)
-        checked.append(lib.llama_sampler_sample(exact.chain, ctx, row))
+        token = lib.llama_sampler_sample(fast.chain, ctx, rows.first)
+        checked.append(lib.llama_sampler_sample(exact.chain, ctx, rows.first))
         chosen.append(token)
-        row = context.add(slot, [token])
+        rows = context.add(slot, [token])
         context.decode()
     fast.close()
     exact.close()
