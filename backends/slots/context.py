@@ -79,6 +79,38 @@ class Slot:
         self._context.cut(self, 0)
 
 
+def free_slot(slots: Sequence[Slot], prompt: Sequence[int]) -> Slot | None:
+    """The free slot for ``prompt``, so that a conversation finds its own slot again:
+
+    * one whose tokens are mostly the start of ``prompt`` (the same conversation going
+      on, a regenerate), the one holding most of it;
+    * else an empty one;
+    * else the one used least recently (its conversation is the least likely to come
+      back; the engine keeps its state in the prompt cache first).
+
+    A slot that shares only a start (a template's opening, a system prompt) is not taken
+    while an empty one is there: its conversation may come back.  Between two empty slots,
+    or two used ones, the one that keeps the busy slots in fewest runs of consecutive
+    numbers goes first: each run is a pass over the weights every step (``_lay_out``)."""
+    free = [slot for slot in slots if not slot.busy]
+    if not free:
+        return None
+    busy = {slot.seq_id for slot in slots if slot.busy}
+
+    def worth(slot: Slot) -> tuple[int, int, bool, int, float]:
+        kept = slot.common_prefix(prompt)
+        going_on = slot.holds_conversation(prompt, kept)
+        runs = _runs(busy | {slot.seq_id})
+        return (going_on, kept if going_on else 0, not slot.tokens, -runs, -slot.last_used)
+
+    return max(free, key=worth)
+
+
+def _runs(numbers: set[int]) -> int:
+    """How many runs of consecutive numbers ``numbers`` has ({0, 2, 3}: two)."""
+    return sum(1 for n in numbers if n - 1 not in numbers)
+
+
 class Rows:
     """A slot's tokens added to the step's batch; ``first`` is their first row once the
     batch is laid out (``SlotContext.decode``), -1 before."""
@@ -198,26 +230,7 @@ class SlotContext:
             slot.gaps = [(end, gap) for end, gap in slot.gaps if end <= length]
 
     def free_slot(self, prompt: Sequence[int]) -> Slot | None:
-        """The free slot for ``prompt``, so that a conversation finds its own slot again:
-
-        * one whose tokens are mostly the start of ``prompt`` (the same conversation going
-          on, a regenerate), the one holding most of it;
-        * else an empty one;
-        * else the one used least recently (its conversation is the least likely to come
-          back; the engine keeps its state in the prompt cache first).
-
-        A slot that shares only a start (a template's opening, a system prompt) is not
-        taken while an empty one is there: its conversation may come back."""
-        free = [slot for slot in self.slots if not slot.busy]
-        if not free:
-            return None
-
-        def worth(slot: Slot) -> tuple[int, int, bool, float]:
-            kept = slot.common_prefix(prompt)
-            going_on = slot.holds_conversation(prompt, kept)
-            return (going_on, kept if going_on else 0, not slot.tokens, -slot.last_used)
-
-        return max(free, key=worth)
+        return free_slot(self.slots, prompt)
 
     def release(self, slot: Slot) -> None:
         slot.busy = False
