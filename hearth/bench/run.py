@@ -425,7 +425,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
             say("bench: llama-server not found ('make bench-tools' builds it): skipping it")
         else:
             say(f"bench: four replies at once, hearth serve against {server.name} -np 4")
-            parallel = measure_parallel(entry.path, server, physical_cores(), max(3, rounds))
+            parallel = measure_parallel(entry.path, server, physical_cores(), max(5, rounds))
     peak_rss = peak_rss_bytes()
     leaked = [m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules]
 
