@@ -15,7 +15,7 @@ import pytest
 
 from app.engine.jobs import Job
 from app.engine.seat import Seat
-from tests.conftest import collect
+from tests.conftest import REPO, collect
 from wire import protocol
 from wire.model_spec import ModelSpec
 
@@ -125,8 +125,10 @@ def test_a_step_of_four_replies_is_one_pass_over_the_model(starter: Path) -> Non
         capture_output=True,
         text=True,
         timeout=600,
-        check=True,
+        check=False,
+        cwd=REPO,
     )
+    assert counted.returncode == 0, counted.stderr
     assert json.loads(counted.stdout.splitlines()[-1]) == {"prompts": 1, "tokens": 1}
 
 

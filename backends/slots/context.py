@@ -113,13 +113,24 @@ def _runs(numbers: set[int]) -> int:
 
 class Rows:
     """A slot's tokens added to the step's batch; ``first`` is their first row once the
-    batch is laid out (``SlotContext.decode``), -1 before."""
+    batch is laid out (``SlotContext.decode``)."""
 
-    __slots__ = ("all_logits", "first", "slot", "start", "tokens")
+    __slots__ = ("_first", "all_logits", "slot", "start", "tokens")
 
     def __init__(self, slot: Slot, tokens: Sequence[int], start: int, all_logits: bool) -> None:
         self.slot, self.tokens, self.start, self.all_logits = slot, tokens, start, all_logits
-        self.first = -1
+        self._first = -1
+
+    @property
+    def first(self) -> int:
+        # -1 would be a row to llama.cpp (the last one): a read before the layout fails.
+        if self._first < 0:
+            raise DecodeFailed("a row was read before the batch was laid out")
+        return self._first
+
+    @first.setter
+    def first(self, row: int) -> None:
+        self._first = row
 
 
 class SlotContext:
@@ -169,12 +180,19 @@ class SlotContext:
         self._added.append(rows)
         return rows
 
+    def drop_batch(self) -> None:
+        """Forget what was added and not decoded (a step that failed half-way): the next
+        step starts from what the slots hold."""
+        self._added, self.count = [], 0
+
     def _lay_out(self, added: list[Rows]) -> None:
         """Write the batch in increasing sequence order (a slot's own parts in the order
         they were added).  With one KV stream per slot, llama.cpp splits a batch into
-        passes over the weights of consecutive sequence numbers, in the order the batch
-        names them: four replies added as slots 1, 0, 2, 3 took two passes a step (measured:
-        a step 1.4 times as long), in order they take one."""
+        passes over the weights, each of consecutive sequence numbers in the order the
+        batch names them and as many tokens of each (what is left of a longer part, such
+        as a prompt slice, takes passes of its own): four replies of one token each, added
+        as slots 1, 0, 2, 3, took two passes a step (measured: a step 1.4 times as long);
+        in order they take one."""
         batch = self._batch
         token, pos, n_seq, seq, logits = (
             batch.token,

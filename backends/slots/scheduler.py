@@ -146,6 +146,7 @@ class Scheduler:
                 self._step()
             except Exception as exc:  # the batch failed: every reply in it hears of it
                 log.exception("a batch step failed")
+                self.context.drop_batch()
                 for task in list(self._active):
                     self._fail(task, exc)
         for task in [*self._active, *self._waiting]:

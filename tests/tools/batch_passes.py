@@ -12,10 +12,10 @@ from __future__ import annotations
 import ctypes
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from backends.llama_cpp_engine import LlamaCppEngine
+from backends.runtime_probe import library_dir, shared_library
 from backends.slots.context import SlotContext
 
 ORDER = (1, 0, 2, 3)
@@ -27,7 +27,10 @@ def main(model: str) -> None:
     engine.load({"path": model, "n_ctx": 256, "threads": 2}, lambda *_: None)
     llm: Any = engine._llm
     lib: Any = engine._lib
-    ggml = ctypes.CDLL(str(next(Path(lib.__file__).parent.glob("lib/libggml-base.so*"))))
+    path = shared_library(library_dir(), "ggml-base")
+    if not path.exists():  # a runtime keeps the soname only (libggml-base.so.0)
+        path = next(path.parent.glob(path.name + ".*"), path)
+    ggml = ctypes.CDLL(str(path))
     ggml.ggml_get_name.restype = ctypes.c_char_p
     ggml.ggml_get_name.argtypes = [ctypes.c_void_p]
     passes = [0]
