@@ -45,6 +45,15 @@ def kill_tree(process: subprocess.Popen[Any]) -> None:
             continue
 
 
+def is_running(pid: int) -> bool:
+    """Whether the process ``pid`` still runs (one that ended and waits to be reaped does
+    not): its parent may not have heard of its end yet."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
 def tree_cpu_seconds(pid: int) -> float:
     """CPU time (user and system) of ``pid`` and every process under it (0 when ``pid``
     is gone): a Windows venv launcher uses none, the interpreter it starts does the work."""

@@ -102,6 +102,49 @@ def test_a_server_that_dies_mid_call_says_so_and_starts_again(servers: ToolServe
     assert again.text == "echo: back", "the next call started it again"
 
 
+def test_a_server_that_exits_leaving_children_says_so_at_once_and_its_children_end(
+    servers: ToolServers, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    died = servers.call("fixture", "fork_and_exit", {"children": 3}, timeout=WAIT_S).result(
+        WAIT_S * 2
+    )
+    assert died.is_error and not died.timed_out, died.text
+    assert "stopped during the call" in died.text, "its death, not its silence"
+    assert time.monotonic() - started < WAIT_S, "said before the call's timeout"
+    children = [int(pid) for pid in (tmp_path / "children.txt").read_text().split()]
+    assert len(children) == 3
+    deadline = time.monotonic() + WAIT_S
+    while any(_running(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_running(pid) for pid in children), "its process group ended with it"
+    again = servers.call("fixture", "echo", {"text": "back"}).result(WAIT_S)
+    assert again.text == "echo: back", "the next call started it again"
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_a_server_that_floods_stderr_keeps_a_bounded_log_and_its_last_words(
+    servers: ToolServers, tmp_path: Path
+) -> None:
+    from app.tools.stdio_server import LOG_MAX_BYTES
+
+    for _ in range(3):
+        shouted = servers.call("fixture", "shout", {"megabytes": 3}).result(WAIT_S)
+        assert shouted.text == "shouted"
+    logs = list((tmp_path / "logs").glob("mcp-fixture.log*"))
+    assert {p.name for p in logs} == {"mcp-fixture.log", "mcp-fixture.log.1"}, "rolled over"
+    assert sum(p.stat().st_size for p in logs) <= 2 * LOG_MAX_BYTES, "9 MB written, 4 kept"
+    assert "a very talkative server" in (tmp_path / "logs" / "mcp-fixture.log").read_text()
+    died = servers.call("fixture", "crash", {}).result(WAIT_S)
+    assert "crashing on purpose" in died.text, "its last words, after the flood"
+
+
 def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
     broken = ServerConfig(
         "broken",

@@ -285,8 +285,10 @@ def terminal() -> Iterator[tuple[TextIO, TextIO]]:
             writer = stack.enter_context(open("CONOUT$", "w", encoding="utf-8"))
             yield reader, writer
         else:
-            both = stack.enter_context(open("/dev/tty", "r+", encoding="utf-8"))
-            yield both, both
+            # Apart: a terminal is not seekable, and Python refuses to open one "r+".
+            reader = stack.enter_context(open("/dev/tty", encoding="utf-8"))
+            writer = stack.enter_context(open("/dev/tty", "w", encoding="utf-8"))
+            yield reader, writer
 
 
 def _console_processes() -> int:

@@ -164,7 +164,7 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO | None = None) ->
             session.set_instructions(args.system, session.own_settings)
         if chat_tools.wanted(args):
             session.tools = _tools(core, args, closers)
-            terminal.approve = chat_tools.TerminalApproval(args).decide
+            terminal.approve = chat_tools.TerminalApproval(args, session.tools.offered).decide
         documents = None
         if args.collection or args.attach:
             documents = _grounding(core, session, prompt, args)

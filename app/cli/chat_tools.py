@@ -19,6 +19,7 @@ from app.core import Core
 from app.errors import HearthError
 from wire import platforms
 from wire.phrases import Phrase, message_of
+from wire.visible_text import visible
 
 LIST_TIMEOUT_S = 60.0
 CHOICES = ("auto", "required", "none")
@@ -130,32 +131,42 @@ def chat_tools(core: Core, args: argparse.Namespace, search: Any) -> tuple[Any, 
 
 
 class TerminalApproval:
-    """Answers the session's approval questions from the flags, else on the terminal."""
+    """Answers the session's approval questions from the flags, else on the terminal.
 
-    def __init__(self, args: argparse.Namespace, err: TextIO | None = None) -> None:
+    ``--allow-tool SERVER/TOOL`` allows that tool; a bare ``NAME`` allows the one offered
+    tool of that name, and is refused (HearthError, before the model runs) when several
+    servers offer one: a name meant for one server must never let another's run unasked.
+    Everything a server wrote (its name, the tool's, the arguments the model chose) is
+    shown with control and bidi characters escaped: it is the text a person decides on.
+    """
+
+    def __init__(
+        self, args: argparse.Namespace, offered: list[Any], err: TextIO | None = None
+    ) -> None:
         err = err or sys.stderr  # as it is now, not as it was at import
         self.yes = bool(args.yes)
-        self.allowed = set(args.allow_tool or [])
+        self.allowed = allowed_keys(list(args.allow_tool or []), offered)
         self.err = err
 
     def decide(self, call: Any) -> Any:
         from app.tools.approval import Decision, risks
 
         tool = call.tool
-        if self.yes or tool.name in self.allowed or tool.key in self.allowed:
+        if self.yes or tool.key in self.allowed:
             return Decision.ALLOW_ONCE
         import json
 
-        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        key = visible(tool.key)
+        arguments = visible(json.dumps(call.arguments, ensure_ascii=False))
         may = "; ".join(risks(tool)) or "read-only, by its server's word"
-        question = f"Allow {tool.key} ({may}) with {arguments}? [y]es once, [a]lways, [N]o: "
+        question = f"Allow {key} ({may}) with {arguments}? [y]es once, [a]lways, [N]o: "
         answer = _ask(question)
         if answer is STOP:
             return None  # Ctrl+C: stop the reply
         if answer is None:
             print(
-                f"hearth: {tool.key} was not run: there is no terminal to ask on. Allow it "
-                f"with --allow-tool {tool.name} (or every call with --yes).",
+                f"hearth: {key} was not run: there is no terminal to ask on. Allow it "
+                f"with --allow-tool {key} (or every call with --yes).",
                 file=self.err,
             )
             return Decision.DENY
@@ -163,6 +174,37 @@ class TerminalApproval:
         if answer in ("a", "always"):
             return Decision.ALWAYS
         return Decision.ALLOW_ONCE if answer in ("y", "yes") else Decision.DENY
+
+
+def allowed_keys(names: list[str], offered: list[Any]) -> set[str]:
+    """The ``SERVER/TOOL`` keys that ``--allow-tool`` names allow among ``offered``;
+    HearthError for a name no offered tool has, or a bare name several servers share."""
+    keys = {tool.key for tool in offered}
+    allowed: set[str] = set()
+    for name in names:
+        if name in keys:
+            allowed.add(name)
+            continue
+        having = sorted(tool.key for tool in offered if tool.name == name)
+        if len(having) == 1:
+            allowed.add(having[0])
+        elif having:
+            raise HearthError(
+                Phrase(
+                    "--allow-tool {0} could mean {1}: name the one to allow as SERVER/TOOL.",
+                    visible(name),
+                    visible(" or ".join(having)),
+                )
+            )
+        else:
+            raise HearthError(
+                Phrase(
+                    "--allow-tool {0}: no tool of that name is offered to this chat (see "
+                    "'hearth tools list').",
+                    visible(name),
+                )
+            )
+    return allowed
 
 
 STOP = "\x03"  # what _ask answers for Ctrl+C

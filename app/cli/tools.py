@@ -18,6 +18,7 @@ from app.cli.common import EXIT_ERROR, EXIT_OK
 from app.core import Core
 from app.errors import HearthError
 from wire.phrases import Phrase
+from wire.visible_text import visible
 
 LIST_TIMEOUT_S = 30.0
 
@@ -63,7 +64,7 @@ def cmd_tools(core: Core, args: argparse.Namespace, out: TextIO | None = None) -
         servers, secrets = split_secrets(_parsed(read_servers, raw))
         file.add(servers, secrets)
         for server in servers:
-            print(f"Added the tool server {server.name}: {server.describe()}", file=out)
+            print(f"Added the tool server {server.name}: {visible(server.describe())}", file=out)
         return EXIT_OK
     config = file.load()
     if action == "remove":
@@ -144,15 +145,17 @@ def _list(core: Core, args: argparse.Namespace, out: TextIO) -> int:
         print(json.dumps({"servers": rows}, ensure_ascii=False, indent=2), file=out)
     elif not rows:
         print("No tool servers yet. Add some with 'hearth tools add FILE'.", file=out)
+    # What a server wrote reaches the terminal with its escapes shown, never obeyed.
     for row in [] if args.json else rows:
         state = "" if row["enabled"] else " (off)"
-        print(f"{row['name']}{state}: {row['target']}", file=out)
+        print(f"{visible(row['name'])}{state}: {visible(row['target'])}", file=out)
         if "error" in row:
-            print(f"  {row['error']}", file=out)
+            print(f"  {visible(row['error'])}", file=out)
         for tool in row["tools"]:
-            print(f"  {tool['name']} [{', '.join(tool['may']) or 'read-only'}]", file=out)
+            may = ", ".join(tool["may"]) or "read-only"
+            print(f"  {visible(tool['name'])} [{may}]", file=out)
             if tool["description"]:
-                print(f"      {tool['description'].splitlines()[0]}", file=out)
+                print(f"      {visible(tool['description'].splitlines()[0])}", file=out)
     return EXIT_ERROR if failed else EXIT_OK
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from app.json_document import JsonDocument, parse_json
 from app.secrets import get_token, set_token
 from wire.phrases import Phrase
+from wire.visible_text import visible
 
 log = logging.getLogger(__name__)
 FILE_NAME = "tools.json"
@@ -162,7 +163,7 @@ def server_from(name: str, entry: Any) -> ServerConfig:
             Phrase(
                 "The server name '{0}' cannot be used: letters, digits, '-', '_' and '.' "
                 "only, at most 64.",
-                name,
+                visible(name[:200]),
             )
         )
     if not isinstance(entry, dict):

@@ -1,9 +1,10 @@
 """Running the MCP servers a chat uses, and calling their tools.
 
 One thread runs an asyncio loop for all of the process's servers (``ToolServers``).  A
-server starts when a chat first needs its tools, never before; the SDK starts a stdio
-server in a process group of its own (a job object on Windows) so that stopping it stops
-its children too, and its stderr is appended to ``logs/mcp-<name>.log``.  Every server
+server starts when a chat first needs its tools, never before; a stdio server runs in a
+process group of its own (a job object on Windows) that ends with it, children and all,
+and its stderr goes to ``logs/mcp-<name>.log``, which rolls over (``stdio_server.py``).
+A tool whose name is longer than MCP's 128 characters is left out.  Every server
 stops when Hearth quits (``close``).  Callers on other threads (the chat session's, the
 command line's) get a ``concurrent.futures.Future``: nothing here blocks the Qt main thread,
 and cancelling the future stops the call.
@@ -27,9 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.files import private_file, private_folder
 from app.tools.config import ServerConfig
+from app.tools.stdio_server import ServerLog, ServerProcess, stdio_server
 from wire.phrases import Phrase
+from wire.visible_text import visible
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +40,7 @@ START_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 8.0  # the SDK's own stop (stdin closed, SIGTERM, SIGKILL) takes up to 6.5 s
 PING_TIMEOUT_S = 5.0
-STDERR_LINES = 5  # of a server's stderr, in the sentence when it fails
+MAX_TOOL_NAME = 128  # MCP's own bound on a tool's name
 CONNECTION_CLOSED = -32000  # JSON-RPC's code for a connection that closed (the SDK's too)
 
 
@@ -140,7 +142,9 @@ class _Connection:
         self.dead: str = ""  # why it stopped, once it did
         self._stop = asyncio.Event()
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._log_start = 0
+        self.log = ServerLog(log_path)
+        self._exited: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self.process = ServerProcess(self._on_exit)
         self._task: asyncio.Task[None] | None = None
 
     async def start(self, timeout: float) -> None:
@@ -162,20 +166,13 @@ class _Connection:
         from mcp import Client
 
         try:
-            private_folder(self.log_path.parent)
-            with private_file(self.log_path).open(
-                "a", encoding="utf-8", errors="replace"
-            ) as errlog:
-                errlog.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting\n")
-                errlog.flush()
-                self._log_start = errlog.tell()
-                async with contextlib.AsyncExitStack() as stack:
-                    transport = await self._transport(stack, errlog)
-                    client = await stack.enter_async_context(Client(transport, cache=None))
-                    self.tools = await self._list(client)
-                    self.client = client
-                    self._ready.set_result(None)
-                    await self._stop.wait()
+            async with contextlib.AsyncExitStack() as stack:
+                transport = await self._transport(stack)
+                client = await stack.enter_async_context(Client(transport, cache=None))
+                self.tools = await self._list(client)
+                self.client = client
+                self._ready.set_result(None)
+                await self._until_stopped_or_exited()
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -190,7 +187,27 @@ class _Connection:
             if not self._ready.done():
                 self._ready.set_exception(ToolServerError(self.dead))
 
-    async def _transport(self, stack: contextlib.AsyncExitStack, errlog: Any) -> Any:
+    async def _until_stopped_or_exited(self) -> None:
+        waits: list[asyncio.Future[Any]] = [
+            asyncio.ensure_future(self._stop.wait()),
+            asyncio.ensure_future(asyncio.shield(self._exited)),
+        ]
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for each in waits:
+            each.cancel()
+        if self._exited.done() and not self._stop.is_set():
+            self.dead = Phrase(
+                "The tool server {0} stopped (its exit code: {1}).{2}",
+                self.config.name,
+                self._exited.result(),
+                self.last_words(),
+            )
+
+    def _on_exit(self, code: int | None) -> None:
+        if not self._exited.done():
+            self._exited.set_result(code)
+
+    async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
         config = self.config
         if config.url:
             from mcp.client.streamable_http import streamable_http_client
@@ -200,22 +217,31 @@ class _Connection:
                 create_mcp_http_client(headers=config.all_headers())
             )
             return streamable_http_client(config.url, http_client=http)
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        params = StdioServerParameters(
-            command=config.command,
-            args=list(config.args),
-            env=config.all_env(),
-            cwd=config.cwd or None,
+        return stdio_server(
+            config.command,
+            list(config.args),
+            config.all_env(),
+            config.cwd or None,
+            self.log,
+            self.process,
         )
-        return stdio_client(params, errlog=errlog)
 
     async def _list(self, client: Any) -> list[ToolInfo]:
         tools: list[ToolInfo] = []
         cursor = None
         for _page in range(100):  # a server that pages forever is cut off
             listing = await client.list_tools(cursor=cursor)
-            tools += [info_from(self.config.name, tool) for tool in listing.tools]
+            for tool in listing.tools:
+                if len(tool.name) > MAX_TOOL_NAME:
+                    log.warning(
+                        "the tool server %s lists a tool with a name of %d characters "
+                        "(at most %d): it is left out",
+                        self.config.name,
+                        len(tool.name),
+                        MAX_TOOL_NAME,
+                    )
+                    continue
+                tools.append(info_from(self.config.name, tool))
             cursor = listing.next_cursor
             if not cursor:
                 break
@@ -247,17 +273,11 @@ class _Connection:
 
     def last_words(self) -> str:
         """The last lines the server wrote on stderr since it started, as a sentence's
-        tail."""
-        try:
-            with self.log_path.open("rb") as file:
-                file.seek(self._log_start)
-                text = file.read()[-8192:].decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        tail (with their escapes shown: a server's words reach a terminal and labels)."""
+        lines = self.log.last_lines()
         if not lines:
             return ""
-        return " " + Phrase("Its last words: {0}", " / ".join(lines[-STDERR_LINES:]))
+        return " " + Phrase("Its last words: {0}", visible(" / ".join(lines)))
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         client = self.client
@@ -305,14 +325,18 @@ class _Connection:
             await asyncio.wait_for(asyncio.shield(self._ready), timeout)
 
     async def responds(self) -> bool:
-        """Whether the server still answers (it may have died since its last call)."""
+        """Whether the server still answers.  A stdio server's process is watched (its
+        exit closes the connection at once); a server reached by its address is asked for
+        its tools (MCP has dropped its ping)."""
         client = self.client
         if client is None:
             return False
+        if not self.config.url:
+            return self.process.running
         try:
-            await asyncio.wait_for(client.send_ping(), PING_TIMEOUT_S)
+            await asyncio.wait_for(client.list_tools(), PING_TIMEOUT_S)
         except Exception:  # noqa: BLE001 - any failure means: start it again
-            log.info("the tool server %s does not answer a ping", self.config.name)
+            log.info("the tool server %s does not answer", self.config.name)
             return False
         return True
 

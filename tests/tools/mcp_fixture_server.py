@@ -1,5 +1,6 @@
 """An MCP server over stdio for the tool tests, written with the SDK: tools that echo, fail,
-hang, return huge text, write a file, and end the server mid-call.
+hang, return huge text, write a file, end the server mid-call (alone, or leaving children
+behind), and flood stderr.
 
 Run as ``python tests/tools/mcp_fixture_server.py [FOLDER] [--http PORT]``: ``write_note``
 writes into FOLDER (default: the working folder); with ``--http`` it serves Streamable HTTP
@@ -70,6 +71,31 @@ def crash() -> str:
     """End the server in the middle of the call."""
     print("fixture: crashing on purpose", file=sys.stderr, flush=True)
     os._exit(3)
+
+
+@server.tool(annotations=READ_ONLY)
+def fork_and_exit(children: int = 3) -> str:
+    """Start children that sleep, write their process ids into FOLDER/children.txt, and
+    end the server in the middle of the call (the children keep its pipes open)."""
+    import subprocess
+
+    started = [
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        for _ in range(children)
+    ]
+    (FOLDER / "children.txt").write_text(" ".join(str(p.pid) for p in started))
+    print("fixture: leaving my children behind", file=sys.stderr, flush=True)
+    os._exit(0)
+
+
+@server.tool(annotations=READ_ONLY)
+def shout(megabytes: int = 1) -> str:
+    """Write this many megabytes of lines on stderr, then answer."""
+    line = "fixture: a very talkative server " + "x" * 990 + "\n"
+    for _ in range(megabytes * 1024):
+        sys.stderr.write(line)
+    sys.stderr.flush()
+    return "shouted"
 
 
 if __name__ == "__main__":
