@@ -523,6 +523,56 @@ def test_a_required_tool_call_from_the_real_engine_is_a_valid_call(client: OpenA
     assert answer.choices[0].message.content and not answer.choices[0].message.tool_calls
 
 
+def test_a_forced_call_cut_by_max_tokens_is_never_markup_in_the_answer(
+    served: tuple[int, Path], client: OpenAI
+) -> None:
+    """A forced call that reaches ``max_tokens`` before it closes gives no call and no
+    content (the template's ``<tool_call>`` markup is no answer), finish reason length:
+    OpenAI streamed and not, and Anthropic's ``any``."""
+    create: Any = client.chat.completions.create
+    asked = [{"role": "user", "content": "What is the weather in Paris?"}]
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    cut = create(model=STARTER, messages=asked, tools=[TOOL], tool_choice=named, max_tokens=8)
+    (choice,) = cut.choices
+    assert choice.finish_reason == "length"
+    assert not choice.message.content and not choice.message.tool_calls
+    chunks = list(
+        create(
+            model=STARTER,
+            messages=asked,
+            tools=[TOOL],
+            tool_choice="required",
+            max_tokens=8,
+            stream=True,
+        )
+    )
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "", "nothing of the call streamed as text"
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"
+    assert not any(c.choices[0].delta.tool_calls for c in chunks if c.choices)
+    status, message = raw(
+        served[0],
+        "POST",
+        "/v1/messages",
+        {
+            "model": STARTER,
+            "max_tokens": 8,
+            "messages": [{"role": "user", "content": "Weather in Paris?"}],
+            "tool_choice": {"type": "any"},
+            "tools": [
+                {
+                    "name": "get_weather",
+                    "description": "Get weather",
+                    "input_schema": TOOL["function"]["parameters"],
+                }
+            ],
+        },
+    )
+    assert status == 200, message
+    assert message["stop_reason"] == "max_tokens"
+    assert not any("<tool_call>" in str(block) for block in message["content"]), message
+
+
 def test_completions_continue_a_raw_prompt_streamed_or_not(client: OpenAI) -> None:
     greedy: dict[str, Any] = {"model": STARTER, "temperature": 0, "max_tokens": 12}
     prompt = "The capital of France is"

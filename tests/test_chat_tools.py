@@ -226,6 +226,26 @@ def test_a_badly_written_call_is_answered_and_the_limit_ends_the_calls(
     assert "<tool_call>" in reply.text, "without tools, a call is only text"
 
 
+def test_a_call_cut_by_the_length_limit_is_neither_text_nor_a_malformed_call(
+    core: Core, store: st.ChatStore, client: Seat, servers: ToolServers
+) -> None:
+    """The window and ``hearth chat`` as the API: a reply that reaches its token limit in
+    the middle of a call shows its text before the call, never the call's markup, makes
+    no call, ends as cut (length) and says why."""
+    notes: list[str] = []
+    person = Person(lambda _c: Decision.ALLOW_ONCE)
+    person.notice = notes.append  # type: ignore[method-assign]
+    cut = 'Let me look. <tool_call>{"name": "echo", "arguments": {"text": "' + "a" * 400
+    session = chat(core, store, client, person, cut, tools_of(servers))
+    session.overrides = {"sampling.max_tokens": 20}
+    reply = ask(session)
+    assert reply.status == st.LENGTH
+    assert reply.text.strip() == "Let me look.", "the text before the call, no markup"
+    assert "<tool_call>" not in person.text
+    assert calls_of(store, reply) == [] and ("asked", "fixture/echo") not in person.heard
+    assert any("length limit in the middle of a tool call" in note for note in notes)
+
+
 def test_esc_stops_a_running_call_or_one_waiting_for_the_person(
     core: Core, store: st.ChatStore, client: Seat, servers: ToolServers
 ) -> None:

@@ -536,7 +536,9 @@ class ChatSession:
             kind == protocol.DONE
             and reply.turn is not None
             and not reply.stopping
-            and self._tool_flow.after_text(reply)
+            and self._tool_flow.after_text(
+                reply, event.get("finish_reason") == protocol.FINISH_LENGTH
+            )
         ):
             return  # the reply goes on with its tools' results: its end is the last round's
         listener.engine_event(self, reply, event)

@@ -44,6 +44,10 @@ class ChatSession(Protocol):
 log = logging.getLogger(__name__)
 SAVING_TOOLS = Phrase("saving the tool calls")
 KEEPING_ALWAYS = Phrase("keeping the tool's Always allow")
+CUT_CALL = Phrase(
+    "The reply reached its length limit in the middle of a tool call, so that call was not "
+    "made. Raise the maximum length and send again."
+)
 
 
 class ToolFlow:
@@ -55,14 +59,17 @@ class ToolFlow:
         """Who hears about the tools: the session's tool listener, else its listener."""
         return self.session.tool_listener or self.session.listener
 
-    def after_text(self, reply: Reply) -> bool:
-        """The model finished a request of ``reply``: show the text it held back, and
-        start the calls it made.  False when it made none (the reply ends)."""
+    def after_text(self, reply: Reply, cut: bool = False) -> bool:
+        """The model finished a request of ``reply`` (``cut`` by its token limit, or not):
+        show the text it held back, and start the calls it made.  False when it made none
+        (the reply ends)."""
         turn = reply.turn
         assert turn is not None
-        rest, calls = turn.end_of_text()
+        rest, calls = turn.end_of_text(cut)
         if rest:
             self.session.show_text(reply, rest)
+        if turn.cut_call:
+            self.session.listener.notice(CUT_CALL)
         if not calls:
             return False
         text = reply.recorder.text

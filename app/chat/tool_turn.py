@@ -23,7 +23,7 @@ from app.chat import tool_rounds as tr
 from app.tools.approval import DENIED, needs_asking
 from app.tools.builtin import SERVER as BUILTIN
 from app.tools.builtin import BuiltinTools
-from app.tools.calls import ToolCall, ToolCallStream
+from app.tools.calls import ToolCall, ToolCallStream, call_start
 from app.tools.servers import ToolInfo, ToolResult, ToolServerError, ToolServers
 from wire.phrases import Phrase
 
@@ -122,6 +122,7 @@ class ToolTurn:
         self.results_left = self.result_chars * 2  # all results of the reply together
         self.waiting: dict[str, Any] | None = None  # a call waiting for the person
         self.running: concurrent.futures.Future[Any] | None = None
+        self.cut_call = False  # the token limit cut a call short (it was not made)
 
     @property
     def calls_made(self) -> int:
@@ -143,13 +144,18 @@ class ToolTurn:
         """The part of streamed ``text`` the person may see now."""
         return self.stream.feed(text)
 
-    def end_of_text(self) -> tuple[str, list[dict[str, Any]]]:
+    def end_of_text(self, cut: bool = False) -> tuple[str, list[dict[str, Any]]]:
         """When the model is done: the rest of its text, and its calls as stored (status
-        pending, or malformed when a call could not be read)."""
+        pending, or malformed when a call could not be read).  A reply ``cut`` by its
+        token limit in the middle of a call keeps the calls written whole; the one cut is
+        dropped, never shown as text nor answered as malformed (``cut_call`` says so)."""
         held = self.stream.text[self.stream.released :]
-        rest, calls = self.stream.finish()
+        rest, calls = self.stream.finish(cut)
+        self.cut_call = cut and bool(self.stream.names) and call_start(held) >= 0
         if calls:
             return rest, [self._stored(call) for call in calls]
+        if cut:
+            return rest, []
         if self.stream.names and any(marker in held for marker in CALL_MARKERS):
             return "", [self._malformed(held)]
         return rest, []

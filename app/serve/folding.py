@@ -4,7 +4,9 @@ token probabilities, the usage and the finish reason.
 
 Every dialect reads the same fold, so the rules live once: thinking that turned out to be
 thinking after all (``moved_to_reasoning``) moves in a whole reply; text that may be a tool
-call is held back while streaming (``ToolCallStream``) and read at the end; usage is the
+call is held back while streaming (``ToolCallStream``) and read at the end (a reply cut by
+its token limit in the middle of a call gives the calls written whole, else no call and
+the finish reason ``length``: the template's markup is never an answer); usage is the
 engine's ``stats``, or, when its worker died first, what the deltas said it had cost.
 """
 
@@ -159,11 +161,11 @@ class ChoiceFold:
             )
             self.ending = Ending(self.index, ERROR, usage, error=event)
             return [self.ending]
+        finish = str(event.get("finish_reason") or STOP)
         if self.held is not None:
-            rest, calls = self.held.finish()
+            rest, calls = self.held.finish(cut=finish == LENGTH)
             if rest:
                 pieces.append(Piece(self.index, text=rest))
-        finish = str(event.get("finish_reason") or STOP)
         if calls:
             finish = TOOL_CALLS
         elif finish not in (STOP, LENGTH, CANCELLED):
@@ -194,8 +196,11 @@ class ChoiceFold:
         """The whole choice, once it ended: its tool calls read out of the whole text."""
         assert self.ending is not None
         whole = "".join(self.text)
-        rest, calls = parse_tool_calls(whole, self.tool_names) if self.tool_names else (whole, [])
         ending = self.ending
+        cut = ending.finish == LENGTH
+        rest, calls = (
+            parse_tool_calls(whole, self.tool_names, cut) if self.tool_names else (whole, [])
+        )
         if not ending.failed:
             ending.tool_calls = calls
             if calls:

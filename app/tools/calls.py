@@ -23,6 +23,8 @@ from typing import Any
 
 HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 MARKERS = ("<tool_call>", "[TOOL_CALLS]", "<|python_tag|>")
+# A reply that opens as a JSON call (Llama's style): ``{"name":`` first, or a list of such.
+_JSON_CALL = re.compile(r'\s*(\[\s*)?\{\s*"name"\s*:')
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,41 @@ class ToolCall:
         return call if index is None else {"index": index, **call}
 
 
-def parse_tool_calls(text: str, names: Collection[str]) -> tuple[str, list[ToolCall]]:
-    """(the text that is not a call, the calls) of a whole reply."""
+def parse_tool_calls(
+    text: str, names: Collection[str], cut: bool = False
+) -> tuple[str, list[ToolCall]]:
+    """(the text that is not a call, the calls) of a whole reply.  A reply ``cut`` short
+    (its token limit) in the middle of a call gives the calls written whole, and never the
+    unfinished one as text: its markup is the template's, not an answer."""
+    if cut:
+        return _cut_reply(text, names)
+    return _whole_reply(text, names)
+
+
+def _cut_reply(text: str, names: Collection[str]) -> tuple[str, list[ToolCall]]:
+    at = call_start(text)
+    if at < 0:
+        return _whole_reply(text, names)
+    before, calls = _whole_reply(text[:at], names)
+    rest = text[at:]
+    if "<tool_call>" in rest:  # Hermes' calls written whole before the one cut
+        calls += [c for raw in HERMES.findall(rest) for c in _calls_in(raw, names)]
+    return before.rstrip(), calls
+
+
+def call_start(text: str) -> int:
+    """Where a tool call begins in ``text`` (-1: none does): a marker, or a reply that
+    opens as a JSON call (``{"name": …``)."""
+    found = [i for i in (text.find(m) for m in MARKERS) if i >= 0]
+    if found:
+        return min(found)
+    opening = _JSON_CALL.match(text)
+    if opening is not None:
+        return len(text) - len(text.lstrip())
+    return -1
+
+
+def _whole_reply(text: str, names: Collection[str]) -> tuple[str, list[ToolCall]]:
     if "<tool_call>" in text:
         calls = [c for raw in HERMES.findall(text) for c in _calls_in(raw, names)]
         if calls:
@@ -110,10 +145,11 @@ class ToolCallStream:
             return self._release(at)
         return self._release(len(self.text) - _partial_marker(self.text))
 
-    def finish(self) -> tuple[str, list[ToolCall]]:
-        """The rest of the text (what was held and is no call) and the calls."""
-        rest, calls = parse_tool_calls(self.text[self.released :], self.names)
-        if not calls:
+    def finish(self, cut: bool = False) -> tuple[str, list[ToolCall]]:
+        """The rest of the text (what was held and is no call) and the calls; a reply
+        ``cut`` by its token limit keeps the calls it wrote whole and drops the one cut."""
+        rest, calls = parse_tool_calls(self.text[self.released :], self.names, cut)
+        if not calls and not cut:
             rest = self.text[self.released :]
         self.released = len(self.text)
         return rest, calls
