@@ -20,11 +20,21 @@ PRIVATE_FILE_MODE = 0o600
 
 
 def private_folder(path: Path, tighten_existing: bool = True) -> Path:
-    """``path`` and its missing parents created for this user alone; an existing folder
-    that others could read or enter is made private too (a data folder made by an earlier
-    version, or under a lax umask), unless ``tighten_existing`` is False."""
+    """``path`` and its missing parents created for this user alone, each of them (``mkdir``
+    gives its mode to the last folder only, and the parents would be as open as the umask
+    lets them); an existing folder that others could read or enter is made private too (a
+    data folder made by an earlier version, or under a lax umask), unless
+    ``tighten_existing`` is False."""
     existed = path.is_dir()
-    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER_MODE)
+    missing = []
+    folder = path
+    while not os.path.lexists(folder) and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        each.mkdir(exist_ok=True, mode=PRIVATE_FOLDER_MODE)
+        _keep_to_owner(each)
+    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER_MODE)  # says why it cannot
     if tighten_existing or not existed:
         _keep_to_owner(path)
     return path

@@ -6,6 +6,7 @@ took its slot, and a damaged file only costs reading the prompt again."""
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import replace
 from pathlib import Path
 
@@ -90,6 +91,71 @@ def test_the_oldest_files_leave_to_keep_within_the_budget(tmp_path: Path, starte
     assert len(list(shelf.folder.glob(f"*{SUFFIX}"))) == 2
     assert shelf.best(list(range(1000, 1400)))[0] is None, "the oldest left"
     assert shelf.best(list(range(3000, 3400)))[0] is not None
+
+
+@pytest.mark.posix_only("FIFOs and POSIX file modes")
+def test_a_fifo_or_a_link_on_the_shelf_is_never_opened_and_the_folders_are_private(
+    tmp_path: Path, starter: Path
+) -> None:
+    """A FIFO named like an entry used to block the worker in ``open`` at every start,
+    and a link was read through; the folders were as open as the umask."""
+    before = os.umask(0)
+    try:
+        path = shelf_with_entry(tmp_path / "shelf", starter)
+    finally:
+        os.umask(before)
+    shelf_folder = path.parent
+    for folder in (tmp_path / "shelf", shelf_folder):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    outside = tmp_path / "elsewhere.kv"
+    outside.write_bytes(path.read_bytes())
+    fifo = shelf_folder / f"fifo{SUFFIX}"
+    os.mkfifo(fifo)
+    link = shelf_folder / f"link{SUFFIX}"
+    link.symlink_to(outside)
+    shelf = DiskShelf(tmp_path / "shelf", str(starter), 1 << 30)
+    assert shelf.best([*TOKENS, 1]) == (TOKENS, len(TOKENS)), "the real entry, at once"
+    assert not os.path.lexists(fifo) and not os.path.lexists(link)
+    assert outside.read_bytes() == path.read_bytes(), "a link's target is not touched"
+
+
+def test_only_entries_under_the_name_of_their_contents_are_kept(
+    tmp_path: Path, starter: Path
+) -> None:
+    """A copy of an entry under another name (damaged or not) is never indexed in place
+    of the real one and left for good; a temporary file a killed worker left goes once it
+    is stale, one being written stays."""
+    path = shelf_with_entry(tmp_path, starter)
+    copy = path.with_name(f"aaaa_damaged{SUFFIX}")
+    damaged = bytearray(path.read_bytes())
+    damaged[-100] ^= 0xFF
+    copy.write_bytes(bytes(damaged))
+    stale = path.with_name("tmpold.tmp")
+    stale.write_bytes(b"half an entry")
+    os.utime(stale, (1, 1))
+    writing = path.with_name("tmpnew.tmp")
+    writing.write_bytes(b"being written")
+    shelf = DiskShelf(tmp_path, str(starter), 1 << 30)
+    assert shelf.best([*TOKENS, 1]) == (TOKENS, len(TOKENS))
+    assert shelf.take(TOKENS) == Entry(TOKENS, STATE)
+    assert not copy.exists() and not stale.exists() and writing.exists()
+
+
+def test_the_budget_holds_for_every_models_entries_together(
+    tmp_path: Path, starter: Path
+) -> None:
+    entry_size = len(STATE) + 4 * len(TOKENS) + 100
+    other = tmp_path / "other.gguf"
+    other.write_bytes(b"GGUF another model")
+    first = DiskShelf(tmp_path / "shelf", str(other), 2 * entry_size)
+    first.put(Entry(TOKENS, STATE))
+    (older,) = first.folder.glob(f"*{SUFFIX}")
+    os.utime(older, (1, 1))
+    second = DiskShelf(tmp_path / "shelf", str(starter), 2 * entry_size)
+    for start in (1000, 2000):
+        second.put(Entry(tuple(range(start, start + len(TOKENS))), STATE))
+    kept = list((tmp_path / "shelf").glob(f"*/*{SUFFIX}"))
+    assert len(kept) == 2 and older not in kept, "the oldest, another model's, left"
 
 
 @pytest.mark.slow

@@ -12,11 +12,12 @@ import errno
 import importlib
 import os
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 # Windows' "the name of the file cannot be resolved by the system", raised for a symbolic
 # link that points at itself (it has no errno of its own).
@@ -31,6 +32,32 @@ def is_link_loop(error: OSError) -> bool:
     * Windows: ``ERROR_CANT_RESOLVE_FILENAME`` (winerror 1921), which Python gives no errno.
     """
     return error.errno == errno.ELOOP or getattr(error, "winerror", None) == _WINDOWS_CANT_RESOLVE
+
+
+def open_own_file(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for reading only if it is a regular file itself: never through a
+    link, and never a FIFO or a device, which would block the reader for good (a FIFO
+    planted where Hearth keeps its files).  OSError otherwise.
+
+    * Linux and macOS: ``O_NOFOLLOW`` and ``O_NONBLOCK`` (so that opening a FIFO cannot
+      wait for a writer), then ``fstat`` of what was opened.
+    * Windows: the name is looked at first (a link, or a reparse point, is refused); there
+      are no FIFOs among files, and the opened file is checked as on the others.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+    if sys.platform == "win32":
+        if Path(path).is_symlink():
+            raise OSError(errno.ELOOP, "a link, not a file", str(path))
+    else:
+        flags |= os.O_NOFOLLOW | os.O_NONBLOCK
+    descriptor = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def peak_rss_bytes() -> int:

@@ -7,6 +7,13 @@ file's name as the person chose it).  A file no message names any more is remove
 conversation or message is deleted (``Pictures.sweep``), except one written in the last
 minutes, which a message being saved by another Hearth process may be about to name.
 
+Hearth deletes only what it wrote: the sweep walks only a folder Hearth made (it holds
+``MARKER``), only its two-hex-digit folders and, in them, only files named by a hash as
+Hearth names them, and never follows a link.  A data folder the person chose may already
+hold a ``pictures/`` of their own (an album, or ``~/Pictures`` on a system that ignores
+case): Hearth then keeps its pictures in ``hearth-pictures/`` instead (``picture_folder``)
+and never touches theirs.  The folders are the person's alone (0700), files 0600.
+
 A history kept in memory (``hearth chat`` without ``--save``) keeps its pictures in memory.
 """
 
@@ -15,6 +22,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
+import stat
 import threading
 import time
 from pathlib import Path
@@ -73,6 +82,83 @@ def reference(data: bytes, name: str = "") -> dict[str, Any]:
     }
 
 
+MARKER = ".hearth-pictures"  # in a pictures folder Hearth made (and may sweep)
+MARKER_TEXT = "Hearth keeps the pictures of its conversations here; it made this folder.\n"
+CANDIDATES = ("pictures", "hearth-pictures", *(f"hearth-pictures-{n}" for n in range(1, 10)))
+_SUB = re.compile(r"^[0-9a-f]{2}$")
+_KINDS = "|".join(images.READ_KINDS)
+_KEPT = re.compile(rf"^([0-9a-f]{{64}})(?:\.(?:{_KINDS}))?$")
+_PART = re.compile(r"^[0-9a-f]{64}(?:\.[a-z]+)?\.\d+-\d+\.part$")
+
+
+def picture_folder(parent: Path) -> Path:
+    """Where the pictures of the history in ``parent`` are kept: the first of
+    ``CANDIDATES`` that Hearth made (it holds ``MARKER``), else ``pictures/`` as an earlier
+    Hearth left it (nothing in it but its hash-named files, which is then marked as
+    Hearth's), else the first that does not exist yet.  A folder of the person's is never
+    chosen."""
+    for name in CANDIDATES:
+        if _is_hearths(parent / name):
+            return parent / name
+    legacy = parent / CANDIDATES[0]
+    if _only_hearth_files(legacy):
+        _mark(legacy)
+        return legacy
+    for name in CANDIDATES:
+        if not os.path.lexists(parent / name):
+            return parent / name
+    raise HearthError(  # eleven folders of other programs' pictures: say so, lose nothing
+        Phrase("Hearth found no free folder for its pictures in {0}.", str(parent))
+    )
+
+
+def _is_hearths(folder: Path) -> bool:
+    """A real folder (no link) with Hearth's marker, a real file, in it."""
+    try:
+        return stat.S_ISDIR(folder.lstat().st_mode) and stat.S_ISREG(
+            (folder / MARKER).lstat().st_mode
+        )
+    except OSError:
+        return False
+
+
+def _only_hearth_files(folder: Path) -> bool:
+    """A real folder holding only two-hex-digit folders of hash-named files (what Hearth
+    wrote before it marked its folders); an empty one too."""
+    try:
+        if not stat.S_ISDIR(folder.lstat().st_mode):
+            return False
+        with os.scandir(folder) as subs:
+            for sub in subs:
+                if not (_SUB.match(sub.name) and sub.is_dir(follow_symlinks=False)):
+                    return False
+                if any(not _own_file(entry, sub.name) for entry in _listed(sub.path)):
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+def _listed(folder: str | Path) -> list[os.DirEntry[str]]:
+    with os.scandir(folder) as entries:
+        return list(entries)
+
+
+def _own_file(entry: os.DirEntry[str], sub: str) -> bool:
+    """A file as Hearth writes them in its folder ``sub``: a real file (no link) named by
+    a hash that starts with ``sub``, or such a file's part file."""
+    named = _KEPT.match(entry.name) or _PART.match(entry.name)
+    return bool(named) and entry.name[:2] == sub and entry.is_file(follow_symlinks=False)
+
+
+def _mark(folder: Path) -> None:
+    private_folder(folder)
+    marker = folder / MARKER
+    if not os.path.lexists(marker):
+        with open(private_file(marker), "w", encoding="utf-8") as out:
+            out.write(MARKER_TEXT)
+
+
 class Pictures:
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
@@ -100,9 +186,13 @@ class Pictures:
         if path is None:
             self._memory[ref["sha256"]] = data
             return ref
-        if path.is_file() and path.stat().st_size == len(data):
-            os.utime(path)  # fresh again: not swept while its new message is saved
-            return ref
+        with contextlib.suppress(OSError):
+            kept = path.lstat()  # never a link's target: only Hearth's own file is touched
+            if stat.S_ISREG(kept.st_mode) and kept.st_size == len(data):
+                os.utime(path)  # fresh again: not swept while its new message is saved
+                return ref
+        assert self.folder is not None
+        _mark(self.folder)
         private_folder(path.parent)
         # Its own part file: the same picture may be kept by two threads at once.
         part = path.with_suffix(f"{path.suffix}.{os.getpid()}-{threading.get_ident()}.part")
@@ -158,20 +248,40 @@ class Pictures:
         return path if path is not None and path.is_file() else None
 
     def sweep(self, used: set[str]) -> int:
-        """Remove the files no message names (except fresh ones); how many went."""
+        """Remove the files no message names (except fresh ones); how many went.  Only in
+        a folder Hearth made, only names Hearth writes, and never through a link."""
         if self.folder is None:
             for digest in set(self._memory) - used:
                 del self._memory[digest]
             return 0
+        if not _is_hearths(self.folder):
+            return 0
         removed = 0
         now = time.time()
-        for path in self.folder.glob("*/*"):
+        for path in self._own_files():
             digest = path.name.split(".", 1)[0]
             try:
-                if digest in used or now - path.stat().st_mtime < FRESH_S:
+                if digest in used and not _PART.match(path.name):
+                    continue
+                if now - path.lstat().st_mtime < FRESH_S:
                     continue
                 path.unlink()
                 removed += 1
             except OSError:
                 log.warning("could not remove the picture %s", path, exc_info=True)
         return removed
+
+    def _own_files(self) -> list[Path]:
+        """The files of the folder that Hearth wrote: in its two-hex-digit folders, named
+        by a hash that starts with that folder's name (part files left by a crash too);
+        links and anything else are not Hearth's."""
+        assert self.folder is not None
+        found: list[Path] = []
+        try:
+            for sub in _listed(self.folder):
+                if _SUB.match(sub.name) and sub.is_dir(follow_symlinks=False):
+                    own = [e for e in _listed(sub.path) if _own_file(e, sub.name)]
+                    found += [Path(entry.path) for entry in own]
+        except OSError:
+            log.warning("could not read the pictures folder %s", self.folder, exc_info=True)
+        return found

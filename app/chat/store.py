@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.chat.pictures import Pictures
+from app.chat.pictures import Pictures, picture_folder
 from app.chat.records import (
     COMPLETE,
     EXPORT_FORMAT,
@@ -79,7 +79,7 @@ class ChatStore(StoreFile):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         # The pictures its messages carry, each file once, beside the database.
-        self.pictures = Pictures(self.path.parent / "pictures" if self.path is not None else None)
+        self.pictures = Pictures(picture_folder(self.path.parent) if self.path is not None else None)
         # Conversations emptied from the trash at open took their messages: their
         # pictures go too (a deleted chat's photo must not stay behind).
         try:

@@ -7,7 +7,13 @@ header (magic, version, the model's identity, the tokens), the state, and a SHA-
 all that; one that is damaged, cut short, from another version or for another model is
 ignored and removed, never trusted (``llama_state_seq_set_data`` would read garbage as
 keys and values).  Files are written to a temporary name and renamed, and the oldest go
-first to stay within the budget; a full disk loses nothing but the cache entry.
+first to keep the whole shelf (every model's folder) within the budget; a full disk loses
+nothing but the cache entry.
+
+The shelf's folders are the person's alone (0700), and only what Hearth writes there is
+read: a file opens only if it is a regular file itself (never through a link, never a
+FIFO that would block the worker at every start), and only under the name Hearth gives
+its contents.  Anything else, and a temporary file a killed worker left, is removed.
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ import logging
 import os
 import struct
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from backends.slots.prompt_cache import Entry, common_prefix
+from wire import platforms
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +38,9 @@ MAGIC = b"HEARTHKV"
 VERSION = 1
 HEADER = struct.Struct("<8sI32sI")  # magic, version, model identity, token count
 SUFFIX = ".kv"
-BUDGET = 4 << 30  # bytes on disk per model
+BUDGET = 4 << 30  # bytes on disk, every model's entries together
+TEMPORARY = ".tmp"
+STALE_TEMPORARY_S = 600.0  # a temporary file this old was left by a worker that died
 
 
 def model_identity(model_path: str) -> bytes:
@@ -43,6 +53,7 @@ def model_identity(model_path: str) -> bytes:
 class DiskShelf:
     def __init__(self, folder: Path, model_path: str, budget_bytes: int) -> None:
         self.identity = model_identity(model_path)
+        self.shelf = folder
         self.folder = folder / self.identity.hex()[:16]
         self.budget = budget_bytes
         self._index: dict[tuple[int, ...], Path] | None = None
@@ -63,15 +74,27 @@ class DiskShelf:
         """The files' tokens (headers only), read once."""
         if self._index is None:
             self._index = {}
-            for path in sorted(self.folder.glob(f"*{SUFFIX}")):
+            for path in sorted(self._listed()):
+                if path.name.endswith(TEMPORARY):
+                    self._drop_if_stale(path)
+                    continue
                 tokens = self._tokens_of(path)
                 if tokens is not None:
                     self._index[tokens] = path
         return self._index
 
+    def _listed(self) -> list[Path]:
+        try:
+            with os.scandir(self.folder) as entries:
+                return [Path(entry.path) for entry in entries]
+        except OSError:  # no folder yet
+            return []
+
     def _tokens_of(self, path: Path) -> tuple[int, ...] | None:
         try:
-            with path.open("rb") as file:
+            if not path.name.endswith(SUFFIX):
+                raise ValueError("not a prompt-cache file")
+            with platforms.open_own_file(path) as file:
                 head = file.read(HEADER.size)
                 magic, version, identity, count = HEADER.unpack(head)
                 if (magic, version, identity) != (MAGIC, VERSION, self.identity):
@@ -79,10 +102,17 @@ class DiskShelf:
                 data = file.read(4 * count)
                 if len(data) != 4 * count:
                     raise ValueError("cut short")
-                return tuple(struct.unpack(f"<{count}i", data))
+            if path.name != _name_for(head + data):
+                raise ValueError("not under the name of its contents (a copy, or renamed)")
+            return tuple(struct.unpack(f"<{count}i", data))
         except (OSError, ValueError, struct.error) as exc:
             self._forget(path, exc)
             return None
+
+    def _drop_if_stale(self, path: Path) -> None:
+        with contextlib.suppress(OSError):
+            if time.time() - path.lstat().st_mtime > STALE_TEMPORARY_S:
+                path.unlink()
 
     def best(self, prompt: Sequence[int]) -> tuple[tuple[int, ...] | None, int]:
         """The entry holding the longest start of ``prompt`` (one prompt token left)."""
@@ -100,7 +130,8 @@ class DiskShelf:
         if path is None:
             return None
         try:
-            data = path.read_bytes()
+            with platforms.open_own_file(path) as file:
+                data = file.read()
             body, digest = data[:-32], data[-32:]
             if len(data) < HEADER.size + 32 or hashlib.sha256(body).digest() != digest:
                 raise ValueError("damaged (its checksum does not match)")
@@ -134,12 +165,11 @@ class DiskShelf:
                 entry.state,
             )
         )
-        name = hashlib.sha256(body[: HEADER.size + 4 * len(entry.tokens)]).hexdigest()[:32]
-        target = self.folder / f"{name}{SUFFIX}"
+        target = self.folder / _name_for(body[: HEADER.size + 4 * len(entry.tokens)])
         temporary: str | None = None
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            _private_folder(self.folder)
+            handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=TEMPORARY)
             with os.fdopen(handle, "wb") as file:
                 file.write(body)
                 file.write(hashlib.sha256(body).digest())
@@ -153,28 +183,47 @@ class DiskShelf:
         self._trim()
 
     def _trim(self) -> None:
-        """The oldest files go first, until the rest fit the budget."""
-        entries = self._entries()
-        by_age: list[tuple[float, int, tuple[int, ...], Path]] = []
-        for tokens, path in entries.items():
+        """The oldest files go first, every model's counted, until the rest fit the
+        budget."""
+        by_age: list[tuple[float, int, Path]] = []
+        for path in self.shelf.glob(f"*/*{SUFFIX}"):
             try:
-                info = path.stat()
+                info = path.lstat()
             except OSError:
                 continue
-            by_age.append((info.st_mtime, info.st_size, tokens, path))
+            by_age.append((info.st_mtime, info.st_size, path))
         by_age.sort()
-        total = sum(size for _, size, _, _ in by_age)
-        for _, size, tokens, path in by_age:
+        total = sum(size for _, size, _ in by_age)
+        entries = self._entries()
+        for _, size, path in by_age:
             if total <= self.budget:
                 break
-            entries.pop(tokens, None)
+            for tokens in [t for t, p in entries.items() if p == path]:
+                del entries[tokens]
             path.unlink(missing_ok=True)
             total -= size
 
     def _forget(self, path: Path, why: BaseException) -> None:
-        log.warning("ignoring prompt-cache file %s: %s", path.name, why)
+        log.warning("ignoring prompt-cache file %r: %s", path.name, why)
         if self._index is not None:
             for tokens in [t for t, p in self._index.items() if p == path]:
                 del self._index[tokens]
         with contextlib.suppress(OSError):
             path.unlink(missing_ok=True)
+
+
+def _name_for(header_and_tokens: bytes) -> str:
+    """The name Hearth gives an entry: from its header and tokens (its model and prompt)."""
+    return hashlib.sha256(header_and_tokens).hexdigest()[:32] + SUFFIX
+
+
+def _private_folder(folder: Path) -> None:
+    """``folder`` and its missing parents, each for this user alone whatever the umask."""
+    missing = []
+    while not os.path.lexists(folder) and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            each.mkdir(mode=0o700)
+        os.chmod(each, 0o700)
