@@ -155,3 +155,31 @@ def test_a_key_made_in_the_panel_is_required_and_never_written_into_the_examples
     asked = httpx.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=30)
     assert asked.status_code == 200 and asked.json()["data"]
     window.set_api_server(False)
+
+
+def test_the_panel_keeps_its_place_when_the_port_warning_goes(qtbot: QtBot, core: Core) -> None:
+    """When the red line about a port in use went, everything under it jumped up 28 px and
+    a click aimed at New key landed on the examples' tabs: the row keeps its height."""
+    with port_in_use() as port:
+        core.settings.set("server.port", port)
+        window = open_window(qtbot, core)
+        dialog = open_panel(window)
+        assert dialog.problem.isVisible()
+
+        def places() -> tuple[int, int]:
+            return (
+                dialog.new_key.mapTo(dialog, dialog.new_key.rect().topLeft()).y(),
+                dialog.examples.mapTo(dialog, dialog.examples.rect().topLeft()).y(),
+            )
+
+        layout = dialog.layout()
+        assert layout is not None
+        qtbot.waitUntil(dialog.new_key.isVisible)
+        warned = places()
+        dialog.free_button.click()
+        assert not dialog.problem.isVisible()
+        layout.activate()
+        assert places() == warned, "New key and the tabs stay where they were"
+        dialog._say_port_taken("127.0.0.1", port)
+        layout.activate()
+        assert places() == warned

@@ -139,3 +139,99 @@ def test_the_api_server_settings_are_hearth_serves_defaults(
         core.settings.set("server.host", "0.0.0.0")
         serve.cmd_serve(core, args)
     assert (vars(args)["host"], vars(args)["port"]) == ("0.0.0.0", 9123)
+
+
+def _wheel(widget: object, steps: int = -1) -> None:
+    """A turn of the mouse wheel over ``widget`` (down for a negative ``steps``)."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    assert isinstance(widget, QWidget)
+    centre = QPointF(widget.rect().center())
+    event = QWheelEvent(
+        centre,
+        QPointF(widget.mapToGlobal(centre.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, 120 * steps),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_scrolls_the_page_and_never_changes_a_field_it_passes(
+    qtbot: QtBot, core: Core
+) -> None:
+    """Scrolling Settings › Advanced with the wheel over Min-p once turned it Off: a field
+    takes the wheel only after a click or Tab chose it; until then the page scrolls."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QComboBox
+
+    dialog = SettingsDialog(core.settings)
+    qtbot.addWidget(dialog)
+    dialog.resize(760, 420)  # a page longer than the dialog: it scrolls
+    dialog.show()
+    dialog.show_page("advanced")
+    page = dialog.pages["advanced"]
+    min_p = dialog.editors["sampling.min_p"]
+    assert isinstance(min_p, QDoubleSpinBox)
+    page.ensureWidgetVisible(min_p)
+    qtbot.waitUntil(lambda: page.verticalScrollBar().maximum() > 0)
+    before, scrolled = min_p.value(), page.verticalScrollBar().value()
+    _wheel(min_p)
+    assert min_p.value() == before, "the wheel passing over Min-p leaves it as it was"
+    assert page.verticalScrollBar().value() != scrolled, "the page scrolled instead"
+    assert min_p.focusPolicy() == Qt.FocusPolicy.StrongFocus, "the wheel does not choose it"
+
+    min_p.setFocus()  # chosen by a click or Tab: now the wheel steps it
+    qtbot.waitUntil(min_p.hasFocus)
+    _wheel(min_p)
+    assert min_p.value() < before
+
+    # The same for every number and choice field the dialog built.
+    fields = [e for e in dialog.editors.values() if isinstance(e, QSpinBox | QComboBox)]
+    assert fields and all(f.focusPolicy() == Qt.FocusPolicy.StrongFocus for f in fields)
+    dialog.reject()
+
+
+def test_the_conversation_and_model_settings_fields_ignore_a_passing_wheel(
+    qtbot: QtBot, core: Core
+) -> None:
+    from PySide6.QtWidgets import QComboBox
+
+    from app.chat.presets import PresetStore, effective_values
+    from app.models.library import ModelEntry
+    from ui.chat.conversation_settings_dialog import ConversationSettingsDialog
+    from ui.models.model_settings_dialog import ModelSettingsDialog
+
+    conversation = ConversationSettingsDialog(
+        PresetStore(core.paths.data_dir / "presets.json"),
+        "",
+        {},
+        effective_values(core.settings, {}, {}),
+        {},
+    )
+    qtbot.addWidget(conversation)
+    model = ModelSettingsDialog(
+        core, ModelEntry("m", core.paths.data_dir / "m.gguf", "gguf", 1, "file")
+    )
+    qtbot.addWidget(model)
+    for dialog in (conversation, model):
+        dialog.show()
+        spins = [*dialog.findChildren(QDoubleSpinBox), *dialog.findChildren(QSpinBox)]
+        combos = dialog.findChildren(QComboBox)
+        assert spins and combos
+        for spin in spins:
+            shown = spin.text()
+            for steps in (+1, -1):
+                _wheel(spin, steps)
+                assert spin.text() == shown, spin.accessibleName()
+        for combo in combos:
+            index = combo.currentIndex()
+            for steps in (+1, -1):
+                _wheel(combo, steps)
+                assert combo.currentIndex() == index, combo.accessibleName()
+        dialog.reject()

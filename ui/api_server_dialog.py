@@ -40,6 +40,7 @@ from ui.dialog_parts import open_once
 from ui.i18n import translated
 from ui.screen_fit import fit_to_screen
 from ui.theme import problem_style
+from ui.wheel_guard import guard_fields
 
 KEY_SOURCE = "serve"  # the key store's name for it, as `hearth serve` reads it
 EXAMPLE_NOTES = {
@@ -127,10 +128,21 @@ class ApiServerDialog(QDialog):
         self.free_button = QPushButton(self.tr("Use a free port"))
         self.free_button.setObjectName("freePortButton")
         self.free_button.clicked.connect(self._use_free_port)
-        problem_row = QHBoxLayout()
+        # The row keeps its height, shown or not: when a warning went, everything under
+        # it moved up, and a click aimed at New key landed on the examples' tabs.
+        self.problem_row = QWidget()
+        self.problem_row.setObjectName("apiProblemRow")
+        problem_row = QHBoxLayout(self.problem_row)
+        problem_row.setContentsMargins(0, 0, 0, 0)
         problem_row.addWidget(self.problem, 1)
         problem_row.addWidget(self.free_button, 0, Qt.AlignmentFlag.AlignTop)
-        layout.addLayout(problem_row)
+        for part in (self.problem, self.free_button):
+            policy = part.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            part.setSizePolicy(policy)
+        lines = self.problem.fontMetrics().lineSpacing() * 2
+        self.problem_row.setMinimumHeight(max(lines, self.free_button.sizeHint().height()))
+        layout.addWidget(self.problem_row)
         self.problem.hide()
         self.free_button.hide()
 
@@ -205,6 +217,7 @@ class ApiServerDialog(QDialog):
         self.host.editingFinished.connect(self._save_address)
         self.port.valueChanged.connect(lambda _v: self._save_address())
         api.changed.connect(self.refresh)
+        guard_fields(self)  # the port never changes under a stray wheel turn
         self.resize(720, 640)
         fit_to_screen(self)
         self._load_key()

@@ -42,6 +42,7 @@ from ui.settings_editors import (
     value_of,
 )
 from ui.visual import SPACE, scaled_font
+from ui.wheel_guard import guard_fields
 
 PAGE_NAMES: dict[str, object] = {
     "General": QT_TRANSLATE_NOOP("Settings", "General"),
@@ -216,6 +217,7 @@ class SettingsDialog(QDialog):
         self.sections.currentRowChanged.connect(self._show_row)
         self.sections.setCurrentRow(0)
         self.problem = add_problem_and_buttons(self, layout.addWidget, self.restore_defaults)
+        guard_fields(self)  # the wheel scrolls the page; a field changes only once chosen
         self.resize(QSize(760, 600))
         fit_to_screen(self)
 

@@ -42,6 +42,7 @@ from ui.settings_editors import (
     setting_label,
     value_of,
 )
+from ui.wheel_guard import guard_fields
 
 
 def preset_name(preset: Preset) -> str:
@@ -100,6 +101,7 @@ class ConversationSettingsDialog(QDialog):
             note.setObjectName("recommendedNote")
             layout.addWidget(note)
         self.problem = add_problem_and_buttons(self, layout.addWidget, self.restore_defaults)
+        guard_fields(self)  # a wheel turn over a field never changes it unchosen
 
     def _fill_presets(self, current: str) -> None:
         self.preset_box.clear()

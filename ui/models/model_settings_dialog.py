@@ -31,6 +31,7 @@ from app.models.overrides import ModelChoice
 from ui.dialog_parts import add_problem_and_buttons
 from ui.i18n import translated
 from ui.models.projector_choice import projector_choice
+from ui.wheel_guard import guard_fields
 from wire.phrases import message_of
 
 Editor = QSpinBox | QComboBox | QCheckBox
@@ -76,6 +77,7 @@ class ModelSettingsDialog(QDialog):
         self.estimate_label.setWordWrap(True)
         layout.addWidget(self.estimate_label)
         self.problem = add_problem_and_buttons(self, layout.addWidget)
+        guard_fields(self)  # a wheel turn over a field never changes it unchosen
 
     def _editor(self, option: EngineOption, value: Any) -> Editor:
         automatic = self.tr("Automatic")
