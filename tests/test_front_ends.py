@@ -199,7 +199,8 @@ def test_a_template_that_opens_thinking_gives_the_same_thinking_everywhere(
             server.stderr.close()
 
     window = open_window(qtbot, open_core(data_dir))
-    assert window.chat.model_bar.add_model_file(thinking_model)
+    with qtbot.waitSignal(window.model_loaded, timeout=300_000):
+        window.chat.model_bar.add_model_file(thinking_model)  # read in the background
     window.chat.sampling_overrides = dict(GREEDY)
     result_event = send_and_wait(qtbot, window, "2+2?")
     saved = window.store.message(int(str(result_event["message_id"])))

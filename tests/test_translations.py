@@ -311,7 +311,8 @@ def test_errors_from_the_core_and_the_engine_are_shown_in_chinese(
     window = scripted_window(qtbot, core, "好")
     not_a_model = tmp_path / "notes.gguf"
     not_a_model.write_text("just some text", encoding="utf-8")
-    assert not window.chat.model_bar.add_model_file(not_a_model)
+    window.chat.model_bar.add_model_file(not_a_model)  # read in the background
+    qtbot.waitUntil(lambda: "notes.gguf" in window.error_banner.message, timeout=60_000)
     shown = window.error_banner.message
     assert "不是 GGUF 模型文件" in shown and not untranslated_words(shown.replace("notes.gguf", ""))
     # An error raised in the worker process crosses the protocol as a template and values.

@@ -138,3 +138,34 @@ def test_a_vision_model_downloads_with_its_projector(
             assert not folder.exists(), "its projector went with it"
     finally:
         hub.stop()
+
+
+def test_every_front_end_pairs_a_model_with_the_same_projector(tmp_path: Path) -> None:
+    """One rule for "which projector": the library, a model opened by its path (the
+    window's *Open model file…*, ``hearth chat --model PATH``) and the model added in
+    Settings all find the projector beside the model, the closest by name when there are
+    several, and a projector that cannot be read is none."""
+    from app.models.library import model_at, projector_for, resolve_model
+    from tests.gguf_files import build_gguf
+
+    elsewhere = tmp_path / "Downloads"
+    model = build_gguf(elsewhere / "tiny-vlm-Q8_0.gguf")
+    other = build_gguf(elsewhere / "gemma-3-4b-it-Q4_K_M.gguf")
+    ours = build_gguf(elsewhere / "mmproj-tiny-vlm-f16.gguf", arch="clip")
+    gemma = build_gguf(elsewhere / "mmproj-gemma-3-4b-it-f16.gguf", arch="clip")
+    (elsewhere / "mmproj-broken.gguf").write_bytes(b"not a projector")
+    plain = build_gguf(tmp_path / "plain" / "text-only.gguf")
+
+    assert projector_for(model) == ours and projector_for(other) == gemma
+    assert model_at(model).projector == ours, "Open model file… in the window"
+    assert resolve_model(str(model), []).projector == ours, "hearth chat --model PATH"
+    added = list_models(None, added=[str(model), str(other), str(plain)], other_apps=False)
+    by_name = {entry.path.name: entry for entry in added}
+    assert by_name["tiny-vlm-Q8_0.gguf"].projector == ours, "a model added in Settings"
+    assert by_name["gemma-3-4b-it-Q4_K_M.gguf"].projector == gemma
+    assert by_name["text-only.gguf"].projector is None and model_at(plain).projector is None
+    in_library = list_models(elsewhere, other_apps=False)
+    assert {e.path.name: e.projector for e in in_library if e.source == "models_dir"} == {
+        "tiny-vlm-Q8_0.gguf": ours,
+        "gemma-3-4b-it-Q4_K_M.gguf": gemma,
+    }

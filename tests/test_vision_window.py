@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.chat import store as st
 from app.core import Core
 from app.models.library import describe, projector_beside
+from tests.conftest import link_or_copy
 from tests.gui_helpers import open_window, wait_until
 from tests.vision_model import VisionModel, png
 from wire import images
@@ -159,3 +160,43 @@ def test_model_settings_choose_the_projector(
     again.projector.setCurrentIndex(again.projector.findData(str(vision_model.projector)))
     again.accept()
     assert core.model_spec(vision).projector == str(vision_model.projector)
+
+
+def test_a_vision_model_opened_from_its_file_reads_the_pictures(
+    qtbot: QtBot, core: Core, vision_model: VisionModel, tmp_path: Path
+) -> None:
+    """*Open model file…* pairs the model with the projector beside it, by the rule the
+    library and hearth chat follow: the picker says it reads images and the pictures go
+    with the message.  With its projector turned off in Model settings, the refusal says
+    so, not that no model here reads pictures."""
+    from app.models.overrides import ModelChoice
+
+    folder = tmp_path / "Downloads"
+    folder.mkdir()
+    link_or_copy(vision_model.text, folder / "tiny-smolvlm-f16.gguf")
+    link_or_copy(vision_model.projector, folder / "mmproj-tiny-smolvlm-f16.gguf")
+    core.settings.set("sampling.max_tokens", 8)
+    window = open_window(qtbot, core)
+    chat = window.chat
+    with qtbot.waitSignal(window.model_loaded, timeout=300_000):
+        chat.model_bar.add_model_file(folder / "tiny-smolvlm-f16.gguf")
+    assert "reads images" in chat.model_bar.picker.currentText()
+    picture = tmp_path / "red.png"
+    picture.write_bytes(png((255, 0, 0)))
+    chat.picture_tray.add_files([picture])
+    wait_until(qtbot, lambda: len(chat.picture_tray.thumbs) == 1, 60_000)
+    with qtbot.waitSignal(window.reply_finished, timeout=300_000) as finished:
+        assert chat.send("What is this?")
+    assert finished.args[0]["status"] in (st.COMPLETE, st.LENGTH)
+    assert not window.error_banner.message, "the pictures were not refused"
+    question = next(m for m in chat.session.messages() if m.role == "user")
+    assert [ref["name"] for ref in question.images] == ["red.png"]
+
+    model = chat.model_bar.model
+    assert model is not None
+    core.overrides.set(str(model.path), ModelChoice(projector=""))
+    chat.picture_tray.add_files([picture])
+    wait_until(qtbot, lambda: len(chat.picture_tray.thumbs) == 1, 60_000)
+    assert not chat.send("And now?")
+    said = window.error_banner.message
+    assert "Model settings" in said and "no model here reads pictures" not in said

@@ -112,10 +112,10 @@ class CatalogController(QObject):
 
     def _catalog_model_downloaded(self, name: str, path: str) -> None:
         """A recommended model arrived: chat with it (a new chat), and list it."""
-        from app.models.library import describe
+        from app.models.library import model_at
 
         self.window.models_screen.library_panel.refresh()
-        entry = describe(Path(path), "models_dir")
+        entry = model_at(Path(path), "models_dir")  # a vision model with its projector
         if entry.problem:
             self.window.show_error(
                 self.tr("{0} was downloaded but cannot be used: {1}").format(

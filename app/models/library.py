@@ -361,33 +361,71 @@ def is_projector(entry: ModelEntry) -> bool:
     )
 
 
+def projector_files(folder: Path) -> list[Path]:
+    """The GGUF files in ``folder`` named as projectors (``mmproj*.gguf``, as every hub
+    names them), sorted: what pairing looks at on disk and what Model settings offers."""
+    try:
+        return sorted(p for p in folder.glob("*.gguf") if p.name.lower().startswith("mmproj"))
+    except OSError:
+        return []
+
+
+def projector_for(model: Path, known: Iterable[ModelEntry] = ()) -> Path | None:
+    """Which projector a GGUF model reads pictures through: the one rule of every front
+    end (the library, the window's *Open model file…*, ``hearth chat --model PATH``).
+
+    The candidates are the projectors in the model's folder: the files named
+    ``mmproj*.gguf`` and any ``known`` entry there whose header says it is one (the
+    library has read every header already); each must be a readable projector.  When a
+    folder holds several, the one whose name shares the most with the model's wins
+    (``mmproj-gemma-3-4b-f16`` for ``gemma-3-4b-it-Q4_K_M``).  Model settings may choose
+    another or none (``Core.projector_of``)."""
+    candidates = _projectors_in(model.parent, known)
+    return _closest(model, candidates) if candidates else None
+
+
+def _projectors_in(folder: Path, known: Iterable[ModelEntry]) -> list[Path]:
+    read = {entry.path: entry for entry in known if entry.path.parent == folder}
+    paths = set(projector_files(folder)) | {p for p, e in read.items() if is_projector(e)}
+    found = []
+    for path in sorted(paths):
+        entry = read.get(path) or describe(path, "file")
+        if entry.usable and is_projector(entry):
+            found.append(path)
+    return found
+
+
 def with_projectors(entries: list[ModelEntry]) -> list[ModelEntry]:
-    """Projector files leave the list of models, and each GGUF model in a projector's
-    folder gets it (the one whose name shares the most with the model's when a folder
-    holds several: ``mmproj-gemma-3-4b-f16`` for ``gemma-3-4b-it-Q4_K_M``)."""
-    found: dict[Path, list[Path]] = {}
-    for entry in entries:
-        if is_projector(entry) and entry.usable:
-            found.setdefault(entry.path.parent, []).append(entry.path)
+    """Projector files leave the list of models, and each GGUF model gets its projector
+    (``projector_for``, each folder looked at once)."""
+    projectors = [entry for entry in entries if is_projector(entry)]
+    by_folder: dict[Path, list[Path]] = {}
     models = []
     for entry in entries:
         if is_projector(entry):
             continue
-        beside = found.get(entry.path.parent, []) if entry.format == "gguf" else []
+        folder = entry.path.parent
+        if entry.format == "gguf" and folder not in by_folder:
+            by_folder[folder] = _projectors_in(folder, projectors)
+        beside = by_folder.get(folder, []) if entry.format == "gguf" else []
         models.append(replace(entry, projector=_closest(entry.path, beside)) if beside else entry)
     return models
 
 
 def projector_beside(entry: ModelEntry) -> ModelEntry:
-    """A GGUF model named by its path, with the projector beside it (as the library pairs
-    them, ``with_projectors``)."""
+    """A GGUF model named by its path, with its projector (``projector_for``)."""
     if entry.format != "gguf" or is_projector(entry):
         return entry
-    named = sorted(
-        p for p in entry.path.parent.glob("*.gguf") if p.name.lower().startswith("mmproj")
-    )
-    beside = [p for p in named if (found := describe(p, "file")).usable and is_projector(found)]
-    return replace(entry, projector=_closest(entry.path, beside)) if beside else entry
+    projector = projector_for(entry.path)
+    return replace(entry, projector=projector) if projector is not None else entry
+
+
+def model_at(path: Path, source: str = "file") -> ModelEntry:
+    """The model a path names, as every front end opens one by its path: a folder is a
+    transformers checkpoint, a file a GGUF model with its projector."""
+    if path.is_dir():
+        return describe_checkpoint(path, source)
+    return projector_beside(describe(path, source))
 
 
 def _closest(model: Path, projectors: list[Path]) -> Path:
@@ -419,9 +457,7 @@ def resolve_model(name_or_path: str, models: list[ModelEntry]) -> ModelEntry:
         if wanted.lower() in (entry.name.lower(), entry.path.name.lower()):
             return entry
     path = Path(wanted).expanduser()
-    if path.is_dir():
-        return describe_checkpoint(path.resolve(), "file")
     if path.exists():
-        return projector_beside(describe(path.resolve(), "file"))
+        return model_at(path.resolve())
     names = ", ".join(e.name for e in models) or "none"
     raise ModelNotFound(f"No model called {wanted!r}. Models Hearth can use: {names}.")

@@ -1423,10 +1423,6 @@
         <translation>此对话的系统提示词、预设和回复设置</translation>
     </message>
     <message>
-        <source>Model:</source>
-        <translation>模型：</translation>
-    </message>
-    <message>
         <source>Model loading progress</source>
         <translation>模型加载进度</translation>
     </message>
@@ -1459,12 +1455,20 @@
         <translation>已加载</translation>
     </message>
     <message>
+        <source>loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
         <source>Open a GGUF model</source>
         <translation>打开 GGUF 模型</translation>
     </message>
     <message>
         <source>This file cannot be used as a model: {0} Choose another file or model.</source>
         <translation>此文件不能用作模型：{0} 请选择其他文件或模型。</translation>
+    </message>
+    <message>
+        <source>reading the model file</source>
+        <translation>读取模型文件</translation>
     </message>
     <message>
         <source>{0} cannot be used: {1}</source>
@@ -1481,6 +1485,10 @@
     <message>
         <source>loading the model</source>
         <translation>加载模型</translation>
+    </message>
+    <message>
+        <source>Unloaded {0}</source>
+        <translation>已卸载 {0}</translation>
     </message>
     <message>
         <source>The model</source>
@@ -2568,6 +2576,10 @@
         <translation>{0} 答复太慢：{1} 秒内没有收到完整答复。</translation>
     </message>
     <message>
+        <source>Hearth found no free folder for its pictures in {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{0} reads text only, so it cannot see the pictures of this conversation. Choose a model that reads images (the model list says which do), or start a new conversation without pictures.</source>
         <translation>{0} 只能读取文字，看不到此对话中的图片。请选择能读取图片的模型（模型列表中会注明），或开始一个不含图片的新对话。</translation>
     </message>
@@ -2586,6 +2598,10 @@
     <message>
         <source>keeping the tool&apos;s Always allow</source>
         <translation>保存该工具的“始终允许”</translation>
+    </message>
+    <message>
+        <source>The reply reached its length limit in the middle of a tool call, so that call was not made. Raise the maximum length and send again.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Not run: this reply reached its limit of {0} tool calls. Answer with what you have.</source>
@@ -2638,6 +2654,14 @@
     <message>
         <source>There is no tool {0}.</source>
         <translation>没有工具 {0}。</translation>
+    </message>
+    <message>
+        <source>--allow-tool {0} could mean {1}: name the one to allow as SERVER/TOOL.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--allow-tool {0}: no tool of that name is offered to this chat (see &apos;hearth tools list&apos;).</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>There is no tool server named {0}.</source>
@@ -2998,6 +3022,10 @@
     <message>
         <source>The tool server {0} stopped ({1}).{2}</source>
         <translation>工具服务器 {0} 已停止（{1}）。{2}</translation>
+    </message>
+    <message>
+        <source>The tool server {0} stopped (its exit code: {1}).{2}</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The tool server {0} could not be started: {1} ({2}).</source>
@@ -3363,6 +3391,10 @@
         <translation>请稍候：还有图片正在读取。</translation>
     </message>
     <message>
+        <source>{0} reads text only as its Model settings say (Image projector: none). Choose its projector in Model settings…, or take the pictures out.</source>
+        <translation>按照模型设置，{0} 只读取文字（图像投影器：无）。请在“模型设置…”中为它选择投影器，或移除这些图片。</translation>
+    </message>
+    <message>
         <source>{0} reads text only, so it cannot see pictures. Choose a model that reads them above: {1}.</source>
         <translation>{0} 只能读取文字，看不到图片。请在上方选择能读取图片的模型：{1}。</translation>
     </message>
@@ -3522,8 +3554,8 @@
         <translation>在磁盘上保留对话的提示词缓存</translation>
     </message>
     <message>
-        <source>Hearth keeps what a model has read of recent conversations in memory, so going back to one answers at once instead of reading it all again. On: also on disk in the data folder (up to 4 GB), for more conversations and after a restart. GGUF models only.</source>
-        <translation>Hearth 会在内存中保留模型对最近对话已读取的内容，回到某个对话时可立即回答，无需重新读取全部内容。开启后还会保存在数据文件夹的磁盘上（最多 4 GB），可容纳更多对话，重启后仍然有效。仅适用于 GGUF 模型。</translation>
+        <source>Hearth keeps what a model has read of recent conversations in memory, so going back to one answers at once instead of reading it all again. On: also on disk in the data folder (up to 4 GB for every model together), for more conversations and after a restart. GGUF models only.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Refuse models that will not fit</source>

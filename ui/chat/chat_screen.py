@@ -88,6 +88,7 @@ class ChatScreen(QWidget, SessionListener):
         self.model_bar = ModelBar(core, seat, self.show_error, report, defer, load_on_start)
         self.model_bar.settings_requested.connect(self.open_conversation_settings)
         self.model_bar.model_loaded.connect(lambda _event: self.update_context_meter())
+        self.model_bar.said.connect(lambda news: self.status_message.emit(news, 8000))
         self.running: ChatSession | None = None  # the session whose reply is streaming
         self._meter_base: tuple[int, int] | None = None  # the estimate when the reply began
         self.session = self._session(None)  # the session shown

@@ -13,13 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QProgressBar,
     QPushButton,
     QWidget,
@@ -31,12 +29,14 @@ from app.engine.seat import Seat
 from app.engines import engine_for
 from app.errors import HearthError
 from app.machine.fit import CPU, FITS_GPU, NO_FIT, PARTIAL
-from app.models.library import ModelEntry, describe
+from app.models.library import ModelEntry, model_at
 from ui.background import run_in_background
+from ui.chat.model_picker import ModelPicker, size_words
 from ui.elided_label import ElidedLabel
 from ui.event_relay import LOAD_END, EventRelay
 from ui.i18n import translated
 from wire import protocol
+from wire.model_spec import ModelSpec
 from wire.phrases import from_wire
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,7 @@ PICKER_VERDICTS = {
     NO_FIT: QT_TRANSLATE_NOOP("ModelBar", "too large here"),
 }
 
+LEFT_LOOKS = 40  # half-seconds to wait for the model chosen before to end
 Report = Callable[[BaseException, str], None]
 ShowError = Callable[[str], None]
 
@@ -72,6 +73,7 @@ class ModelBar(QWidget):
     model_chosen = Signal(object)  # a ModelEntry
     model_loaded = Signal(dict)  # the worker's "loaded" event
     settings_requested = Signal()  # Instructions…
+    said = Signal(str)  # news for the status bar ("Unloaded …")
 
     def __init__(
         self,
@@ -97,18 +99,15 @@ class ModelBar(QWidget):
         self._loader: EventRelay | None = None
         self._ready_text = ""  # the status line once the model is loaded
         self._load_on_start = load_on_start
+        self._opening: Path | None = None  # a model file being read (Open model file…)
+        self._left: tuple[ModelSpec, str] | None = None  # the model chosen before, to say
         self._build()
 
     def _build(self) -> None:
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.picker = QComboBox()
-        self.picker.setObjectName("modelPicker")
+        self.picker = ModelPicker()
         self.picker.setAccessibleName(self.tr("Model"))
-        self.picker.setMinimumContentsLength(20)
-        self.picker.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
         self.picker.activated.connect(self._picker_activated)
         self.open_button = QPushButton(self.tr("Open model file…"))
         self.open_button.clicked.connect(self.open_model_file)
@@ -123,7 +122,7 @@ class ModelBar(QWidget):
             self.tr("System prompt, preset and reply settings of this conversation")
         )
         self.instructions_button.clicked.connect(self.settings_requested)
-        layout.addWidget(QLabel(self.tr("Model:")))
+        # No "Model:" label: the box shows a model's name, and its room is the name's.
         layout.addWidget(self.picker, 1)
         for button in (self.open_button, self.settings_button, self.instructions_button):
             layout.addWidget(button)
@@ -192,7 +191,7 @@ class ModelBar(QWidget):
         its engine, and whether it is loaded; the starter is called the demo it is."""
         parts = [entry.name]
         if entry.size_bytes:
-            parts.append(f"{entry.size_bytes / 1e9:.1f} GB")
+            parts.append(size_words(entry.size_bytes))
         quant = entry.quantization
         if quant and quant not in entry.name:
             parts.append(quant)
@@ -218,6 +217,7 @@ class ModelBar(QWidget):
         loaded_path = loaded.path if loaded is not None else None
         for index, entry in enumerate(self.models):
             self.picker.addItem(self.item_label(entry, loaded_path), str(entry.path))
+            self.picker.set_short(index, entry.name, self._state(entry, loaded_path))
             tip = translated(entry.problem) or f"{entry.path}\n{entry.size_bytes / 1e6:,.0f} MB"
             self.picker.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
             if entry.problem and isinstance(model, QStandardItemModel):
@@ -227,6 +227,14 @@ class ModelBar(QWidget):
         if self.model is not None:
             self.picker.setCurrentIndex(self.picker.findData(str(self.model.path)))
         self.picker.blockSignals(False)
+
+    def _state(self, entry: ModelEntry, loaded_path: str | None) -> str:
+        """What the closed picker says beside a model's name."""
+        if loaded_path == str(entry.path):
+            return "● " + self.tr("loaded")
+        if self._loader is not None and self.model is not None and entry.path == self.model.path:
+            return self.tr("loading…")
+        return ""
 
     def _picker_activated(self, index: int) -> None:
         if 0 <= index < len(self.models):
@@ -242,25 +250,42 @@ class ModelBar(QWidget):
         if path:
             self.add_model_file(Path(path))
 
-    def add_model_file(self, path: Path) -> bool:
-        entry = describe(path, "file")
-        if entry.problem:
-            self.show_error(
-                self.tr(
-                    "This file cannot be used as a model: {0} Choose another file or model."
-                ).format(translated(entry.problem))
-            )
-            return False
-        self.select(entry)
-        return True
+    def add_model_file(self, path: Path) -> None:
+        """Open a model file: its header, and the projector beside it (the library's one
+        rule, ``model_at``), read in the background; then it is chosen, unless another
+        model was chosen meanwhile."""
+        self._opening = path
+
+        def read(entry: ModelEntry) -> None:
+            if self.closed or self._opening != path:
+                return
+            if entry.problem:
+                self.show_error(
+                    self.tr(
+                        "This file cannot be used as a model: {0} Choose another file or model."
+                    ).format(translated(entry.problem))
+                )
+                return
+            self.select(entry)
+
+        run_in_background(
+            self,
+            lambda: model_at(path),
+            read,
+            lambda exc: self.report(exc, self.tr("reading the model file")),
+        )
 
     # -- choosing and loading -----------------------------------------------------------
     def select(self, entry: ModelEntry, load: bool = True) -> bool:
+        self._opening = None  # a file still being read is no longer what was chosen
         if not entry.usable:
             self.show_error(
                 self.tr("{0} cannot be used: {1}").format(entry.name, translated(entry.problem))
             )
             return False
+        before = self.seat.loaded_model
+        if before is not None and self.model is not None and before.path != str(entry.path):
+            self._left = (before, self.model.name)  # its lease goes with the next load
         if all(m.path != entry.path for m in self.models):
             self.models.append(entry)
         self.model = entry
@@ -293,7 +318,32 @@ class ModelBar(QWidget):
         self._loader = relay
         self.progress.setValue(0)
         self.progress.show()
+        self._fill()  # the picker says it is loading
         self.seat.load(spec, relay.callback)
+        if self._left is not None:
+            self._watch_left(*self._left)
+            self._left = None
+
+    def _watch_left(self, spec: ModelSpec, name: str) -> None:
+        """The model chosen before lost its lease: say "Unloaded …" once the engine host
+        has ended it (at once in the window alone; a model the API still uses stays, and
+        nothing is said).  A few looks at the host's list, a second apart."""
+        looks = [0]
+        timer = QTimer(self)
+        timer.setInterval(500)
+
+        def look() -> None:
+            looks[0] += 1
+            if self.closed or looks[0] > LEFT_LOOKS:
+                timer.stop()
+                timer.deleteLater()
+            elif all(model.spec != spec for model in self.core.engines.loaded()):
+                timer.stop()
+                timer.deleteLater()
+                self.said.emit(self.tr("Unloaded {0}").format(name))
+
+        timer.timeout.connect(look)
+        timer.start()
 
     def _load_event(self, relay: EventRelay, event: dict[str, Any]) -> None:
         if relay is not self._loader:

@@ -255,7 +255,15 @@ def ready_to_send(screen: Screen, tray: PictureTray, text: str) -> bool:
     if not tray.thumbs or model is None or sees(model):
         return True
     readers = [entry.name for entry in screen.model_bar.models if sees(entry)]
-    if readers:
+    if model.reads_images:  # it has a projector, and its Model settings chose none
+        screen.show_error(
+            QCoreApplication.translate(
+                "PictureTray",
+                "{0} reads text only as its Model settings say (Image projector: none). "
+                "Choose its projector in Model settings…, or take the pictures out.",
+            ).format(model.name)
+        )
+    elif readers:
         screen.show_error(
             QCoreApplication.translate(
                 "PictureTray",

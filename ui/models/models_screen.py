@@ -86,6 +86,7 @@ class ModelsScreen(QWidget):
         self.manager = manager
         # This screen's own problems are shown here, where the user is looking.
         self.banner = ErrorBanner()
+        self._banner_view: str | None = None  # the view its message is about (None: both)
         self.report = self.report_here
         self.show_error = self.show_here
         self.ask_token = ask_token
@@ -108,9 +109,22 @@ class ModelsScreen(QWidget):
         """Log with the stack, then the sentence in this screen's banner."""
         sentence = describe_error(exc, doing, str(self.core.paths.logs_dir))
         self.banner.show_message(translated(sentence), retry)
+        self._banner_view = None
 
     def show_here(self, message: str) -> None:
         self.banner.show_message(message)
+        self._banner_view = None
+
+    def say_in_discover(self, message: str, retry: Callable[[], None] | None = None) -> None:
+        """A hub's answer (offline, not found, nothing matched): it is about Discover, so
+        My models does not show it; back in Discover it is there again."""
+        self.banner.show_message(message, retry)
+        self._banner_view = DISCOVER
+        self._place_banner()
+
+    def _place_banner(self) -> None:
+        if self._banner_view is not None and self.banner.message:
+            self.banner.setVisible(self._banner_view == self.current_view())
 
     def suggest_for_region(self, language: str) -> None:
         """On a Chinese locale, start on ModelScope and offer a Hugging Face mirror,
@@ -301,6 +315,7 @@ class ModelsScreen(QWidget):
             font = button.font()
             font.setBold(button.isChecked())
             button.setFont(font)
+        self._place_banner()
 
     def current_view(self) -> str:
         return MINE if self.views.currentWidget() is self.mine_page else DISCOVER
@@ -360,7 +375,7 @@ class ModelsScreen(QWidget):
             sentence += " " + self.tr(
                 "Meanwhile, {0} models of Hearth's catalogue match “{1}”: they are shown below."
             ).format(found, query)
-        self.banner.show_message(sentence, self.search)
+        self.say_in_discover(sentence, self.search)
         self.search_finished.emit()
 
     def _show_results(self, results: list[RepoSummary]) -> None:
@@ -382,7 +397,7 @@ class ModelsScreen(QWidget):
             for column, value in enumerate(values):
                 self.results_table.setItem(row, column, QTableWidgetItem(value))
         if not results:
-            self.show_error(self.tr("No models matched. Try other words, or another source."))
+            self.say_in_discover(self.tr("No models matched. Try other words, or another source."))
         self.search_finished.emit()
 
     def _result_chosen(self) -> None:
@@ -393,7 +408,7 @@ class ModelsScreen(QWidget):
     # -- one repository ------------------------------------------------------------------
     def open_repo(self, repo_id: str) -> None:
         if "/" not in repo_id:
-            self.show_error(self.tr("A repository id looks like owner/name."))
+            self.say_in_discover(self.tr("A repository id looks like owner/name."))
             return
         source = str(self.source.currentData())
         core = self.core
@@ -419,9 +434,9 @@ class ModelsScreen(QWidget):
         ):
             self.open_repo(repo_id)  # again, with the token just given
             return
-        self.report_here(
-            exc, self.tr("opening the repository"), retry=lambda: self.open_repo(repo_id)
-        )
+        doing = self.tr("opening the repository")
+        sentence = describe_error(exc, doing, str(self.core.paths.logs_dir))
+        self.say_in_discover(translated(sentence), lambda: self.open_repo(repo_id))
         self.repo_opened.emit()
 
     def _show_offers(self, repo_id: str, source: str, offers: list[Offer]) -> None:

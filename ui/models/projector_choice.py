@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
 
-from app.models.library import ModelEntry
+from app.models.library import ModelEntry, projector_files
 
 OTHER = "\0other"  # the entry that asks for a file
 
@@ -37,8 +37,7 @@ def projector_choice(entry: ModelEntry, chosen: str | None, parent: QWidget) -> 
         QCoreApplication.translate("ProjectorChoice", "None: the model reads text only"), ""
     )
     folder = entry.path.parent
-    found = sorted(p for p in folder.glob("*.gguf") if p.name.lower().startswith("mmproj"))
-    for path in found:
+    for path in projector_files(folder):
         combo.addItem(path.name, str(path))
     if chosen and combo.findData(chosen) < 0:
         combo.addItem(Path(chosen).name, chosen)
