@@ -389,22 +389,6 @@
         <translation>新对话</translation>
     </message>
     <message>
-        <source>Send</source>
-        <translation>发送</translation>
-    </message>
-    <message>
-        <source>Send message</source>
-        <translation>发送消息</translation>
-    </message>
-    <message>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <source>Stop the reply</source>
-        <translation>停止回复</translation>
-    </message>
-    <message>
         <source>Deleted “{0}”.</source>
         <translation>已删除“{0}”。</translation>
     </message>
@@ -493,6 +477,25 @@
     <message>
         <source>Message the model… (Enter to send, Shift+Enter for a new line)</source>
         <translation>给模型发消息…（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+</context>
+<context>
+    <name>ComposerArea</name>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回复</translation>
     </message>
 </context>
 <context>

@@ -34,16 +34,15 @@ from app.engines import can_run
 from app.errors import HearthError
 from app.models.library import ModelEntry
 from ui.chat.chat_tools_ui import ChatToolsUi
-from ui.chat.composer import Composer
+from ui.chat.composer_area import ComposerArea
 from ui.chat.context_meter import ContextMeter
 from ui.chat.conversation_files import ConversationFiles
 from ui.chat.conversation_list import ConversationList
 from ui.chat.conversation_settings_dialog import ConversationSettingsDialog, open_for
-from ui.chat.documents_bar import DocumentsBar
 from ui.chat.message_documents import MessageDocuments
 from ui.chat.message_html import plain_text, stats_text
 from ui.chat.model_bar import ModelBar
-from ui.chat.picture_tray import PictureTray, ready_to_send
+from ui.chat.picture_tray import ready_to_send
 from ui.chat.search_panel import SearchPanel
 from ui.chat.sidebar import connect_sidebar
 from ui.chat.transcript import TranscriptView
@@ -88,7 +87,6 @@ class ChatScreen(QWidget, SessionListener):
         self.model_bar = ModelBar(core, seat, self.show_error, report, defer, load_on_start)
         self.model_bar.settings_requested.connect(self.open_conversation_settings)
         self.model_bar.model_loaded.connect(lambda _event: self.update_context_meter())
-        self.model_bar.said.connect(lambda news: self.status_message.emit(news, 8000))
         self.running: ChatSession | None = None  # the session whose reply is streaming
         self._meter_base: tuple[int, int] | None = None  # the estimate when the reply began
         self.session = self._session(None)  # the session shown
@@ -142,38 +140,24 @@ class ChatScreen(QWidget, SessionListener):
         under.addWidget(self.context_meter)
         layout.addLayout(under)
 
-        bottom = QHBoxLayout()
-        self.composer = Composer()
+        # The box, Send, Attach…, Collections, Tools and the pictures (their Tab order too).
+        area = self.composer_area = ComposerArea(
+            self.documents, self.show_error, self.store.pictures.put
+        )
+        self.composer, self.picture_tray = area.composer, area.picture_tray
+        self.send_button, self.stop_button = area.send_button, area.stop_button
+        self.documents_bar = area.documents_bar
         self.composer.submitted.connect(self.send)
         self.composer.escaped.connect(self.escape)
         self.search_panel.field.cleared.connect(self.composer.setFocus)
-        self.send_button = QPushButton(self.tr("Send"))
-        self.send_button.setObjectName("sendButton")
-        self.send_button.setAccessibleName(self.tr("Send message"))
         self.send_button.clicked.connect(lambda: self.send(self.composer.toPlainText()))
-        self.stop_button = QPushButton(self.tr("Stop"))
-        self.stop_button.setObjectName("stopButton")
-        self.stop_button.setAccessibleName(self.tr("Stop the reply"))
         self.stop_button.clicked.connect(self.stop)
-        self.stop_button.hide()
         self.composer.files_dropped.connect(self.message_documents.attach_dropped)
-        composer_column = QVBoxLayout()
-        self.picture_tray = PictureTray(self.show_error, self.store.pictures.put)
-        self.composer.picture_pasted.connect(self.picture_tray.add_image)
-        composer_column.addWidget(self.picture_tray)
-        composer_column.addWidget(self.composer, 1)
-        self.documents_bar = DocumentsBar(self.documents, self.show_error)
-        self.documents_bar.pictures_to = self.picture_tray.add_files
         self.documents_bar.changed.connect(self.message_documents.remember_collections)
+        self.model_bar.said.connect(lambda news: self.status_message.emit(news, 8000))
         self.tools_ui = ChatToolsUi(self, self.documents_bar)
-        composer_column.addWidget(self.documents_bar)
-        bottom.addLayout(composer_column, 1)
-        buttons = QVBoxLayout()
-        buttons.addWidget(self.send_button)
-        buttons.addWidget(self.stop_button)
-        buttons.addStretch(1)
-        bottom.addLayout(buttons)
-        layout.addLayout(bottom)
+        area.order_tabs()  # with the Tools button and its choice
+        layout.addWidget(area)
 
         self.splitter = QSplitter()
         self.splitter.setObjectName("chatSplitter")

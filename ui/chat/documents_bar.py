@@ -48,7 +48,7 @@ class _Chip(QFrame):
         self.label = QLabel()
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         row.addWidget(self.label)
-        close = QToolButton()
+        self.close_button = close = QToolButton()
         close.setText("×")
         close.setAutoRaise(True)
         close.setAccessibleName(self.tr("Remove {0}").format(path.name))
@@ -107,6 +107,22 @@ class DocumentsBar(QWidget):
         row.addLayout(self.chip_row)
         row.addStretch(1)
         self._show_collections()
+
+    def add_controls(self, widgets: list[QWidget]) -> None:
+        """Controls of another part (the Tools button and its choice), after Collections."""
+        at = self.row.indexOf(self.collections_button) + 1
+        for offset, widget in enumerate(widgets):
+            self.row.insertWidget(at + offset, widget)
+
+    def stops(self) -> list[QWidget]:
+        """Where Tab stops in the bar, left to right: its buttons, then each file's ×."""
+        stops: list[QWidget] = []
+        for index in range(self.row.count()):
+            item = self.row.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                stops.append(widget)
+        return stops + [chip.close_button for chip in self.chips]
 
     # -- attachments ------------------------------------------------------------------
     def choose_files(self) -> None:

@@ -1,5 +1,5 @@
 """Pictures for the next message: attached, dropped or pasted into the composer, shown as
-thumbnails with a button to take each out before sending.
+a compact strip of thumbnails under it, each with × to take it out before sending.
 
 A picture's file is read and checked (size, kind by its first bytes: ``wire.images``) and
 its thumbnail drawn in the background, never on the window's thread; Qt's reader is held
@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageReader, QPixmap
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from app.core import Core
 from app.engines import reads_images
@@ -28,10 +28,11 @@ from app.models.library import ModelEntry
 from ui.background import run_in_background
 from ui.chat.model_bar import ModelBar
 from ui.i18n import translated
+from ui.visual import SPACE
 from wire import images
 from wire.phrases import message_of
 
-TRAY_HEIGHT = 64  # a thumbnail's height under the composer, in pixels
+TRAY_HEIGHT = 40  # a thumbnail's height in the strip under the composer, in pixels
 READER_LIMIT_MB = 64  # what Qt's reader may allocate for one picture in the window
 LARGEST_PIXELS = 40_000_000  # as the worker: a picture said to be larger is not drawn
 
@@ -87,7 +88,9 @@ def pasted(image: QImage) -> Attached:
     return Attached(data, "pasted.png", image.scaledToHeight(min(TRAY_HEIGHT, image.height())))
 
 
-class _Thumb(QWidget):
+class _Thumb(QFrame):
+    """One picture in the strip: drawn small, with × to take it out before sending."""
+
     removed = Signal(object)
 
     def __init__(self, attached: Attached, parent: QWidget | None = None) -> None:
@@ -95,9 +98,10 @@ class _Thumb(QWidget):
         self.attached = attached
         self.place = 0  # its order among the pictures given
         self.setObjectName("pictureChip")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(2)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(SPACE["xs"], SPACE["xs"] // 2, 0, SPACE["xs"] // 2)
+        row.setSpacing(SPACE["xs"] // 2)
         picture = QLabel()
         picture.setObjectName("pictureThumbnail")
         picture.setFixedHeight(TRAY_HEIGHT)
@@ -107,12 +111,17 @@ class _Thumb(QWidget):
             picture.setPixmap(QPixmap.fromImage(attached.thumbnail))
         picture.setToolTip(attached.name)
         picture.setAccessibleName(self.tr("Picture {0}").format(attached.name))
-        column.addWidget(picture)
-        remove = QToolButton()
-        remove.setText(self.tr("Remove"))
-        remove.setAccessibleName(self.tr("Remove the picture {0}").format(attached.name))
-        remove.clicked.connect(lambda: self.removed.emit(self))
-        column.addWidget(remove, 0, Qt.AlignmentFlag.AlignHCenter)
+        row.addWidget(picture)
+        self.remove_button = QToolButton()
+        self.remove_button.setObjectName("removePicture")
+        self.remove_button.setText("×")
+        self.remove_button.setAutoRaise(True)
+        self.remove_button.setToolTip(self.tr("Remove"))
+        self.remove_button.setAccessibleName(
+            self.tr("Remove the picture {0}").format(attached.name)
+        )
+        self.remove_button.clicked.connect(lambda: self.removed.emit(self))
+        row.addWidget(self.remove_button, 0, Qt.AlignmentFlag.AlignTop)
 
 
 class PictureTray(QWidget):
@@ -138,9 +147,13 @@ class PictureTray(QWidget):
         self._epoch = 0  # each emptying of the tray (a read that ends later is dropped)
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(0, 0, 0, 0)
-        self.row.setSpacing(6)
+        self.row.setSpacing(SPACE["xs"])
         self.row.addStretch(1)
         self.hide()
+
+    def stops(self) -> list[QWidget]:
+        """Where Tab stops in the strip: each picture's ×, in the pictures' order."""
+        return [thumb.remove_button for thumb in self.thumbs]
 
     def pictures(self) -> list[tuple[bytes, str]]:
         return [(thumb.attached.data, thumb.attached.name) for thumb in self.thumbs]
