@@ -209,3 +209,166 @@ def test_settings_has_a_tools_row_that_opens_the_tool_servers(
     for dialog in opened:
         dialog.reject()
     settings.reject()
+
+
+def test_use_tools_always_makes_even_the_starter_call_a_tool(qtbot: QtBot, core: Core) -> None:
+    """A new user with the starter never saw a tool run: it never called one on its own.
+    With tools chosen the window says why (a small model), offers *Use tools: always*
+    beside the Tools button, kept with the conversation, and then the first answer is a
+    call: the question is asked, the tool runs."""
+    from app.tools.builtin import SERVER as BUILTIN
+    from tests.gui_helpers import open_window
+    from ui.chat.tool_approval import ToolApprovalDialog
+
+    core.settings.set("sampling.max_tokens", 48)
+    window = open_window(qtbot, core)
+    chat, tools = window.chat, window.chat.tools_ui
+    box = tools.choice_box
+    assert box.isHidden(), "no tools chosen: nothing to choose"
+    tools._toggle(BUILTIN, True)
+    assert box.isVisible() and box.currentText() == "Use tools: automatically"
+    qtbot.waitUntil(lambda: "small model" in window.error_banner.message, timeout=60_000)
+    assert "Use tools: always" in window.error_banner.message
+    tools._fill_menu()
+    assert "small model" in tools.menu.actions()[0].text(), "said atop the Tools menu too"
+
+    box.setCurrentIndex(box.findData("required"))
+    box.activated.emit(box.currentIndex())
+    offered = tools.chat_tools(chat.session)
+    assert offered is not None and offered.params(True, 0)["tool_choice"] == "required"
+    asked: list[str] = []
+
+    def question() -> ToolApprovalDialog | None:
+        return tools.dialog
+
+    with qtbot.waitSignal(window.reply_finished, timeout=LOAD_TIMEOUT_MS) as finished:
+        assert chat.send("What time is it?")
+        qtbot.waitUntil(lambda: question() is not None, timeout=LOAD_TIMEOUT_MS)
+        first_question = question()
+        assert first_question is not None
+        asked.append(first_question.windowTitle())
+        first_question.once.click()
+        # A later round is the model's to decide: anything more it asks is denied.
+        while True:
+            qtbot.waitUntil(
+                lambda: question() is not None or chat.running is None, timeout=LOAD_TIMEOUT_MS
+            )
+            later = question()
+            if later is None:
+                break
+            later.deny.click()
+    assert asked == ["Allow a tool call?"]
+    message = chat.store.message(finished.args[0]["message_id"])
+    first = message.tools[0]["calls"][0]
+    assert (first["tool"], first["status"]) == ("current_time", "done")
+    assert "hearth/current_time — done" in " ".join(chat.transcript.toPlainText().split())
+
+    chat.new_chat()
+    assert box.currentData() == "auto" and box.isHidden(), "a new chat starts automatic"
+    chat.open_conversation(message.conversation_id)
+    assert box.currentText() == "Use tools: always", "kept with the conversation"
+    box.setCurrentIndex(box.findData("none"))
+    box.activated.emit(box.currentIndex())
+    never = tools.chat_tools(chat.session)
+    assert never is not None and never.params(True, 0) == {}, "never: no tools offered"
+
+
+def test_a_servers_control_and_bidi_characters_reach_no_label_raw(qtbot: QtBot, core: Core) -> None:
+    """A server's names and words (its tools, their descriptions, its notes, why it
+    failed) can carry terminal escapes and bidi overrides that reverse what a label says:
+    the approval question, the Tools menu and button, the tool blocks and Tool servers…
+    show them as visible escapes."""
+    from app.tools.approval import PendingCall
+    from app.tools.servers import ToolInfo
+    from ui.chat.markdown_html import LIGHT, CodeBlocks, MarkdownRenderer
+    from ui.chat.tool_approval import ToolApprovalDialog
+    from ui.chat.tool_blocks_html import tool_rounds_html
+
+    raw = ("\x1b", "\x07", "\u202e")
+
+    def clean(text: str) -> bool:
+        return not any(char in text for char in raw)
+
+    server, name = "ti\u202eem", "clear\x1b[2J"
+    tool = ToolInfo(server, name, "Says \x1b]0;owned\x07 the time\u202e.", title="")
+    dialog = ToolApprovalDialog(PendingCall("c1", tool, {"q": "a\u202eb"}))
+    qtbot.addWidget(dialog)
+    said = [label.text() for label in dialog.findChildren(QLabel)]
+    said.append(dialog.findChild(QPlainTextEdit).toPlainText())  # type: ignore[union-attr]
+    assert all(clean(text) for text in said), said
+    assert "\\u202e" in " ".join(said) and "\\x1b" in " ".join(said)
+
+    call = {
+        "server": server,
+        "tool": name,
+        "arguments": {"q": "a\u202eb"},
+        "status": "done",
+        "result": "ok\x1b[31m red\u202e",
+        "notes": ["\x1b]8;;http://x\x07link"],
+    }
+    opened = tool_rounds_html(
+        [{"text": "", "calls": [call]}],
+        1,
+        True,
+        LIGHT,
+        MarkdownRenderer(LIGHT, CodeBlocks(), "monospace"),
+        lambda *a: "",
+    )
+    assert clean(opened) and "\\x1b[31m" in opened
+
+    # A server's name is checked when it is added; its command and its tools are its own.
+    ToolsFile(core.paths.data_dir).save(
+        ToolsConfig([ServerConfig("evil", command="run\u202eme", args=("\x1b[2J",))])
+    )
+    window = scripted_window(qtbot, core, "Hi.")
+    tools = window.chat.tools_ui
+    tools._toggle("evil", True)
+    tools.listed["evil"] = [ToolInfo("evil", name, tool.description)]
+    tools._fill_menu()
+    entries = [action.text() for action in tools.menu.actions()]
+    for submenu in tools.menu.findChildren(QMenu):
+        entries += [submenu.title()]
+        entries += [a.text() + a.toolTip() for a in submenu.actions()]
+    entries.append(tools.button.text())
+    assert all(clean(text) for text in entries), entries
+    assert any("run\\u202eme" in text for text in entries)
+    assert any("clear\\x1b[2J" in text for text in entries)
+    servers = ToolServersDialog(ToolsFile(core.paths.data_dir))
+    qtbot.addWidget(servers)
+    lines = [servers.server_list.item(i).text() for i in range(servers.server_list.count())]
+    assert lines and all(clean(line) for line in lines), lines
+
+
+def test_tool_servers_is_wide_and_says_whether_a_new_server_started_and_its_tools(
+    qtbot: QtBot, core: Core, tmp_path: Path
+) -> None:
+    """Tool servers… was 280 px wide, its rows cut behind a scroll bar, and silent after
+    Add: now each added server is started in the background and its line says so, with
+    its tools, or says why it did not start."""
+    import re
+
+    dialog = ToolServersDialog(ToolsFile(core.paths.data_dir), None, core.paths.logs_dir)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.width() >= 600 and dialog.paste.height() >= 60
+    pasted = {
+        "mcpServers": {
+            "fixture": {"command": sys.executable, "args": [str(FIXTURE), str(tmp_path)]},
+            "missing": {"command": str(tmp_path / "no-such-program")},
+        }
+    }
+    dialog.paste.setPlainText(json.dumps(pasted))
+    assert dialog.add_pasted()
+
+    def line(name: str) -> str:
+        rows = [dialog.server_list.item(i).text() for i in range(dialog.server_list.count())]
+        return next(row for row in rows if row.startswith(name))
+
+    assert "starting…" in line("fixture"), "said at once, while it starts"
+    qtbot.waitUntil(lambda: "starting…" not in line("fixture"), timeout=LOAD_TIMEOUT_MS)
+    found = re.search(r"started, (\d+) tools: (.*)", line("fixture"))
+    assert found is not None, line("fixture")
+    assert int(found.group(1)) >= 3 and "echo" in found.group(2)
+    qtbot.waitUntil(lambda: "starting…" not in line("missing"), timeout=LOAD_TIMEOUT_MS)
+    assert "did not start" in line("missing") and "no-such-program" in line("missing")
+    assert not dialog.server_list.horizontalScrollBar().isVisible(), "nothing hides sideways"

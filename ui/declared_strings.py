@@ -152,6 +152,8 @@ STRINGS = (
     QT_TRANSLATE_NOOP('Phrase', 'This chat history was written by a newer version of Hearth. Update Hearth to open it; it has not been changed.'),
     QT_TRANSLATE_NOOP('Phrase', 'Your chat history is damaged and Hearth could not repair it now ({0}). It has not been changed; check that the disk is not full, then start Hearth again.'),
     QT_TRANSLATE_NOOP('Phrase', 'Hearth cannot open its chat history ({0}). It has not been changed; check that the data folder is writable and that the disk is not full.'),
+    QT_TRANSLATE_NOOP('Phrase', '{0} is a small model: it rarely calls a tool on its own. Choose Use tools: always to make its first answer a call.'),
+    QT_TRANSLATE_NOOP('Phrase', 'The chat template of {0} knows no tools: Hearth describes them to it in a message of its own, which a model may not follow. Choose Use tools: always to make its first answer a call.'),
     QT_TRANSLATE_NOOP('Phrase', 'saving the tool calls'),
     QT_TRANSLATE_NOOP('Phrase', "keeping the tool's Always allow"),
     QT_TRANSLATE_NOOP('Phrase', 'The reply reached its length limit in the middle of a tool call, so that call was not made. Raise the maximum length and send again.'),

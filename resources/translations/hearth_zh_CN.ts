@@ -436,12 +436,32 @@
         <translation>让模型调用工具（每次调用前都会先问你）</translation>
     </message>
     <message>
+        <source>Use tools</source>
+        <translation>使用工具</translation>
+    </message>
+    <message>
+        <source>Use tools: automatically</source>
+        <translation>使用工具：自动</translation>
+    </message>
+    <message>
+        <source>Use tools: always</source>
+        <translation>使用工具：总是</translation>
+    </message>
+    <message>
+        <source>Use tools: never</source>
+        <translation>使用工具：从不</translation>
+    </message>
+    <message>
         <source>Tools: {0}</source>
         <translation>工具：{0}</translation>
     </message>
     <message>
         <source>Tools</source>
         <translation>工具</translation>
+    </message>
+    <message>
+        <source>Automatically: the model decides. Always: its first answer is a call of one of the tools. Never: no tools are offered.</source>
+        <translation>自动：由模型决定。总是：模型的第一个回答必须是调用其中一个工具。从不：不提供任何工具。</translation>
     </message>
     <message>
         <source>Hearth: date and time, search of the collections</source>
@@ -2595,6 +2615,14 @@
         <translation>此对话中的一张图片（{0}）已不在 Hearth 的数据文件夹中，无法再次发送。请编辑该消息重新附加，或开始新对话。</translation>
     </message>
     <message>
+        <source>{0} is a small model: it rarely calls a tool on its own. Choose Use tools: always to make its first answer a call.</source>
+        <translation>{0} 是一个小模型：它很少自行调用工具。选择“使用工具：总是”，让它的第一个回答就是一次工具调用。</translation>
+    </message>
+    <message>
+        <source>The chat template of {0} knows no tools: Hearth describes them to it in a message of its own, which a model may not follow. Choose Use tools: always to make its first answer a call.</source>
+        <translation>{0} 的聊天模板不支持工具：Hearth 会用一条单独的消息向它描述这些工具，但模型未必会照做。选择“使用工具：总是”，让它的第一个回答就是一次工具调用。</translation>
+    </message>
+    <message>
         <source>saving the tool calls</source>
         <translation>保存工具调用</translation>
     </message>
@@ -4095,6 +4123,26 @@
     <message>
         <source>Hearth could not read {0} ({1}).</source>
         <translation>Hearth 无法读取 {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>started, {0} tools: {1}</source>
+        <translation>已启动，{0} 个工具：{1}</translation>
+    </message>
+    <message>
+        <source>started, but it offers no tools</source>
+        <translation>已启动，但它不提供任何工具</translation>
+    </message>
+    <message>
+        <source>it did not list its tools within {0:g} s</source>
+        <translation>它未在 {0:g} 秒内列出自己的工具</translation>
+    </message>
+    <message>
+        <source>did not start: {0}</source>
+        <translation>未能启动：{0}</translation>
     </message>
 </context>
 <context>

@@ -16,11 +16,20 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QMenu, QToolButton, QWidget
 
 from app.chat import store as st
 from app.chat.reply import Reply
 from app.chat.session import ChatSession, SessionListener
+from app.chat.tool_advice import (
+    ALWAYS,
+    AUTO,
+    CHOICE_KEY,
+    NEVER,
+    choice_of,
+    template_of,
+    tool_advice,
+)
 from app.chat.tool_turn import ChatTools
 from app.core import Core
 from app.docs.library import Documents
@@ -31,8 +40,13 @@ from app.tools.config import ToolsFile
 from app.tools.servers import ToolInfo, ToolServerError, ToolServers
 from ui.background import run_in_background
 from ui.chat.documents_bar import DocumentsBar
+from ui.chat.model_bar import ModelBar
 from ui.chat.tool_approval import ToolApprovalDialog
+from ui.error_banner import ErrorBanner
+from ui.i18n import translated
+from ui.wheel_guard import guard_fields
 from wire.phrases import message_of
+from wire.visible_text import visible
 
 TOOLS_KEY = "tools.servers"  # the servers a conversation's replies may use (names)
 OFF_KEY = "tools.off"  # tools of those servers it may not use (server/tool)
@@ -47,6 +61,8 @@ class Screen(Protocol):
     session: ChatSession
     documents: Documents
     documents_bar: DocumentsBar
+    model_bar: ModelBar
+    error_banner: ErrorBanner
     report: Callable[[BaseException, str], None]
 
     def widget(self) -> QWidget: ...
@@ -72,7 +88,22 @@ class ChatToolsUi(QObject, SessionListener):
         self.menu = QMenu(self.button)
         self.menu.aboutToShow.connect(self._fill_menu)
         self.button.setMenu(self.menu)
-        bar.row.insertWidget(2, self.button)
+        # Beside it, once tools are chosen: may the model decide, must it call, or never.
+        self.choice_box = QComboBox()
+        self.choice_box.setObjectName("toolChoice")
+        self.choice_box.setAccessibleName(self.tr("Use tools"))
+        for value, words in (
+            (AUTO, self.tr("Use tools: automatically")),
+            (ALWAYS, self.tr("Use tools: always")),
+            (NEVER, self.tr("Use tools: never")),
+        ):
+            self.choice_box.addItem(words, value)
+        self.choice_box.activated.connect(self._choose)
+        guard_fields(self.choice_box)
+        bar.add_controls([self.button, self.choice_box])
+        self.advice = ""  # why the model may not call a tool on its own ("": no reason known)
+        self._advised: set[tuple[str, str]] = set()  # said once per model and sentence
+        screen.model_bar.model_chosen.connect(lambda _entry: self._advise())
         self.show_choice()
 
     # -- the conversation's choice -------------------------------------------------------
@@ -83,21 +114,70 @@ class ChatToolsUi(QObject, SessionListener):
     def show_choice(self) -> None:
         chosen = self.chosen()
         self.button.setText(
-            self.tr("Tools: {0}").format(", ".join(chosen)) if chosen else self.tr("Tools")
+            self.tr("Tools: {0}").format(", ".join(visible(n) for n in chosen))
+            if chosen
+            else self.tr("Tools")
         )
+        choice = choice_of(self.screen.session.own_settings)
+        self.choice_box.setCurrentIndex(max(self.choice_box.findData(choice), 0))
+        self.choice_box.setVisible(bool(chosen))
         for name in chosen:
             self._list(name)
+        self._advise()
+
+    def _choose(self, index: int) -> None:
+        value = str(self.choice_box.itemData(index))
+        self._save_choice(CHOICE_KEY, "" if value == AUTO else value)
+        self._advise()
+
+    def _advise(self) -> None:
+        """Whether the model is likely to call a tool as chosen: its template is read in
+        the background, and a reason it may not is said once (and kept in the choice's
+        tooltip and atop the Tools menu)."""
+        model = self.screen.model_bar.model
+        choice = choice_of(self.screen.session.own_settings)
+        if model is None or not self.chosen() or choice != AUTO:
+            self._show_advice("")
+            return
+
+        def advise(template: str | None) -> None:
+            if self.screen.model_bar.model is model and self.chosen():
+                self._show_advice(tool_advice(model, choice_of(self.own()), template))
+
+        run_in_background(self, lambda: template_of(model), advise, lambda _exc: None)
+
+    def own(self) -> dict[str, Any]:
+        return self.screen.session.own_settings
+
+    def _show_advice(self, advice: str) -> None:
+        self.advice = translated(advice) if advice else ""
+        self.choice_box.setToolTip(
+            self.advice
+            or self.tr(
+                "Automatically: the model decides. Always: its first answer is a call of one "
+                "of the tools. Never: no tools are offered."
+            )
+        )
+        model = self.screen.model_bar.model
+        said = (str(model.path) if model is not None else "", self.advice)
+        if self.advice and said not in self._advised:
+            self._advised.add(said)
+            self.screen.error_banner.show_message(self.advice, info=True)
 
     def _fill_menu(self) -> None:
         self.menu.clear()
         chosen = self.chosen()
+        if self.advice:
+            note = self.menu.addAction(self.advice)
+            note.setEnabled(False)
+            self.menu.addSeparator()
         own = self.menu.addAction(self.tr("Hearth: date and time, search of the collections"))
         own.setCheckable(True)
         own.setChecked(BUILTIN in chosen)
         own.toggled.connect(lambda on: self._toggle(BUILTIN, on))
         config = self.file.load()
         for server in config.servers:
-            action = self.menu.addAction(f"{server.name} — {server.describe()}")
+            action = self.menu.addAction(f"{visible(server.name)} — {visible(server.describe())}")
             action.setCheckable(True)
             action.setChecked(server.name in chosen)
             action.setEnabled(server.enabled)
@@ -110,10 +190,10 @@ class ChatToolsUi(QObject, SessionListener):
             tools = self.listed.get(name, [])
             if not tools:
                 continue
-            each = self.menu.addMenu(self.tr("Tools of {0}").format(name))
+            each = self.menu.addMenu(self.tr("Tools of {0}").format(visible(name)))
             for tool in tools:
-                action = each.addAction(tool.title or tool.name)
-                action.setToolTip(tool.description)
+                action = each.addAction(visible(tool.title or tool.name))
+                action.setToolTip(visible(tool.description, multiline=True))
                 action.setCheckable(True)
                 action.setChecked(tool.key not in off)
                 action.toggled.connect(lambda on, key=tool.key: self._toggle_tool(key, on))
@@ -133,7 +213,7 @@ class ChatToolsUi(QObject, SessionListener):
         off = self.turned_off() - {key} if on else self.turned_off() | {key}
         self._save_choice(OFF_KEY, sorted(off))
 
-    def _save_choice(self, setting: str, value: list[str]) -> None:
+    def _save_choice(self, setting: str, value: list[str] | str) -> None:
         session = self.screen.session
         settings = {**session.own_settings, setting: value}
         if not value:
@@ -147,7 +227,7 @@ class ChatToolsUi(QObject, SessionListener):
         from ui.tool_servers_dialog import ToolServersDialog
 
         before = self.file.load().servers
-        dialog = ToolServersDialog(self.file, self.screen.widget())
+        dialog = ToolServersDialog(self.file, self.screen.widget(), self.screen.core.paths.logs_dir)
         dialog.finished.connect(lambda _code: self._changed(before))
         dialog.open()
 
@@ -188,8 +268,8 @@ class ChatToolsUi(QObject, SessionListener):
             if self.servers is not servers:
                 return
             self.listing.discard(name)
-            if isinstance(exc, ToolServerError):
-                self.screen.show_error(message_of(exc))
+            if isinstance(exc, ToolServerError):  # with the server's own last words
+                self.screen.show_error(visible(translated(message_of(exc)), multiline=True))
             else:
                 self.screen.report(exc, self.tr("starting the tool server {0}").format(name))
 
@@ -238,6 +318,7 @@ class ChatToolsUi(QObject, SessionListener):
             builtin,
             set(self.file.load().always_allow),
             self._remember,
+            choice=choice_of(session.own_settings),
             max_calls=int(settings.get("tools.max_calls")),
             timeout_s=float(settings.get("tools.call_timeout_s")),
         )

@@ -1,8 +1,9 @@
 """Asking before a tool call: which tool of which server, what its server says it may do,
-and the arguments the model chose.  *Always allow* keeps the choice for that tool of that
-server (Tool servers… takes it back); Esc, closing and Enter are *Deny* (the dialog may
-open while the person types).  The dialog never blocks the window's thread: it answers
-through ``decided``."""
+and the arguments the model chose, with control and bidi characters shown as escapes (a
+server's name must not reverse or hide what the question says).  *Always allow* keeps the
+choice for that tool of that server (Tool servers… takes it back); Esc, closing and Enter
+are *Deny* (the dialog may open while the person types).  The dialog never blocks the
+window's thread: it answers through ``decided``."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.tools.approval import Decision, PendingCall, risks
 from ui.i18n import translated
+from wire.visible_text import visible
 
 
 class ToolApprovalDialog(QDialog):
@@ -34,17 +36,17 @@ class ToolApprovalDialog(QDialog):
         tool = call.tool
         self.setWindowTitle(self.tr("Allow a tool call?"))
         layout = QVBoxLayout(self)
-        name = tool.title or tool.name
+        name = visible(tool.title or tool.name)
         heading = QLabel(
             self.tr("The model wants to use <b>{0}</b> from the tool server <b>{1}</b>.").format(
-                _escaped(name), _escaped(tool.server)
+                _escaped(name), _escaped(visible(tool.server))
             )
         )
         heading.setTextFormat(Qt.TextFormat.RichText)
         heading.setWordWrap(True)
         layout.addWidget(heading)
         if tool.description:
-            about = QLabel(tool.description.strip().splitlines()[0])
+            about = QLabel(visible(tool.description.strip().splitlines()[0]))
             about.setTextFormat(Qt.TextFormat.PlainText)  # the server's words, never markup
             about.setWordWrap(True)
             about.setObjectName("toolDescription")
@@ -59,7 +61,8 @@ class ToolApprovalDialog(QDialog):
         warning.setObjectName("toolRisks" if said else "toolSafe")
         layout.addWidget(warning)
         layout.addWidget(QLabel(self.tr("Arguments:")))
-        arguments = QPlainTextEdit(json.dumps(call.arguments, ensure_ascii=False, indent=2))
+        shown = json.dumps(call.arguments, ensure_ascii=False, indent=2)
+        arguments = QPlainTextEdit(visible(shown, multiline=True))
         arguments.setReadOnly(True)
         arguments.setAccessibleName(self.tr("The arguments of the call"))
         arguments.setMaximumHeight(160)

@@ -1,7 +1,9 @@
 """A reply's tool rounds in the transcript: the text the model wrote before each round,
 then one block per call — the tool and its server, how it went, and, opened, the
-arguments and the result (content Hearth cannot show is a note).  The blocks of a reply
-open and close together with one link (``tools/<message id>``), like its Thinking.
+arguments and the result (content Hearth cannot show is a note).  What a server or the
+model wrote there has its control and bidi characters shown as escapes (``visible``).
+The blocks of a reply open and close together with one link (``tools/<message id>``),
+like its Thinking.
 
 Strings keep the transcript's translation context ("TranscriptView").
 """
@@ -18,6 +20,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from app.chat import tool_rounds as tr
 from app.chat.markdown_blocks import split_blocks
 from ui.chat.markdown_html import MarkdownRenderer, Palette
+from wire.visible_text import visible
 
 SHOWN_RESULT_CHARS = 4000  # of a long result, in the block (the model got all it was given)
 STATUS = {
@@ -77,7 +80,7 @@ def _call_html(call: dict[str, Any], opened: bool, palette: Palette, live: bool)
     bad = status not in (tr.DONE, tr.PENDING)
     colour = palette.error if bad else palette.muted
     title = (
-        f'<span style="font-weight:600;">{html.escape(str(where))}</span>'
+        f'<span style="font-weight:600;">{html.escape(visible(str(where)))}</span>'
         f' <span style="color:{colour};">— {html.escape(_tr(str(STATUS.get(status, status))))}'
         f"{timing}</span>"
     )
@@ -90,14 +93,15 @@ def _call_html(call: dict[str, Any], opened: bool, palette: Palette, live: bool)
     arguments = json.dumps(call.get("arguments") or {}, ensure_ascii=False, indent=1)
     if call.get("raw"):
         arguments = str(call["raw"])
-    result = str(call.get("result") or "")
+    arguments = visible(arguments, multiline=True)
+    result = visible(str(call.get("result") or ""), multiline=True)
     more = ""
     if len(result) > SHOWN_RESULT_CHARS:
         more = QCoreApplication.translate("TranscriptView", "… {0:,} more characters")
         more = more.format(len(result) - SHOWN_RESULT_CHARS)
         result = result[:SHOWN_RESULT_CHARS]
     notes = "".join(
-        f'<br><span style="color:{palette.muted};">{html.escape(str(note))}</span>'
+        f'<br><span style="color:{palette.muted};">{html.escape(visible(str(note)))}</span>'
         for note in call.get("notes") or []
     )
     arguments_label = QCoreApplication.translate("TranscriptView", "Arguments")
