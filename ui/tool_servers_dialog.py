@@ -64,9 +64,10 @@ class ToolServersDialog(QDialog):
         layout = QVBoxLayout(self)
         intro = QLabel(
             self.tr(
-                "MCP servers give the model tools. Hearth starts a server only when a chat "
-                "that may use it needs it (choose them with Tools under the message box), "
-                "and asks you before every call. A server's own network use is its own."
+                "MCP servers give the model tools. Hearth starts a server once when you add "
+                "it, to list its tools, and then when a chat that may use it needs it (choose "
+                "them with Tools under the message box), and asks you before every call. A "
+                "server's own network use is its own."
             )
         )
         intro.setWordWrap(True)

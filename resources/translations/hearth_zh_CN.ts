@@ -4077,8 +4077,8 @@
         <translation>工具服务器</translation>
     </message>
     <message>
-        <source>MCP servers give the model tools. Hearth starts a server only when a chat that may use it needs it (choose them with Tools under the message box), and asks you before every call. A server&apos;s own network use is its own.</source>
-        <translation>MCP 服务器为模型提供工具。只有当可以使用某个服务器的对话需要它时，Hearth 才会启动它（在消息框下方的“工具”中选择），并在每次调用前询问你。服务器自身的联网行为由服务器负责。</translation>
+        <source>MCP servers give the model tools. Hearth starts a server once when you add it, to list its tools, and then when a chat that may use it needs it (choose them with Tools under the message box), and asks you before every call. A server&apos;s own network use is its own.</source>
+        <translation>MCP 服务器为模型提供工具。添加服务器时，Hearth 会启动它一次以列出其工具；之后只有当可以使用它的对话需要它时才会启动（在消息框下方的“工具”中选择），并在每次调用前询问你。服务器自身的联网行为由服务器负责。</translation>
     </message>
     <message>
         <source>Remove</source>

@@ -1,7 +1,8 @@
 """Pictures of the window on a small screen (1024×600): the welcome, Settings, the Models
-screen's two views (and an offline search that falls back on the catalogue) and the API
-server panel, in the light theme, the dark one and Chinese.  Run under a real X server of
-that size:
+screen's two views (and an offline search that falls back on the catalogue), the API
+server panel, a conversation, the composer with tools chosen and a picture attached, and
+Tool servers… after adding a server, in the light theme, the dark one and Chinese.  Run
+under a real X server of that size:
 
     xvfb-run -a -s "-screen 0 1024x600x24" python -m tests.tools.screen_screenshots screenshots/
 
@@ -69,13 +70,13 @@ def shoot(folder: Path, theme: str, suffix: str) -> None:
         dialog(settings, "small-settings")
         window.tabs.setCurrentWidget(window.models_page)
         screen = window.models_screen
-        screen.show_view("mine")
-        grab(folder / f"small-models-mine{suffix}.png")
         screen.show_view("discover")
         screen.query.setText("qwen")
         screen.search()
         settle(lambda: bool(screen.banner.message), 30)
         grab(folder / f"small-models-discover-offline{suffix}.png")
+        screen.show_view("mine")  # the hub's failure stays with Discover
+        grab(folder / f"small-models-mine{suffix}.png")
         window.tabs.setCurrentIndex(0)
 
         from ui.api_server_dialog import ApiServerDialog
@@ -90,6 +91,8 @@ def shoot(folder: Path, theme: str, suffix: str) -> None:
         dialog(api_panel, "small-api-server")
         window.set_api_server(False)
         shoot_chat(window, folder, suffix)
+        shoot_composer(window, folder, suffix)
+        dialog(lambda: open_tool_servers(window), "small-tool-servers")
         window.close()
         dispose_window(window)
 
@@ -132,6 +135,67 @@ def shoot_chat(window: MainWindow, folder: Path, suffix: str) -> None:
         QToolTip.showText(view.viewport().mapToGlobal(point), action_name("regenerate"))
     grab(folder / f"small-chat-hover{suffix}.png")
     QToolTip.hideText()
+
+
+def shoot_composer(window: MainWindow, folder: Path, suffix: str) -> None:
+    """Tools chosen for a small model: why it may not call one on its own (said once),
+    *Use tools* beside the Tools button, a picture in the strip under the box with Send
+    still beside it, and the picker's name and state."""
+    from app.models.library import ModelEntry
+    from app.tools.builtin import SERVER as BUILTIN
+    from tests.vision_model import png
+
+    script = window.core.paths.data_dir / "small.script.txt"
+    script.write_text("It is a quarter past four.", encoding="utf-8")
+    entry = ModelEntry(
+        "SmolLM2-135M-Instruct (scripted)", script, "synthetic", 1, "file", parameters=134_515_008
+    )
+    chat = window.chat
+    chat.model_bar.models.append(entry)
+    chat.new_chat()
+    chat.model_bar.select(entry)
+    settle(lambda: chat.model_bar.loaded_context is not None, 60)
+    chat.tools_ui._toggle(BUILTIN, True)
+    settle(lambda: bool(chat.tools_ui.advice), 30)
+    picture = window.core.paths.data_dir / "sunset.png"
+    picture.write_bytes(png((230, 120, 40), (320, 200)))
+    chat.picture_tray.add_files([picture])
+    settle(lambda: len(chat.picture_tray.thumbs) == 1, 30)
+    chat.composer.setPlainText("What time is it?")
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window.activateWindow()  # the keyboard's focus is drawn in the active window only
+    settle(window.isActiveWindow, 5)
+    chat.tools_ui.choice_box.setFocus()
+    QTest.keyClick(chat.tools_ui.choice_box, Qt.Key.Key_Tab)  # on to the picture's ×
+    grab(folder / f"small-chat-tools{suffix}.png")
+    chat.picture_tray.clear()
+
+
+def open_tool_servers(window: MainWindow) -> None:
+    """Tool servers… right after adding a server: it started, with its tools."""
+    import json
+
+    from ui.tool_servers_dialog import ToolServersDialog
+
+    fixture = Path(__file__).parent / "mcp_fixture_server.py"
+    notes = window.core.paths.data_dir / "notes"
+    notes.mkdir(exist_ok=True)
+    window.chat.tools_ui.open_servers_dialog()
+    found = window.findChild(ToolServersDialog)
+    assert found is not None
+    found.paste.setPlainText(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "notes": {"command": sys.executable, "args": [str(fixture), str(notes)]}
+                }
+            }
+        )
+    )
+    found.add_pasted()
+    settle(lambda: found.status.get("notes") != found.tr("starting…"), 60)
 
 
 if __name__ == "__main__":
