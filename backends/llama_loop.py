@@ -21,6 +21,8 @@ carries over from one request to the next.
 
 from __future__ import annotations
 
+import os
+
 import ctypes
 from collections.abc import Sequence
 from typing import Any
@@ -57,6 +59,20 @@ class GrammarRefused(ValueError):
     """llama.cpp could not parse a request's GBNF grammar."""
 
 
+class GrammarTooSlow(Exception):
+    """Following a request's grammar took longer than ``GRAMMAR_STEP_S`` for one token:
+    the grammar reads its text in too many ways at once (the sampler is busy, not
+    progressing), so the request ends and the model's other replies go on."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+# A grammar's draw takes milliseconds; this is a thousand times that (tests set it lower).
+GRAMMAR_STEP_S = float(os.environ.get("HEARTH_GRAMMAR_STEP_S") or 10.0)
+
+
 def _penalty_prefilter(lowers_only: bool, temperature: float, top_k: int, grammar: bool) -> int:
     """How many of the highest logits the penalties need to see (0: all of them).
 
@@ -90,6 +106,7 @@ class SamplerChain:
     ) -> None:
         self._lib = lib
         self._prefilter = prefilter
+        self.grammar = bool(params.get("grammar"))  # its draws are watched for their time
         self.chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
         try:
             self._build(lib, vocab, n_vocab, params, banned)

@@ -21,7 +21,7 @@ from typing import Any
 import llama_cpp
 import llama_cpp.mtmd_cpp as mtmd
 
-from backends.pictures import VisionError, decode
+from backends.pictures import VisionError, check_request, decode
 
 IMAGE_CHUNK = 1  # MTMD_INPUT_CHUNK_TYPE_IMAGE
 NO_CALLBACK = mtmd.mtmd_helper_post_decode_callback()  # a null function pointer
@@ -86,6 +86,7 @@ class Projector:
                 f"the images do not match the prompt's image places ({len(images)} images, "
                 f"{places} places)"
             )
+        check_request(list(images))
         bitmaps = []
         try:
             for number, data in enumerate(images, 1):

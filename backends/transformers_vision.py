@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from backends.pictures import decode
+from backends.pictures import check_request, decode
 from wire import images
 
 
@@ -64,6 +64,7 @@ class PictureInputs:
     def render(self, messages: list[dict[str, Any]]) -> list[int]:
         """The prompt's tokens, each picture's tokens among them."""
         template, pictures = template_messages(messages)
+        check_request(pictures)
         prompt = self._render_text(template)
         inputs = self._processor(
             text=prompt,

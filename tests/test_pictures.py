@@ -76,3 +76,18 @@ def test_a_conversation_past_the_limits_is_refused() -> None:
     spread = [{"role": "user", "content": [part] * 4} for _ in range(5)]
     assert "at most 16 are read at once" in str(images.limits_problem(spread))
     assert images.limits_problem([{"role": "user", "content": [part]}]) is None
+
+
+@pytest.mark.parametrize("kind", ["PNG", "JPEG"])
+def test_a_large_picture_is_scaled_down_as_it_is_decoded(kind: str) -> None:
+    """No projector reads more than 2048 pixels on a side: a 12-megapixel photo reaches
+    it as 2048 x 1536 (a JPEG is decoded small from the start), its shape kept."""
+    from backends.pictures import MAX_SIDE
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (4096, 3072), (200, 30, 30)).save(buffer, format=kind)
+    width, height, pixels = decode(buffer.getvalue())
+    assert (width, height) == (MAX_SIDE, MAX_SIDE * 3 // 4)
+    assert len(pixels) == width * height * 3
+    small = png((1, 2, 3), (300, 200))
+    assert decode(small)[:2] == (300, 200), "a small picture is left as it is"

@@ -93,6 +93,21 @@ def test_a_hostile_picture_is_refused_and_the_worker_goes_on(
     assert text and client.worker_pid == pid, "the same worker keeps reading pictures"
 
 
+def test_pictures_past_a_requests_pixels_together_are_refused_before_decoding(
+    client: Seat, vision_spec: ModelSpec
+) -> None:
+    """Six pictures of 36 megapixels each (each under the bound of one picture) are more
+    than a request reads at once: refused in words that say so, from their headers, and
+    the worker goes on."""
+    six = [bomb(6000, 6000)] * 6
+    _, events = collect(client.chat(vision_spec, [user("Compare them.", *six)], GREEDY))
+    error = events[-1]
+    assert error["type"] == protocol.ERROR and error["kind"] == protocol.ERR_BAD_REQUEST
+    assert "216 million pixels together" in error["message"], error
+    text, _ = ask(client, vision_spec, [user("And this one?", RED)])
+    assert text
+
+
 def test_a_text_model_says_it_cannot_see_pictures(client: Seat, spec: ModelSpec) -> None:
     _, events = collect(client.chat(spec, [user("What is it?", RED)], GREEDY))
     error = events[-1]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import signal
 from typing import TYPE_CHECKING, Any
 
-from wire import protocol
+from wire import images, protocol
 from wire.phrases import Phrase, to_wire
 from wire.platforms import WINDOWS_ILLEGAL_INSTRUCTION
 
@@ -99,16 +99,48 @@ def _grown(worker: Any) -> Phrase | None:
         return None
     return Phrase(
         "The model engine grew to {0} GB of memory, far more than its model needs, so "
-        "Hearth stopped it before the computer ran out. Something in a request may have "
-        "asked for too much (a very large schema or grammar); the engine starts again with "
+        "Hearth stopped it before the computer ran out. {1} The engine starts again with "
         "the next request.",
         round(worker.killed_grown / 1024**3, 1),
+        worker.grown_cause or Phrase("Something in a request may have asked for too much."),
     )
+
+
+def heavy_asks(messages: list[dict[str, Any]]) -> Phrase | None:
+    """What the requests in flight asked that takes memory beyond the model: their
+    pictures, or a schema or grammar to follow (the likely cause when a worker grew)."""
+    pictures = sum(
+        len(images.images_of(each))
+        for message in messages
+        for each in message.get("messages") or []
+        if isinstance(each, dict)
+    )
+    if pictures:
+        return Phrase("The requests in flight held {0} pictures to read.", pictures)
+    if any(follows_grammar(message) for message in messages):
+        return Phrase("A request asked the model to follow a very large schema or grammar.")
+    return None
+
+
+def follows_grammar(message: dict[str, Any]) -> bool:
+    """Whether a chat request holds its reply to a grammar: a schema, JSON, a raw grammar
+    or a forced tool call."""
+    params = message.get("params") or {}
+    choice = params.get("tool_choice")
+    forced = bool(params.get("tools")) and (choice == "required" or isinstance(choice, dict))
+    return bool(params.get("grammar") or params.get("response_format") or forced)
 
 
 def _stalled(worker: Any) -> Phrase | None:
     if not worker.killed_stalled:
         return None
+    if worker.stalled_on_grammar:
+        return Phrase(
+            "The model engine worked for {0} seconds on a request's schema or grammar "
+            "without writing anything, so Hearth stopped it. Make the schema simpler (fewer "
+            "repetitions inside repetitions); the engine starts again with the next request.",
+            round(worker.killed_stalled),
+        )
     return Phrase(
         "The model engine stopped responding: it made no progress for {0} seconds, so "
         "Hearth stopped it. What was written so far was kept; the engine starts again with "

@@ -58,8 +58,7 @@ RESEND_DROPPED = ("type", "id", "threads", protocol.GRANT)
 
 @dataclass
 class _Queued:
-    """A request waiting for a share of the cores: what to send again if its worker ends
-    before its turn."""
+    """A request waiting for a share of the cores: sent again if its worker ends first."""
 
     job: Job
     hosted: Hosted
@@ -377,13 +376,15 @@ class EngineHost:
         # stopped this worker.
         avoided = self._avoid_after_illegal_instruction(worker, code)
         dropped = [q for q in map(self._unqueue, self.shares.release(worker)) if q is not None]
-        # Which request killed it cannot be told (replies build their grammars at once),
-        # so each that showed no words yet goes to a new worker once, with the model
-        # loaded: one waiting for a slot is answered, and one that kills the worker again
-        # is then told that the request may be the cause.
+        # Which request killed it cannot be told (grammars are built at once), so each that
+        # showed no words yet goes to a new worker once, with the model loaded: one waiting
+        # for a slot is answered, and one that kills it again is told the request may be
+        # the cause (at once, with a grammar it stalled on).
         waiting: list[tuple[Job, dict[str, Any]]] = []
         for job in orphans:
-            innocent = worker.model_loaded and job.first_delta_at is None
+            sent = worker.sent.get(job.id, {})
+            suspect = worker.stalled_on_grammar and faults.follows_grammar(sent)
+            innocent = worker.model_loaded and job.first_delta_at is None and not suspect
             if job.cancel_requested and worker.killed_stuck:
                 job.deliver(cancelled_event(job, **{protocol.FORCED: True}))
             elif self._retry_after_crash(worker, job, code):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine.budget import Needs
+from app.engine.faults import heavy_asks
 from app.engine.process import WorkerProcess
 from app.engine.stuck import stop_if_stalled
 from wire.model_spec import REMOTE, ModelSpec
@@ -135,6 +136,7 @@ def stop_if_grown(hosted: Hosted) -> bool:
         base // 2**20,
     )
     worker.killed_grown = size
+    worker.grown_cause = heavy_asks(worker.messages_in_flight())
     worker.kill()
     return True
 

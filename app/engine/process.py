@@ -78,8 +78,10 @@ class WorkerProcess:
         self.dead = False
         self.killed_stuck = False  # killed because it ignored a cancel and made no progress
         self.killed_grown = 0  # killed at this size: it grew far past what its model needs
+        self.grown_cause: Any = None  # what its requests asked that may explain it
         self.loaded_rss = 0  # its memory once the model was loaded
         self.killed_stalled = 0.0  # killed after this many seconds without any progress
+        self.stalled_on_grammar = False  # ... busy on a request's grammar, writing nothing
         self.progress: tuple[float, float] | None = None  # (when, CPU seconds) last seen
         # The llama.cpp runtime the worker chose, and whether it was forced (for retries).
         self.runtime: tuple[str, bool] | None = None
@@ -178,6 +180,11 @@ class WorkerProcess:
         return message
 
     # -- state ---------------------------------------------------------------------------
+    def messages_in_flight(self) -> list[dict[str, Any]]:
+        """The chat requests sent and not answered yet, as they were sent."""
+        with self.lock:
+            return [m for i, m in self.sent.items() if i in self.jobs and not self.jobs[i].finished]
+
     def pending(self) -> list[Job]:
         with self.lock:
             return [job for job in self.jobs.values() if not job.finished]

@@ -5,8 +5,10 @@ A slow machine is slow, not stuck: while the worker still sends events or uses C
 it is left alone.  Only when it does neither for ``stuck_s`` after the cancel (or has not
 honoured it in ``HOPELESS_S``) is it killed; its requests then end "cancelled" (forced).
 A worker with requests in flight that does neither for ``STALL_S`` (stopped by a
-debugger or ``kill -STOP``, a driver that hangs) is killed too, and its requests end with
-a sentence that says so (``faults.died``), instead of their clients waiting for ever.
+debugger or ``kill -STOP``, a driver that hangs) is killed too, and so is one that sends
+no event for as long while a request follows a grammar (busy is not progress there), and
+its requests end with a sentence that says so (``faults.died``), instead of their clients
+waiting for ever.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from app.engine.faults import follows_grammar
 from app.engine.jobs import Job
 from app.engine.process import WorkerProcess
 
@@ -51,12 +54,24 @@ def watch_cancel(
 
 def stop_if_stalled(worker: WorkerProcess | None, stall_s: float) -> bool:
     """Kill ``worker`` when it has requests in flight and has sent no event and used no
-    CPU time for ``stall_s`` (the sweeper calls this every second).  True when killed."""
+    CPU time for ``stall_s`` (the sweeper calls this every second), or has sent no event
+    for ``stall_s`` while a request in flight follows a grammar: llama.cpp's grammar
+    sampler can spin on a grammar that reads its text in too many ways, using CPU time
+    without writing a token, and every slot of the model waits for it.  True when
+    killed."""
     if worker is None or worker.dead or not worker.pending():
         if worker is not None:
             worker.progress = None
         return False
     now, cpu = time.monotonic(), worker.cpu_seconds()
+    silent = now - worker.last_heard
+    if silent >= stall_s and any(follows_grammar(m) for m in worker.messages_in_flight()):
+        log.warning(
+            "worker pid %s wrote nothing for %.0f s on a request with a grammar", worker.pid, silent
+        )
+        worker.killed_stalled, worker.stalled_on_grammar = silent, True
+        worker.kill()
+        return True
     if worker.progress is None or cpu - worker.progress[1] > CPU_PROGRESS_S:
         worker.progress = (now, cpu)
         return False

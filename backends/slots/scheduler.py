@@ -33,7 +33,13 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from backends.llama_loop import CONTINUE, DecodeCosts, PrefillPacer
+from backends.llama_loop import (
+    CONTINUE,
+    GRAMMAR_STEP_S,
+    DecodeCosts,
+    GrammarTooSlow,
+    PrefillPacer,
+)
 from backends.slots.context import DecodeFailed, Rows, Slot, SlotContext
 from backends.slots.prompt_cache import PromptCache
 from backends.slots.task import Picture, Task
@@ -333,8 +339,19 @@ class Scheduler:
         return end
 
     def _first_token(self, task: Task, row: int) -> None:
-        token = self._lib.llama_sampler_sample(task.sampler.chain, self.context.ctx, row)
-        self._hand_on(task, token, row)
+        self._hand_on(task, self._draw(task, row), row)
+
+    def _draw(self, task: Task, row: int) -> int:
+        """The token drawn from ``row`` by the task's chain.  A draw under a grammar that
+        takes past ``GRAMMAR_STEP_S`` ends the task (GrammarTooSlow): busy is not
+        progress, and every other reply of the batch waits for it."""
+        started = time.perf_counter()
+        token = int(self._lib.llama_sampler_sample(task.sampler.chain, self.context.ctx, row))
+        if task.sampler.grammar:
+            took = time.perf_counter() - started
+            if took > GRAMMAR_STEP_S:
+                raise GrammarTooSlow(took)
+        return token
 
     def _hand_on(self, task: Task, token: int, row: int) -> bool:
         """Give ``token`` to the reply; False when that ended it."""
@@ -349,12 +366,11 @@ class Scheduler:
         """After a decode of the pending token (and guesses): each following token is drawn
         from its own position's logits; a guess is kept while the drawn token equals it,
         and the stream is cut back after the first wrong guess."""
-        sample, chain, ctx = self._lib.llama_sampler_sample, task.sampler.chain, self.context.ctx
         drafter, slot = task.drafter, task.slot
         assert slot is not None
         if drafter is not None:
             drafter.extend((task.pending,))  # type: ignore[arg-type]
-        token = sample(chain, ctx, row)
+        token = self._draw(task, row)
         if not guesses:
             self._hand_on(task, token, row)
             return
@@ -368,7 +384,7 @@ class Scheduler:
                 return
             drafter.extend((token,))
             accepted += 1
-            token = sample(chain, ctx, row + accepted)
+            token = self._draw(task, row + accepted)
         slot.truncate(base + 1 + accepted)
         task.stats.accepted += accepted
         drafter.learn(len(guesses), accepted)

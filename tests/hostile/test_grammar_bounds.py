@@ -2,7 +2,9 @@
 
 A pattern ``^[a-z]{0,1000000}$`` crashed the worker (llama.cpp's recursive grammar parser
 overflowed its stack), ``minLength: 10^9`` or ``maxItems: 10^8`` grew it past 5 GiB in
-seconds, and an enum of 100,000 strings kept it busy for minutes.  Now each is refused
+seconds, an enum of 100,000 strings kept it busy for minutes, and repetitions nested in
+one another (``((a{0,999}){0,999}){0,999}``, each count under the bound) wedged it with
+every slot of its model.  Now each is refused
 before the converter runs, with the bound named, in every dialect that carries a schema,
 and the worker goes on serving.
 """
@@ -16,15 +18,24 @@ from typing import Any
 
 import pytest
 
+from app.engine.host import EngineHost
+from app.engine.seat import Seat
+from app.engine.stuck import STALL_S
 from backends.json_mode import grammar_for_schema
 from backends.llama_loop import GrammarRefused
 from backends.schema_bounds import SchemaTooLarge, check_grammar, check_schema
+from tests.conftest import collect
 from tests.hostile.test_api_edges import JSON, Served, serve
+from wire import protocol
+from wire.model_spec import ModelSpec
 
 DEEP_PATTERN = {"type": "string", "pattern": "^[a-z]{0,1000000}$"}
 HUGE_STRING = {"type": "string", "minLength": 10**9}
 HUGE_ARRAY = {"type": "array", "items": {"type": "integer"}, "maxItems": 10**8}
 HUGE_ENUM = {"enum": [f"choice {n}" for n in range(100_000)]}
+# Each count under the bound, nested: a billion ways of reading it (it wedged the worker).
+HI = [{"role": "user", "content": "Hi"}]
+NESTED_PATTERN = {"type": "string", "pattern": "^(((a{0,999}){0,999}){0,999})$"}
 
 
 @pytest.mark.parametrize(
@@ -35,6 +46,9 @@ HUGE_ENUM = {"enum": [f"choice {n}" for n in range(100_000)]}
         (HUGE_ARRAY, "maxItems"),
         (HUGE_ENUM, "100000 entries"),
         ({"type": "object", "properties": {"a": HUGE_STRING}}, "minLength"),
+        (NESTED_PATTERN, "multiply to 1,000,000,000 ways"),
+        ({"type": "string", "pattern": "^(a?){1000}$"}, "multiply to 2,002 ways"),
+        ({"type": "string", "pattern": "^(?:x(b{0,99})){0,99}$"}, "multiply to 10,000 ways"),
     ],
 )
 def test_each_bound_is_named(schema: dict[str, Any], named: str) -> None:
@@ -51,7 +65,9 @@ def test_ordinary_schemas_still_become_grammars() -> None:
         nested = {"type": "object", "properties": {"a": nested}, "required": ["a"]}
     for schema in (
         nested,
-        {"type": "string", "pattern": "^(a{1,1000}){1,1000}$"},
+        {"type": "string", "pattern": "^(a{1,30}){1,30}$"},
+        {"type": "string", "pattern": "^a{0,1000}b{0,1000}(c|d){0,1000}$"},
+        {"type": "string", "pattern": r"^([0-9]{1,3}\.){3}[0-9]{1,3}$"},
         {"type": "string", "maxLength": 1000},
         {"enum": [f"country {n}" for n in range(250)]},
     ):
@@ -114,7 +130,9 @@ def _requests(schema: dict[str, Any], model: str) -> dict[str, tuple[str, dict[s
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("schema", [DEEP_PATTERN, HUGE_STRING, HUGE_ARRAY, HUGE_ENUM])
+@pytest.mark.parametrize(
+    "schema", [DEEP_PATTERN, HUGE_STRING, HUGE_ARRAY, HUGE_ENUM, NESTED_PATTERN]
+)
 def test_every_dialect_answers_400_and_the_worker_keeps_serving(
     server: Served, schema: dict[str, Any]
 ) -> None:
@@ -133,3 +151,49 @@ def test_every_dialect_answers_400_and_the_worker_keeps_serving(
         {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 4},
     )
     assert status == 200, answer
+
+
+# What a client's own grammar may still ask (a raw grammar is bounded by its size and
+# depth, not by the ways of reading it): repetitions inside repetitions through rules.
+# Four hundred to the third power: llama.cpp's sampler spins as it is made.
+SPINNING_GRAMMAR = 'root ::= a{0,400}\na ::= b{0,400}\nb ::= "a"{0,400}'
+# Ten to the third power: each token is drawn in about a second here.
+SLOWING_GRAMMAR = 'root ::= a{0,9}\na ::= b{0,9}\nb ::= "a"{0,9}'
+
+
+@pytest.mark.slow
+def test_a_grammar_that_spins_without_writing_stops_its_worker_and_says_why(
+    client: Seat, host: EngineHost, spec: ModelSpec, expect_error_logs: None
+) -> None:
+    """Busy is not progress: the worker spends its CPU on the grammar and writes nothing,
+    so the host stops it (it used to wait forever, every slot of the model with it)."""
+    host.stall_s = 3.0
+    spinning = client.chat(spec, HI, {"grammar": SPINNING_GRAMMAR, "max_tokens": 4})
+    assert spinning.wait(600) is not None and spinning.final is not None
+    assert spinning.final["kind"] == protocol.ERR_WORKER_DIED, spinning.final
+    assert "schema or grammar without writing anything" in spinning.final["message"]
+    host.stall_s = STALL_S
+    text, events = collect(client.chat(spec, HI, {"max_tokens": 4}))
+    assert events[-1]["type"] == "done" and text, "the next request gets a new worker"
+
+
+@pytest.mark.slow
+def test_a_grammar_too_slow_to_follow_ends_its_request_alone(
+    spec: ModelSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grammar whose tokens each take longer than the one before ends its own request
+    once one takes past the bound (ten seconds; 0.3 s here), in words, and the same
+    worker goes on."""
+    monkeypatch.setenv("HEARTH_GRAMMAR_STEP_S", "0.3")  # read by the worker as it starts
+    host = EngineHost()
+    try:
+        seat = Seat(host)
+        _, events = collect(seat.chat(spec, HI, {"grammar": SLOWING_GRAMMAR, "max_tokens": 64}))
+        assert events[-1]["type"] == protocol.ERROR, events[-1]
+        assert events[-1]["kind"] == protocol.ERR_BAD_REQUEST
+        assert "seconds to follow for one token" in events[-1]["message"]
+        pid = seat.worker_pid
+        text, events = collect(seat.chat(spec, HI, {"max_tokens": 4}))
+        assert events[-1]["type"] == "done" and text and seat.worker_pid == pid
+    finally:
+        host.close()

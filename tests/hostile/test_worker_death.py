@@ -80,6 +80,21 @@ def test_a_worker_that_grows_far_past_its_model_is_stopped_and_says_why(
     assert running.wait(600) is not None and running.final is not None
     assert running.final["kind"] == protocol.ERR_WORKER_DIED
     assert "far more than its model needs" in running.final["message"]
+    assert "may have asked for too much" in running.final["message"], "no schema blamed"
+
+
+def test_a_grown_worker_is_said_to_have_grown_by_what_its_requests_asked() -> None:
+    """Sixteen pictures once grew a worker past its bound, and the sentence blamed "a
+    very large schema or grammar": the cause named is what the requests held."""
+    from app.engine.faults import heavy_asks
+    from wire import images
+
+    picture = images.content("Compare", [b"\x89PNG one", b"\x89PNG two"])
+    pictures = {"messages": [{"role": "user", "content": picture}], "params": {}}
+    schema = {"messages": [], "params": {"response_format": {"type": "json_object"}}}
+    assert "held 2 pictures" in str(heavy_asks([pictures, schema]))
+    assert "schema or grammar" in str(heavy_asks([schema]))
+    assert heavy_asks([{"messages": [{"role": "user", "content": "hi"}]}]) is None
 
 
 @pytest.mark.slow
