@@ -14,7 +14,6 @@ import os
 import stat
 import struct
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -138,7 +137,9 @@ class GGUFInfo:
 class Limits(NamedTuple):
     """How much of a header Hearth is willing to read.  Real files stay far below each
     (a 256k-token vocabulary plus its merges is under a million strings, and no writer
-    nests arrays); a crafted file meets one of them long before it costs a user time."""
+    nests arrays); a crafted file meets one of them long before it costs a user time.
+    Bounded by counts, never by a clock: a slow disk or a tracer makes a valid header
+    slow, not invalid."""
 
     depth: int = 4  # arrays inside arrays
     strings: int = 3_000_000  # strings read one by one (keys, values, array items)
@@ -146,23 +147,59 @@ class Limits(NamedTuple):
     tensors: int = 1_000_000
     header_bytes: int = 1024 * 1024 * 1024
     kept_bytes: int = 64 * 1024 * 1024  # text kept in memory (keys, templates, short lists)
-    seconds: float = 20.0
 
 
 LIMITS = Limits()
+CHUNK = 1024 * 1024  # the header is read forward in pieces this large
+
+
+class _Window:
+    """The file read forward in ``CHUNK``-sized pieces, its position kept here: taking a
+    string or skipping one is a slice, not a system call (a vocabulary of 150,000 tokens
+    once cost 139,000 ``lseek`` calls through Python's buffered reader).  Only a skip past
+    the piece in hand seeks, once."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self.file = file
+        self.data = b""
+        self.start = 0  # where ``data`` begins in the file
+        self.at = 0  # the position in ``data``
+
+    def tell(self) -> int:
+        return self.start + self.at
+
+    def read(self, count: int) -> bytes:
+        end = self.at + count
+        if end > len(self.data):
+            more = self.file.read(max(CHUNK, count - (len(self.data) - self.at)))
+            self.data, self.start = self.data[self.at :] + more, self.start + self.at
+            self.at, end = 0, count
+        taken = self.data[self.at : end]
+        self.at = min(end, len(self.data))
+        return taken
+
+    def skip(self, count: int) -> None:
+        ahead = count - (len(self.data) - self.at)
+        if ahead <= 0:
+            self.at += count
+            return
+        if ahead <= CHUNK:  # just past the piece in hand: read on rather than seek
+            self.read(count)
+            return
+        target = self.tell() + count
+        self.file.seek(target)
+        self.data, self.start, self.at = b"", target, 0
 
 
 class _Reader:
     """Reads values iteratively (never by recursion) and counts what it reads against
     ``Limits``: a header can be hostile, and the library must never hang or crash on one."""
 
-    def __init__(self, stream: IO[bytes], size: int, limits: Limits) -> None:
-        self.stream, self.size, self.limits = stream, size, limits
+    def __init__(self, file: IO[bytes], size: int, limits: Limits) -> None:
+        self.stream, self.size, self.limits = _Window(file), size, limits
         self.strings = 0
         self.kept = 0
         self.nested_arrays = 0
-        # perf_counter: Windows' monotonic clock ticks every 15.6 ms, longer than a read
-        self.deadline = time.perf_counter() + limits.seconds
         self._ticks = 0
 
     def take(self, count: int) -> bytes:
@@ -207,16 +244,13 @@ class _Reader:
         return self.take(length).decode("utf-8", errors="replace")
 
     def skip_string(self) -> None:
-        self.stream.seek(self._string_length(), os.SEEK_CUR)
+        self.stream.skip(self._string_length())
 
     def tick(self) -> None:
-        """Checked every few thousand items: a header that takes too long is refused."""
+        """Checked every few hundred items: a header past ``header_bytes`` is refused."""
         self._ticks += 1
-        if self._ticks & 0xFF == 0:
-            if time.perf_counter() > self.deadline:
-                raise GGUFError(Phrase("its header takes too long to read"))
-            if self.stream.tell() > self.limits.header_bytes:
-                raise GGUFError(Phrase("its header is larger than any model's"))
+        if self._ticks & 0xFF == 0 and self.stream.tell() > self.limits.header_bytes:
+            raise GGUFError(Phrase("its header is larger than any model's"))
 
     def value(self, kind: int) -> tuple[Any, int | None]:
         """One value; for arrays also their length (long arrays come back as None)."""
@@ -249,9 +283,10 @@ class _Reader:
                 stack.pop()
                 continue
             if kind in _SCALARS and items is None:
-                self.stream.seek(struct.calcsize(_SCALARS[kind]) * left, os.SEEK_CUR)
-                if self.stream.tell() > self.size:
+                skipped = struct.calcsize(_SCALARS[kind]) * left
+                if self.stream.tell() + skipped > self.size:
                     raise _truncated()
+                self.stream.skip(skipped)
                 frame[2] = 0
                 continue
             frame[2] = left - 1
@@ -354,7 +389,7 @@ def _read_gguf(path: Path, check_data: bool, limits: Limits) -> GGUFInfo:
         if size == 0:
             raise GGUFError(Phrase("{0} is empty", path.name))
         reader = _Reader(stream, size, limits)
-        magic = stream.read(4)
+        magic = reader.stream.read(4)
         if magic != MAGIC:
             raise GGUFError(Phrase("{0} is not a GGUF model file", path.name))
         version = int(reader.scalar("<I"))
@@ -402,7 +437,7 @@ def _read_gguf(path: Path, check_data: bool, limits: Limits) -> GGUFInfo:
         alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
         if not isinstance(alignment, int) or alignment <= 0:
             alignment = DEFAULT_ALIGNMENT
-        header_end = stream.tell()
+        header_end = reader.stream.tell()
         data_start = (header_end + alignment - 1) // alignment * alignment
     if check_data and data_start + data_end > size:
         missing = data_start + data_end - size
