@@ -372,3 +372,29 @@ def test_tool_servers_is_wide_and_says_whether_a_new_server_started_and_its_tool
     qtbot.waitUntil(lambda: "starting…" not in line("missing"), timeout=LOAD_TIMEOUT_MS)
     assert "did not start" in line("missing") and "no-such-program" in line("missing")
     assert not dialog.server_list.horizontalScrollBar().isVisible(), "nothing hides sideways"
+
+
+def test_instructions_edited_keep_the_conversations_tools(
+    qtbot: QtBot, core: Core, tmp_path: Path
+) -> None:
+    """The walkthrough saw the prompt shrink from about 620 tokens to 190 once a
+    conversation had Instructions: saving them kept only the collections of what was
+    chosen under the composer, and dropped its tool servers.  Now the next reply is
+    offered the same tools, with the system prompt beside them."""
+    from ui.chat.conversation_settings_dialog import open_for
+
+    configure_fixture(core, tmp_path)
+    window = scripted_window(qtbot, core, "Fine.")
+    chat, tools = window.chat, window.chat.tools_ui
+    tools._toggle("fixture", True)
+    qtbot.waitUntil(lambda: "fixture" in tools.listed, timeout=LOAD_TIMEOUT_MS)
+    assert chat.send("Hello.")
+    qtbot.waitUntil(lambda: not chat.busy, timeout=LOAD_TIMEOUT_MS)
+    dialog = open_for(chat.session, core, window, lambda *_: None, lambda: None)
+    dialog.system_prompt.setPlainText("Answer like a pirate.")
+    dialog.accept()
+    assert chat.session.system_prompt == "Answer like a pirate."
+    assert tools.chosen() == ["fixture"], "the tool servers stay chosen"
+    offered = tools.chat_tools(chat.session)
+    assert offered is not None and "echo" in {t.name for t in offered.offered}
+    assert tools.button.text() == "Tools: fixture"

@@ -195,6 +195,15 @@ def effective_values(
     return values
 
 
+def with_instructions(own: dict[str, Any], chosen: dict[str, Any]) -> dict[str, Any]:
+    """A conversation's own settings after its Instructions were edited: the reply
+    settings and preset as ``chosen`` there, and everything chosen elsewhere (under the
+    composer: its collections, its tool servers and tool choice) kept as it was.  Keeping
+    only what the dialog knew once dropped the conversation's tools."""
+    elsewhere = {k: v for k, v in own.items() if k not in CONVERSATION_KEYS and k != PRESET_KEY}
+    return {**elsewhere, **chosen}
+
+
 def engine_params(values: dict[str, Any]) -> dict[str, Any]:
     """The request parameters for these values (0 and -1 mean "not set")."""
     params: dict[str, Any] = {

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.presets import (
-    COLLECTIONS_KEY,
     CONVERSATION_KEYS,
     PRESET_KEY,
     Preset,
@@ -165,7 +164,7 @@ def open_for(
 ) -> ConversationSettingsDialog:
     """The dialog for ``session``'s conversation (or the next new one), opened; what it
     keeps is saved with the conversation when accepted, and ``changed`` is called."""
-    from app.chat.presets import effective_values
+    from app.chat.presets import effective_values, with_instructions
 
     dialog = ConversationSettingsDialog(
         PresetStore(core.paths.data_dir / "presets.json"),
@@ -178,11 +177,9 @@ def open_for(
 
     def accepted() -> None:
         try:
-            kept = {  # chosen under the composer, not in this dialog
-                k: v for k, v in session.own_settings.items() if k == COLLECTIONS_KEY
-            }
             session.set_instructions(
-                dialog.system_prompt.toPlainText(), {**dialog.result_settings(), **kept}
+                dialog.system_prompt.toPlainText(),
+                with_instructions(session.own_settings, dialog.result_settings()),
             )
         except Exception as exc:  # noqa: BLE001 - a full disk: reported, the dialog closes
             doing = QCoreApplication.translate(
