@@ -135,8 +135,8 @@ DECLARATIONS: tuple[Setting, ...] = (
         "Keep conversations' prompt cache on disk",
         "Hearth keeps what a model has read of recent conversations in memory, so going "
         "back to one answers at once instead of reading it all again. On: also on disk in "
-        "the data folder (up to 4 GB for every model together), for more conversations and after a restart. GGUF "
-        "models only.",
+        "the data folder (up to 4 GB, every model together), for more conversations and "
+        "after a restart. GGUF models only.",
         advanced=True,
     ),
     Setting(

@@ -45,7 +45,6 @@ from backends.llama_loop import (
     CONTINUE,
     DecodeCosts,
     GrammarRefused,
-    GrammarTooSlow,
     NgramDrafter,
     PieceDecoder,
     PrefillPacer,
@@ -478,16 +477,7 @@ class LlamaCppEngine:
             finish = self._loaded_scheduler().run(task)
         except SchedulerClosed as exc:
             raise EngineError(protocol.ERR_NOT_LOADED, Phrase("No model is loaded.")) from exc
-        except GrammarTooSlow as exc:
-            raise EngineError(
-                protocol.ERR_BAD_REQUEST,
-                Phrase(
-                    "The request's schema or grammar took {0:.1f} seconds to follow for one "
-                    "token, so it was stopped. Make it simpler (fewer repetitions inside "
-                    "repetitions).",
-                    exc.seconds,
-                ),
-            ) from exc
+
         finally:
             sampler.close()
         if task.failure:

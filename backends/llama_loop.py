@@ -21,13 +21,15 @@ carries over from one request to the next.
 
 from __future__ import annotations
 
-import os
-
 import ctypes
+import os
 from collections.abc import Sequence
 from typing import Any
 
+from backends.engine import EngineError
 from backends.sampling import token_bias
+from wire import protocol
+from wire.phrases import Phrase
 
 # llama-cpp-python's default for the repeat penalty's window (last_n_tokens_size).
 PENALTY_WINDOW = 64
@@ -59,14 +61,20 @@ class GrammarRefused(ValueError):
     """llama.cpp could not parse a request's GBNF grammar."""
 
 
-class GrammarTooSlow(Exception):
+class GrammarTooSlow(EngineError):
     """Following a request's grammar took longer than ``GRAMMAR_STEP_S`` for one token:
     the grammar reads its text in too many ways at once (the sampler is busy, not
-    progressing), so the request ends and the model's other replies go on."""
+    progressing), so the request ends in words and the model's other replies go on."""
 
     def __init__(self, seconds: float) -> None:
-        super().__init__(seconds)
-        self.seconds = seconds
+        super().__init__(
+            protocol.ERR_BAD_REQUEST,
+            Phrase(
+                "The request's schema or grammar took {0:.1f} seconds to follow for one token, "
+                "so it was stopped. Make it simpler (fewer repetitions inside repetitions).",
+                seconds,
+            ),
+        )
 
 
 # A grammar's draw takes milliseconds; this is a thousand times that (tests set it lower).

@@ -234,7 +234,7 @@ def test_a_call_cut_by_the_length_limit_is_neither_text_nor_a_malformed_call(
     no call, ends as cut (length) and says why."""
     notes: list[str] = []
     person = Person(lambda _c: Decision.ALLOW_ONCE)
-    person.notice = notes.append  # type: ignore[method-assign]
+    person.notice = notes.append  # type: ignore[method-assign,assignment]
     cut = 'Let me look. <tool_call>{"name": "echo", "arguments": {"text": "' + "a" * 400
     session = chat(core, store, client, person, cut, tools_of(servers))
     session.overrides = {"sampling.max_tokens": 20}

@@ -7,6 +7,7 @@ forced call is short and the same on every run."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import select
@@ -162,7 +163,8 @@ def test_allow_tool_by_a_bare_name_allows_only_the_one_tool_of_that_name() -> No
     other = ToolInfo("lookalike", "wipe")
 
     def approval(*names: str, offered: list[ToolInfo]) -> TerminalApproval:
-        return TerminalApproval(SimpleNamespace(yes=False, allow_tool=list(names)), offered)
+        flags = argparse.Namespace(yes=False, allow_tool=list(names))
+        return TerminalApproval(flags, offered)
 
     with pytest.raises(HearthError, match="could mean lookalike/get_time or time/get_time"):
         approval("get_time", offered=[time_tool, lookalike])

@@ -79,7 +79,8 @@ class ChatStore(StoreFile):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         # The pictures its messages carry, each file once, beside the database.
-        self.pictures = Pictures(picture_folder(self.path.parent) if self.path is not None else None)
+        folder = picture_folder(self.path.parent) if self.path is not None else None
+        self.pictures = Pictures(folder)
         # Conversations emptied from the trash at open took their messages: their
         # pictures go too (a deleted chat's photo must not stay behind).
         try:
