@@ -229,7 +229,9 @@ CATALOGUE: tuple[Engine, ...] = (
         "OpenAI-compatible server",
         ("remote",),
         offered=False,
-        features=frozenset({GRAMMAR}),
+        # Tools pass through to the server, and its calls come back (vLLM, llama-server,
+        # LM Studio, Ollama, another Hearth).
+        features=frozenset({GRAMMAR, TOOLS}),
     ),
     Engine(
         SYNTHETIC,

@@ -128,9 +128,12 @@ class RemoteEngine:
             ("frequency_penalty", "frequency_penalty"),
             ("logit_bias", "logit_bias"),  # in the serving model's token ids
             ("response_format", "response_format"),
+            ("tools", "tools"),  # vLLM, llama-server, LM Studio and Ollama call them
+            ("tool_choice", "tool_choice"),
         ):
             if params.get(ours) is not None:
                 body[theirs] = params[ours]
+        calls = ToolCallParts()
         started = time.perf_counter()
         first_at: float | None = None
         last_at = started
@@ -180,6 +183,7 @@ class RemoteEngine:
                             # Inline <think> text is passed on as written; the worker
                             # separates it (the same way for every engine).
                             emit({"type": protocol.DELTA, "text": content})
+                        calls.add(delta.get("tool_calls"))
                         if choice.get("finish_reason") == "length":
                             finish = protocol.FINISH_LENGTH
                 if control.cancelled():
@@ -203,6 +207,10 @@ class RemoteEngine:
                     self.base,
                 ),
             ) from exc
+        written = calls.as_text()
+        if written and finish != protocol.FINISH_CANCELLED:
+            # As a model writes them itself: every front end reads calls from the text.
+            emit({"type": protocol.DELTA, "text": written})
         generated = int(usage.get("completion_tokens") or chunks)
         emit(
             stats_event(
@@ -252,9 +260,55 @@ def _raise_for_status(response: Any, base: str) -> None:
 
 def _message(message: dict[str, Any]) -> dict[str, Any]:
     """A message as OpenAI's API takes it: a history's tool calls and results keep the
-    fields that pair them (a server refuses a ``tool`` message without its call)."""
+    fields that pair them (a server refuses a ``tool`` message without its call), and a
+    call's arguments are a JSON string there."""
     sent = {"role": message.get("role"), "content": message.get("content")}
-    for field in ("tool_calls", "tool_call_id", "name"):
+    for field in ("tool_call_id", "name"):
         if message.get(field):
             sent[field] = message[field]
+    if message.get("tool_calls"):
+        sent["tool_calls"] = [_openai_call(call) for call in message["tool_calls"]]
     return sent
+
+
+def _openai_call(call: dict[str, Any]) -> dict[str, Any]:
+    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    arguments = function.get("arguments", {})
+    return {
+        "id": str(call.get("id") or ""),
+        "type": "function",
+        "function": {
+            "name": str(function.get("name", "")),
+            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+        },
+    }
+
+
+class ToolCallParts:
+    """A server's streamed tool calls (OpenAI's ``delta.tool_calls``: pieces by index, the
+    name first, the arguments as pieces of a JSON string), put together."""
+
+    def __init__(self) -> None:
+        self.calls: dict[int, dict[str, str]] = {}
+
+    def add(self, pieces: Any) -> None:
+        for piece in pieces if isinstance(pieces, list) else []:
+            if not isinstance(piece, dict):
+                continue
+            call = self.calls.setdefault(int(piece.get("index") or 0), {"name": "", "args": ""})
+            function = piece.get("function") or {}
+            call["name"] += str(function.get("name") or "")
+            arguments = function.get("arguments")
+            call["args"] += arguments if isinstance(arguments, str) else ""
+
+    def as_text(self) -> str:
+        """The calls written as Hermes calls (``<tool_call>{…}</tool_call>``)."""
+        written = []
+        for _, call in sorted(self.calls.items()):
+            try:
+                arguments = json.loads(call["args"] or "{}")
+            except ValueError:
+                arguments = call["args"]  # read as a call that could not be read
+            whole = {"name": call["name"], "arguments": arguments}
+            written.append(f"<tool_call>{json.dumps(whole, ensure_ascii=False)}</tool_call>")
+        return "".join(written)

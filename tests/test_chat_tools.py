@@ -246,6 +246,33 @@ def test_a_call_cut_by_the_length_limit_is_neither_text_nor_a_malformed_call(
     assert any("length limit in the middle of a tool call" in note for note in notes)
 
 
+def test_a_remote_servers_model_is_offered_the_tools_and_its_calls_run(
+    core: Core, store: st.ChatStore, client: Seat, servers: ToolServers, host: Any, spec: Any
+) -> None:
+    """An OpenAI-compatible server (here Hearth's own API, a real one that takes tools)
+    is offered the conversation's tools as LM Studio and Jan offer them: its forced call
+    comes back streamed as ``delta.tool_calls``, runs after the person allows it, and its
+    result goes back to the server, which answers."""
+    from app.models.library import ModelEntry
+    from tests.api_helpers import serving_one
+
+    with serving_one(host, spec, "starter") as base:
+        core.endpoints.add("peer", base + "/v1")
+        person = Person(lambda _c: Decision.ALLOW_ONCE)
+        session = ChatSession(core.settings, store, client, core.model_spec, person)
+        session.model = ModelEntry(
+            "starter @ peer", Path("endpoint/peer/starter"), "remote", 0, "endpoint:peer"
+        )
+        session.tools = tools_of(servers, choice="required", max_calls=1)
+        session.overrides = {"sampling.max_tokens": 64, "sampling.temperature": 0.0}
+        reply = ask(session, "Say hello with the echo tool.")
+    (called,) = calls_of(store, reply)
+    assert (called["tool"], called["status"]) == ("echo", tr.DONE), called
+    assert called["result"].startswith("echo: ")
+    assert ("asked", "fixture/echo") in person.heard
+    assert reply.status in (st.COMPLETE, st.LENGTH) and "<tool_call>" not in reply.text
+
+
 def test_esc_stops_a_running_call_or_one_waiting_for_the_person(
     core: Core, store: st.ChatStore, client: Seat, servers: ToolServers
 ) -> None:
