@@ -272,7 +272,8 @@ def _message(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _openai_call(call: dict[str, Any]) -> dict[str, Any]:
-    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    inner = call.get("function")
+    function: dict[str, Any] = inner if isinstance(inner, dict) else call
     arguments = function.get("arguments", {})
     return {
         "id": str(call.get("id") or ""),
