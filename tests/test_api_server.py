@@ -207,6 +207,8 @@ def test_an_api_key_is_required_when_set_and_for_other_addresses(data_dir: Path)
     )
     try:
         assert server.stderr is not None and "Serving" in server.stderr.readline()
+        said = server.stderr.readline()
+        assert "An API key is required" in said and "--api-key" in said, said
         host = {"Host": f"127.0.0.1:{port}"}
         assert raw(port, "GET", "/v1/models", headers=host)[0] == 401
         wrong = {**host, "Authorization": "Bearer nope"}
@@ -226,6 +228,54 @@ def test_an_api_key_is_required_when_set_and_for_other_addresses(data_dir: Path)
         server.wait(15)
         if server.stderr:
             server.stderr.close()
+
+
+def test_serve_says_where_its_key_comes_from_and_answers_that_it_runs(
+    data_dir: Path,
+) -> None:
+    """A key made in the window's API panel is kept in the keyring and applies to every
+    ``hearth serve`` of the account: the start says so, as it says when none is needed.
+    ``GET /`` and ``HEAD /`` answer as Ollama does, for front ends that look first."""
+    from app.secrets import set_token
+
+    def started(*flags: str) -> tuple[int, subprocess.Popen[str], str]:
+        port = free_port()
+        server = subprocess.Popen(
+            [*HEARTH, "serve", "--port", str(port), *flags],
+            cwd=REPO,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert server.stderr is not None and "Serving" in server.stderr.readline()
+        return port, server, server.stderr.readline()
+
+    port, server, said = started()
+    try:
+        assert said.startswith("No API key is required"), said
+        host = {"Host": f"127.0.0.1:{port}"}
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        for method in ("GET", "HEAD"):
+            connection.request(method, "/", headers=host)
+            answer = connection.getresponse()
+            body = answer.read()
+            assert answer.status == 200, (method, body)
+            assert body == (b"Hearth is running" if method == "GET" else b"")
+        connection.close()
+    finally:
+        server.terminate()
+        server.wait(15)
+        assert server.stderr is not None
+        server.stderr.close()
+    set_token("serve", "made-in-the-panel")
+    _, server, said = started()
+    try:
+        assert "An API key is required" in said and "the system keyring" in said, said
+        assert "every hearth serve" in said
+    finally:
+        server.terminate()
+        server.wait(15)
+        assert server.stderr is not None
+        server.stderr.close()
 
 
 def ask(client: OpenAI, content: str, **options: Any) -> Any:

@@ -67,28 +67,44 @@ def stdin_text() -> str:
     return sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
 
 
-def server_key(args: argparse.Namespace) -> str:
-    """The key ``hearth serve`` requires: --api-key, --api-key-file, then
-    $HEARTH_SERVE_API_KEY, then the keyring; empty when none is set."""
+def server_key_and_source(args: argparse.Namespace) -> tuple[str, str]:
+    """The key and where it comes from, in words for ``hearth serve``'s start line ("" for
+    no key): the keyring's key applies to every ``hearth serve`` of this account, which
+    surprised a person whose fresh data folder answered 401."""
+    import os
+
+    if args.api_key or args.api_key_file:
+        return _flag_key(args), "--api-key" if args.api_key else "--api-key-file"
+    from app.secrets import ENV, get_token
+
+    key = get_token("serve") or ""
+    if not key:
+        return "", ""
+    if os.environ.get(ENV["serve"]):
+        return key, f"${ENV['serve']}"
+    return key, (
+        "the system keyring (made in the window's API server panel; it applies to every "
+        "hearth serve of this account: --api-key-file chooses another)"
+    )
+
+
+def _flag_key(args: argparse.Namespace) -> str:
     from app.errors import HearthError
     from app.files import readable_by_others
-    from app.secrets import get_token
 
     if args.api_key:
         return str(args.api_key)
-    if args.api_key_file:
-        try:
-            key = Path(args.api_key_file).expanduser().read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise HearthError(
-                Phrase("The API key file {0} cannot be read ({1}).", args.api_key_file, exc)
-            ) from exc
-        if not key:
-            raise HearthError(Phrase("The API key file {0} is empty.", args.api_key_file))
-        if readable_by_others(Path(args.api_key_file).expanduser()):
-            say_note(
-                f"the API key file {args.api_key_file} can be read by other users of this "
-                f"computer: make it yours alone with: chmod 600 {args.api_key_file}"
-            )
-        return key
-    return get_token("serve") or ""
+    try:
+        key = Path(args.api_key_file).expanduser().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HearthError(
+            Phrase("The API key file {0} cannot be read ({1}).", args.api_key_file, exc)
+        ) from exc
+    if not key:
+        raise HearthError(Phrase("The API key file {0} is empty.", args.api_key_file))
+    if readable_by_others(Path(args.api_key_file).expanduser()):
+        say_note(
+            f"the API key file {args.api_key_file} can be read by other users of this "
+            f"computer: make it yours alone with: chmod 600 {args.api_key_file}"
+        )
+    return key

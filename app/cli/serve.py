@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.cli.common import EXIT_OK, advice, check_ranges, server_key
+from app.cli.common import EXIT_OK, advice, check_ranges, server_key_and_source
 from app.core import Core
 
 
@@ -80,11 +80,12 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
 
     entry = core.find_model(args.model)
     spec = core.load_spec(entry, args.ctx)
+    key, source = server_key_and_source(args)
     documents = open_documents(core)
     config = ServerConfig(
         host=args.host,
         port=args.port,
-        api_key=server_key(args),
+        api_key=key,
         allowed_origins=tuple(args.allow_origin),
         model_name=entry.name,
         ground=api_grounder(documents),
@@ -93,6 +94,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
 
     def ready(url: str) -> None:
         print(f"Serving {entry.name} at {url} (Ctrl+C to stop)", file=sys.stderr, flush=True)
+        _say_key(source)
 
     defaults = core.sampling(advice(entry))
     try:
@@ -111,10 +113,11 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
     from app.serve.api_server import serve
     from app.serve.config import ServerConfig
 
+    key, source = server_key_and_source(args)
     config = ServerConfig(
         host=args.host,
         port=args.port,
-        api_key=server_key(args),
+        api_key=key,
         allowed_origins=tuple(args.allow_origin),
     )
     config.check()
@@ -131,9 +134,20 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+            _say_key(source)
 
         serve(app, config, ready)
     finally:
         documents.close()  # first: an indexing in progress ends with the engine it uses
         core.engines.close()
     return EXIT_OK
+
+
+def _say_key(source: str) -> None:
+    """Whether clients need a key, and where it comes from (printed once it listens)."""
+    said = (
+        f"An API key is required (Authorization: Bearer KEY); it comes from {source}."
+        if source
+        else "No API key is required: only programs on this computer can connect."
+    )
+    print(said, file=sys.stderr, flush=True)

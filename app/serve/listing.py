@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from starlette.responses import PlainTextResponse
+
 from app.serve.call import Call
 from app.serve.naming import ollama_name
 from app.serve.pipeline import Refusal
@@ -14,6 +16,11 @@ from app.serve.pipeline import Refusal
 
 def model_entry(name: str) -> dict[str, Any]:
     return {"id": name, "object": "model", "created": int(time.time()), "owned_by": "hearth"}
+
+
+async def running(call: Call) -> Any:
+    """``GET /`` and ``HEAD /``: a plain "Hearth is running", as Ollama says of itself."""
+    return PlainTextResponse("Hearth is running")
 
 
 async def health(call: Call) -> dict[str, Any]:

@@ -23,7 +23,13 @@ BY_ADDRESS = (
 
 
 def from_base64(data: str, where: str = "the image") -> bytes:
-    """A picture sent as base64 text; ValueError in words for what is no picture."""
+    """A picture sent as base64 text; ValueError in words for what is no picture, and for
+    an address where the bytes belong (Ollama's ``images`` hold base64 only)."""
+    scheme = data.strip().split(":", 1)[0].lower() if ":" in data[:16] else ""
+    if scheme == "data":
+        return from_url(data.strip(), where)  # a data: URL where base64 belongs: read it
+    if scheme in ("http", "https", "file", "ftp"):
+        raise ValueError(BY_ADDRESS.format(f"{scheme}:"))
     try:
         raw = base64.b64decode(data.strip(), validate=True)
     except (binascii.Error, ValueError) as exc:

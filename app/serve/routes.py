@@ -39,6 +39,8 @@ class Route:
 
 ROUTES: tuple[Route, ...] = (
     Route(GET, "/health", OPENAI, listing.health),
+    # "Is it there?", as Ollama answers it: some front ends ask before anything else.
+    Route(GET + HEAD, "/", OLLAMA, listing.running),
     # OpenAI
     Route(GET, "/v1/models", OPENAI, listing.models),
     Route(GET, "/v1/models/{model_id:path}", OPENAI, listing.one_model),

@@ -27,7 +27,8 @@ def test_images_and_unknown_blocks_are_refused_in_words(
     listener = serve(empty_object)
     remote = listener.url() + "/cat.png"
     image_url = [{"type": "image_url", "image_url": {"url": remote}}]
-    local = [{"type": "image_url", "image_url": {"url": "file:///etc/passwd"}}]
+    local_path = "file:///etc/passwd"
+    local = [{"type": "image_url", "image_url": {"url": local_path}}]
     asked: dict[str, list[dict[str, Any]]] = {
         "/v1/chat/completions": [
             {"messages": [{"role": "user", "content": image_url}]},
@@ -53,6 +54,10 @@ def test_images_and_unknown_blocks_are_refused_in_words(
                 ],
             }
         ],
+        "/api/chat": [  # Ollama's images hold base64: an address there is said to be one
+            {"model": "tiny", "messages": [{"role": "user", "content": "x", "images": [remote]}]},
+            {"model": "tiny", "messages": [{"role": "user", "content": "x", "images": [local_path]}]},
+        ],
     }
     with serving_one(host, spec, "tiny") as url:
         for path, bodies in asked.items():
@@ -60,6 +65,7 @@ def test_images_and_unknown_blocks_are_refused_in_words(
                 answer = httpx.post(url + path, json=body, timeout=120)
                 assert answer.status_code == 400, answer.text
                 assert "image" in answer.text and "valid string" not in answer.text, answer.text
+                assert "never fetches an address" in answer.text, answer.text
         hologram = {
             "model": "tiny",
             "max_tokens": 8,
