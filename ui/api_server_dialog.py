@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, SignalInstance
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import HearthError, describe_error
+from app.paths import default_data_dir
 from app.secrets import get_token, set_token
 from app.serve.config import PortTaken, ServerConfig, free_port
 from app.serve.examples import base_url, examples, reachable_from_others
@@ -250,7 +252,9 @@ class ApiServerDialog(QDialog):
         chosen = self.api.models.model
         model = (self.api.offered() or [chosen.name if chosen is not None else "hearth"])[0]
         keyed = bool(self.key.text())
-        for example in examples(host, port, model, keyed):
+        data_dir = Path(self.logs_dir).parent  # the logs live in the data folder
+        moved = str(data_dir) if data_dir != default_data_dir() else None
+        for example in examples(host, port, model, keyed, moved):
             self.example_texts[example.key].setPlainText(example.text)
             note = QCoreApplication.translate("ApiServerDialog", str(EXAMPLE_NOTES[example.key]))
             if keyed and example.key != "mcp":

@@ -47,7 +47,12 @@ def hearth_command() -> list[str]:
     return [sys.executable, "-m", "hearth"]
 
 
-def examples(host: str, port: int, model: str, keyed: bool) -> list[Example]:
+def examples(
+    host: str, port: int, model: str, keyed: bool, data_dir: str | None = None
+) -> list[Example]:
+    """Every example for this server.  ``data_dir`` is the data folder when it is not the
+    default one: ``hearth mcp`` must search the same collections (the MCP client starts it
+    without Hearth's environment)."""
     root = base_url(host, port)
     message = [{"role": "user", "content": "Hello"}]
     body = json.dumps({"model": model, "messages": message}, indent=2)
@@ -55,12 +60,13 @@ def examples(host: str, port: int, model: str, keyed: bool) -> list[Example]:
     if keyed:
         curl.append(f'  -H "Authorization: Bearer ${KEY_VARIABLE}" \\')
     curl.append(f"  -d {shlex.quote(body)}")
-    key = f'os.environ["{KEY_VARIABLE}"]' if keyed else '"hearth"  # any text: no key is asked'
+    key = f'os.environ["{KEY_VARIABLE}"]' if keyed else '"hearth"'
     openai = "\n".join(
         [
             *(["import os", ""] if keyed else []),
             "from openai import OpenAI",
             "",
+            *([] if keyed else ["# The key can be any text: this server asks for none."]),
             f'client = OpenAI(base_url="{root}/v1", api_key={key})',
             "reply = client.chat.completions.create(",
             f"    model={json.dumps(model)},",
@@ -81,10 +87,10 @@ def examples(host: str, port: int, model: str, keyed: bool) -> list[Example]:
         ]
     )
     command = hearth_command()
-    mcp = json.dumps(
-        {"mcpServers": {"hearth": {"command": command[0], "args": [*command[1:], "mcp"]}}},
-        indent=2,
-    )
+    server: dict[str, object] = {"command": command[0], "args": [*command[1:], "mcp"]}
+    if data_dir:
+        server["env"] = {"HEARTH_DATA_DIR": data_dir}
+    mcp = json.dumps({"mcpServers": {"hearth": server}}, indent=2)
     return [
         Example("curl", "curl", "\n".join(curl)),
         Example("openai", "OpenAI client (Python)", openai),
