@@ -61,5 +61,20 @@ def open_documents(core: Core, quiet: bool = False) -> Documents:
     documents.on_close(embedder.close)
     if not quiet:
         for problem in documents.problems:
+            if problem is documents.index.problem and documents.index.set_aside:
+                problem = _index_again(documents)  # a command indexes nothing by itself
             print(f"hearth: {problem}", file=sys.stderr)
     return documents
+
+
+def _index_again(documents: Documents) -> str:
+    """What a command says of a damaged index set aside: the window indexes the
+    collections again by itself, a command does not, so it names the command that does."""
+    names = documents.collections.names()
+    return Phrase(
+        "The document index was damaged and has been set aside as {0}; searches find "
+        "nothing until the collections are indexed again: {1}",
+        documents.index.set_aside,
+        " ; ".join(f"hearth docs update {name}" for name in names)
+        or Phrase("there are no collections to index"),
+    )

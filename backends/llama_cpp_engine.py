@@ -66,6 +66,7 @@ from backends.tool_prompt import (
     engine_message,
     has_tool_parts,
     hermes_messages,
+    overflow_message,
     template_takes_tools,
     tool_call_grammar,
 )
@@ -382,7 +383,7 @@ class LlamaCppEngine:
                     lambda text_of: self._picture_prompt(text_of, made),
                 )
         except ContextOverflow as exc:
-            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
+            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, overflow_message(exc, params)) from exc
         prompt, limit = fitted.tokens, fitted.limit
         control.tokens(len(prompt), 0)
         ignore_eos = bool(params.get("ignore_eos"))

@@ -18,10 +18,13 @@ import json
 import re
 from typing import Any
 
+from backends.context_budget import ContextOverflow
 from backends.json_mode import grammar_for_schema
 from wire import images
+from wire.phrases import Phrase, message_of
 
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
+CHARACTERS_PER_TOKEN = 3  # JSON schemas tokenize densely; a rough count is enough here
 HERMES_SYSTEM = (
     "You may call one or more functions to answer the user. The functions are given as "
     "JSON schemas inside <tools></tools>:\n<tools>\n{tools}\n</tools>\n"
@@ -113,6 +116,24 @@ def hermes_messages(
         first = written[0]
         return [{"role": "system", "content": f"{first['content']}\n\n{instruction}"}, *written[1:]]
     return [{"role": "system", "content": instruction}, *written]
+
+
+def overflow_message(exc: ContextOverflow, params: dict[str, Any]) -> str:
+    """The sentence for a prompt that does not fit: the tools' when their descriptions
+    take most of the room (ten thousand tools from one server once said "Your message
+    needs 599004 tokens"), else the message's."""
+    tools = chosen_tools(params)
+    described = len(json.dumps(tools, ensure_ascii=False)) // CHARACTERS_PER_TOKEN
+    if tools and described * 2 >= exc.needed:
+        return Phrase(
+            "The {0} tools offered to this reply need about {1} tokens, more than this "
+            "model's context leaves ({2}). Offer fewer tools (the Tools menu, or --tools "
+            "SERVER/TOOL) or raise the context length.",
+            len(tools),
+            described,
+            exc.available,
+        )
+    return message_of(exc)
 
 
 def forces_call(params: dict[str, Any]) -> bool:

@@ -50,6 +50,7 @@ from backends.tool_prompt import (
     forces_call,
     has_tool_parts,
     hermes_messages,
+    overflow_message,
 )
 from backends.transformers_generation import (
     CancelCriterion,
@@ -386,7 +387,7 @@ class TransformersEngine:
         try:
             fitted = prepare_prompt(messages, render, self.n_ctx, max_tokens, emit)
         except ContextOverflow as exc:
-            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, message_of(exc)) from exc
+            raise EngineError(protocol.ERR_CONTEXT_OVERFLOW, overflow_message(exc, params)) from exc
         except (VisionError, images.ImageRefused) as exc:  # a picture that is none
             raise EngineError(protocol.ERR_BAD_REQUEST, message_of(exc)) from exc
         prompt, limit = fitted.tokens, fitted.limit

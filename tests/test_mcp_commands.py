@@ -46,16 +46,24 @@ def test_an_mcp_client_lists_hearths_tools_and_finds_a_fact(data_dir: Path, tmp_
     added = run_hearth("docs", "add", "atlas", str(shelf))
     assert added.returncode == 0, added.stderr
 
-    async def steps(client: Any) -> tuple[Any, Any, Any, Any]:
+    async def steps(client: Any) -> tuple[Any, ...]:
         tools = await client.list_tools()
         listed = await client.call_tool("list_collections", {})
         found = await client.call_tool(
             "search_documents", {"collection": "atlas", "query": "How long is the river Wombat?"}
         )
         unknown = await client.call_tool("search_documents", {"collection": "no", "query": "x"})
-        return tools, listed, found, unknown
+        search = {"collection": "atlas", "query": "river"}
+        none = await client.call_tool("search_documents", {**search, "k": 0})
+        long = await client.call_tool("search_documents", {**search, "query": "river " * 1500})
+        huge = await client.call_tool("search_documents", {**search, "query": "x" * 1_000_000})
+        return tools, listed, found, unknown, none, long, huge
 
-    tools, listed, found, unknown = hearth_mcp_session(data_dir, steps)
+    tools, listed, found, unknown, none, long, huge = hearth_mcp_session(data_dir, steps)
+    assert none.is_error and "at least one passage" in none.content[0].text, "said, not clamped"
+    said_back = long.structured_content["query"]
+    assert len(said_back) <= 201 and said_back.endswith("…"), "the query is not echoed whole"
+    assert huge.is_error and "1,000,000 characters" in huge.content[0].text
     by_name = {tool.name: tool for tool in tools.tools}
     assert set(by_name) == {"list_collections", "search_documents"}, "read-only, nothing else"
     assert all(tool.annotations.read_only_hint for tool in tools.tools)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from app.engine.seat import Seat
 from app.tools.calls import ToolCallStream, parse_tool_calls
 from backends.tool_prompt import engine_message, has_tool_parts, hermes_messages
+from tests.conftest import collect
+from wire import protocol
+from wire.model_spec import ModelSpec
 
 NAMES = {"get_weather", "add"}
 WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
@@ -103,3 +107,28 @@ def test_a_template_without_tools_still_sees_the_calls_and_results_of_the_histor
         '"name": "get_weather"' in written[1]["content"] and "<tool_call>" in written[1]["content"]
     )
     assert written[2]["content"] == "<tool_response>\nsunny\n</tool_response>"
+
+
+@pytest.mark.slow
+def test_a_prompt_that_the_tools_fill_names_the_tools_not_the_message(
+    client: Seat, spec: ModelSpec
+) -> None:
+    """A server with ten thousand tools once made the sentence blame "your message": the
+    tools' descriptions are what does not fit, and the sentence says so."""
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": f"tool_{n}",
+                "description": f"Tool number {n}, which does one small thing.",
+                "parameters": {"type": "object", "properties": {"x": {"type": "string"}}},
+            },
+        }
+        for n in range(2000)
+    ]
+    hi = [{"role": "user", "content": "Hi"}]
+    _, events = collect(client.chat(spec, hi, {"tools": tools, "max_tokens": 8}))
+    said = events[-1]
+    assert said["kind"] == protocol.ERR_CONTEXT_OVERFLOW, said
+    assert "The 2000 tools offered to this reply need about" in said["message"]
+    assert "Your message" not in said["message"]

@@ -19,6 +19,8 @@ from app.core import Core
 
 log = logging.getLogger(__name__)
 MAX_PASSAGES = 50
+MAX_QUERY_CHARS = 10_000  # a question, not a document: its passages are what matters
+ECHO_CHARS = 200  # of the query, said back with its passages
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -83,8 +85,17 @@ def build_server(documents: Any) -> Any:
             raise ToolError(f"There is no collection named {collection}. Collections: {known}.")
         if not query.strip():
             raise ToolError("The query is empty.")
-        hits = documents.search([collection], query, min(max(k, 1), MAX_PASSAGES))
-        return {"collection": collection, "query": query, "passages": passages(hits)}
+        if len(query) > MAX_QUERY_CHARS:
+            raise ToolError(
+                f"The query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} "
+                "are searched. Ask with the words that matter."
+            )
+        if k < 1:
+            raise ToolError(f"k is {k}; ask for at least one passage (at most {MAX_PASSAGES}).")
+        hits = documents.search([collection], query, min(k, MAX_PASSAGES))
+        # The answer names the query, not the whole of it again (a client sent it).
+        shown = query if len(query) <= ECHO_CHARS else query[:ECHO_CHARS] + "…"
+        return {"collection": collection, "query": shown, "passages": passages(hits)}
 
     print("hearth mcp: serving document collections on stdio", file=sys.stderr, flush=True)
     return server

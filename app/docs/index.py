@@ -116,6 +116,7 @@ class DocumentIndex:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
         self.problem = ""  # a sentence about a damaged index that was rebuilt
+        self.set_aside = ""  # the name a damaged index was kept under (a new one is empty)
         self._local = threading.local()
         self._memory: sqlite3.Connection | None = None
         if self.path is None:
@@ -198,6 +199,7 @@ class DocumentIndex:
                 failure.strerror or failure,
             )
             return False
+        self.set_aside = aside.name
         self.problem = Phrase(
             "The document index was damaged and has been set aside as {0}; your collections "
             "are being indexed again.",

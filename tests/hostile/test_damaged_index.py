@@ -85,3 +85,22 @@ def test_a_search_that_meets_the_damage_says_so_and_the_next_update_rebuilds(
     assert run_hearth("docs", "update", "shelf").returncode == 0
     again = run_hearth("docs", "search", "shelf", "term33w7", "--json")
     assert "note33.md" in again.stdout
+
+
+def test_a_command_that_sets_a_damaged_index_aside_names_the_command_that_rebuilds_it(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """The window indexes the collections again by itself; a command does not, and once
+    said "your collections are being indexed again" while nothing was, and a search then
+    read like a real miss.  It names ``hearth docs update`` for each collection."""
+    folder = _folder(tmp_path, 2)
+    assert run_hearth("docs", "add", "shelf", str(folder)).returncode == 0
+    index = data_dir / "documents.sqlite3"
+    with index.open("r+b") as file:
+        file.write(b"\0" * 16)  # its header
+    listed = run_hearth("docs", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "set aside" in listed.stderr and "hearth docs update shelf" in listed.stderr
+    assert "being indexed again" not in listed.stderr
+    updated = run_hearth("docs", "update", "shelf")
+    assert updated.returncode == 0 and "2 file(s) indexed" in updated.stdout, updated.stdout
