@@ -61,9 +61,11 @@ def open_documents(core: Core, quiet: bool = False) -> Documents:
     documents.on_close(embedder.close)
     if not quiet:
         for problem in documents.problems:
+            # A command indexes nothing by itself: it names the command that does.
+            said = problem
             if problem is documents.index.problem and documents.index.set_aside:
-                problem = _index_again(documents)  # a command indexes nothing by itself
-            print(f"hearth: {problem}", file=sys.stderr)
+                said = _index_again(documents)
+            print(f"hearth: {said}", file=sys.stderr)
     return documents
 
 

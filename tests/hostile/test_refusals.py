@@ -54,7 +54,8 @@ def test_images_and_unknown_blocks_are_refused_in_words(
                 ],
             }
         ],
-        "/api/chat": [  # Ollama's images hold base64: an address there is said to be one
+        # Ollama's images hold base64: an address there is said to be one
+        "/api/chat": [
             {"model": "tiny", "messages": [{"role": "user", "content": "x", "images": [remote]}]},
             {"model": "tiny", "messages": [{"role": "user", "content": "x", "images": [local_path]}]},
         ],
