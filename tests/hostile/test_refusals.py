@@ -56,8 +56,8 @@ def test_images_and_unknown_blocks_are_refused_in_words(
         ],
         # Ollama's images hold base64: an address there is said to be one
         "/api/chat": [
-            {"model": "tiny", "messages": [{"role": "user", "content": "x", "images": [remote]}]},
-            {"model": "tiny", "messages": [{"role": "user", "content": "x", "images": [local_path]}]},
+            {"model": "tiny", "messages": [{"role": "user", "content": "x", "images": [where]}]}
+            for where in (remote, local_path)
         ],
     }
     with serving_one(host, spec, "tiny") as url:
