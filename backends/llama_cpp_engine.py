@@ -67,11 +67,11 @@ from backends.tool_prompt import (
     has_tool_parts,
     hermes_messages,
     overflow_message,
-    template_takes_tools,
     tool_call_grammar,
 )
 from wire import images, protocol
 from wire.phrases import Phrase, message_of
+from wire.templates import takes_tools
 
 if TYPE_CHECKING:
     from backends.llama_images import PicturePrompt, PictureReader
@@ -203,7 +203,7 @@ class LlamaCppEngine:
             template=template or FALLBACK_TEMPLATE, eos_token=eos, bos_token=bos
         )
         self._stops = () if template else FALLBACK_STOPS
-        self._takes_tools = template_takes_tools(template or "")
+        self._takes_tools = takes_tools(template or "")
         self._adds_special = bool(template)
         self._opens_thinking = opens_thinking(
             self._prompt_text([{"role": "user", "content": "Hi"}])

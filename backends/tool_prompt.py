@@ -34,11 +34,6 @@ HERMES_SYSTEM = (
 )
 
 
-def template_takes_tools(template: str) -> bool:
-    """Whether a chat template renders a ``tools`` list itself."""
-    return bool(re.search(r"\btools\b", template))
-
-
 def chosen_tools(params: dict[str, Any]) -> list[dict[str, Any]]:
     """The request's tools that the model may call (none for ``tool_choice: "none"``)."""
     tools = params.get("tools")

@@ -11,20 +11,16 @@ model decide.
 
 from __future__ import annotations
 
-import re
-
 from app.models.gguf_header import GGUFError, read_gguf
 from app.models.library import ModelEntry
 from wire.phrases import Phrase
+from wire.templates import takes_tools
 
 CHOICE_KEY = "tools.choice"  # among a conversation's own settings; absent: automatic
 AUTO, ALWAYS, NEVER = "auto", "required", "none"  # the request's tool_choice
 CHOICES = (AUTO, ALWAYS, NEVER)
 # Below this, a model rarely decides by itself to call a tool (the starter has 135M).
 SMALL_MODEL_PARAMETERS = 1_000_000_000
-# How the worker tells a template that renders tools itself (backends/tool_prompt.py's
-# template_takes_tools): the same test, for a sentence before sending.
-TOOLS_IN_TEMPLATE = re.compile(r"\btools\b")
 
 
 def choice_of(settings: dict[str, object]) -> str:
@@ -68,7 +64,7 @@ def tool_advice(entry: ModelEntry, choice: str, template: str | None) -> str:
             "always to make its first answer a call.",
             entry.name,
         )
-    if template is not None and not TOOLS_IN_TEMPLATE.search(template):
+    if template is not None and not takes_tools(template):
         return Phrase(
             "The chat template of {0} knows no tools: Hearth describes them to it in a "
             "message of its own, which a model may not follow. Choose Use tools: always to "
