@@ -20,7 +20,7 @@ import psutil
 from app.chat.store import ChatStore, StoreError
 from app.engine.budget import MemoryBudget, Needs
 from app.engine.host import EngineHost, physical_cores
-from app.engines import BY_NAME, can_run, engine_for
+from app.engines import can_run, engine_for
 from app.errors import HearthError
 from app.hub.downloads import downloads_document, owned_files
 from app.json_document import JsonDocument
@@ -28,8 +28,10 @@ from app.machine.hardware import SystemFacts
 from app.models.endpoints import Endpoints, list_remote_models
 from app.models.library import ModelEntry, ModelNotFound, describe, list_models, resolve_model
 from app.models.overrides import ModelOverrides
+from app.packs.pytorch_engine import NO_PYTORCH, torch_here
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
+from wire.engine_overlay import installed_site
 from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase, message_of
 
@@ -108,7 +110,14 @@ class Core:
 
     def chat_models(self, models: list[ModelEntry]) -> list[ModelEntry]:
         """The models the installed engines can run (checkpoints need the PyTorch engine)."""
-        return [m for m in models if can_run(m.format)]
+        return [m for m in models if self.can_run(m.format)]
+
+    def can_run(self, model_format: str) -> bool:
+        """Whether an engine here runs this format: the app's own, or the PyTorch engine
+        added after install (``hearth engines install pytorch``)."""
+        if can_run(model_format):
+            return True
+        return model_format == "transformers" and installed_site(self.paths.data_dir) is not None
 
     def find_model(
         self, name_or_path: str | None, models: list[ModelEntry] | None = None
@@ -124,16 +133,8 @@ class Core:
             entry = self.default_model(models)
         if not entry.usable:
             raise HearthError(Phrase("{0} cannot be used: {1}", entry.name, entry.problem))
-        if not can_run(entry.format):
-            raise HearthError(
-                Phrase(
-                    "{0} is a Hugging Face checkpoint and needs the PyTorch engine, which "
-                    "this edition does not include. Install it with: pip install torch "
-                    "transformers accelerate (see the README for the CUDA build), or use a "
-                    "GGUF of this model.",
-                    entry.name,
-                )
-            )
+        if not self.can_run(entry.format):
+            raise HearthError(NO_PYTORCH)
         return entry
 
     def default_model(self, models: list[ModelEntry]) -> ModelEntry:
@@ -198,6 +199,9 @@ class Core:
             allow_pickle=bool(chosen.allow_pickle),
             trust_remote_code=bool(chosen.trusted_code)
             and chosen.trusted_code == code_fingerprint(entry.path),
+            engine_path=str(installed_site(self.paths.data_dir) or "")
+            if engine == TRANSFORMERS
+            else "",
         )
 
     @staticmethod
@@ -216,6 +220,8 @@ class Core:
         spec = self.model_spec(entry, n_ctx)
         if spec.engine in (REMOTE, SYNTHETIC):
             return spec
+        if spec.engine == TRANSFORMERS and not spec.engine_path and not torch_here():
+            raise HearthError(NO_PYTORCH)
         from app.machine.fit_service import load_refusal
 
         check_memory = bool(self.settings.get("engine.refuse_unfit"))
@@ -375,11 +381,6 @@ class Core:
             return ChatStore(self.paths.database)
         except StoreError as exc:
             raise HearthError(message_of(exc)) from exc
-
-
-def transformers_available() -> bool:
-    """Is the PyTorch/transformers engine installed?  (Looked up, never imported here.)"""
-    return BY_NAME[TRANSFORMERS].installed
 
 
 def code_fingerprint(folder: Path) -> str:

@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any
 
+from wire.engine_overlay import use_overlay
+
 
 def llama_cpp_facts() -> dict[str, Any]:
     """The llama.cpp runtimes (each probed in a process of its own, never in this one)."""
@@ -69,6 +71,7 @@ def main() -> int:
     if hasattr(os, "nice"):
         os.nice(10)
     facts = llama_cpp_facts()
+    use_overlay()  # the PyTorch engine added after install, when its parent names it
     facts["torch"] = torch_facts()
     sys.stdout.write(json.dumps(facts) + "\n")
     return 0

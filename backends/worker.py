@@ -42,6 +42,7 @@ from backends.job_control import JobControl, ThreadWish
 from backends.text_stream import ReasoningSplit
 from wire import protocol
 from wire.child_process import limit_memory, private_protocol_stream
+from wire.engine_overlay import use_overlay
 from wire.model_spec import LLAMA_CPP, REMOTE, ModelSpec, serves
 from wire.phrases import Phrase, to_wire
 from wire.platforms import illegal_instruction
@@ -412,6 +413,8 @@ class Worker:
         name = str(spec.get("engine", LLAMA_CPP))
         if name == LLAMA_CPP:
             self.activate_runtime(spec, request_id)
+        if spec.get("engine_path"):  # the PyTorch engine added after install
+            log.info("engine packages from %s", use_overlay(str(spec["engine_path"])))
         engine = create_engine(name)
         try:
             runtimes.fail_on_purpose(self.runtime)

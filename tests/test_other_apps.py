@@ -103,7 +103,6 @@ def test_checkpoints_in_the_models_folder_show_their_facts(core: Core) -> None:
         32,
     )
     assert "pickle" in entries["acme/pickled"].warning
-    from app.core import transformers_available
 
     chat = {m.name for m in core.chat_models(list(entries.values()))}
-    assert ("acme/tiny-hf" in chat) == transformers_available()  # needs the PyTorch engine
+    assert ("acme/tiny-hf" in chat) == core.can_run("transformers")  # needs the PyTorch engine

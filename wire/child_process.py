@@ -37,7 +37,9 @@ WORKER = Child("--worker", "backends.worker", takes_arguments=True)  # one model
 RUNTIME_PROBE = Child("--probe-runtime", "backends.runtime_probe")  # one llama.cpp build
 CAPABILITIES = Child("--capabilities", "backends.capabilities")  # what the engines can do
 EXTRACTION = Child("--extract-documents", "app.docs.extract_child")  # the document reader
-CHILDREN = (WORKER, RUNTIME_PROBE, CAPABILITIES, EXTRACTION)
+# The PyTorch engine just installed, checked before it is used.
+ENGINE_PROBE = Child("--probe-engine", "backends.engine_probe", takes_arguments=True)
+CHILDREN = (WORKER, RUNTIME_PROBE, CAPABILITIES, EXTRACTION, ENGINE_PROBE)
 
 
 def command(child: Child, *arguments: str) -> list[str]:

@@ -55,6 +55,9 @@ class ModelSpec:
     # transformers only: the checkpoint has a vision tower and reads images.
     vision: bool = False
     # transformers engine only
+    # The PyTorch engine's packages when it was added after install (``hearth engines
+    # install pytorch``; ``wire.engine_overlay``); "": this environment's own.
+    engine_path: str = ""
     dtype: str = "auto"
     quantization: str = ""  # "", "4bit" or "8bit"
     attention: str = "sdpa"  # or "flash_attention_2"

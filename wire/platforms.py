@@ -291,6 +291,24 @@ def end_with_parent() -> None:
         pass
 
 
+# -- engines added after install ----------------------------------------------------------
+def wheel_platform() -> str:
+    """This machine in the engines' lock file (``resources/engines/pytorch-lock.json``):
+
+    * Linux: ``linux-x86_64`` (or ``linux-aarch64``…, its machine's name);
+    * Windows: ``windows-amd64`` on x86-64 (``windows-arm64`` on Arm);
+    * macOS: ``macos-arm64`` on Apple silicon, ``macos-x86_64`` on Intel.
+    """
+    import platform
+
+    machine = platform.machine().lower()
+    if sys.platform == "win32":
+        return "windows-arm64" if machine in ("arm64", "aarch64") else "windows-amd64"
+    if sys.platform == "darwin":
+        return "macos-arm64" if machine in ("arm64", "aarch64") else "macos-x86_64"
+    return f"linux-{'x86_64' if machine in ('x86_64', 'amd64') else machine}"
+
+
 # -- the terminal ------------------------------------------------------------------------
 @contextlib.contextmanager
 def terminal() -> Iterator[tuple[TextIO, TextIO]]:

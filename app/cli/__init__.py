@@ -15,11 +15,11 @@ import argparse
 from collections.abc import Sequence
 
 from app import __version__
-from app.cli import bench, chat, docs, machine, mcp, models, pull, serve, tools
+from app.cli import bench, chat, docs, engines, machine, mcp, models, pull, serve, tools
 from app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from app.core import Core
 
-COMMANDS = (chat, models, machine, serve, pull, docs, tools, mcp, bench)
+COMMANDS = (chat, models, machine, engines, serve, pull, docs, tools, mcp, bench)
 __all__ = ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "parse", "run_command"]
 
 

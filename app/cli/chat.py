@@ -47,6 +47,13 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         help="model name (see 'hearth models list') or path "
         "to a .gguf file; default: the last one used, else the starter model",
     )
+    chat.add_argument(
+        "--engine",
+        choices=("llama.cpp", "llama_cpp", "transformers"),
+        help="the engine the model must run on: llama.cpp (GGUF files) or transformers "
+        "(Hugging Face checkpoints, on the PyTorch engine; see 'hearth engines'); a model "
+        "of the other kind is refused",
+    )
     chat.add_argument("--temperature", type=float, metavar="T")
     chat.add_argument("--top-p", type=float, metavar="P")
     chat.add_argument("--seed", type=int, metavar="N")
@@ -278,7 +285,9 @@ def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
             spec = core.load_spec(entry, n_ctx).on_runtime(runtime)
             return spec.with_gpu_layers(int(layers)) if layers is not None else spec
 
-        return core.find_model(args.model), spec_for
+        entry = core.find_model(args.model)
+        _check_engine(entry, getattr(args, "engine", None))
+        return entry, spec_for
     from pathlib import Path
 
     from app.models.library import ModelEntry
@@ -293,6 +302,26 @@ def _chat_model(core: Core, args: argparse.Namespace) -> tuple[Any, Any]:
     )
     spec = ModelSpec(path=args.endpoint, n_ctx=args.ctx or 0, engine=REMOTE, remote_model=name)
     return entry, lambda _entry, _n_ctx: spec
+
+
+def _check_engine(entry: Any, engine: str | None) -> None:
+    """``--engine``: the model must be of the kind that engine runs."""
+    from app.engines import engine_for
+    from app.errors import HearthError
+
+    if engine is None:
+        return
+    runs_on = engine_for(entry.format).name
+    if runs_on != engine.replace(".", "_"):
+        raise HearthError(
+            Phrase(
+                "{0} runs on the {1} engine, not on {2} (--engine): choose a model of the "
+                "other kind, or leave out --engine.",
+                entry.name,
+                runs_on,
+                engine,
+            )
+        )
 
 
 def _flag_values(args: argparse.Namespace) -> dict[str, Any]:

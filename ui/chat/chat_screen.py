@@ -30,7 +30,6 @@ from app.core import Core
 from app.docs.grounding import CHARACTERS_PER_TOKEN
 from app.docs.library import Documents
 from app.engine.seat import Seat
-from app.engines import can_run
 from app.errors import HearthError
 from app.models.library import ModelEntry
 from ui.chat.chat_tools_ui import ChatToolsUi
@@ -312,11 +311,11 @@ class ChatScreen(QWidget, SessionListener):
 
     def chat_with(self, entry: ModelEntry) -> bool:
         """Start a new chat with ``entry`` (from the library)."""
-        if not can_run(entry.format):
+        if not self.core.can_run(entry.format):
             self.show_error(
                 self.tr(
-                    "{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this "
-                    "edition does not include (see the README)."
+                    "{0} is a Hugging Face checkpoint and needs the PyTorch engine, which is "
+                    "not installed. Add it in Settings › Engines."
                 ).format(entry.name)
             )
             return False
