@@ -10,62 +10,17 @@ moved aside (never deleted) and the defaults are used, with a warning in the log
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.json_document import Damaged, JsonDocument, Migration
+from app.setting_type import Setting
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Setting:
-    key: str
-    kind: type  # int, float, str or bool
-    default: Any
-    label: str
-    description: str
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[Any, ...] | None = None
-    advanced: bool = False  # shown under "Advanced" in the dialog
-    multiline: bool = False  # edited in a text box rather than a line
-    internal: bool = False  # kept by Hearth itself, not shown in the dialog
-    special: str = ""  # what the minimum means, shown in its place ("Automatic", "Off")
-    empty: str = ""  # what an empty text means, shown greyed in the empty field
-    folder: bool = False  # a folder: the dialog offers Browse
-
-    def validate(self, value: Any) -> Any:
-        """Return ``value`` converted to this setting's type; ValueError if it is not valid."""
-        if self.kind is bool:
-            if not isinstance(value, bool):
-                raise ValueError(f"{self.key} must be true or false")
-            return value
-        if self.kind is int:
-            if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
-                raise ValueError(f"{self.key} must be a whole number")
-            value = int(value)
-        elif self.kind is float:
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{self.key} must be a number")
-            value = float(value)
-            if not math.isfinite(value):  # NaN passes every range check: refuse it by name
-                raise ValueError(f"{self.key} must be a number")
-        elif self.kind is str and not isinstance(value, str):
-            raise ValueError(f"{self.key} must be text")
-        if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{self.key} must be at least {self.minimum}")
-        if self.maximum is not None and value > self.maximum:
-            raise ValueError(f"{self.key} must be at most {self.maximum}")
-        if self.choices is not None and value not in self.choices:
-            raise ValueError(f"{self.key} must be one of {', '.join(map(str, self.choices))}")
-        return value
 
 
 DECLARATIONS: tuple[Setting, ...] = (
@@ -159,6 +114,29 @@ DECLARATIONS: tuple[Setting, ...] = (
         maximum=512,
         advanced=True,
         special="Automatic (physical cores)",
+    ),
+    Setting(
+        "engine.packs_manifest",
+        str,
+        "",
+        "Where llama.cpp runtime packs are listed",
+        "The web address, file or folder of the list of llama.cpp runtime packs (CUDA) that "
+        "Hearth can add. Read only when you install a pack. Empty: the list published with "
+        "this version of Hearth on its release page.",
+        empty="the list on this version's release page",
+        advanced=True,
+    ),
+    Setting(
+        "engine.packs_mirror",
+        str,
+        "",
+        "Runtime pack mirror",
+        "A web address or folder holding copies of the release's runtime pack files (the "
+        "list and the packs). Tried first; the release page after it. Every file is checked "
+        "against the list's SHA-256 before it is used, so a mirror cannot change a pack.",
+        empty="none: the release page only",
+        advanced=True,
+        folder=True,
     ),
     Setting(
         "sampling.temperature",

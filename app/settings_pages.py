@@ -9,7 +9,7 @@ English; the dialog translates them.
 
 from __future__ import annotations
 
-from app.settings import Setting
+from app.setting_type import Setting
 
 # (id, name) in the order the dialog lists them.
 PAGES: tuple[tuple[str, str], ...] = (

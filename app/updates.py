@@ -53,6 +53,15 @@ def feed_url(resources: Path | None = None) -> str | None:
     configured = os.environ.get(URL_ENV, "").strip()
     if configured:
         return configured
+    repository = release_repository(resources)
+    if repository is None:
+        return None
+    return f"https://api.github.com/repos/{repository}/releases/latest"
+
+
+def release_repository(resources: Path | None = None) -> str | None:
+    """The GitHub repository ("owner/name") this build is released from, as the release
+    build wrote it into ``resources/release.json``; None for a build from a checkout."""
     if resources is None:
         from app.paths import resources_dir
 
@@ -64,7 +73,7 @@ def feed_url(resources: Path | None = None) -> str | None:
     repository = release.get("repository") if isinstance(release, dict) else None
     if not isinstance(repository, str) or not re.fullmatch(r"[\w.-]+/[\w.-]+", repository):
         return None
-    return f"https://api.github.com/repos/{repository}/releases/latest"
+    return repository
 
 
 def version_key(text: str) -> tuple[int, ...] | None:

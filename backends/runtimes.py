@@ -20,34 +20,26 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from backends.engine import EngineError
-from wire import cpu_features, protocol
-from wire.child_process import RUNTIME_PROBE, command
+from wire import cpu_features, protocol, runtime_check
 from wire.model_spec import BUILT_IN_RUNTIME
 from wire.phrases import Phrase, to_wire
 from wire.platforms import illegal_instruction
+from wire.runtime_check import GPU_KINDS, LIB_PATH_ENV, PROBE_TIMEOUT_S
 
 RUNTIME_FILE = "runtime.json"
 RUNTIMES_ENV = "HEARTH_RUNTIMES_DIR"
 DATA_DIR_ENV = "HEARTH_DATA_DIR"
 # Set for the worker's llama.cpp engine: which runtime it runs on (for the stats line).
 RUNTIME_ENV = "HEARTH_LLAMA_RUNTIME"
-LIB_PATH_ENV = "LLAMA_CPP_LIB_PATH"
 BUILT_IN = BUILT_IN_RUNTIME
 # Preferred first, when the model is to use a GPU.
 KINDS = ("cuda", "metal", "vulkan", "cpu")
-GPU_KINDS = frozenset({"cuda", "metal", "vulkan"})
-# How ggml names each kind's devices ("CUDA0", "Vulkan0", "Metal" or "MTL0"): a runtime
-# counts only the GPUs of its own kind (a copy of a Metal build labelled "vulkan" sees a
-# Metal GPU, which a Vulkan runtime could not use).
-DEVICE_PREFIXES = {"cuda": ("cuda",), "metal": ("metal", "mtl"), "vulkan": ("vulkan",)}
-PROBE_TIMEOUT_S = 60.0
 # Fault injection for tests (what a GPU out of memory or a driver crash looks like):
 # "NAME" makes loading a model on runtime NAME fail, "NAME:crash" ends the worker there,
 # "NAME:sigill" ends it as a build for another processor does (an illegal instruction),
@@ -142,55 +134,12 @@ def discover() -> list[Runtime]:
 
 def probe(runtime: Runtime, timeout: float = PROBE_TIMEOUT_S) -> dict[str, Any]:
     """What ``runtime`` says about itself, from a subprocess; ``{"error": …}`` if it fails."""
-    env = dict(os.environ)
-    env.pop(LIB_PATH_ENV, None)
-    if runtime.path:
-        env[LIB_PATH_ENV] = runtime.path
-    try:
-        result = subprocess.run(
-            command(RUNTIME_PROBE),
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return {"error": f"the probe did not finish ({exc})"}
-    lines = result.stdout.strip().splitlines()
-    try:
-        facts = json.loads(lines[-1]) if lines else None
-    except ValueError:
-        facts = None
-    if not isinstance(facts, dict):
-        detail = result.stderr.strip().splitlines()[-1:] or [f"exit status {result.returncode}"]
-        return {"error": f"its libraries could not be loaded ({detail[0]})"}
-    return facts
+    return runtime_check.probe(runtime.path, timeout)
 
 
 def judge(runtime: Runtime, facts: dict[str, Any], version: str) -> tuple[bool, str]:
     """Can ``runtime`` run models here, and if not, why (a sentence)."""
-    if facts.get("error"):
-        return False, str(facts["error"])
-    if runtime.version and version and runtime.version != version:
-        return False, Phrase(
-            "built for llama-cpp-python {0}, but {1} is installed", runtime.version, version
-        )
-    if runtime.kind in GPU_KINDS:
-        prefixes = DEVICE_PREFIXES[runtime.kind]
-        gpus = [
-            d
-            for d in facts.get("devices") or []
-            if d.get("type") in ("gpu", "igpu")
-            and str(d.get("name") or "").lower().startswith(prefixes)
-        ]
-        if not gpus:
-            return False, Phrase(
-                "no {0} GPU was found (is the GPU's driver installed?)", runtime.kind
-            )
-        names = ", ".join(str(d.get("description") or d.get("name")) for d in gpus)
-        return True, Phrase("GPU: {0}", names)
-    return True, Phrase("runs on the CPU")
+    return runtime_check.judge(runtime.kind, runtime.version, facts, version)
 
 
 def assess(runtime: Runtime, version: str) -> tuple[bool, str, dict[str, Any]]:

@@ -51,6 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             data_dir = tempfile.mkdtemp(prefix="hearth-self-test-")
         # The log opens before the settings load: what a damaged file was is logged too.
         core = open_core(data_dir, before_settings=lambda paths: configure_logging(paths.logs_dir))
+        # The children (workers, runtime probes, the engines' capabilities) find the data
+        # folder's runtimes/ (runtime packs) through it, whichever way it was chosen.
+        os.environ[DATA_DIR_ENV] = str(core.paths.data_dir)
         log_path = logging_path()
         if args.command is not None or args.self_test:
             # the window shows these itself; a command says what it set aside, then goes on

@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.settings import DECLARATIONS, Setting, Settings
+from app.setting_type import Setting
+from app.settings import DECLARATIONS, Settings
 from app.settings_pages import PAGES, page_of
 from ui.dialog_parts import add_problem_and_buttons
 from ui.screen_fit import fit_to_screen

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.settings import Setting
+from app.setting_type import Setting
 
 INT_LIMIT = 2**31 - 1
 

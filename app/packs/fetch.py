@@ -157,6 +157,44 @@ def fetch(
     raise FetchError(Phrase("{0} could not be downloaded: {1}", target.name, last))
 
 
+def read_small(source: str, limit: int) -> bytes:
+    """A small file (a manifest) read whole from ``source`` (a web address, ``file://`` or a
+    path), with the same deadlines and redirects as ``fetch``; FetchError when it cannot be
+    read or holds more than ``limit`` bytes."""
+    where = _where(source)
+    too_large = Phrase(
+        "{0} holds more than {1}, which is not a list of packs.", where, amount(limit)
+    )
+    path = local_path(source)
+    if path is not None:
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(limit + 1)
+        except OSError as exc:
+            raise FetchError(Phrase("{0} could not be read ({1}).", path, exc.strerror)) from exc
+        if len(data) > limit:
+            raise FetchError(too_large)
+        return data
+    body = bytearray()
+    try:
+        with httpx.Client(timeout=_timeout()) as client, _answer(client, source, 0) as response:
+            if response.status_code != 200:
+                raise FetchError(
+                    Phrase(
+                        "{0} answered {1} {2}.", where, response.status_code, response.reason_phrase
+                    )
+                )
+            for chunk in response.iter_raw():
+                body += chunk
+                if len(body) > limit:
+                    raise FetchError(too_large)
+    except _SourceFailed as exc:
+        raise FetchError(exc.args[0]) from None
+    except httpx.HTTPError as exc:
+        raise FetchError(_network_failure(exc, where)) from None
+    return bytes(body)
+
+
 def _already_there(target: Path, size: int, sha256: str) -> bool:
     try:
         if target.stat().st_size != size:
@@ -221,12 +259,25 @@ def _fetch_into(
 
 
 def _from_source(source: str, part: _Part, meter: _Meter, cancel: threading.Event) -> None:
-    scheme = urlsplit(source).scheme.lower()
-    if scheme in ("http", "https"):
+    local = local_path(source)
+    if local is None:
         _from_http(source, part, meter, cancel)
     else:
-        local = Path(url2pathname(urlsplit(source).path)) if scheme == "file" else Path(source)
         _from_file(local, part, meter, cancel)
+
+
+def local_path(source: str) -> Path | None:
+    """The file or folder ``source`` names on this computer (a path or a ``file://``
+    address); None for a web address."""
+    parts = urlsplit(source)
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        return None
+    return Path(url2pathname(parts.path)) if scheme == "file" else Path(source)
+
+
+def _timeout() -> httpx.Timeout:
+    return httpx.Timeout(connect=CONNECT_S, read=SILENCE_S, write=SILENCE_S, pool=CONNECT_S)
 
 
 def _where(source: str) -> str:
@@ -257,29 +308,25 @@ def _from_file(path: Path, part: _Part, meter: _Meter, cancel: threading.Event) 
 
 
 def _from_http(url: str, part: _Part, meter: _Meter, cancel: threading.Event) -> None:
-    timeout = httpx.Timeout(connect=CONNECT_S, read=SILENCE_S, write=SILENCE_S, pool=CONNECT_S)
     host = _where(url)
-    with httpx.Client(timeout=timeout, follow_redirects=False) as client:
+    with httpx.Client(timeout=_timeout(), follow_redirects=False) as client:
         try:
             with _answer(client, url, part.done) as response:
                 _check_answer(response, part, host)
                 with _cancel_wakes(response, cancel):
                     for chunk in response.iter_raw():  # as it comes: a cut loses nothing
                         _take(chunk, part, meter, cancel, host)
-        except httpx.ConnectTimeout as exc:
-            raise _SourceFailed(
-                Phrase("{0} did not answer within {1} s.", host, round(CONNECT_S))
-            ) from exc
-        except httpx.TimeoutException as exc:
-            _stop_if_cancelled(cancel)
-            raise _SourceFailed(
-                Phrase("{0} sent nothing for {1} s.", host, round(SILENCE_S))
-            ) from exc
         except httpx.HTTPError as exc:
             _stop_if_cancelled(cancel)
-            raise _SourceFailed(
-                Phrase("{0} could not be reached or stopped answering ({1}).", host, exc)
-            ) from exc
+            raise _SourceFailed(_network_failure(exc, host)) from exc
+
+
+def _network_failure(exc: httpx.HTTPError, where: str) -> Phrase:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return Phrase("{0} did not answer within {1} s.", where, round(CONNECT_S))
+    if isinstance(exc, httpx.TimeoutException):
+        return Phrase("{0} sent nothing for {1} s.", where, round(SILENCE_S))
+    return Phrase("{0} could not be reached or stopped answering ({1}).", where, exc)
 
 
 @contextlib.contextmanager
@@ -319,8 +366,11 @@ def _check_answer(response: httpx.Response, part: _Part, host: str) -> None:
         if part.done:
             part.discard()  # the whole file from the start
         return
-    if status == 416:  # the part is longer than the file there: not the same file
+    if status == 416:  # the file there is shorter than the part: not the whole file
         part.discard()
+        raise _SourceFailed(
+            Phrase("the file at {0} is shorter than the {1} bytes expected.", host, part.size)
+        )
     raise _SourceFailed(Phrase("{0} answered {1} {2}.", host, status, response.reason_phrase))
 
 
