@@ -19,6 +19,8 @@ if [[ "$TAG" =~ (a|b|rc|alpha|beta|dev)[0-9]*$ ]]; then
   PRERELEASE=(--prerelease)
 fi
 NOTES="Installers for Linux (.deb, .tar.gz), Windows (HearthSetup .exe) and macOS (.dmg).
+The hearth-runtime-*.zip files are llama.cpp's CUDA runtime packs, which Hearth installs
+itself (hearth engines install cuda-12); hearth-runtime-packs.json lists them.
 Check a download with: sha256sum -c SHA256SUMS --ignore-missing (macOS: shasum -a 256 -c)."
 if ! gh release view "$TAG" >/dev/null 2>&1; then
   gh release create "$TAG" --title "Hearth ${TAG#v}" --notes "$NOTES" --verify-tag "${PRERELEASE[@]}"

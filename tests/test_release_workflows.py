@@ -5,10 +5,12 @@ Linux too.  (Their schema is checked by `make lint`.)"""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +105,76 @@ def test_no_installers_is_an_error(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode != 0 and "no installers found" in result.stdout
+
+
+def _pinned_llama() -> str:
+    text = (REPO / "packaging" / "lib.sh").read_text(encoding="utf-8")
+    match = re.search(r'^LLAMA_VERSION="(.*)"', text, re.M)
+    assert match is not None
+    return match[1]
+
+
+def _one_pack(folder: Path, name: str, system: str) -> None:
+    """A one-pack manifest and archive as build-cuda-pack.sh leaves them (a tiny runtime)."""
+    runtime = folder / f"runtime-{system}"
+    runtime.mkdir(parents=True)
+    label = {"name": name, "kind": "cuda", "llama_cpp_python": _pinned_llama()}
+    (runtime / "runtime.json").write_text(json.dumps(label))
+    (runtime / "libggml-cuda.so").write_bytes(system.encode() * 1000)
+    subprocess.run(
+        [
+            *(sys.executable, "packaging/llama/make-pack.py", "pack", str(runtime)),
+            *(str(folder), "--name", name, "--os", system, "--arch", "x86_64"),
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    shutil.rmtree(runtime)
+
+
+def test_runtime_packs_are_released_with_one_manifest_the_app_reads(tmp_path: Path) -> None:
+    from app.packs.pack_manifest import MANIFEST_NAME, parse_manifest, recipes
+
+    linux, windows = tmp_path / "pack-linux", tmp_path / "pack-windows"
+    _one_pack(linux, "cuda-12", "linux")
+    _one_pack(windows, "cuda-12", "windows")
+    _one_pack(windows, "cuda-13", "windows")
+    release = tmp_path / "release"
+    subprocess.run(
+        [BASH, "packaging/release-files.sh", str(release), str(linux), str(windows)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    names = sorted(path.name for path in release.iterdir())
+    assert [n for n in names if n.endswith(".json")] == [MANIFEST_NAME]
+    assert len([n for n in names if n.endswith(".zip")]) == 3
+    assert _sums_check(release) and len((release / "SHA256SUMS").read_text().splitlines()) == 4
+    manifest = parse_manifest((release / MANIFEST_NAME).read_bytes())
+    assert [(p.name, p.os) for p in manifest.packs] == [
+        ("cuda-12", "linux"),
+        ("cuda-12", "windows"),
+        ("cuda-13", "windows"),
+    ]
+    cuda_12 = next(
+        p for p in recipes(REPO / "resources", "windows", "x86_64") if p.name == "cuda-12"
+    )
+    assert manifest.packs[1].min_driver == cuda_12.min_driver == "527.41"
+    assert manifest.packs[1].compute_capabilities == cuda_12.compute_capabilities
+    for pack in manifest.packs:
+        assert (release / pack.archive).stat().st_size == pack.archive_size
+
+
+def test_the_release_builds_every_pack_of_the_recipes_on_linux_and_windows() -> None:
+    document = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    recipes = json.loads((REPO / "resources" / "engines" / "llama-runtime-packs.json").read_text())
+    names = [pack["name"] for pack in recipes["packs"]]
+    for job in ("cuda-packs-linux", "cuda-packs-windows"):
+        assert document["jobs"][job]["strategy"]["matrix"]["pack"] == names
+        assert any(
+            "build-cuda-pack.sh" in step.get("run", "") for step in document["jobs"][job]["steps"]
+        )
+    publish = document["jobs"]["publish"]
+    assert {"cuda-packs-linux", "cuda-packs-windows"} <= set(publish["needs"])
+    assert any(step.get("with", {}).get("pattern") == "pack-*" for step in publish["steps"])
