@@ -13,11 +13,15 @@ dependencies (and psutil's abi3 build) used only where the machine lacks them.
 writes the models (a real shape with random weights) and measures the transformers engine
 in bfloat16; then measures Hearth's llama.cpp engine with every layer on the GPU against
 ``llama-bench`` from the same build, and reports what the System check and ``fit`` said
-against the memory ``nvidia-smi`` saw; the Vulkan runtime last, where glslc is installed
-and time is left.  It uses what is installed and says what it skipped; the report is kept
-in ``WORK/report.json`` (and ``$OUT/gpu-check.json``) after every step and printed however
-the run ends.  ``--cpu`` runs the same steps on a machine without a GPU (a CPU build of a
-small shape), which is how the kit itself is checked.
+against the memory ``nvidia-smi`` saw; then installs a llama.cpp runtime pack through the
+app's own code and replies on it (``gpu_check/pack_side.py``: a pack the kit carries, which
+``make`` copies from ``.cache/packs`` or ``$HEARTH_KIT_PACKS`` when a release's packs are
+there, else one made from this check's build; skipped with its reason when neither); the
+Vulkan runtime last, where glslc is installed and time is left.  It uses what is installed
+and says what it skipped; the report is kept in ``WORK/report.json`` (and
+``$OUT/gpu-check.json``) after every step and printed however the run ends.  ``--cpu``
+runs the same steps on a machine without a GPU (a CPU build of a small shape), which is
+how the kit itself is checked.
 """
 
 from __future__ import annotations
@@ -36,13 +40,16 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from gpu_check import llama_side, models, system_view, torch_side
+from gpu_check import llama_side, models, pack_side, system_view, torch_side
 from gpu_check.builds import Build, BuildFailed, build_jobs, cannot_build, cores, find_nvcc
 from gpu_check.gpu_memory import gpu_facts
 from gpu_check.hearth_env import REPO, use_kit
 from gpu_check.report import Report
 
 DEFAULT_KIT = REPO / ".cache" / "gpu-kit"
+# Where ``make`` takes runtime packs from: a release's hearth-runtime-packs.json and zips.
+PACKS_ENV = "HEARTH_KIT_PACKS"
+DEFAULT_PACKS = REPO / ".cache" / "packs"
 DEFAULT_WORK = REPO / ".cache" / "gpu-check-work"
 # Left out of the llama.cpp source: what no build needs.
 SOURCE_SKIP = ("models", "docs", "media", "examples", "tools/ui", ".github", "scripts", "ci")
@@ -95,8 +102,29 @@ def make_kit(kit: Path) -> None:
         stray = [n for n in packed.getnames() if n.split("/")[0] != "llama.cpp"]
     assert not stray, f"the kit's source has files outside llama.cpp/: {stray[:3]}"
     _save_tokenizer(kit / "tokenizer")
+    _copy_packs(Path(os.environ.get(PACKS_ENV) or DEFAULT_PACKS), kit / "packs")
     size = sum(p.stat().st_size for p in kit.rglob("*") if p.is_file())
     print(f"gpu kit ready in {kit}: {size / 2**20:.1f} MiB")
+
+
+def _copy_packs(source: Path, target: Path) -> None:
+    """The Linux runtime packs of ``source`` (a release's manifest and zips) into the kit,
+    with a manifest of those alone; none when ``source`` has none."""
+    shutil.rmtree(target, ignore_errors=True)
+    listed = source / pack_side.MANIFEST
+    packs = json.loads(listed.read_text())["packs"] if listed.is_file() else []
+    carried = [
+        pack
+        for pack in packs
+        if pack["os"] == "linux" and (source / pack["archive"]["name"]).is_file()
+    ]
+    if not carried:
+        print(f"no runtime pack in {source}: the check will make one from its own build")
+        return
+    target.mkdir(parents=True)
+    for pack in carried:
+        shutil.copy2(source / pack["archive"]["name"], target / pack["archive"]["name"])
+    (target / pack_side.MANIFEST).write_text(json.dumps({"format": 1, "packs": carried}))
 
 
 def _copy_package(name: str, target: Path) -> list[str]:
@@ -168,6 +196,7 @@ class Check:
     def __init__(self, kit: Path, work: Path, cpu: bool, report: Report) -> None:
         self.kit, self.work, self.cpu, self.report = kit, work, cpu, report
         self.build: Build | None = None
+        self.built: Path | None = None  # the runtime folder of the first build that finished
         self.logs = work / "logs"
 
     def run(self) -> None:
@@ -196,6 +225,7 @@ class Check:
         report.save()
         if model is not None and self.build is not None:
             self._measure_llama(self.build, model)
+        pack_side.check(kit, work, self.built, model or f16, self.cpu, report)
         if len(kinds) > 1:
             self._vulkan(source, f16)
 
@@ -250,7 +280,8 @@ class Check:
             self.build = None
             return None
         version = _llama_version(self.kit / "python")
-        build.install_runtime(self.work / "runtimes", version)
+        installed = build.install_runtime(self.work / "runtimes", version)
+        self.built = self.built or installed
         self.report.step(f"build {build.kind}", "ok", seconds=build.seconds())
         if f16 is None:
             return None

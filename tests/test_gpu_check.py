@@ -4,6 +4,7 @@ it did and why it stopped, keeps that report on disk, and leaves nothing running
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -113,3 +114,89 @@ def assert_gone(pid_file: Path) -> None:
     while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
         assert time.monotonic() < deadline, "the build is still running"
         time.sleep(0.1)
+
+
+# -- the runtime pack: installed through the app's own code, then a reply on it ----------
+@pytest.fixture
+def pack_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The check's pack step in this process, with the kit's environment: its data folder
+    and its runtimes (as ``use_kit`` sets them)."""
+    monkeypatch.syspath_prepend(str(REPO / "packaging"))
+    monkeypatch.setenv("HEARTH_DATA_DIR", str(tmp_path / "work" / "data"))
+    monkeypatch.setenv("HEARTH_RUNTIMES_DIR", str(tmp_path / "work" / "runtimes"))
+    return importlib.import_module("gpu_check.pack_side")
+
+
+def report_of(tmp_path: Path) -> Any:
+    return importlib.import_module("gpu_check.report").Report(300.0, [tmp_path / "r.json"])
+
+
+def test_the_kits_runtime_pack_is_installed_by_the_app_and_answers(
+    pack_side: Any, tmp_path: Path, starter: Path
+) -> None:
+    from tests.runtime_pack_builds import make_pack, make_runtime
+
+    kit = tmp_path / "kit"
+    manifest = make_pack(make_runtime(tmp_path / "runtime"), kit / "packs")
+    (kit / "packs" / pack_side.MANIFEST).write_text(json.dumps(manifest))
+    report = report_of(tmp_path)
+    pack_side.check(kit, tmp_path / "work", None, starter, True, report)
+    done = steps(report.data)
+    assert (done["install pack"]["status"], done["install pack"]["origin"]) == ("ok", "the kit")
+    assert done["pack reply"]["status"] == "ok"
+    assert done["pack reply"]["runtime_used"] == "cpu-pack"
+
+
+def test_without_a_pack_in_the_kit_one_is_made_from_the_checks_build(
+    pack_side: Any, tmp_path: Path, starter: Path
+) -> None:
+    from tests.runtime_pack_builds import make_runtime
+
+    built = make_runtime(tmp_path / "runtimes" / "cpu-kit", "cpu-kit")
+    report = report_of(tmp_path)
+    pack_side.check(tmp_path / "kit", tmp_path / "work", built, starter, True, report)
+    done = steps(report.data)
+    assert done["install pack"]["origin"] == "this check's build"
+    assert done["pack reply"]["runtime_used"] == pack_side.BUILT_PACK
+
+
+def test_with_no_pack_and_no_build_the_report_says_so(pack_side: Any, tmp_path: Path) -> None:
+    report = report_of(tmp_path)
+    pack_side.check(tmp_path / "kit", tmp_path / "work", None, None, True, report)
+    skipped = steps(report.data)["runtime pack"]
+    assert skipped["status"] == "skipped" and "the kit has no runtime pack" in skipped["reason"]
+    assert not report.failed()
+
+
+def test_the_kit_carries_the_linux_packs_of_a_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.runtime_pack_builds import make_runtime
+
+    release = tmp_path / "release"
+    runtime = make_runtime(tmp_path / "runtime", "cuda-12", "cuda")
+    for system in ("linux", "windows"):
+        subprocess.run(
+            [
+                *(sys.executable, "packaging/llama/make-pack.py", "pack", str(runtime)),
+                *(str(release), "--name", "cuda-12", "--os", system, "--arch", "x86_64"),
+            ],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        )
+    manifests = sorted(str(p) for p in release.glob("hearth-runtime-cuda-12-*.json"))
+    subprocess.run(
+        [
+            *(sys.executable, "packaging/llama/make-pack.py", "merge"),
+            *(str(release / "hearth-runtime-packs.json"), *manifests),
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    monkeypatch.syspath_prepend(str(REPO / "packaging"))
+    importlib.import_module("gpu_kit")._copy_packs(release, tmp_path / "kit" / "packs")
+    carried = json.loads((tmp_path / "kit" / "packs" / "hearth-runtime-packs.json").read_text())
+    assert [pack["os"] for pack in carried["packs"]] == ["linux"]
+    assert sorted(p.suffix for p in (tmp_path / "kit" / "packs").iterdir()) == [".json", ".zip"]

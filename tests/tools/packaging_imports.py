@@ -23,6 +23,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "packaging/gpu_check": (
         "gpu_check",
         "app.engine",
+        "app.machine",  # the facts a runtime pack is chosen by
+        "app.packs",  # a runtime pack installed as the app installs one
         "wire",
         "numpy",
         "torch",
