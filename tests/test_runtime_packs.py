@@ -472,3 +472,16 @@ def test_ptx_needs_a_driver_of_the_packs_own_cuda(data_dir: Path) -> None:
         "the GPU (compute capability 13.0) needs this pack's PTX compiled by a driver that "
         "supports CUDA 12.8; the driver supports 12.2"
     )
+
+
+def test_a_pack_that_names_no_kernels_is_left_to_its_probe() -> None:
+    """A pack made from a build of one's own (the GPU check's) says nothing of its kernels."""
+    from app.packs.pack_fit import why_not
+    from app.packs.pack_manifest import Pack
+
+    facts = recorded_machine("rtx3060")
+    pack = Pack(name="gpu-check", kind="cuda", os="linux", arch="x86_64")
+    assert why_not(pack, facts) == ""
+    assert why_not(replace(pack, compute_capabilities=("7.5",)), facts) == (
+        "this pack has no kernels for the GPU (compute capability 8.6)"
+    )

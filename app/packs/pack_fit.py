@@ -62,8 +62,8 @@ def why_not(pack: Pack, facts: SystemFacts) -> str:
 
 def _kernels_for(pack: Pack, gpu: GpuFacts) -> str:
     capability = version_key(gpu.compute_capability)
-    if not capability:
-        return ""  # not known (an old NVML): the probe after install decides
+    if not capability or not (pack.compute_capabilities or pack.ptx):
+        return ""  # not known (an old NVML, a pack that does not say): the probe decides
     if any(
         kernel[:1] == capability[:1] and kernel <= capability
         for kernel in map(version_key, pack.compute_capabilities)
