@@ -178,3 +178,22 @@ def test_the_release_builds_every_pack_of_the_recipes_on_linux_and_windows() -> 
     publish = document["jobs"]["publish"]
     assert {"cuda-packs-linux", "cuda-packs-windows"} <= set(publish["needs"])
     assert any(step.get("with", {}).get("pattern") == "pack-*" for step in publish["steps"])
+
+
+def test_a_runtime_for_another_llama_cpp_is_never_made_a_pack(tmp_path: Path) -> None:
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    label = {"name": "cuda-12", "kind": "cuda", "llama_cpp_python": "0.0.1"}
+    (runtime / "runtime.json").write_text(json.dumps(label))
+    made = subprocess.run(
+        [
+            *(sys.executable, "packaging/llama/make-pack.py", "pack", str(runtime)),
+            *(str(tmp_path), "--name", "cuda-12"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert made.returncode != 0 and "Hearth pins" in made.stderr
+    assert not list(tmp_path.glob("*.zip"))

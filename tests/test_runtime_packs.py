@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import platform
 import shutil
+import stat
 import threading
 import time
+import zipfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -198,6 +200,83 @@ def test_a_truncated_archive_is_refused(
     with pytest.raises(PackError, match=r"damaged \(its archive cannot be read"):
         install(str(cut), data_dir)
     nothing_installed(data_dir)
+
+
+def test_an_archive_with_more_than_its_list_or_a_link_is_refused(
+    good: tuple[dict[str, object], Path], server: FileServer, data_dir: Path, tmp_path: Path
+) -> None:
+    manifest, folder = good
+    archive_name = the_pack(manifest)["archive"]["name"]  # type: ignore[index]
+    for extra, said in (
+        (zipfile.ZipInfo("stowaway.so"), r"its archive holds stowaway.so, which its list lacks"),
+        (zipfile.ZipInfo("runtime.json"), r"runtime.json is a link"),
+    ):
+        out = tmp_path / extra.filename
+        out.mkdir()
+        with (
+            zipfile.ZipFile(folder / archive_name) as source,
+            zipfile.ZipFile(out / archive_name, "w") as target,
+        ):
+            for info in source.infolist():
+                if info.filename != extra.filename:
+                    target.writestr(info, source.read(info))
+            if extra.filename == "runtime.json":  # the label, as a link to it
+                extra.external_attr = (stat.S_IFLNK | 0o777) << 16
+                target.writestr(extra, source.read("runtime.json"))
+            else:
+                target.writestr(extra, b"more")
+        listed = json.loads(json.dumps(manifest))
+        listed["packs"][0]["archive"].update(
+            size=(out / archive_name).stat().st_size,
+            sha256=sha256_of(out / archive_name).hexdigest(),
+        )
+        (out / MANIFEST_NAME).write_text(json.dumps(listed))
+        with pytest.raises(PackError, match=said):
+            install(str(out), data_dir)
+        nothing_installed(data_dir)
+
+
+def test_a_file_larger_than_its_list_says_is_not_written_past_it(
+    good: tuple[dict[str, object], Path], data_dir: Path, tmp_path: Path
+) -> None:
+    manifest, folder = good
+    listed = json.loads(json.dumps(manifest))
+    listed["packs"][0]["files"][0]["size"] = 10
+    (tmp_path / MANIFEST_NAME).write_text(json.dumps(listed))
+    archive_name = listed["packs"][0]["archive"]["name"]
+    shutil.copyfile(folder / archive_name, tmp_path / archive_name)
+    with pytest.raises(PackError, match=r"is not the file its list names"):
+        install(str(tmp_path), data_dir)
+    nothing_installed(data_dir)
+
+
+def test_a_pack_that_does_not_describe_itself_as_its_list_is_refused(
+    server: FileServer, data_dir: Path, tmp_path: Path
+) -> None:
+    manifest = make_pack(make_runtime(tmp_path / "rt", NAME, "vulkan"), tmp_path / "out")
+    the_pack(manifest)["kind"] = "cpu"
+    with pytest.raises(PackError, match=r"does not describe itself as its list does"):
+        install(serve(server, manifest, tmp_path / "out"), data_dir)
+    nothing_installed(data_dir)
+
+
+def test_a_disk_without_room_for_the_pack_is_said_before_download(
+    good: tuple[dict[str, object], Path], server: FileServer, data_dir: Path
+) -> None:
+    manifest = json.loads(json.dumps(good[0]))
+    manifest["packs"][0]["files"][0]["size"] = 10**18
+    with pytest.raises(PackError, match=r"not enough free disk space for the cpu-pack pack"):
+        install(serve(server, manifest, good[1]), data_dir)
+    assert archive_requests(server) == []
+
+
+def test_a_list_naming_a_path_out_of_the_pack_is_refused(
+    good: tuple[dict[str, object], Path], server: FileServer
+) -> None:
+    manifest = json.loads(json.dumps(good[0]))
+    manifest["packs"][0]["files"][0]["path"] = "../../outside.so"
+    with pytest.raises(PackError, match=r"'\.\./\.\./outside\.so' is not a path inside a pack"):
+        load_manifest([serve(server, manifest, good[1])])
 
 
 @pytest.mark.parametrize(

@@ -397,18 +397,28 @@ def _label(folder: Path) -> dict[str, Any]:
 def _make_current(data_dir: Path, name: str, staging: Path) -> Path:
     """``staging`` becomes ``runtimes/<name>``; the current one becomes the previous."""
     current = runtimes_dir(data_dir) / name
-    previous = _affairs(data_dir) / f"{name}.previous"
+    _move_in(name, staging, current, _affairs(data_dir) / f"{name}.previous")
+    return current
+
+
+def _move_in(name: str, incoming: Path, current: Path, keep: Path) -> None:
+    """``incoming`` becomes ``current``, and what was current becomes ``keep`` (in place of
+    what was there); on a failure the current one is put back (a folder in use on Windows
+    cannot be moved)."""
+    aside = keep.with_name(f"{name}.swap")
+    shutil.rmtree(aside, ignore_errors=True)
     try:
         if current.exists():
-            shutil.rmtree(previous, ignore_errors=True)
-            os.replace(current, previous)
-        os.replace(staging, current)
+            os.replace(current, aside)
+        os.replace(incoming, current)
+        if aside.exists():
+            shutil.rmtree(keep, ignore_errors=True)
+            os.replace(aside, keep)
     except OSError as exc:
-        if previous.exists() and not current.exists():
+        if aside.exists() and not current.exists():
             with contextlib.suppress(OSError):
-                os.replace(previous, current)
+                os.replace(aside, current)
         raise _in_use(name, exc) from exc
-    return current
 
 
 def _in_use(name: str, exc: OSError) -> PackError:
@@ -433,19 +443,7 @@ def rollback_pack(name: str, data_dir: Path) -> Path:
         if not record.get("previous") or not _is_runtime(previous):
             raise PackError(Phrase("There is no earlier {0} pack to go back to.", name))
         current = runtimes_dir(data_dir) / name
-        aside = _affairs(data_dir) / f"{name}.swap"
-        shutil.rmtree(aside, ignore_errors=True)
-        try:
-            if current.exists():
-                os.replace(current, aside)
-            os.replace(previous, current)
-            if aside.exists():
-                os.replace(aside, previous)
-        except OSError as exc:
-            if aside.exists() and not current.exists():
-                with contextlib.suppress(OSError):
-                    os.replace(aside, current)
-            raise _in_use(name, exc) from exc
+        _move_in(name, previous, current, previous)
         state[name] = {"current": record["previous"], "previous": record.get("current")}
         _save(data_dir, state)
     return current
