@@ -112,6 +112,11 @@ class Core:
         """The models the installed engines can run (checkpoints need the PyTorch engine)."""
         return [m for m in models if self.can_run(m.format)]
 
+    @property
+    def engine_site(self) -> Path | None:
+        """The PyTorch engine added after install, when one is installed and checked."""
+        return installed_site(self.paths.data_dir)
+
     def can_run(self, model_format: str) -> bool:
         """Whether an engine here runs this format: the app's own, or the PyTorch engine
         added after install (``hearth engines install pytorch``)."""

@@ -94,7 +94,7 @@ class SystemScreen(QWidget):
         core = self.core
 
         def work() -> tuple[SystemFacts, list[Check]]:
-            facts = probe_system(core.models_dir)
+            facts = probe_system(core.models_dir, engine_site=core.engine_site)
             return facts, run_checks(facts, self.smallest_peak(facts))
 
         run_in_background(self, work, self._show, self._failed)

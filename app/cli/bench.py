@@ -52,6 +52,16 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     bench.add_argument("--tools-only", action="store_true", help="measure tools only")
     bench.add_argument(
+        "--engines",
+        action="store_true",
+        help="also measure the PyTorch engine added after install: its install from a "
+        "local folder, and its tokens/s in the frozen app against this environment "
+        "($HEARTH_BENCH_FROZEN names the frozen app; make bench sets it after make dist)",
+    )
+    bench.add_argument(
+        "--engines-only", action="store_true", help="measure the PyTorch engine only"
+    )
+    bench.add_argument(
         "--vision",
         action="store_true",
         help="also measure reading pictures (the tests' vision model) against llama.cpp's "

@@ -93,8 +93,8 @@ def _install_pytorch(core: Core, args: argparse.Namespace, out: TextIO) -> int:
     places = Places(
         find_links=list(args.find_links),
         index_url=args.index_url or "",
-        pypi_mirror=str(core.settings.get("engines.pypi_mirror")),
-        pytorch_mirror=str(core.settings.get("engines.pytorch_mirror")),
+        pypi_mirror=str(core.settings.get("engine.pypi_mirror")),
+        pytorch_mirror=str(core.settings.get("engine.pytorch_mirror")),
     )
     cancel = threading.Event()
     shown = Progress(sys.stderr)
@@ -172,7 +172,7 @@ def _list(core: Core, args: argparse.Namespace, out: TextIO) -> int:
     from app.machine.hardware import probe_system
     from app.packs import pytorch_engine
 
-    facts = probe_system(core.models_dir)
+    facts = probe_system(core.models_dir, engine_site=core.engine_site)
     rows: list[dict[str, Any]] = [_runtime_row(r) for r in facts.engines.runtimes]
     rows += _pack_rows(core, facts)
     rows.append(pytorch_engine.status(core.paths.data_dir, list(facts.gpus)).as_json())

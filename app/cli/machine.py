@@ -44,7 +44,7 @@ def cmd_sysinfo(core: Core, args: argparse.Namespace, out: TextIO | None = None)
     from app.machine.hardware import probe_system
     from app.machine.system_check import format_facts
 
-    facts = probe_system(core.models_dir)
+    facts = probe_system(core.models_dir, engine_site=core.engine_site)
     if args.json:
         out.write(json.dumps(facts.to_json(), indent=2) + "\n")
     else:
@@ -66,7 +66,7 @@ def cmd_fit(core: Core, args: argparse.Namespace, out: TextIO | None = None) -> 
 
         raise HearthError(message_of(exc)) from exc
     ctx = args.ctx or int(core.settings.get("engine.context_length"))
-    facts = probe_system(core.models_dir)
+    facts = probe_system(core.models_dir, engine_site=core.engine_site)
     core.facts = facts
     slots = args.parallel or core.model_spec(entry, ctx).parallel
     result = estimate_entry(entry, facts, ctx, slots)

@@ -30,6 +30,7 @@ import psutil
 
 from wire import cpu_features, platforms
 from wire.child_process import CAPABILITIES, command
+from wire.engine_overlay import OVERLAY_ENV
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -267,15 +268,22 @@ def probe_linux() -> LinuxFacts | None:
     )
 
 
-def probe_engines(timeout: float = 300.0) -> EngineFacts:
+def probe_engines(timeout: float = 300.0, engine_site: Path | None = None) -> EngineFacts:
     """Ask the engines what they can do, in a subprocess (never in the UI process).
 
     The limit is generous: importing torch and probing each llama.cpp runtime took 54 s
     of wall time (3 s of CPU) on a busy 2-core machine, and a slow answer only delays the
     System check, which waits in the background, while no answer loses the facts."""
     try:
+        # The PyTorch engine added after install, where there is one (wire.engine_overlay).
+        env = {**os.environ, OVERLAY_ENV: str(engine_site)} if engine_site else None
         result = subprocess.run(
-            command(CAPABILITIES), capture_output=True, text=True, timeout=timeout, check=False
+            command(CAPABILITIES),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=env,
         )
         data = json.loads(result.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
@@ -284,7 +292,9 @@ def probe_engines(timeout: float = 300.0) -> EngineFacts:
     return EngineFacts(**data)
 
 
-def probe_system(models_dir: Path, engines: bool = True) -> SystemFacts:
+def probe_system(
+    models_dir: Path, engines: bool = True, engine_site: Path | None = None
+) -> SystemFacts:
     notes: list[str] = []
     apple = sys.platform == "darwin" and platform.machine() == "arm64"
     facts = SystemFacts(
@@ -299,7 +309,7 @@ def probe_system(models_dir: Path, engines: bool = True) -> SystemFacts:
         notes=notes,
     )
     if engines:
-        facts.engines = probe_engines()
+        facts.engines = probe_engines(engine_site=engine_site)
         if not facts.gpus:
             facts.gpus = runtime_gpus(facts.engines)
     return facts

@@ -167,15 +167,13 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
             checks.append(
                 Check(
                     INFO,
-                    Phrase("The transformers engine is not installed"),
+                    Phrase("The PyTorch engine is not installed"),
                     Phrase(
-                        "This is the default edition: GGUF models only. The CUDA edition adds "
-                        "PyTorch and transformers for Hugging Face checkpoints."
+                        "GGUF models run without it; Hugging Face checkpoints need it. Hearth "
+                        "adds it from inside the app, with the build this GPU's driver runs."
                     ),
                     Phrase(
-                        "Or install PyTorch yourself: {0}",
-                        torch_install_command(driver_cuda)
-                        + " && pip install transformers accelerate",
+                        "Add it in Settings › Engines, or with: hearth engines install pytorch"
                     ),
                 )
             )

@@ -297,6 +297,10 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         return print_figures(docs_figures(core, args, _say_unless(args.json)), args)
     if getattr(args, "tools_only", False):
         return print_figures(tools_figures(), args)
+    if getattr(args, "engines_only", False):
+        from hearth.bench.engines import pytorch_engine_figures
+
+        return print_figures(pytorch_engine_figures(_say_unless(args.json)), args)
     if getattr(args, "vision_only", False):
         return print_figures(picture_figures(args), args)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -468,6 +472,10 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         figures += docs_figures(core, args, say)
     if getattr(args, "tools", False):
         figures += tools_figures()
+    if getattr(args, "engines", False):
+        from hearth.bench.engines import pytorch_engine_figures
+
+        figures += pytorch_engine_figures(say)
     if getattr(args, "vision", False):
         figures += picture_figures(args)
     return print_figures(figures, args)
