@@ -105,7 +105,7 @@ def test_settings_are_on_pages_and_the_search_finds_them_by_name_or_description(
     assert shown_sections() == ["Advanced"] and dialog.current_page() == "advanced"
     assert dialog.editors["sampling.seed"].isVisible()
     assert not dialog.editors["sampling.top_p"].isVisible()
-    dialog.search.setText("mirror")  # in the Hugging Face address's description
+    dialog.search.setText("hf-mirror")  # in the Hugging Face address's description alone
     assert shown_sections() == ["Models and downloads"]
     assert dialog.editors["hub.huggingface_endpoint"].isVisible()
     dialog.search.setText("no such setting anywhere")
