@@ -482,6 +482,19 @@ def test_the_list_is_looked_for_on_the_mirror_then_the_release_page(tmp_path: Pa
         load_manifest([])
 
 
+def test_the_settings_say_where_the_list_is(
+    good: tuple[dict[str, object], Path], server: FileServer, tmp_path: Path
+) -> None:
+    from app.settings import Settings
+
+    settings = Settings(tmp_path / "settings.json")
+    settings.set("engine.packs_mirror", serve(server, *good, under="mirror/"))
+    settings.set("engine.packs_manifest", str(tmp_path / "nowhere.json"))
+    manifest = runtime_packs.settings_manifest(settings, RESOURCES)
+    assert [p.name for p in manifest.packs] == [NAME]
+    assert manifest.folders == (server.url("mirror/"), str(tmp_path))
+
+
 def test_a_damaged_list_is_refused_in_words(server: FileServer, tmp_path: Path) -> None:
     server.files[MANIFEST_NAME] = b'{"format": 1, "packs": [{"name": "../x"}]}'
     with pytest.raises(PackError, match=r"could not be read: the list at .* cannot be used"):

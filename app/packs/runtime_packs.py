@@ -49,9 +49,12 @@ from app.packs.pack_manifest import (
     PackError,
     archive_sources,
     describe,
+    load_manifest,
+    manifest_sources,
     platform_of,
     recipes,
 )
+from app.settings import Settings
 from wire import runtime_check
 from wire.phrases import Phrase
 
@@ -230,6 +233,22 @@ def _size(folder: Path) -> int:
     if not folder.is_dir():
         return 0
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def settings_manifest(settings: Settings, resources: Path | None = None) -> Manifest:
+    """The manifest from where the settings say (the mirror, then the list's address or
+    this version's release page): one request, to make when the person asks."""
+    if resources is None:
+        from app.paths import resources_dir
+
+        resources = resources_dir()
+    return load_manifest(
+        manifest_sources(
+            str(settings.get("engine.packs_manifest")),
+            str(settings.get("engine.packs_mirror")),
+            resources,
+        )
+    )
 
 
 # -- installing ------------------------------------------------------------------------
