@@ -77,7 +77,7 @@ def _write_checked(
     except (OSError, zipfile.BadZipFile, EOFError) as exc:
         with contextlib.suppress(OSError):
             target.unlink()
-        if isinstance(exc, OSError) and not isinstance(exc, zipfile.BadZipFile):
+        if isinstance(exc, OSError):  # the disk (full, read-only), not the archive
             raise PackError(
                 Phrase("{0} could not be written ({1}); nothing was installed.", target, exc)
             ) from exc
