@@ -139,6 +139,29 @@ DECLARATIONS: tuple[Setting, ...] = (
         folder=True,
     ),
     Setting(
+        "engine.pypi_mirror",
+        str,
+        "",
+        "PyPI mirror for the PyTorch engine",
+        "A package index that mirrors PyPI (its simple index, e.g. "
+        "https://pypi.tuna.tsinghua.edu.cn/simple), tried first when the PyTorch engine is "
+        "installed. Every file is checked against the SHA-256 Hearth's lock file names, so a "
+        "mirror cannot change the engine.",
+        empty="none: PyPI itself",
+        advanced=True,
+    ),
+    Setting(
+        "engine.pytorch_mirror",
+        str,
+        "",
+        "PyTorch index mirror",
+        "A copy of the PyTorch index's folders (cpu/, cu130/…, e.g. "
+        "https://mirrors.aliyun.com/pytorch-wheels/), tried first for the wheels that come "
+        "from download.pytorch.org. Checked against the lock file's SHA-256 like any other.",
+        empty="none: download.pytorch.org itself",
+        advanced=True,
+    ),
+    Setting(
         "sampling.temperature",
         float,
         0.7,

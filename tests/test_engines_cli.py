@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 from app.cli.engines import Progress
+from app.packs.pack_manifest import MANIFEST_NAME
 from app.packs.pytorch_engine import InstallProgress, torch_here
 from tests.conftest import run_hearth
+from tests.runtime_pack_builds import NAME, make_pack, make_runtime
 from wire.platforms import wheel_platform
 
 
@@ -57,3 +60,28 @@ def test_an_installs_progress_says_bytes_speed_and_time_left() -> None:
     assert lines[0] == "Downloading 40 of 252 MB, 8.5 MB/s, 25 s left"
     assert lines[1] == "Downloading 200 of 252 MB, 8.5 MB/s, 1 min 35 s left"
     assert lines[2:] == ["Unpacking 21 of 42", "Checking that it runs on this computer"]
+
+
+def test_a_runtime_pack_from_a_folder_is_installed_listed_rolled_back_and_removed(
+    tmp_path: Path,
+) -> None:
+    """``hearth engines install NAME --find-links FOLDER``: a pack and its list from a
+    folder (a mirror copied by hand), checked and probed, then listed as installed; a
+    second install keeps the first for rollback; remove frees the disk."""
+    out = tmp_path / "out"
+    manifest = make_pack(make_runtime(tmp_path / "runtime"), out)
+    (out / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+    for _ in range(2):
+        installed = run_hearth("engines", "install", NAME, "--find-links", str(out))
+        assert installed.returncode == 0, installed.stderr
+        assert f"Installed the {NAME} runtime" in installed.stdout
+    listed = run_hearth("engines", "list", "--json")
+    rows = {row["name"]: row for row in json.loads(listed.stdout)["engines"]}
+    assert rows[NAME]["installed"] and rows[NAME]["usable"], rows[NAME]
+    back = run_hearth("engines", "rollback", NAME)
+    assert back.returncode == 0 and "the one installed before again" in back.stdout
+    removed = run_hearth("engines", "remove", NAME)
+    assert removed.returncode == 0 and "GB freed" in removed.stdout
+    listed = run_hearth("engines", "list", "--json")
+    rows = {row["name"]: row for row in json.loads(listed.stdout)["engines"]}
+    assert not rows.get(NAME, {}).get("installed")

@@ -8,10 +8,10 @@ and the capabilities probe of the frozen app then run them on the app's own inte
 (docs/RUNTIMES.md, "The PyTorch engine after install", says why not a separate Python).
 
 A worker is told the folder by its model's spec (``ModelSpec.engine_path``), a probe by
-``OVERLAY_ENV``, and each calls ``use_overlay`` before it imports an engine: the folder goes first on ``sys.path``
-and a finder for it goes first among the import system's finders, so its packages win
-over the frozen app's own copies of the same (a newer huggingface_hub, numpy) in that
-process only.  The window's process never imports them.
+``OVERLAY_ENV``, and each calls ``use_overlay`` before it imports an engine: the folder
+goes first on ``sys.path`` and a finder for it goes first among the import system's
+finders, so its packages win over the frozen app's own copies of the same (a newer
+huggingface_hub, numpy) in that process only.  The window's process never imports them.
 """
 
 from __future__ import annotations

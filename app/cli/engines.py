@@ -38,7 +38,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = actions.add_parser("list", parents=[common], help="every engine and runtime")
     listing.add_argument("--json", action="store_true", help="one JSON document")
     install = actions.add_parser(
-        "install", parents=[common], help="add an engine (pytorch) or a runtime (cuda-12…)"
+        "install",
+        parents=[common],
+        help="add an engine (pytorch) or a llama.cpp runtime (cuda-12, cuda-13)",
     )
     install.add_argument("name", metavar="NAME")
     install.add_argument(
@@ -51,7 +53,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="DIR_OR_URL",
-        help="look for the wheels in this folder (or page) first; repeatable",
+        help="look for the wheels (or a runtime pack and its list) in this folder or page "
+        "first; repeatable",
     )
     install.add_argument(
         "--index-url", metavar="URL", help="a package index (PEP 503) to take the wheels from"
@@ -228,10 +231,57 @@ def _pack_rows(core: Core, facts: Any) -> list[dict[str, Any]]:
 
 
 def _runtime_pack(core: Core, args: argparse.Namespace, out: TextIO) -> int:
-    raise HearthError(
-        Phrase(
-            "There is no engine or runtime named {0} to {1} (see hearth engines list).",
-            args.name,
-            args.engines_command,
+    """``install``, ``remove`` or ``rollback`` of a llama.cpp runtime pack (cuda-12…)."""
+    from app.packs import runtime_packs
+    from app.packs.pack_manifest import PackCancelled, PackError, load_manifest
+
+    action, name, data_dir = args.engines_command, args.name, core.paths.data_dir
+    try:
+        if action == "remove":
+            freed = runtime_packs.remove_pack(name, data_dir)
+            print(f"Removed the {name} runtime ({freed / 1e9:.2f} GB freed).", file=out)
+            return EXIT_OK
+        if action == "rollback":
+            runtime_packs.rollback_pack(name, data_dir)
+            print(f"The {name} runtime is the one installed before again.", file=out)
+            return EXIT_OK
+        manifest = (
+            load_manifest(list(args.find_links))
+            if args.find_links
+            else runtime_packs.settings_manifest(core.settings)
         )
+        core.learn_machine()
+        shown = Progress(sys.stderr)
+        cancel = threading.Event()
+        try:
+            folder = runtime_packs.install_pack(
+                name,
+                data_dir,
+                core.machine_facts(),
+                manifest,
+                on_progress=lambda t: shown.show(_as_progress(t)),
+                on_stage=lambda said: print(f"{said}", file=sys.stderr),
+                cancel=cancel,
+            )
+        except KeyboardInterrupt:
+            cancel.set()
+            raise PackCancelled(
+                Phrase("The install was cancelled; run it again to go on.")
+            ) from None
+        finally:
+            shown.end()
+    except PackCancelled as exc:
+        print(f"hearth: {exc.args[0]}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except PackError as exc:
+        raise HearthError(exc.args[0]) from exc
+    print(f"Installed the {name} runtime in {folder}, checked on this computer.", file=out)
+    return EXIT_OK
+
+
+def _as_progress(transfer: Any) -> Any:
+    from app.packs.pytorch_engine import InstallProgress
+
+    return InstallProgress(
+        "download", transfer.done, transfer.total, transfer.bytes_per_s, transfer.seconds_left
     )

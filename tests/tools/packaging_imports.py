@@ -17,6 +17,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "packaging/translations.py": ("app.settings", "app.chat.presets", "app.engines"),
     # Draws the icons with the renderer the window uses; Pillow packs .ico and .icns.
     "packaging/icons.py": ("PySide6", "PIL"),
+    # Writes the PyTorch engine's lock file: picks each wheel by the target's tags.
+    "packaging/engines/lock_pytorch.py": ("packaging.tags", "packaging.utils"),
     # The GPU check runs Hearth as a user runs it (its engine host, its library) and
     # makes its test models with the machine's own torch, transformers and gguf.
     "packaging/gpu_kit.py": ("gpu_check", "app.models", "transformers", "gguf"),
