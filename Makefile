@@ -232,7 +232,7 @@ dist: $(PORTABLE)/.built $(QM) $(ICONS) $(DIST_RUNTIMES) | check-python
 	PYTHON=$(PYTHON) bash packaging/freeze.sh $(PORTABLE) $(RUNTIMES_CACHE)
 	bash packaging/linux/build-deb.sh
 
-dist-test: dist
+dist-test: dist $(STAMP)
 	bash packaging/linux/test-dist.sh
 
 clean:

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Unpack the .deb into a temporary root and run the frozen Hearth from there: the
 # self-test (window, worker, starter model, streamed and saved reply), the check that the
-# default edition carries no torch, the installed size and the cold start to a painted window.
+# default edition carries no torch, the PyTorch engine added from inside the app (installed,
+# a checkpoint answering on it, removed), the installed size and the cold start to a
+# painted window.  Needs the development environment (make test makes it) for the tiny
+# checkpoint.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DEB="$(find dist -maxdepth 1 -name 'hearth_*_amd64.deb' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
@@ -47,6 +50,27 @@ if [ -n "$AVX512_DIR" ]; then
   fi
 fi
 "$APP" sysinfo --json | python3 -c 'import json,sys; [print("runtime", r["name"], "usable" if r["usable"] else "not usable", "-", r["reason"]) for r in json.load(sys.stdin)["runtimes"]]'
+echo "== the PyTorch engine, added from inside the installed app"
+# The machine's own pip configuration may name a folder of wheels (the CPU torch wheel on
+# the machines that build Hearth); elsewhere the engine comes from PyPI and the PyTorch index.
+FIND_LINKS=()
+for folder in $(python3 -m pip config get global.find-links 2>/dev/null || true); do
+  FIND_LINKS+=(--find-links "$folder")
+done
+"$APP" engines install pytorch --variant cpu "${FIND_LINKS[@]}"
+"$APP" engines list | grep '^pytorch'
+CHECKPOINT="$ROOT/tiny-checkpoint"
+.venv/bin/python -m tests.tools.tiny_checkpoint "$CHECKPOINT"
+"$APP" chat --engine transformers --model "$CHECKPOINT" --max-tokens 8 "Hi" >"$ROOT/reply.txt"
+[ -s "$ROOT/reply.txt" ] || { echo "FAILED: the checkpoint gave no reply"; exit 1; }
+echo "a checkpoint answered on the PyTorch engine: $(head -c 80 "$ROOT/reply.txt")"
+"$APP" engines remove pytorch
+if "$APP" chat --engine transformers --model "$CHECKPOINT" "Hi" 2>"$ROOT/refused.txt"; then
+  echo "FAILED: a checkpoint ran with the PyTorch engine removed"; exit 1
+fi
+grep -q "PyTorch engine, which is not installed" "$ROOT/refused.txt" \
+  || { echo "FAILED: the refusal does not say why:"; cat "$ROOT/refused.txt"; exit 1; }
+cat "$ROOT/refused.txt"
 echo "== --version"
 "$APP" --version
 echo "== sizes"
