@@ -16,7 +16,9 @@ in bfloat16; then measures Hearth's llama.cpp engine with every layer on the GPU
 against the memory ``nvidia-smi`` saw; then installs a llama.cpp runtime pack through the
 app's own code and replies on it (``gpu_check/pack_side.py``: a pack the kit carries, which
 ``make`` copies from ``.cache/packs`` or ``$HEARTH_KIT_PACKS`` when a release's packs are
-there, else one made from this check's build; skipped with its reason when neither); the
+there, else one made from this check's build; skipped with its reason when neither), and
+the PyTorch engine's CUDA build as the app installs it, from a local folder of its wheels,
+with a reply on it (``gpu_check/engine_side.py``; skipped when no folder holds them); the
 Vulkan runtime last, where glslc is installed and time is left.  It uses what is installed
 and says what it skipped; the report is kept in ``WORK/report.json`` (and
 ``$OUT/gpu-check.json``) after every step and printed however the run ends.  ``--cpu``
@@ -40,7 +42,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from gpu_check import llama_side, models, pack_side, system_view, torch_side
+from gpu_check import engine_side, llama_side, models, pack_side, system_view, torch_side
 from gpu_check.builds import Build, BuildFailed, build_jobs, cannot_build, cores, find_nvcc
 from gpu_check.gpu_memory import gpu_facts
 from gpu_check.hearth_env import REPO, use_kit
@@ -197,6 +199,7 @@ class Check:
         self.kit, self.work, self.cpu, self.report = kit, work, cpu, report
         self.build: Build | None = None
         self.built: Path | None = None  # the runtime folder of the first build that finished
+        self.checkpoint: Path | None = None  # the transformers model's folder, once made
         self.logs = work / "logs"
 
     def run(self) -> None:
@@ -226,6 +229,10 @@ class Check:
         if model is not None and self.build is not None:
             self._measure_llama(self.build, model)
         pack_side.check(kit, work, self.built, model or f16, self.cpu, report)
+        if self.cpu:
+            report.step("pytorch engine", "skipped", reason="--cpu (the check is for CUDA)")
+        else:
+            engine_side.check(kit, work, self.checkpoint, report)
         if len(kinds) > 1:
             self._vulkan(source, f16)
 
@@ -301,6 +308,7 @@ class Check:
             self.report.step("transformers", "skipped", reason=f"torch: {facts.get('torch')}")
             return
         folder = self._part("model bf16", lambda: models.hf_bf16(self.kit, self.work, shape))
+        self.checkpoint = folder
         if folder is None:
             return
         build = self.build

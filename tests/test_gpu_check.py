@@ -200,3 +200,56 @@ def test_the_kit_carries_the_linux_packs_of_a_release(
     carried = json.loads((tmp_path / "kit" / "packs" / "hearth-runtime-packs.json").read_text())
     assert [pack["os"] for pack in carried["packs"]] == ["linux"]
     assert sorted(p.suffix for p in (tmp_path / "kit" / "packs").iterdir()) == [".json", ".zip"]
+
+
+# -- the PyTorch engine: the CUDA build installed through the app's own code -------------
+@pytest.fixture
+def engine_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(REPO / "packaging"))
+    monkeypatch.setenv("HEARTH_KIT_WHEELS", str(tmp_path / "no-wheels"))
+    return importlib.import_module("gpu_check.engine_side")
+
+
+def test_without_the_cuda_engines_wheels_here_the_engine_step_says_where_to_put_them(
+    engine_side: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess as run
+
+    no_pip_folders = run.CompletedProcess([], 0, "", "")
+    monkeypatch.setattr(engine_side.subprocess, "run", lambda *a, **k: no_pip_folders)
+    report = report_of(tmp_path)
+    engine_side.check(tmp_path / "kit", tmp_path / "work", None, report)
+    skipped = steps(report.data)["pytorch engine"]
+    assert skipped["status"] == "skipped" and "HEARTH_KIT_WHEELS" in skipped["reason"]
+    assert "GB" in skipped["reason"] and not report.failed()
+
+
+def test_a_cuda_engine_that_sees_no_gpu_fails_the_step_with_the_apps_sentence(
+    engine_side: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_error_logs: None
+) -> None:
+    """The lock's CUDA set, here small wheels whose torch sees no CUDA device, from the
+    kit's folder: the app's check refuses it and the step says why."""
+    from app.packs import pytorch_lock
+    from tests.file_server import FileServer
+    from tests.test_pytorch_engine import engine_wheels, lock_for
+    from wire.platforms import wheel_platform
+
+    server = FileServer()
+    try:
+        wheels = engine_wheels(tmp_path / "kit" / "wheels")
+        lock = lock_for(wheels, server)
+        lock["platforms"][wheel_platform()]["cuda"] = lock["platforms"][wheel_platform()]["cpu"]
+        (tmp_path / "lock.json").write_text(json.dumps(lock))
+        monkeypatch.setattr(pytorch_lock, "lock_file", lambda: tmp_path / "lock.json")
+        from app.machine.hardware import GpuFacts
+
+        gpu = GpuFacts(name="H200", driver_version="580.65", cuda_driver_version="13.0")
+        monkeypatch.setattr(engine_side, "_gpus", lambda: [gpu])  # its driver, as NVML says
+        report = report_of(tmp_path)
+        engine_side.check(tmp_path / "kit", tmp_path / "work", None, report)
+    finally:
+        server.close()
+    failed = steps(report.data)["pytorch engine"]
+    assert failed["status"] == "failed", failed
+    assert "cannot use the GPU here: torch sees no CUDA device" in failed["reason"]
+    assert server.requests == [], "every wheel came from the kit's folder"
