@@ -162,7 +162,9 @@ bench: $(STAMP) $(LLAMA_BENCH) $(LLAMA_SERVER) $(LLAMA_MTMD_CLI) $(PORTABLE_RUNT
 	QT_QPA_PLATFORM=offscreen HEARTH_LLAMA_BENCH=$(LLAMA_BENCH) $(BENCH_AVX512) \
 		HEARTH_LLAMA_SERVER=$(LLAMA_SERVER) HEARTH_LLAMA_MTMD_CLI=$(LLAMA_MTMD_CLI) \
 		HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) \
-		HEARTH_BENCH_PORTABLE=$(PORTABLE_RUNTIME) $(BIN)/hearth bench --vision
+		HEARTH_BENCH_PORTABLE=$(PORTABLE_RUNTIME) \
+		HEARTH_BENCH_FROZEN=$(if $(wildcard dist/hearth/hearth),$(CURDIR)/dist/hearth/hearth,) \
+		$(BIN)/hearth bench --vision --engines
 
 # What packaging/gpu-check.sh needs on a GPU machine that has no network (see its header).
 gpu-kit: $(STAMP)

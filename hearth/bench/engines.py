@@ -25,6 +25,7 @@ from app.engine.host import EngineHost
 from app.engine.seat import Seat
 from app.packs.fetch import fetch
 from app.packs.pytorch_lock import engine_set, read_lock
+from app.packs.wheel_sources import Places
 from hearth.bench.figures import Figure
 from wire.engine_overlay import installed_site
 from wire.model_spec import TRANSFORMERS, ModelSpec
@@ -42,7 +43,9 @@ def pytorch_engine_figures(say: Callable[[str], None], rounds: int = ROUNDS) -> 
     if not frozen or not Path(frozen).is_file():
         say(f"bench: no frozen app ({FROZEN_ENV}); the PyTorch engine is not measured")
         return []
-    wheels = Path(os.environ.get(WHEELS_ENV) or REPO / ".cache" / "engine-wheels")
+    wheels = Path(
+        os.environ.get(WHEELS_ENV) or Path.home() / ".cache" / "hearth-build" / "engine-wheels"
+    )
     with tempfile.TemporaryDirectory(prefix="hearth-bench-engines-") as scratch:
         folder = Path(scratch)
         say("bench: the PyTorch engine's wheels, once, into the build cache")
@@ -77,11 +80,19 @@ def pytorch_engine_figures(say: Callable[[str], None], rounds: int = ROUNDS) -> 
 
 
 def _wheels(folder: Path) -> None:
-    """Every wheel of this platform's CPU engine in ``folder`` (kept between runs)."""
+    """Every wheel of this platform's CPU engine in ``folder`` (kept between runs), from
+    the folders pip is configured to look in first, else their addresses."""
     folder.mkdir(parents=True, exist_ok=True)
+    listed = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "get", "global.find-links"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    places = Places(find_links=listed)
     for wheel in engine_set(read_lock(), "cpu").wheels:
         if not (folder / wheel.file).is_file():
-            fetch([wheel.url], folder / wheel.file, sha256=wheel.sha256, size=wheel.size)
+            fetch(places.sources(wheel), folder / wheel.file, sha256=wheel.sha256, size=wheel.size)
 
 
 def _speeds(
