@@ -10,22 +10,36 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
-def main() -> int:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def starter_tokenizer() -> Any:
+    """The starter model's tokenizer (and chat template), read from its GGUF."""
+    from transformers import AutoTokenizer
 
+    starter = _starter()
+    return AutoTokenizer.from_pretrained(str(starter.parent), gguf_file=starter.name)
+
+
+def _starter() -> Path:
     from app.models.library import starter_model_path
 
     starter = starter_model_path()
     assert starter is not None, "the starter model package is not installed"
+    return starter
+
+
+def main() -> int:
+    from transformers import AutoModelForCausalLM
+
+    starter = _starter()
     output = Path(sys.argv[1])
     partial = output.with_name(output.name + ".partial")
-    tokenizer = AutoTokenizer.from_pretrained(str(starter.parent), gguf_file=starter.name)
+    tokenizer = starter_tokenizer()
     model = AutoModelForCausalLM.from_pretrained(str(starter.parent), gguf_file=starter.name)
     model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):

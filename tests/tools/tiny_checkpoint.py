@@ -6,26 +6,19 @@ on the engine, not what it says.  Usage: python -m tests.tools.tiny_checkpoint O
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+from tests.tools.convert_starter import starter_tokenizer  # sets the hub offline too
 
 
 def main() -> int:
     import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM
 
-    from app.models.library import starter_model_path
-
-    starter = starter_model_path()
-    assert starter is not None, "the starter model package is not installed"
     output = Path(sys.argv[1])
     partial = output.with_name(output.name + ".partial")
-    tokenizer = AutoTokenizer.from_pretrained(str(starter.parent), gguf_file=starter.name)
+    tokenizer = starter_tokenizer()
     torch.manual_seed(0)
     config = LlamaConfig(
         vocab_size=len(tokenizer),
