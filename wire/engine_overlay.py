@@ -64,8 +64,13 @@ def engine_folder(data_dir: Path, name: str = PYTORCH) -> Path:
 
 def record_of(data_dir: Path, name: str = PYTORCH) -> dict[str, Any]:
     """The engine's record (``{}`` when it is not installed or the record is unreadable)."""
+    return record_in(engine_folder(data_dir, name))
+
+
+def record_in(folder: Path) -> dict[str, Any]:
+    """The record an engine's folder holds (``{}`` when there is none, or it is damaged)."""
     try:
-        with (engine_folder(data_dir, name) / RECORD).open(encoding="utf-8") as file:
+        with (folder / RECORD).open(encoding="utf-8") as file:
             record = json.load(file)
     except (OSError, ValueError):
         return {}

@@ -51,6 +51,7 @@ from wire.engine_overlay import (
     SITE,
     engine_folder,
     installed_site,
+    record_in,
     record_of,
 )
 from wire.phrases import Phrase, message_of
@@ -345,7 +346,7 @@ def _probe(site: Path, device: str, wanted: EngineSet, gpus: list[Any]) -> dict[
 def _commit(folder: Path, name: str, wanted: EngineSet, probe: dict[str, Any]) -> dict[str, Any]:
     """The new folder becomes the current one; the one it replaces is kept for rollback,
     older ones go."""
-    old = record_of(folder.parent.parent)
+    old = record_in(folder)
     record = {
         "current": name,
         "previous": old.get("current") or "",
