@@ -41,7 +41,14 @@ _SECTION_PAGE = {
 # theirs on their own page, below its everyday ones.
 _TO_ADVANCED = {"chat", "sampling", "engine"}
 # Settings that belong elsewhere than their section says.
-_OVERRIDES = {"hub.refresh_catalog": "privacy"}  # a daily network request: privacy
+_OVERRIDES = {
+    "hub.refresh_catalog": "privacy",  # a daily network request: privacy
+    # Where engines are installed from: beside the list of engines they install.
+    "engine.packs_manifest": "engines",
+    "engine.packs_mirror": "engines",
+    "engine.pypi_mirror": "engines",
+    "engine.pytorch_mirror": "engines",
+}
 
 
 def page_of(setting: Setting) -> str:

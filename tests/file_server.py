@@ -1,7 +1,7 @@
 """A file server on 127.0.0.1 for the tests of downloads (``app.packs.fetch``) and runtime
 packs: files by path with HTTP Range, and faults on demand per path (a status code, a cut
 after some bytes, a stall after some bytes until the test lets it go, silence, a redirect,
-Range ignored).  Every request is kept with its Range header."""
+Range ignored, a steady rate as on a slow line).  Every request is kept with its Range header."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ class Fault:
     silent: bool = False  # accept the request and never answer it
     redirect: str = ""  # answer 302 to this address
     ignore_range: bool = False
+    bytes_per_s: int = 0  # send no faster than this (0: as fast as it goes)
     go: threading.Event = field(default_factory=threading.Event)
 
 
@@ -103,7 +104,22 @@ class FileServer:
             while not stopping(handler) and not fault.go.wait(0.1):
                 pass
             body = body[fault.stall_after :]
+        if fault.bytes_per_s:
+            _send_slowly(handler, body, fault.bytes_per_s)
+            return
         handler.wfile.write(body)
+
+
+def _send_slowly(handler: BaseHTTPRequestHandler, body: bytes, bytes_per_s: int) -> None:
+    import time
+
+    chunk = max(1, bytes_per_s // 20)
+    for start in range(0, len(body), chunk):
+        if stopping(handler):
+            return
+        handler.wfile.write(body[start : start + chunk])
+        handler.wfile.flush()
+        time.sleep(chunk / bytes_per_s)
 
 
 def _range_start(header: str) -> int | None:

@@ -121,7 +121,19 @@ KEEP = {
     "NVIDIA",
     "NVML",
     "NUMA",
+    # The engines and what they run on (Settings › Engines).
+    "PyPI",
+    "torch",
+    "CUDA",
+    "ROCm",
+    "MPS",
+    "AMD",
+    "Apple",
+    "Vulkan",
+    "SHA",
 }
+# Addresses and host or file names (a mirror's, download.pytorch.org) are data.
+ADDRESS = re.compile(r"(?:https?://)?[\w-]+(?:\.[\w-]+)+(?:/[\w./~%-]*)?", re.ASCII)
 
 
 @pytest.fixture
@@ -160,7 +172,8 @@ def machine_words(facts: object) -> set[str]:
 
 
 def untranslated_words(text: str) -> list[str]:
-    words = re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", re.sub(r"<[^>]+>|\{\d[^}]*\}", " ", text))
+    text = ADDRESS.sub(" ", re.sub(r"<[^>]+>|\{\d[^}]*\}", " ", text))
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", text)
     keep = {k.lower() for k in KEEP | catalogue_words()}
     # Words with digits or underscores are data (CPU features, versions, file names).
     return [w for w in words if w.lower() not in keep and not re.search(r"[0-9_]", w)]

@@ -147,6 +147,7 @@ class MainWindow(QMainWindow):
         library.estimates_shown.connect(lambda: bar.set_fits(library.estimates))
         self.system_screen = SystemScreen(self.core, self._smallest_peak)
         self.system_screen.facts_ready.connect(self._facts_ready)
+        self.system_screen.engines_requested.connect(lambda: self.open_settings("engines"))
         from ui.catalog_controller import CatalogController
 
         # The welcome, the recommendations and their downloads (kept by name for tests).
@@ -222,17 +223,11 @@ class MainWindow(QMainWindow):
         """The models loaded now (the chat's and the API's), their memory, and Unload."""
         self.api.open_loaded_models(self)
 
-    def open_settings(self) -> None:
-        from ui.settings_dialog import SettingsDialog
+    def open_settings(self, page: str = "") -> None:
+        from ui.settings_opener import open_settings
 
-        dialog = SettingsDialog(
-            self.core.settings, self, self.chat.tools_ui.open_servers_dialog, self.show_api_server
-        )
-        dialog.accepted.connect(self.apply_appearance)
-        dialog.accepted.connect(self.menus.serve_text)
-        dialog.accepted.connect(self.updates.settings_changed)
-        dialog.accepted.connect(self.catalog_check.check_if_due)  # a daily check allowed now
-        dialog.open()
+        after = [self.apply_appearance, self.menus.serve_text, self.updates.settings_changed]
+        open_settings(self, self, [*after, self.catalog_check.check_if_due], page)
 
     def add_endpoint(self) -> None:
         """Ask for a server's name, address and key; its models then join the picker."""

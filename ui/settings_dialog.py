@@ -34,6 +34,7 @@ from app.setting_type import Setting
 from app.settings import DECLARATIONS, Settings
 from app.settings_pages import PAGES, page_of
 from ui.dialog_parts import add_problem_and_buttons
+from ui.engines.mirrors import offered_mirrors
 from ui.screen_fit import fit_to_screen
 from ui.settings_editors import (
     editor_for,
@@ -134,6 +135,11 @@ class SettingsPage(QScrollArea):
         self.extras.append(widget)
         self.body.addWidget(widget, 0, Qt.AlignmentFlag.AlignLeft)
 
+    def add_top(self, widget: QWidget) -> None:
+        """A part of the page above its settings (the Engines page's list of engines)."""
+        self.extras.append(widget)
+        self.body.insertWidget(1, widget)  # under the title
+
     def finish(self) -> None:
         self.body.addStretch(1)
 
@@ -161,6 +167,7 @@ class SettingsDialog(QDialog):
         parent: QWidget | None = None,
         tool_servers: Callable[[], object] | None = None,
         api_server: Callable[[], object] | None = None,
+        engines: Callable[[], QWidget] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
@@ -199,10 +206,11 @@ class SettingsDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, page_id)
             self.sections.addItem(item)
         self.stack.addWidget(self.nothing)
+        offered = offered_mirrors()  # well-known mirrors, on a Chinese window
         for setting in DECLARATIONS:
             if setting.internal:
                 continue
-            editor = editor_for(setting, settings.get(setting.key))
+            editor = editor_for(setting, settings.get(setting.key), offered.get(setting.key, ()))
             self.editors[setting.key] = editor
             self.pages[page_of(setting)].add_row(SettingRow(setting, editor))
         if tool_servers is not None:  # Settings › Tools: the MCP servers, the approvals
@@ -210,6 +218,10 @@ class SettingsDialog(QDialog):
             button.setObjectName("toolServersButton")
         if api_server is not None:  # Settings › API server: start it, its key, examples
             self._add_button("server", self.tr("Open the API server panel…"), api_server)
+        self.engines_panel: QWidget | None = None
+        if engines is not None:  # Settings › Engines: each engine, installed or not
+            self.engines_panel = engines()
+            self.pages["engines"].add_top(self.engines_panel)
         for page in self.pages.values():
             page.finish()
         width = max(self.sections.sizeHintForColumn(0) + 2 * self.sections.frameWidth() + 12, 160)

@@ -6,6 +6,7 @@ explained by the declaration itself, so adding a setting never needs a change he
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
@@ -48,9 +49,10 @@ CHOICE_LABELS = {
 }
 
 
-def editor_for(setting: Setting, value: Any) -> QWidget:
-    """An editor matching the setting's type and range, labelled for screen readers."""
-    editor = _editor(setting, value)
+def editor_for(setting: Setting, value: Any, offered: Sequence[str] = ()) -> QWidget:
+    """An editor matching the setting's type and range, labelled for screen readers; a
+    text setting with ``offered`` values (well-known mirrors) lets one be picked."""
+    editor = SuggestedText(setting, str(value), offered) if offered else _editor(setting, value)
     editor.setObjectName(setting.key)
     editor.setToolTip(setting_description(setting))
     editor.setAccessibleName(setting_label(setting))
@@ -109,6 +111,20 @@ def _editor(setting: Setting, value: Any) -> QWidget:
     return line
 
 
+class SuggestedText(QComboBox):
+    """A text setting with well-known values to pick from, or any other typed in."""
+
+    def __init__(self, setting: Setting, value: str, offered: Sequence[str]) -> None:
+        super().__init__()
+        self.setEditable(True)
+        self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.addItems(["", *offered])  # the first: none
+        line = self.lineEdit()
+        if line is not None and setting.empty:
+            line.setPlaceholderText(QCoreApplication.translate("Settings", setting.empty))
+        self.setEditText(value)
+
+
 class FolderEdit(QWidget):
     """A folder's path and a Browse button."""
 
@@ -131,6 +147,8 @@ class FolderEdit(QWidget):
 
 
 def value_of(editor: QWidget) -> Any:
+    if isinstance(editor, SuggestedText):
+        return editor.currentText().strip()
     if isinstance(editor, QComboBox):
         return editor.currentData()
     if isinstance(editor, QCheckBox):
@@ -146,7 +164,9 @@ def value_of(editor: QWidget) -> Any:
 
 
 def set_value(editor: QWidget, value: Any) -> None:
-    if isinstance(editor, QComboBox):
+    if isinstance(editor, SuggestedText):
+        editor.setEditText(str(value))
+    elif isinstance(editor, QComboBox):
         editor.setCurrentIndex(max(editor.findData(value), 0))
     elif isinstance(editor, QCheckBox):
         editor.setChecked(bool(value))

@@ -39,8 +39,12 @@ COLOURS = {
 }
 
 
+ENGINES_PAGE = "Settings › Engines"  # a check's advice that names it gets a button to it
+
+
 class SystemScreen(QWidget):
     facts_ready = Signal(object)  # SystemFacts
+    engines_requested = Signal()  # open Settings › Engines
 
     def __init__(
         self,
@@ -65,7 +69,15 @@ class SystemScreen(QWidget):
         self.copy_button = QPushButton(self.tr("Copy report"))
         self.copy_button.setToolTip(self.tr("Copy a plain-text report for a bug report"))
         self.copy_button.clicked.connect(self.copy_report)
+        # The engines the check talks about are added and removed there.
+        self.engines_button = QPushButton(self.tr("Engines…"))
+        self.engines_button.setObjectName("enginesButton")
+        self.engines_button.setToolTip(
+            self.tr("Settings › Engines: install or remove the PyTorch engine and runtimes")
+        )
+        self.engines_button.clicked.connect(self.engines_requested)
         top.addWidget(self.status, 1)
+        top.addWidget(self.engines_button)
         top.addWidget(self.run_button)
         top.addWidget(self.copy_button)
         layout.addLayout(top)
@@ -134,10 +146,26 @@ class SystemScreen(QWidget):
             if action:
                 item.addChild(QTreeWidgetItem([self.tr("What to do: {0}").format(action)]))
             self.tree.addTopLevelItem(item)
+            if ENGINES_PAGE in getattr(check.action, "template", check.action):
+                self._engines_link(item)
             item.setExpanded(check.status in ("problem", "warning"))
         # In the window's language; Copy report stays in English for bug reports.
         self.details.setPlainText("\n".join(translated(line) for line in facts_lines(facts)))
         self.facts_ready.emit(facts)
+
+    def _engines_link(self, item: QTreeWidgetItem) -> None:
+        """A button under a check whose advice is Settings › Engines, that opens it."""
+        holder = QTreeWidgetItem()
+        item.addChild(holder)
+        button = QPushButton(self.tr("Open Settings › Engines"))
+        button.setObjectName("openEngines")
+        button.clicked.connect(self.engines_requested)
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(button)
+        layout.addStretch(1)
+        self.tree.setItemWidget(holder, 0, row)
 
     def report_text(self) -> str:
         if self.facts is None:

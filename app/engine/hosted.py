@@ -34,6 +34,7 @@ class Loaded:
     last_used: float
     slots: int = 1  # replies it writes at once
     replies: int = 0  # replies not yet done (beyond ``slots``: waiting their turn)
+    runtime: str = ""  # the llama.cpp runtime its worker runs ("" for other engines)
 
     @property
     def waiting(self) -> int:
@@ -103,6 +104,7 @@ class Hosted:
             self.last_used,
             max(1, int(worker.loaded_facts.get("parallel") or 1)),
             worker.replies(),
+            worker.runtime[0] if worker.runtime is not None else "",
         )
 
 

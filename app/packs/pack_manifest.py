@@ -240,7 +240,7 @@ def load_manifest(sources: list[str]) -> Manifest:
         raise PackError(
             Phrase(
                 "This build of Hearth does not know where its runtime packs are published; "
-                "set where they are listed in Settings (Advanced)."
+                "set where they are listed in Settings › Engines."
             )
         )
     folders = tuple(_manifest_folder(source) for source in sources)

@@ -393,8 +393,8 @@
         <translation>已删除“{0}”。</translation>
     </message>
     <message>
-        <source>{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this edition does not include (see the README).</source>
-        <translation>{0} 是 Hugging Face 检查点，需要 PyTorch 引擎，而此版本不包含它（见 README）。</translation>
+        <source>{0} is a Hugging Face checkpoint and needs the PyTorch engine, which is not installed. Add it in Settings › Engines.</source>
+        <translation>{0} 是 Hugging Face 检查点，需要 PyTorch 引擎，但它尚未安装。请在 设置 › 推理引擎 中添加。</translation>
     </message>
     <message>
         <source>Wait for the reply to finish (or press Stop) before switching models.</source>
@@ -980,6 +980,84 @@
     </message>
 </context>
 <context>
+    <name>EngineRow</name>
+    <message>
+        <source>engine for Hugging Face checkpoints</source>
+        <translation>用于 Hugging Face 检查点的引擎</translation>
+    </message>
+    <message>
+        <source>llama.cpp runtime that comes with Hearth</source>
+        <translation>Hearth 自带的 llama.cpp 运行时</translation>
+    </message>
+    <message>
+        <source>llama.cpp runtime pack ({0})</source>
+        <translation>llama.cpp 运行时包（{0}）</translation>
+    </message>
+    <message>
+        <source>Install</source>
+        <translation>安装</translation>
+    </message>
+    <message>
+        <source>Reinstall</source>
+        <translation>重新安装</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <source>Roll back</source>
+        <translation>回退</translation>
+    </message>
+    <message>
+        <source>Install…</source>
+        <translation>安装…</translation>
+    </message>
+    <message>
+        <source>Reinstall…</source>
+        <translation>重新安装…</translation>
+    </message>
+    <message>
+        <source>the PyTorch engine</source>
+        <translation>PyTorch 引擎</translation>
+    </message>
+    <message>
+        <source>the {0} runtime</source>
+        <translation>{0} 运行时</translation>
+    </message>
+</context>
+<context>
+    <name>EngineRowView</name>
+    <message>
+        <source>PyTorch engine</source>
+        <translation>PyTorch 引擎</translation>
+    </message>
+    <message>
+        <source>Usable here</source>
+        <translation>可在本机使用</translation>
+    </message>
+    <message>
+        <source>Installed, not usable here</source>
+        <translation>已安装，但无法在本机使用</translation>
+    </message>
+    <message>
+        <source>Not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
+        <source>{0} on disk</source>
+        <translation>占用磁盘 {0}</translation>
+    </message>
+    <message>
+        <source>{0} to download</source>
+        <translation>需下载 {0}</translation>
+    </message>
+</context>
+<context>
     <name>Engines</name>
     <message>
         <source>llama.cpp</source>
@@ -1120,6 +1198,97 @@
     <message>
         <source>Scripted replies (tests)</source>
         <translation>脚本回复（测试）</translation>
+    </message>
+</context>
+<context>
+    <name>EnginesPanel</name>
+    <message>
+        <source>Engines and runtimes</source>
+        <translation>引擎与运行时</translation>
+    </message>
+    <message>
+        <source>Hugging Face checkpoints run on the PyTorch engine, GGUF models on llama.cpp. What does not come with Hearth is added here, checked on this computer before it is used, and can be removed again.</source>
+        <translation>Hugging Face 检查点在 PyTorch 引擎上运行，GGUF 模型在 llama.cpp 上运行。Hearth 未自带的部分在这里添加，使用前会先在这台电脑上检查，之后也可以再移除。</translation>
+    </message>
+    <message>
+        <source>Install progress</source>
+        <translation>安装进度</translation>
+    </message>
+    <message>
+        <source>Cancel install</source>
+        <translation>取消安装</translation>
+    </message>
+    <message>
+        <source>What was downloaded is kept: the next install goes on from there.</source>
+        <translation>已下载的部分会保留：下次安装会从那里继续。</translation>
+    </message>
+    <message>
+        <source>Looking for engines and runtimes…</source>
+        <translation>正在查找引擎与运行时…</translation>
+    </message>
+    <message>
+        <source>listing the engines</source>
+        <translation>列出推理引擎</translation>
+    </message>
+    <message>
+        <source>reading the lock file</source>
+        <translation>读取锁定文件</translation>
+    </message>
+    <message>
+        <source>{0} ({1})</source>
+        <translation>{0}（{1}）</translation>
+    </message>
+    <message>
+        <source>installing {0}</source>
+        <translation>安装 {0}</translation>
+    </message>
+    <message>
+        <source>Remove {0}?</source>
+        <translation>移除 {0}？</translation>
+    </message>
+    <message>
+        <source>It frees {0} of disk.</source>
+        <translation>这将释放 {0} 磁盘空间。</translation>
+    </message>
+    <message>
+        <source>Models that use it are unloaded first.</source>
+        <translation>使用它的模型会先被卸载。</translation>
+    </message>
+    <message>
+        <source>Hugging Face checkpoints cannot be used until it is installed again.</source>
+        <translation>在重新安装之前，将无法使用 Hugging Face 检查点。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>removing {0}</source>
+        <translation>移除 {0}</translation>
+    </message>
+    <message>
+        <source>going back to the version of {0} installed before</source>
+        <translation>回退到之前安装的 {0} 版本</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Installing {0}…</source>
+        <translation>正在安装 {0}…</translation>
+    </message>
+    <message>
+        <source>Removing {0}…</source>
+        <translation>正在移除 {0}…</translation>
+    </message>
+    <message>
+        <source>Going back to the version of {0} installed before…</source>
+        <translation>正在回退到之前安装的 {0} 版本…</translation>
+    </message>
+    <message>
+        <source>One install, removal or rollback runs at a time: the other actions wait until this one has finished or been cancelled.</source>
+        <translation>安装、移除和回退一次只能进行一项：其他操作要等这一项完成或取消之后才能进行。</translation>
     </message>
 </context>
 <context>
@@ -1899,10 +2068,6 @@
         <translation>{0} 无法使用：{1}</translation>
     </message>
     <message>
-        <source>{0} is a Hugging Face checkpoint and needs the PyTorch engine, which this edition does not include. Install it with: pip install torch transformers accelerate (see the README for the CUDA build), or use a GGUF of this model.</source>
-        <translation>{0} 是 Hugging Face 检查点，需要 PyTorch 引擎，而此版本不包含它。安装方法：pip install torch transformers accelerate（CUDA 版本见 README），或使用此模型的 GGUF 版本。</translation>
-    </message>
-    <message>
         <source>The server endpoint {0!r} is no longer configured.</source>
         <translation>服务器端点 {0!r} 已不再配置。</translation>
     </message>
@@ -2223,6 +2388,18 @@
         <translation>{0} 运行时无法加载该模型（{1}）；正在尝试下一个。</translation>
     </message>
     <message>
+        <source>The document index was damaged and has been set aside as {0}; searches find nothing until the collections are indexed again: {1}</source>
+        <translation>文档索引已损坏，已另存为 {0}；在重新索引文档集之前，搜索不会有任何结果：{1}</translation>
+    </message>
+    <message>
+        <source>there are no collections to index</source>
+        <translation>没有需要索引的文档集</translation>
+    </message>
+    <message>
+        <source>The model engine grew to {0} GB of memory, far more than its model needs, so Hearth stopped it before the computer ran out. {1} The engine starts again with the next request.</source>
+        <translation>模型引擎占用的内存增长到 {0} GB，远超其模型所需，Hearth 在电脑内存耗尽之前将其停止。{1}下一个请求会重新启动引擎。</translation>
+    </message>
+    <message>
         <source>No engine runs models of the format {0!r}.</source>
         <translation>没有引擎能运行格式为 {0!r} 的模型。</translation>
     </message>
@@ -2391,18 +2568,6 @@
         <translation>llama.cpp 可以把计算卸载到 GPU</translation>
     </message>
     <message>
-        <source>The transformers engine is not installed</source>
-        <translation>未安装 transformers 引擎</translation>
-    </message>
-    <message>
-        <source>This is the default edition: GGUF models only. The CUDA edition adds PyTorch and transformers for Hugging Face checkpoints.</source>
-        <translation>这是默认版本：仅支持 GGUF 模型。CUDA 版本额外包含 PyTorch 和 transformers，可运行 Hugging Face 检查点。</translation>
-    </message>
-    <message>
-        <source>Or install PyTorch yourself: {0}</source>
-        <translation>或自行安装 PyTorch：{0}</translation>
-    </message>
-    <message>
         <source>no notable SIMD features found</source>
         <translation>未发现值得注意的 SIMD 特性</translation>
     </message>
@@ -2507,10 +2672,6 @@
         <translation>{0} 声称的张量数量比任何模型都多</translation>
     </message>
     <message>
-        <source>its header takes too long to read</source>
-        <translation>读取其文件头耗时过长</translation>
-    </message>
-    <message>
         <source>its header is larger than any model&apos;s</source>
         <translation>其文件头比任何模型的都大</translation>
     </message>
@@ -2600,7 +2761,7 @@
     </message>
     <message>
         <source>Hearth found no free folder for its pictures in {0}.</source>
-        <translation type="unfinished"></translation>
+        <translation>Hearth 在 {0} 中找不到可用来存放图片的文件夹。</translation>
     </message>
     <message>
         <source>{0} reads text only, so it cannot see the pictures of this conversation. Choose a model that reads images (the model list says which do), or start a new conversation without pictures.</source>
@@ -2632,7 +2793,7 @@
     </message>
     <message>
         <source>The reply reached its length limit in the middle of a tool call, so that call was not made. Raise the maximum length and send again.</source>
-        <translation type="unfinished"></translation>
+        <translation>回复在工具调用中途达到了长度上限，因此没有执行该调用。请提高最大回复长度后重新发送。</translation>
     </message>
     <message>
         <source>Not run: this reply reached its limit of {0} tool calls. Answer with what you have.</source>
@@ -2671,6 +2832,10 @@
         <translation>结果已从 {1:,} 个字符截短为 {0:,} 个，以放进模型的上下文。</translation>
     </message>
     <message>
+        <source>{0} runs on the {1} engine, not on {2} (--engine): choose a model of the other kind, or leave out --engine.</source>
+        <translation>{0} 运行在 {1} 引擎上，而不是 {2}（--engine）：请选择另一类模型，或去掉 --engine。</translation>
+    </message>
+    <message>
         <source>The picture {0} cannot be read: {1}</source>
         <translation>无法读取图片 {0}：{1}</translation>
     </message>
@@ -2688,11 +2853,15 @@
     </message>
     <message>
         <source>--allow-tool {0} could mean {1}: name the one to allow as SERVER/TOOL.</source>
-        <translation type="unfinished"></translation>
+        <translation>--allow-tool {0} 可能指 {1}：请以 SERVER/TOOL 的形式指明要允许的那一个。</translation>
     </message>
     <message>
         <source>--allow-tool {0}: no tool of that name is offered to this chat (see &apos;hearth tools list&apos;).</source>
-        <translation type="unfinished"></translation>
+        <translation>--allow-tool {0}：此对话没有提供该名称的工具（请查看 &apos;hearth tools list&apos;）。</translation>
+    </message>
+    <message>
+        <source>The install was cancelled; run it again to go on.</source>
+        <translation>安装已取消；再次运行即可继续。</translation>
     </message>
     <message>
         <source>There is no tool server named {0}.</source>
@@ -2707,16 +2876,28 @@
         <translation>文档索引已损坏，且无法移到一旁（{0}）；在此之前，搜索你的文档集会失败。请关闭其他 Hearth 窗口和 hearth serve，然后重新启动 Hearth。</translation>
     </message>
     <message>
-        <source>The model engine grew to {0} GB of memory, far more than its model needs, so Hearth stopped it before the computer ran out. Something in a request may have asked for too much (a very large schema or grammar); the engine starts again with the next request.</source>
-        <translation>模型引擎占用的内存增长到 {0} GB，远超模型所需，Hearth 在电脑内存耗尽之前将其停止。可能是某个请求要求过多（非常大的 schema 或语法）；下一个请求会重新启动引擎。</translation>
-    </message>
-    <message>
         <source>The model engine stopped responding: it made no progress for {0} seconds, so Hearth stopped it. What was written so far was kept; the engine starts again with the next request.</source>
         <translation>模型引擎停止响应：它已有 {0} 秒没有任何进展，Hearth 已将其停止。已写出的内容都保留了；下一个请求会重新启动引擎。</translation>
     </message>
     <message>
+        <source>The requests in flight held {0} pictures to read.</source>
+        <translation>进行中的请求共有 {0} 张图片待读取。</translation>
+    </message>
+    <message>
+        <source>A request asked the model to follow a very large schema or grammar.</source>
+        <translation>某个请求要求模型遵循非常庞大的 schema 或语法。</translation>
+    </message>
+    <message>
+        <source>The model engine worked for {0} seconds on a request&apos;s schema or grammar without writing anything, so Hearth stopped it. Make the schema simpler (fewer repetitions inside repetitions); the engine starts again with the next request.</source>
+        <translation>模型引擎为某个请求的 schema 或语法工作了 {0} 秒却没有写出任何内容，Hearth 已将其停止。请简化 schema（减少重复中的重复）；下一个请求会重新启动引擎。</translation>
+    </message>
+    <message>
         <source>The {0} runtime stopped ({1}); trying the next one.</source>
         <translation>{0} 运行时已停止（{1}）；正在尝试下一个。</translation>
+    </message>
+    <message>
+        <source>Something in a request may have asked for too much.</source>
+        <translation>某个请求中的内容可能要求过高。</translation>
     </message>
     <message>
         <source>The model engine stopped unexpectedly ({0}) before this reply began. The model had loaded, so something in this request may have caused it (a very large schema, grammar or prompt); the engine starts again with the next request.</source>
@@ -2919,6 +3100,18 @@
         <translation>不可用</translation>
     </message>
     <message>
+        <source>The PyTorch engine is not installed</source>
+        <translation>PyTorch 引擎未安装</translation>
+    </message>
+    <message>
+        <source>GGUF models run without it; Hugging Face checkpoints need it. Hearth adds it from inside the app, with the build this GPU&apos;s driver runs.</source>
+        <translation>GGUF 模型不需要它；Hugging Face 检查点需要它。Hearth 可以在应用内添加它，并选用这块 GPU 的驱动能运行的版本。</translation>
+    </message>
+    <message>
+        <source>Add it in Settings › Engines, or with: hearth engines install pytorch</source>
+        <translation>请在 设置 › 推理引擎 中添加，或运行：hearth engines install pytorch</translation>
+    </message>
+    <message>
         <source>the header holds more nested lists than any model</source>
         <translation>文件头包含的嵌套列表比任何模型都多</translation>
     </message>
@@ -2937,6 +3130,418 @@
     <message>
         <source>unknown engine {0!r}</source>
         <translation>未知引擎 {0!r}</translation>
+    </message>
+    <message>
+        <source>Installed the PyTorch engine: torch {0} ({1}), checked on this computer.</source>
+        <translation>已安装 PyTorch 引擎：torch {0}（{1}），并已在这台电脑上检查通过。</translation>
+    </message>
+    <message>
+        <source>Installed the {0} runtime in {1}, checked on this computer.</source>
+        <translation>已将 {0} 运行时安装到 {1}，并已在这台电脑上检查通过。</translation>
+    </message>
+    <message>
+        <source>Removed the {0} runtime ({1:.2f} GB freed).</source>
+        <translation>已移除 {0} 运行时（释放了 {1:.2f} GB）。</translation>
+    </message>
+    <message>
+        <source>The {0} runtime is the one installed before again.</source>
+        <translation>{0} 运行时已回退到之前安装的版本。</translation>
+    </message>
+    <message>
+        <source>Checking that it runs on this computer</source>
+        <translation>正在检查能否在这台电脑上运行</translation>
+    </message>
+    <message>
+        <source>{0} s</source>
+        <translation>{0} 秒</translation>
+    </message>
+    <message>
+        <source>Removed the PyTorch engine ({0:.2f} GB freed).</source>
+        <translation>已移除 PyTorch 引擎（释放了 {0:.2f} GB）。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine is torch {0} again.</source>
+        <translation>PyTorch 引擎已回退到 torch {0}。</translation>
+    </message>
+    <message>
+        <source>Downloading {0:,.0f} of {1:,.0f} MB</source>
+        <translation>正在下载 {0:,.0f} / {1:,.0f} MB</translation>
+    </message>
+    <message>
+        <source>Unpacking {0} of {1}</source>
+        <translation>正在解包 {0} / {1}</translation>
+    </message>
+    <message>
+        <source>{0} min {1:02d} s</source>
+        <translation>{0} 分 {1:02d} 秒</translation>
+    </message>
+    <message>
+        <source>its folder is missing or damaged; reinstall it</source>
+        <translation>它的文件夹缺失或已损坏；请重新安装</translation>
+    </message>
+    <message>
+        <source>Downloading {0:,.0f} of {1:,.0f} MB, {2:.1f} MB/s, {3} left</source>
+        <translation>正在下载 {0:,.0f} / {1:,.0f} MB，{2:.1f} MB/s，剩余 {3}</translation>
+    </message>
+    <message>
+        <source>Downloading {0:,.0f} of {1:,.0f} MB, {2:.1f} MB/s</source>
+        <translation>正在下载 {0:,.0f} / {1:,.0f} MB，{2:.1f} MB/s</translation>
+    </message>
+    <message>
+        <source>Downloading {0:,.0f} of {1:,.0f} MB, {2} left</source>
+        <translation>正在下载 {0:,.0f} / {1:,.0f} MB，剩余 {2}</translation>
+    </message>
+    <message>
+        <source>Hugging Face checkpoints need it</source>
+        <translation>Hugging Face 检查点需要它</translation>
+    </message>
+    <message>
+        <source>Another download of {0} is under way.</source>
+        <translation>{0} 的另一个下载正在进行。</translation>
+    </message>
+    <message>
+        <source>{0} holds more than {1}, which is not a list of packs.</source>
+        <translation>{0} 的内容超过 {1}，不是运行时包列表。</translation>
+    </message>
+    <message>
+        <source>{0} could not be reached or stopped answering ({1}).</source>
+        <translation>无法连接 {0}，或它已停止响应（{1}）。</translation>
+    </message>
+    <message>
+        <source>{0} could not be downloaded: {1}</source>
+        <translation>无法下载 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>{0} did not answer within {1} s.</source>
+        <translation>{0} 在 {1} 秒内没有响应。</translation>
+    </message>
+    <message>
+        <source>{0} sent nothing for {1} s.</source>
+        <translation>{0} 已有 {1} 秒没有发送任何数据。</translation>
+    </message>
+    <message>
+        <source>{0} redirected the download too many times.</source>
+        <translation>{0} 重定向下载的次数过多。</translation>
+    </message>
+    <message>
+        <source>{0} answered {1} {2}.</source>
+        <translation>{0} 返回了 {1} {2}。</translation>
+    </message>
+    <message>
+        <source>There is nowhere to download {0} from.</source>
+        <translation>没有可以下载 {0} 的来源。</translation>
+    </message>
+    <message>
+        <source>There is not enough free disk space for {0}: it needs {1} in {2}, where {3} are free.</source>
+        <translation>{0} 所需的磁盘空间不足：需要在 {2} 中占用 {1}，而那里只有 {3} 可用。</translation>
+    </message>
+    <message>
+        <source>the file from {0} is damaged (its SHA-256 does not match), so it was deleted.</source>
+        <translation>来自 {0} 的文件已损坏（SHA-256 不匹配），已将其删除。</translation>
+    </message>
+    <message>
+        <source>the file at {0} is shorter than the {1} bytes expected.</source>
+        <translation>{0} 处的文件比预期的 {1} 字节短。</translation>
+    </message>
+    <message>
+        <source>The download was cancelled; it goes on from here next time.</source>
+        <translation>下载已取消；下次会从这里继续。</translation>
+    </message>
+    <message>
+        <source>{0} sent more than the file&apos;s {1} bytes.</source>
+        <translation>{0} 发送的数据超过了文件的 {1} 字节。</translation>
+    </message>
+    <message>
+        <source>{0} could not be read ({1}).</source>
+        <translation>无法读取 {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>{0} has {1} bytes, not the {2} expected.</source>
+        <translation>{0} 有 {1} 字节，而不是预期的 {2} 字节。</translation>
+    </message>
+    <message>
+        <source>{0} sent the download on to {1}, which is not https.</source>
+        <translation>{0} 把下载转到了 {1}，而它不是 https 地址。</translation>
+    </message>
+    <message>
+        <source>{0} answered another part of the file.</source>
+        <translation>{0} 返回的是文件的另一部分。</translation>
+    </message>
+    <message>
+        <source>{0} could not be written ({1}).</source>
+        <translation>无法写入 {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>{0} stopped sending before the end.</source>
+        <translation>{0} 还没发送完就停止了。</translation>
+    </message>
+    <message>
+        <source>The disk is full: {0} could not be written. What was downloaded is kept; free some space and try again.</source>
+        <translation>磁盘已满：无法写入 {0}。已下载的部分会保留；请释放一些空间后重试。</translation>
+    </message>
+    <message>
+        <source>The {0} pack is damaged ({1}); nothing was installed.</source>
+        <translation>{0} 包已损坏（{1}）；未安装任何内容。</translation>
+    </message>
+    <message>
+        <source>{0} is not the file its list names</source>
+        <translation>{0} 不是列表中所列的文件</translation>
+    </message>
+    <message>
+        <source>its archive cannot be read: {0}</source>
+        <translation>无法读取它的压缩包：{0}</translation>
+    </message>
+    <message>
+        <source>its archive holds {0}, which its list lacks</source>
+        <translation>它的压缩包中含有 {0}，而列表中没有</translation>
+    </message>
+    <message>
+        <source>{0} cannot be read: {1}</source>
+        <translation>无法读取 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>The installation of {0} was cancelled.</source>
+        <translation>{0} 的安装已取消。</translation>
+    </message>
+    <message>
+        <source>{0} is missing</source>
+        <translation>缺少 {0}</translation>
+    </message>
+    <message>
+        <source>{0} is a link</source>
+        <translation>{0} 是一个链接</translation>
+    </message>
+    <message>
+        <source>{0} could not be written ({1}); nothing was installed.</source>
+        <translation>无法写入 {0}（{1}）；未安装任何内容。</translation>
+    </message>
+    <message>
+        <source>this pack has no kernels for the GPU (compute capability {0})</source>
+        <translation>此包没有适用于该 GPU（计算能力 {0}）的内核</translation>
+    </message>
+    <message>
+        <source>this pack is for {0}; this computer is {1}</source>
+        <translation>此包适用于 {0}；这台电脑是 {1}</translation>
+    </message>
+    <message>
+        <source>this CPU lacks {0}, which this pack needs</source>
+        <translation>此 CPU 缺少此包所需的 {0}</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU</source>
+        <translation>没有 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>the driver supports CUDA {0}; this pack needs {1}</source>
+        <translation>驱动支持 CUDA {0}；此包需要 {1}</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver is version {0}; this pack needs {1} or later</source>
+        <translation>NVIDIA 驱动版本为 {0}；此包需要 {1} 或更高版本</translation>
+    </message>
+    <message>
+        <source>the GPU (compute capability {0}) is older than this pack&apos;s kernels</source>
+        <translation>该 GPU（计算能力 {0}）比此包的内核所支持的更旧</translation>
+    </message>
+    <message>
+        <source>the GPU (compute capability {0}) needs this pack&apos;s PTX compiled by a driver that supports CUDA {1}; the driver supports {2}</source>
+        <translation>该 GPU（计算能力 {0}）需要由支持 CUDA {1} 的驱动来编译此包的 PTX；而驱动支持的是 {2}</translation>
+    </message>
+    <message>
+        <source>The list of runtime packs could not be read: {0}</source>
+        <translation>无法读取运行时包列表：{0}</translation>
+    </message>
+    <message>
+        <source>the list at {0} cannot be used ({1})</source>
+        <translation>{0} 处的列表无法使用（{1}）</translation>
+    </message>
+    <message>
+        <source>Hugging Face checkpoints run on the PyTorch engine, which is not installed. Add it in Settings › Engines, or with: hearth engines install pytorch</source>
+        <translation>Hugging Face 检查点在 PyTorch 引擎上运行，但它尚未安装。请在 设置 › 推理引擎 中添加，或运行：hearth engines install pytorch</translation>
+    </message>
+    <message>
+        <source>An install of the PyTorch engine is already running; wait for it to end.</source>
+        <translation>PyTorch 引擎已在安装中；请等待安装结束。</translation>
+    </message>
+    <message>
+        <source>not installed: Hugging Face checkpoints need it</source>
+        <translation>未安装：Hugging Face 检查点需要它</translation>
+    </message>
+    <message>
+        <source>this version of Hearth offers none for this computer</source>
+        <translation>此版本的 Hearth 没有提供适用于这台电脑的版本</translation>
+    </message>
+    <message>
+        <source>its folder is missing or damaged; install it again (hearth engines install pytorch)</source>
+        <translation>它的文件夹缺失或已损坏；请重新安装（hearth engines install pytorch）</translation>
+    </message>
+    <message>
+        <source>the torch of this Python environment (a source checkout)</source>
+        <translation>此 Python 环境自带的 torch（源码检出）</translation>
+    </message>
+    <message>
+        <source>The CUDA PyTorch engine cannot run here: {0}.</source>
+        <translation>CUDA 版 PyTorch 引擎无法在这里运行：{0}。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine did not start on this computer: {0}</source>
+        <translation>PyTorch 引擎无法在这台电脑上启动：{0}</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine&apos;s check found torch {0} where the lock names {1}.</source>
+        <translation>PyTorch 引擎的检查发现 torch 版本为 {0}，而锁定文件指定的是 {1}。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine cannot use the GPU here: {0}.</source>
+        <translation>PyTorch 引擎无法在这里使用 GPU：{0}。</translation>
+    </message>
+    <message>
+        <source>There is no earlier PyTorch engine to go back to.</source>
+        <translation>没有可以回退到的早先 PyTorch 引擎。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine is not installed.</source>
+        <translation>PyTorch 引擎未安装。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine needs about {0:.1f} GB of free disk space here and {1:.1f} GB is free. Free some space and try again.</source>
+        <translation>PyTorch 引擎在这里需要约 {0:.1f} GB 可用磁盘空间，而目前只有 {1:.1f} GB 可用。请释放一些空间后重试。</translation>
+    </message>
+    <message>
+        <source>The install was cancelled; nothing was changed.</source>
+        <translation>安装已取消；没有做任何更改。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine was installed but could not be started ({0}).</source>
+        <translation>PyTorch 引擎已安装，但无法启动（{0}）。</translation>
+    </message>
+    <message>
+        <source>An install of the PyTorch engine is running; cancel it first.</source>
+        <translation>PyTorch 引擎正在安装；请先取消安装。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine could not be removed completely ({0}). Unload the models that use it (Loaded models) and try again.</source>
+        <translation>无法完全移除 PyTorch 引擎（{0}）。请卸载使用它的模型（已加载的模型）后重试。</translation>
+    </message>
+    <message>
+        <source>The install was cancelled; what was downloaded is kept for the next try.</source>
+        <translation>安装已取消；已下载的部分会保留，供下次继续。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine was not installed: {0}</source>
+        <translation>未安装 PyTorch 引擎：{0}</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine was not installed: unpacking it failed ({0}); nothing was changed. Free some disk space and try again.</source>
+        <translation>未安装 PyTorch 引擎：解包失败（{0}）；没有做任何更改。请释放一些磁盘空间后重试。</translation>
+    </message>
+    <message>
+        <source>torch sees no {0} device</source>
+        <translation>torch 没有发现 {0} 设备</translation>
+    </message>
+    <message>
+        <source>there is no NVIDIA GPU (with its driver) on this computer</source>
+        <translation>这台电脑上没有 NVIDIA GPU（或其驱动）</translation>
+    </message>
+    <message>
+        <source>the driver supports CUDA {0}; this build needs {1} (NVIDIA&apos;s driver {2} or newer)</source>
+        <translation>驱动支持 CUDA {0}；此版本需要 {1}（NVIDIA 驱动 {2} 或更新版本）</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine&apos;s lock file is of another version.</source>
+        <translation>PyTorch 引擎的锁定文件属于另一个版本。</translation>
+    </message>
+    <message>
+        <source>This version of Hearth offers no PyTorch engine for {0}.</source>
+        <translation>此版本的 Hearth 没有提供适用于 {0} 的 PyTorch 引擎。</translation>
+    </message>
+    <message>
+        <source>This version of Hearth offers no {0} PyTorch engine for {1} (it has: {2}).</source>
+        <translation>此版本的 Hearth 没有提供适用于 {1} 的 {0} 版 PyTorch 引擎（现有：{2}）。</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine&apos;s lock file cannot be read ({0}): reinstall Hearth.</source>
+        <translation>无法读取 PyTorch 引擎的锁定文件（{0}）：请重新安装 Hearth。</translation>
+    </message>
+    <message>
+        <source>Another runtime pack is being installed or removed; try again when it has finished.</source>
+        <translation>另一个运行时包正在安装或移除；请在其完成后重试。</translation>
+    </message>
+    <message>
+        <source>list of runtime packs</source>
+        <translation>运行时包列表</translation>
+    </message>
+    <message>
+        <source>The {0} runtime&apos;s folder could not be changed ({1}); stop the models that use it and try again. Nothing was changed.</source>
+        <translation>无法更改 {0} 运行时的文件夹（{1}）；请停止使用它的模型后重试。没有做任何更改。</translation>
+    </message>
+    <message>
+        <source>its folder was removed; install it again</source>
+        <translation>它的文件夹已被删除；请重新安装</translation>
+    </message>
+    <message>
+        <source>Downloading the {0} pack ({1})</source>
+        <translation>正在下载 {0} 包（{1}）</translation>
+    </message>
+    <message>
+        <source>Checking every file of the {0} pack</source>
+        <translation>正在检查 {0} 包的每个文件</translation>
+    </message>
+    <message>
+        <source>The list of runtime packs offers none called {0}.</source>
+        <translation>运行时包列表中没有名为 {0} 的包。</translation>
+    </message>
+    <message>
+        <source>The {0} pack is built for {1}, not for this computer ({2}); nothing was downloaded.</source>
+        <translation>{0} 包是为 {1} 构建的，不适用于这台电脑（{2}）；未下载任何内容。</translation>
+    </message>
+    <message>
+        <source>The {0} pack is built for llama-cpp-python {1}, but this Hearth has {2}; nothing was downloaded.</source>
+        <translation>{0} 包是为 llama-cpp-python {1} 构建的，而此 Hearth 使用的是 {2}；未下载任何内容。</translation>
+    </message>
+    <message>
+        <source>The list names no files for the {0} pack.</source>
+        <translation>列表中没有列出 {0} 包的任何文件。</translation>
+    </message>
+    <message>
+        <source>The {0} pack cannot run here: {1}. Nothing was downloaded.</source>
+        <translation>{0} 包无法在这里运行：{1}。未下载任何内容。</translation>
+    </message>
+    <message>
+        <source>There is not enough free disk space for the {0} pack: it needs {1} in {2}, where {3} are free; nothing was downloaded.</source>
+        <translation>{0} 包所需的磁盘空间不足：需要在 {2} 中占用 {1}，而那里只有 {3} 可用；未下载任何内容。</translation>
+    </message>
+    <message>
+        <source>The {0} pack does not describe itself as its list does; nothing was installed.</source>
+        <translation>{0} 包对自身的描述与列表不符；未安装任何内容。</translation>
+    </message>
+    <message>
+        <source>The {0} pack did not pass its check ({1}); what was installed before is kept.</source>
+        <translation>{0} 包未通过检查（{1}）；之前安装的版本会保留。</translation>
+    </message>
+    <message>
+        <source>Checking that the {0} pack runs here</source>
+        <translation>正在检查 {0} 包能否在这里运行</translation>
+    </message>
+    <message>
+        <source>There is no earlier {0} pack to go back to.</source>
+        <translation>没有可以回退到的早先 {0} 包。</translation>
+    </message>
+    <message>
+        <source>No runtime pack called {0} is installed.</source>
+        <translation>没有安装名为 {0} 的运行时包。</translation>
+    </message>
+    <message>
+        <source>{0} holds a file outside its folder.</source>
+        <translation>{0} 含有位于其文件夹之外的文件。</translation>
+    </message>
+    <message>
+        <source>{0} holds a link.</source>
+        <translation>{0} 含有链接。</translation>
+    </message>
+    <message>
+        <source>{0} is damaged ({1}).</source>
+        <translation>{0} 已损坏（{1}）。</translation>
     </message>
     <message>
         <source>No free port was found on {0}.</source>
@@ -3056,7 +3661,7 @@
     </message>
     <message>
         <source>The tool server {0} stopped (its exit code: {1}).{2}</source>
-        <translation type="unfinished"></translation>
+        <translation>工具服务器 {0} 已停止（退出码：{1}）。{2}</translation>
     </message>
     <message>
         <source>The tool server {0} could not be started: {1} ({2}).</source>
@@ -3117,6 +3722,18 @@
     <message>
         <source>the releases page could not be reached</source>
         <translation>无法连接发布页面</translation>
+    </message>
+    <message>
+        <source>The request&apos;s schema or grammar took {0:.1f} seconds to follow for one token, so it was stopped. Make it simpler (fewer repetitions inside repetitions).</source>
+        <translation>请求的 schema 或语法为生成一个 token 就花了 {0:.1f} 秒，因此已被停止。请简化它（减少重复中的重复）。</translation>
+    </message>
+    <message>
+        <source>The pictures of this conversation have {0} million pixels together; at most {1} million are read at once. Send fewer or smaller pictures, or start a new conversation.</source>
+        <translation>此对话中的图片合计 {0} 百万像素；一次最多读取 {1} 百万像素。请发送更少或更小的图片，或开始新的对话。</translation>
+    </message>
+    <message>
+        <source>The {0} tools offered to this reply need about {1} tokens, more than this model&apos;s context leaves ({2}). Offer fewer tools (the Tools menu, or --tools SERVER/TOOL) or raise the context length.</source>
+        <translation>为本次回复提供的 {0} 个工具约需 {1} 个 token，超过了此模型上下文剩余的空间（{2}）。请少提供一些工具（工具菜单，或 --tools SERVER/TOOL），或提高上下文长度。</translation>
     </message>
     <message>
         <source>{0} is {1} MB; pictures of up to {2} MB are read. Make it smaller first.</source>
@@ -3197,6 +3814,10 @@
     <message>
         <source>The request&apos;s grammar was refused: {0}</source>
         <translation>请求的语法被拒绝：{0}</translation>
+    </message>
+    <message>
+        <source>This build of Hearth does not know where its runtime packs are published; set where they are listed in Settings › Engines.</source>
+        <translation>此版本的 Hearth 不知道它的运行时包发布在哪里；请在 设置 › 推理引擎 中指定运行时包列表的位置。</translation>
     </message>
     <message>
         <source>This model reads text only, so it cannot see the pictures. Choose a model that reads images, or send the message without them.</source>
@@ -3585,8 +4206,8 @@
         <translation>在磁盘上保留对话的提示词缓存</translation>
     </message>
     <message>
-        <source>Hearth keeps what a model has read of recent conversations in memory, so going back to one answers at once instead of reading it all again. On: also on disk in the data folder (up to 4 GB for every model together), for more conversations and after a restart. GGUF models only.</source>
-        <translation type="unfinished"></translation>
+        <source>Hearth keeps what a model has read of recent conversations in memory, so going back to one answers at once instead of reading it all again. On: also on disk in the data folder (up to 4 GB, every model together), for more conversations and after a restart. GGUF models only.</source>
+        <translation>Hearth 会在内存中保留模型已读过的近期对话内容，回到某个对话时可以立即回答，而不必全部重读。开启后：也保存在数据文件夹的磁盘上（所有模型合计最多 4 GB），可容纳更多对话，重启后仍然有效。仅适用于 GGUF 模型。</translation>
     </message>
     <message>
         <source>Refuse models that will not fit</source>
@@ -3607,6 +4228,54 @@
     <message>
         <source>Automatic (physical cores)</source>
         <translation>自动（物理核心数）</translation>
+    </message>
+    <message>
+        <source>Where llama.cpp runtime packs are listed</source>
+        <translation>llama.cpp 运行时包列表的位置</translation>
+    </message>
+    <message>
+        <source>The web address, file or folder of the list of llama.cpp runtime packs (CUDA) that Hearth can add. Read only when you install a pack. Empty: the list published with this version of Hearth on its release page.</source>
+        <translation>Hearth 可以添加的 llama.cpp 运行时包（CUDA）列表所在的网址、文件或文件夹。仅在安装运行时包时读取。留空：使用此版本 Hearth 在其发布页面上发布的列表。</translation>
+    </message>
+    <message>
+        <source>the list on this version&apos;s release page</source>
+        <translation>此版本发布页面上的列表</translation>
+    </message>
+    <message>
+        <source>Runtime pack mirror</source>
+        <translation>运行时包镜像</translation>
+    </message>
+    <message>
+        <source>A web address or folder holding copies of the release&apos;s runtime pack files (the list and the packs). Tried first; the release page after it. Every file is checked against the list&apos;s SHA-256 before it is used, so a mirror cannot change a pack.</source>
+        <translation>存放发布版运行时包文件（列表和各个包）副本的网址或文件夹。先尝试它，然后才是发布页面。每个文件在使用前都会按列表中的 SHA-256 校验，因此镜像无法篡改运行时包。</translation>
+    </message>
+    <message>
+        <source>none: the release page only</source>
+        <translation>无：只使用发布页面</translation>
+    </message>
+    <message>
+        <source>PyPI mirror for the PyTorch engine</source>
+        <translation>PyTorch 引擎的 PyPI 镜像</translation>
+    </message>
+    <message>
+        <source>A package index that mirrors PyPI (its simple index, e.g. https://pypi.tuna.tsinghua.edu.cn/simple), tried first when the PyTorch engine is installed. Every file is checked against the SHA-256 Hearth&apos;s lock file names, so a mirror cannot change the engine.</source>
+        <translation>镜像 PyPI 的软件包索引（例如 https://pypi.tuna.tsinghua.edu.cn/simple），安装 PyTorch 引擎时会先尝试它。每个文件都会按 Hearth 锁定文件中的 SHA-256 校验，因此镜像无法篡改引擎。</translation>
+    </message>
+    <message>
+        <source>none: PyPI itself</source>
+        <translation>无：直接使用 PyPI</translation>
+    </message>
+    <message>
+        <source>PyTorch index mirror</source>
+        <translation>PyTorch 索引镜像</translation>
+    </message>
+    <message>
+        <source>A copy of the PyTorch index&apos;s folders (cpu/, cu130/…, e.g. https://mirrors.aliyun.com/pytorch-wheels/), tried first for the wheels that come from download.pytorch.org. Checked against the lock file&apos;s SHA-256 like any other.</source>
+        <translation>PyTorch 索引各文件夹的副本（cpu/、cu130/…，例如 https://mirrors.aliyun.com/pytorch-wheels/），来自 download.pytorch.org 的安装包会先从这里获取。与其他来源一样，按锁定文件中的 SHA-256 校验。</translation>
+    </message>
+    <message>
+        <source>none: download.pytorch.org itself</source>
+        <translation>无：直接使用 download.pytorch.org</translation>
     </message>
     <message>
         <source>Temperature</source>
@@ -3904,6 +4573,10 @@
         <source>More</source>
         <translation>更多</translation>
     </message>
+    <message>
+        <source>The chat&apos;s model uses it and is writing a reply: wait for the reply to finish (or press Stop), then remove it.</source>
+        <translation>对话中的模型正在使用它并在写回复：请等待回复完成（或按“停止”）后再移除。</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -3993,6 +4666,14 @@
         <translation>复制纯文本报告，用于提交问题</translation>
     </message>
     <message>
+        <source>Engines…</source>
+        <translation>推理引擎…</translation>
+    </message>
+    <message>
+        <source>Settings › Engines: install or remove the PyTorch engine and runtimes</source>
+        <translation>设置 › 推理引擎：安装或移除 PyTorch 引擎和运行时</translation>
+    </message>
+    <message>
         <source>System checks</source>
         <translation>系统检查</translation>
     </message>
@@ -4025,6 +4706,10 @@
     <message>
         <source>What to do: {0}</source>
         <translation>处理方法：{0}</translation>
+    </message>
+    <message>
+        <source>Open Settings › Engines</source>
+        <translation>打开 设置 › 推理引擎</translation>
     </message>
     <message>
         <source>Report copied to the clipboard.</source>
@@ -4395,6 +5080,57 @@
     <message>
         <source>No, thanks</source>
         <translation>不用了</translation>
+    </message>
+</context>
+<context>
+    <name>VariantDialog</name>
+    <message>
+        <source>CPU: runs on any computer</source>
+        <translation>CPU：任何电脑都能运行</translation>
+    </message>
+    <message>
+        <source>CUDA: on an NVIDIA GPU</source>
+        <translation>CUDA：在 NVIDIA GPU 上运行</translation>
+    </message>
+    <message>
+        <source>ROCm: on an AMD GPU</source>
+        <translation>ROCm：在 AMD GPU 上运行</translation>
+    </message>
+    <message>
+        <source>MPS: on the GPU of Apple silicon</source>
+        <translation>MPS：在 Apple 芯片的 GPU 上运行</translation>
+    </message>
+    <message>
+        <source>Install the PyTorch engine</source>
+        <translation>安装 PyTorch 引擎</translation>
+    </message>
+    <message>
+        <source>Which build of the PyTorch engine should Hearth install? The one suggested for this computer is chosen.</source>
+        <translation>要安装哪个版本的 PyTorch 引擎？已选中为这台电脑推荐的版本。</translation>
+    </message>
+    <message>
+        <source>{0} ({1} to download)</source>
+        <translation>{0}（需下载 {1}）</translation>
+    </message>
+    <message>
+        <source>suggested</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <source>installed now</source>
+        <translation>当前已安装</translation>
+    </message>
+    <message>
+        <source>Cannot run here: {0}.</source>
+        <translation>无法在这里运行：{0}。</translation>
+    </message>
+    <message>
+        <source>An interrupted download goes on where it stopped. Nothing changes until the new engine has been checked on this computer.</source>
+        <translation>下载中断后会从中断处继续。在新引擎通过这台电脑上的检查之前，不会做任何更改。</translation>
+    </message>
+    <message>
+        <source>Install</source>
+        <translation>安装</translation>
     </message>
 </context>
 <context>

@@ -1,7 +1,8 @@
 """Pictures of the window on a small screen (1024×600): the welcome, Settings, the Models
 screen's two views (and an offline search that falls back on the catalogue), the API
-server panel, a conversation, the composer with tools chosen and a picture attached, and
-Tool servers… after adding a server, in the light theme, the dark one and Chinese.  Run
+server panel, a conversation, the composer with tools chosen and a picture attached,
+Tool servers… after adding a server, and Settings › Engines during an install of the
+PyTorch engine (``engine_screenshots``), in the light theme, the dark one and Chinese.  Run
 under a real X server of that size:
 
     xvfb-run -a -s "-screen 0 1024x600x24" python -m tests.tools.screen_screenshots screenshots/
@@ -20,6 +21,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QDialog
 
 from app.core import open_core
+from tests.tools.engine_screenshots import shoot_engines
 from tests.tools.screenshot import in_three_looks, settle
 from ui.gui import dispose_window
 from ui.main_window import MainWindow
@@ -93,6 +95,7 @@ def shoot(folder: Path, theme: str, suffix: str) -> None:
         shoot_chat(window, folder, suffix)
         shoot_composer(window, folder, suffix)
         dialog(lambda: open_tool_servers(window), "small-tool-servers")
+        shoot_engines(window, folder, suffix, grab)
         window.close()
         dispose_window(window)
 

@@ -1,0 +1,1 @@
+"""Settings › Engines: the engines and runtimes, installed, removed and rolled back."""
