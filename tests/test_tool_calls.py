@@ -27,6 +27,13 @@ WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
         ),
         # a Hermes call cut by the token limit before its closing tag
         (f"<tool_call>{WEATHER}", "", [("get_weather", {"city": "Paris"})]),
+        # a closing tag inside an argument's string does not end the call (a model wrote it)
+        (
+            '<tool_call>\n{"name": "add", "arguments": {"a": ");}</tool_call> more", "b": 2}}'
+            "\n</tool_call> Done.",
+            "Done.",
+            [("add", {"a": ");}</tool_call> more", "b": 2})],
+        ),
         # Mistral
         (f"[TOOL_CALLS][{WEATHER}]", "", [("get_weather", {"city": "Paris"})]),
         # Llama 3.x: the whole reply, "parameters", after the python tag or not

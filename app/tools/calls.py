@@ -21,7 +21,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+OPEN, CLOSE = "<tool_call>", "</tool_call>"  # Hermes' (and Qwen's) markup around a call
 MARKERS = ("<tool_call>", "[TOOL_CALLS]", "<|python_tag|>")
 # A reply that opens as a JSON call (Llama's style): ``{"name":`` first, or a list of such.
 _JSON_CALL = re.compile(r'\s*(\[\s*)?\{\s*"name"\s*:')
@@ -60,8 +60,36 @@ def _cut_reply(text: str, names: Collection[str]) -> tuple[str, list[ToolCall]]:
     before, calls = _whole_reply(text[:at], names)
     rest = text[at:]
     if "<tool_call>" in rest:  # Hermes' calls written whole before the one cut
-        calls += [c for raw in HERMES.findall(rest) for c in _calls_in(raw, names)]
+        calls += [c for raw, _span in hermes_calls(rest) for c in _calls_in(raw, names)]
     return before.rstrip(), calls
+
+
+def hermes_calls(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """Each ``<tool_call>…</tool_call>`` in ``text``: its JSON (as written) and where the
+    whole call stands.  The JSON is read as JSON, so a ``</tool_call>`` inside one of its
+    strings (a model's argument) does not end it; what is not JSON runs to the next
+    closing tag, or to the end."""
+    found: list[tuple[str, tuple[int, int]]] = []
+    decoder = json.JSONDecoder()
+    at = text.find(OPEN)
+    while at >= 0:
+        start = at + len(OPEN)
+        while start < len(text) and text[start].isspace():
+            start += 1
+        try:
+            end = decoder.raw_decode(text, start)[1]
+        except (ValueError, RecursionError):
+            closing = text.find(CLOSE, start)
+            end = len(text) if closing < 0 else closing
+        raw = text[start:end].strip()
+        after = end
+        while after < len(text) and text[after].isspace():
+            after += 1
+        if text.startswith(CLOSE, after):
+            end = after + len(CLOSE)
+        found.append((raw, (at, end)))
+        at = text.find(OPEN, end)
+    return found
 
 
 def call_start(text: str) -> int:
@@ -77,10 +105,15 @@ def call_start(text: str) -> int:
 
 
 def _whole_reply(text: str, names: Collection[str]) -> tuple[str, list[ToolCall]]:
-    if "<tool_call>" in text:
-        calls = [c for raw in HERMES.findall(text) for c in _calls_in(raw, names)]
+    if OPEN in text:
+        written = hermes_calls(text)
+        calls = [c for raw, _span in written for c in _calls_in(raw, names)]
         if calls:
-            return HERMES.sub("", text).strip(), calls
+            kept, last = [], 0
+            for _raw, (start, end) in written:
+                kept.append(text[last:start])
+                last = end
+            return ("".join(kept) + text[last:]).strip(), calls
     if "[TOOL_CALLS]" in text:
         before, _, after = text.partition("[TOOL_CALLS]")
         calls = _calls_in(after.strip(), names)
