@@ -621,6 +621,7 @@ def test_a_forced_call_cut_by_max_tokens_is_never_markup_in_the_answer(
     assert status == 200, message
     assert message["stop_reason"] == "max_tokens"
     assert not any("<tool_call>" in str(block) for block in message["content"]), message
+    assert all(b["text"] for b in message["content"] if b["type"] == "text"), "none empty"
 
 
 def test_completions_continue_a_raw_prompt_streamed_or_not(client: OpenAI) -> None:

@@ -253,7 +253,7 @@ class MessagesReply:
         content: list[dict[str, Any]] = []
         if outcome.reasoning:
             content.append({"type": "thinking", "thinking": outcome.reasoning, "signature": ""})
-        if outcome.text or not outcome.tool_calls:
+        if outcome.text:  # never an empty text block: Anthropic's API refuses one sent back
             content.append({"type": "text", "text": outcome.text})
         content.extend(tool_use_block(call) for call in outcome.tool_calls)
         ending = outcome.ending
