@@ -37,3 +37,6 @@ fi
 if [ -n "$RUNTIMES" ] && [ -d "$RUNTIMES" ]; then
   bash packaging/add-runtimes.sh dist/hearth "$RUNTIMES"
 fi
+if [ "$(uname -s)" = Linux ]; then
+  bash packaging/linux/trim-bundle.sh dist/hearth  # one copy of each library, no debug info
+fi
