@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.core import Core
-from tests.gui_helpers import scripted_window, send_and_wait
+from tests.gui_helpers import LOAD_TIMEOUT_MS, scripted_window, send_and_wait
 from tests.vision_model import png
 
 pytestmark = pytest.mark.slow
@@ -38,7 +38,7 @@ def test_send_stays_beside_the_box_when_pictures_are_attached(
         path.write_bytes(png(colour, (320, 240)))
         pictures.append(path)
     tray.add_files(pictures)
-    qtbot.waitUntil(lambda: len(tray.thumbs) == 2 and tray.isVisible())
+    qtbot.waitUntil(lambda: len(tray.thumbs) == 2 and tray.isVisible(), timeout=LOAD_TIMEOUT_MS)
     qtbot.waitUntil(lambda: top(tray) > top(box))
     assert top(box) <= top(send) < top(box) + box.height(), "still beside the box"
     assert top(tray) >= top(box) + box.height(), "the pictures are a strip under the box"
@@ -60,8 +60,8 @@ def test_tab_goes_from_the_box_to_send_the_bar_the_pictures_and_the_replys_actio
     notes = tmp_path / "notes.txt"
     notes.write_text("Kettles boil at ninety degrees up a mountain.")
     chat.documents_bar.add_files([notes])
-    qtbot.waitUntil(lambda: len(chat.picture_tray.thumbs) == 1)
-    qtbot.waitUntil(lambda: not chat.documents_bar.reading)
+    qtbot.waitUntil(lambda: len(chat.picture_tray.thumbs) == 1, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not chat.documents_bar.reading, timeout=LOAD_TIMEOUT_MS)
     chat.composer.setFocus()
     qtbot.waitUntil(chat.composer.hasFocus)
     bar = chat.documents_bar

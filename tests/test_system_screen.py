@@ -195,11 +195,11 @@ def test_a_check_that_cannot_finish_says_why_on_its_own_screen(
 
     attempts: list[int] = []
 
-    def probe_once_unreadable(models_dir: Path) -> object:
+    def probe_once_unreadable(models_dir: Path, **options: object) -> object:
         attempts.append(1)
         if len(attempts) == 1:
             raise PermissionError(13, "Permission denied", "meminfo")
-        return real_probe(models_dir)
+        return real_probe(models_dir, **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr("ui.system_screen.probe_system", probe_once_unreadable)
     screen = system_screen.SystemScreen(core, lambda facts: None)
