@@ -26,25 +26,22 @@ QUESTION = "[y]es once, [a]lways, [N]o: "
 WAIT_S = 300.0
 
 
-def chat_on_a_terminal(answer: str | None) -> tuple[str, list[dict[str, object]], int]:
-    """``hearth chat`` with the fixture's ``headers`` tool forced, on a terminal of its
-    own, ``answer`` typed at its question (None: no question is expected).  What the
-    terminal showed, the JSON events, and the exit code."""
+def on_a_terminal(argv: list[str], answer: str | None) -> tuple[str, int, bool]:
+    """Run ``argv`` on a pseudo-terminal of its own (its controlling terminal, /dev/tty
+    included), type ``answer`` at the approval question, and read it to its end: what the
+    terminal showed, the exit code, and whether it asked."""
     import pty
 
-    flags = ["--tools", "fixture/headers", "--tool-choice", "required", "--max-tool-calls", "1"]
-    flags += ["--max-tokens", "24", "--temperature", "0", "--json", "Which headers came?"]
     pid, terminal = pty.fork()
-    if pid == 0:  # the child: the pty is its controlling terminal, /dev/tty included
+    if pid == 0:  # the child
         os.chdir(REPO)
-        os.execve(sys.executable, [*HEARTH, "chat", *flags], dict(os.environ))
+        os.execve(argv[0], argv, dict(os.environ))
     shown = b""
     asked = False
     deadline = time.monotonic() + WAIT_S
     try:
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([terminal], [], [], 1.0)
-            if not ready:
+            if not select.select([terminal], [], [], 1.0)[0]:
                 continue
             try:
                 data = os.read(terminal, 65536)
@@ -55,15 +52,25 @@ def chat_on_a_terminal(answer: str | None) -> tuple[str, list[dict[str, object]]
             shown += data
             if not asked and QUESTION.encode() in shown:
                 asked = True
-                assert answer is not None, f"asked when nothing should be: {shown!r}"
-                os.write(terminal, f"{answer}\r".encode())
+                if answer is not None:
+                    os.write(terminal, f"{answer}\r".encode())
         _, status = os.waitpid(pid, 0)
     finally:
         os.close(terminal)
     text = shown.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    return text, os.waitstatus_to_exitcode(status), asked
+
+
+def chat_on_a_terminal(answer: str | None) -> tuple[str, list[dict[str, object]], int]:
+    """``hearth chat`` with the fixture's ``headers`` tool forced, on a terminal of its
+    own, ``answer`` typed at its question (None: no question is expected).  What the
+    terminal showed, the JSON events, and the exit code."""
+    flags = ["--tools", "fixture/headers", "--tool-choice", "required", "--max-tool-calls", "1"]
+    flags += ["--max-tokens", "24", "--temperature", "0", "--json", "Which headers came?"]
+    text, code, asked = on_a_terminal([*HEARTH, "chat", *flags], answer)
+    assert asked == (answer is not None), f"asked: {asked}, expected: {answer!r}: {text}"
     events = [json.loads(line) for line in text.splitlines() if line.startswith('{"type"')]
-    assert answer is None or asked, f"never asked: {text}"
-    return text, events, os.waitstatus_to_exitcode(status)
+    return text, events, code
 
 
 def result_of(events: list[dict[str, object]]) -> str:
@@ -117,33 +124,8 @@ def test_each_answer_at_the_terminal_and_a_question_with_a_servers_escapes_defus
 ) -> None:
     """The question a person decides on shows what the server wrote with its escapes
     visible: nothing clears the screen, retitles the window or turns the text around."""
-    import pty
-
-    pid, terminal = pty.fork()
-    if pid == 0:
-        os.chdir(REPO)
-        os.execve(sys.executable, [sys.executable, "-c", ASK], dict(os.environ))
-    shown = b""
-    try:
-        deadline = time.monotonic() + WAIT_S
-        while QUESTION.encode() not in shown and b"DECISION" not in shown:
-            assert time.monotonic() < deadline, shown
-            if select.select([terminal], [], [], 1.0)[0]:
-                shown += os.read(terminal, 65536)
-        os.write(terminal, f"{typed}\r".encode())
-        while time.monotonic() < deadline:  # to the end: the decision's line is the last
-            if select.select([terminal], [], [], 1.0)[0]:
-                try:
-                    data = os.read(terminal, 65536)
-                except OSError:  # the child ended: its terminal is gone
-                    break
-                if not data:
-                    break
-                shown += data
-        os.waitpid(pid, 0)
-    finally:
-        os.close(terminal)
-    text = shown.decode("utf-8")
+    text, _code, asked = on_a_terminal([sys.executable, "-c", ASK], typed)
+    assert asked, text
     question = next(line for line in text.splitlines() if QUESTION.strip() in line)
     assert question.startswith(
         "Allow ev\\x1b[31mil/get_\\x1b]0;PWNED\\x07time\\u202e (may delete or overwrite "
