@@ -131,9 +131,10 @@ DECLARATIONS: tuple[Setting, ...] = (
         str,
         "",
         "Runtime pack mirror",
-        "A web address or folder holding copies of the release's runtime pack files (the "
-        "list and the packs). Tried first; the release page after it. Every file is checked "
-        "against the list's SHA-256 before it is used, so a mirror cannot change a pack.",
+        "A web address or folder holding copies of the release's runtime packs. Tried first "
+        "for the packs, the list's own place after it. The list itself is never read from "
+        "the mirror, and every pack is checked against the list's SHA-256 before it is "
+        "used, so a mirror cannot change a pack.",
         empty="none: the release page only",
         advanced=True,
         folder=True,

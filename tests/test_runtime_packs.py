@@ -27,6 +27,7 @@ from app.packs.pack_manifest import (
     PackCancelled,
     PackError,
     load_manifest,
+    archive_mirrors,
     manifest_sources,
 )
 from app.packs.runtime_packs import (
@@ -322,18 +323,35 @@ def test_a_pack_that_cannot_run_here_is_refused_before_download_unless_forced(
 def test_a_mirror_that_answers_404_then_the_original(
     good: tuple[dict[str, object], Path], server: FileServer, data_dir: Path
 ) -> None:
-    """A mirror without the list: the list and the pack from the release page.  A mirror
-    with the list but not the pack: the pack from the release page."""
+    """The list always from the release page; the pack from the mirror when it has it,
+    else from the release page."""
     original = serve(server, *good, under="release/")
     mirror = server.url("mirror/")
-    install_pack(NAME, data_dir, here(), load_manifest([mirror, original]))
-    assert [p.split("/")[0] for p in server.paths()] == ["mirror", "release", "release"]
+    install_pack(NAME, data_dir, here(), load_manifest([original], [mirror]))
+    assert [p.split("/")[0] for p in server.paths()] == ["release", "mirror", "release"]
     remove_pack(NAME, data_dir)
     server.requests.clear()
-    server.files[f"mirror/{MANIFEST_NAME}"] = server.files[f"release/{MANIFEST_NAME}"]
-    install_pack(NAME, data_dir, here(), load_manifest([mirror, original]))
-    assert [p.split("/")[0] for p in server.paths()] == ["mirror", "mirror", "release"]
+    serve(server, *good, under="mirror/")
+    install_pack(NAME, data_dir, here(), load_manifest([original], [mirror]))
+    assert [p.split("/")[0] for p in server.paths()] == ["release", "mirror"]
     assert row(data_dir).state == INSTALLED
+
+
+def test_a_mirror_cannot_change_the_list(
+    good: tuple[dict[str, object], Path], server: FileServer, data_dir: Path
+) -> None:
+    """A mirror's own list (other hashes, another pack) is never read: the list's place
+    decides what is installed."""
+    original = serve(server, *good, under="release/")
+    server.files[f"mirror/{MANIFEST_NAME}"] = b'{"format": 1, "packs": []}'
+    manifest = load_manifest([original], [server.url("mirror/")])
+    assert [p.name for p in manifest.packs] == [NAME]
+    assert f"mirror/{MANIFEST_NAME}" not in server.paths()
+
+
+def test_a_list_over_plain_http_from_another_computer_is_refused() -> None:
+    with pytest.raises(PackError, match=r"plain http address; a list of packs is read only over"):
+        load_manifest(["http://packs.example/hearth-runtime-packs.json"])
 
 
 def test_a_hanging_mirror_is_given_up_within_its_deadline(
@@ -347,7 +365,7 @@ def test_a_hanging_mirror_is_given_up_within_its_deadline(
     serve(server, *good, under="mirror/")
     archive = the_pack(good[0])["archive"]["name"]  # type: ignore[index]
     server.fault(f"mirror/{archive}", silent=True)
-    install_pack(NAME, data_dir, here(), load_manifest([server.url("mirror/"), original]))
+    install_pack(NAME, data_dir, here(), load_manifest([original], [server.url("mirror/")]))
     assert archive_requests(server) == [f"mirror/{archive}", f"release/{archive}"]
 
 
@@ -361,6 +379,9 @@ def test_cancel_installs_nothing_and_the_next_install_goes_on(
     with pytest.raises(PackCancelled):
         install(url, data_dir, cancel=cancel, on_progress=lambda t: cancel.set())
     nothing_installed(data_dir)
+    listed = pack_rows(here(), data_dir, load_manifest([url]), RESOURCES)
+    kept = next(r for r in listed if r.name == NAME).kept
+    assert kept > 0, "the page offers to delete what was downloaded"
     stall.go.set()
     install(url, data_dir)
     assert server.requests[-1].range.startswith("bytes=")
@@ -458,6 +479,54 @@ def test_a_pack_folder_removed_by_hand_is_reported(
     assert next(r for r in offered if r.name == NAME).state == AVAILABLE
 
 
+def test_remove_and_rollback_touch_only_packs(
+    good: tuple[dict[str, object], Path], server: FileServer, data_dir: Path, tmp_path: Path
+) -> None:
+    """A name that is not a pack's is refused before any path is made of it; a runtime
+    folder a person put there under another name is not Hearth's to remove."""
+    outside = tmp_path / "precious"
+    outside.mkdir()
+    (outside / "thesis.txt").write_text("years of work")
+    (data_dir / "runtimes").mkdir(parents=True)
+    for name in ("../../precious", "..", ".packs", str(outside), "CUDA 12", ""):
+        with pytest.raises(PackError, match=r"is not the name of a runtime pack"):
+            remove_pack(name, data_dir)
+        with pytest.raises(PackError, match=r"is not the name of a runtime pack"):
+            rollback_pack(name, data_dir)
+    mine = data_dir / "runtimes" / "mine"
+    mine.mkdir()
+    (mine / "runtime.json").write_text(json.dumps({"name": "someone-elses"}))
+    with pytest.raises(PackError, match=r"No runtime pack called mine is installed"):
+        remove_pack("mine", data_dir)
+    assert (outside / "thesis.txt").read_text() == "years of work"
+    assert (mine / "runtime.json").exists()
+
+
+def test_a_cancel_during_the_check_installs_nothing(
+    good: tuple[dict[str, object], Path], server: FileServer, data_dir: Path
+) -> None:
+    url = serve(server, *good)
+    cancel = threading.Event()
+
+    def stop_at_the_check(stage: str) -> None:
+        if str(stage).startswith("Checking that"):
+            cancel.set()
+
+    with pytest.raises(PackCancelled, match=r"was cancelled"):
+        install(url, data_dir, cancel=cancel, on_stage=stop_at_the_check)
+    nothing_installed(data_dir)
+
+
+def test_an_install_stopped_by_a_crash_leaves_nothing_behind_the_next(
+    good: tuple[dict[str, object], Path], server: FileServer, data_dir: Path
+) -> None:
+    staging = data_dir / "runtimes" / ".packs" / f"{NAME}.staging"
+    staging.mkdir(parents=True)
+    (staging / "half-written.so").write_bytes(b"\0" * 1000)
+    install(serve(server, *good), data_dir)
+    assert not staging.exists() and row(data_dir).state == INSTALLED
+
+
 # -- where the list comes from -----------------------------------------------------------
 def test_a_local_folder_or_file_is_a_source(
     good: tuple[dict[str, object], Path], data_dir: Path
@@ -471,13 +540,18 @@ def test_a_local_folder_or_file_is_a_source(
     )
 
 
-def test_the_list_is_looked_for_on_the_mirror_then_the_release_page(tmp_path: Path) -> None:
+def test_the_list_is_looked_for_where_the_setting_says_else_on_the_release_page(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "release.json").write_text(json.dumps({"repository": "hearth-app/hearth"}))
-    sources = manifest_sources("", "https://mirror.example/hearth", tmp_path)
-    assert sources[0] == "https://mirror.example/hearth/"
-    assert sources[1].startswith("https://github.com/hearth-app/hearth/releases/download/v")
-    assert sources[1].endswith(f"/{MANIFEST_NAME}")
-    assert manifest_sources("", "", tmp_path / "none") == []
+    [source] = manifest_sources("", tmp_path)
+    assert source.startswith("https://github.com/hearth-app/hearth/releases/download/v")
+    assert source.endswith(f"/{MANIFEST_NAME}")
+    assert manifest_sources(" https://packs.example/list.json ", tmp_path) == [
+        "https://packs.example/list.json"
+    ]
+    assert manifest_sources("", tmp_path / "none") == []
+    assert archive_mirrors("https://mirror.example/hearth") == ["https://mirror.example/hearth/"]
     with pytest.raises(PackError, match=r"does not know where its runtime packs are published"):
         load_manifest([])
 
@@ -489,10 +563,10 @@ def test_the_settings_say_where_the_list_is(
 
     settings = Settings(tmp_path / "settings.json")
     settings.set("engine.packs_mirror", serve(server, *good, under="mirror/"))
-    settings.set("engine.packs_manifest", str(tmp_path / "nowhere.json"))
+    settings.set("engine.packs_manifest", serve(server, *good, under="release/"))
     manifest = runtime_packs.settings_manifest(settings, RESOURCES)
     assert [p.name for p in manifest.packs] == [NAME]
-    assert manifest.folders == (server.url("mirror/"), str(tmp_path))
+    assert manifest.folders == (server.url("mirror/"), server.url("release/"))
 
 
 def test_a_damaged_list_is_refused_in_words(server: FileServer, tmp_path: Path) -> None:

@@ -309,6 +309,14 @@ def wheel_platform() -> str:
     return f"linux-{'x86_64' if machine in ('x86_64', 'amd64') else machine}"
 
 
+def macos_version() -> str:
+    """This Mac's macOS version ("14.5"), or "" on another system: the PyTorch engine's
+    Metal build needs a recent one."""
+    import platform
+
+    return platform.mac_ver()[0] if sys.platform == "darwin" else ""
+
+
 # -- the terminal ------------------------------------------------------------------------
 @contextlib.contextmanager
 def terminal() -> Iterator[tuple[TextIO, TextIO]]:

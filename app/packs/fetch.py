@@ -97,11 +97,9 @@ def exclusive(lock_file: Path, busy: str) -> Iterator[None]:
     try:
         yield
     finally:
+        # The file stays: deleting it after the release would let a second Hearth lock
+        # the old file while a third creates and locks a new one.
         lock.release()
-        # Already gone, or opened by another Hearth waiting for it (Windows refuses then):
-        # either way what it guarded is over, and a leftover lock file is harmless.
-        with contextlib.suppress(OSError):
-            lock_file.unlink()
 
 
 def sha256_of(path: Path, length: int | None = None) -> hashlib._Hash:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import platform
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,10 @@ _ARCHES = {"amd64": "x86_64", "x64": "x86_64", "aarch64": "arm64"}
 _SYSTEMS = {"linux": "Linux", "windows": "Windows", "darwin": "macOS"}
 _NAME = re.compile(r"[a-z0-9][a-z0-9.-]{0,40}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# What a manifest's words may hold: they are shown on the Engines page and in a terminal,
+# so no markup, no control characters, no spaces.
+_WORD = re.compile(r"[\w.+-]{0,64}", re.ASCII)
+_PATH = re.compile(r"[\w.+/-]{1,200}", re.ASCII)
 
 
 class PackError(Exception):
@@ -128,6 +133,12 @@ def parse_manifest(raw: bytes, folders: tuple[str, ...] = ()) -> Manifest:
     return Manifest(tuple(_pack(item) for item in document["packs"]), folders)
 
 
+def is_pack_name(name: str) -> bool:
+    """Whether ``name`` can be a pack's (and so a folder's) name: lower-case letters,
+    digits, dots and dashes, never starting with a dot, no separator."""
+    return bool(_NAME.fullmatch(name))
+
+
 def _pack(item: Any) -> Pack:
     if not isinstance(item, dict):
         raise Damaged("a pack is not an object")
@@ -142,14 +153,14 @@ def _pack(item: Any) -> Pack:
         raise Damaged(f"{name}: its files are not a list")
     return Pack(
         name=name,
-        kind=_text(item, "kind"),
-        os=_text(item, "os"),
-        arch=_arch(_text(item, "arch")),
-        version=_text(item, "version"),
-        llama_cpp_python=_text(item, "llama_cpp_python"),
-        cuda=_text(item, "cuda"),
-        min_cuda_driver=_text(item, "min_cuda_driver"),
-        min_driver=_text(item, "min_driver"),
+        kind=_word(item, "kind"),
+        os=_word(item, "os"),
+        arch=_arch(_word(item, "arch")),
+        version=_word(item, "version"),
+        llama_cpp_python=_word(item, "llama_cpp_python"),
+        cuda=_word(item, "cuda"),
+        min_cuda_driver=_word(item, "min_cuda_driver"),
+        min_driver=_word(item, "min_driver"),
         compute_capabilities=_texts(item, "compute_capabilities"),
         ptx=_texts(item, "ptx"),
         cpu_features=_texts(item, "cpu_features"),
@@ -165,13 +176,13 @@ def _file(item: Any, pack: str) -> PackFile:
         raise Damaged(f"{pack}: a file is not an object")
     path = _text(item, "path")
     parts = path.split("/")
-    if not path or path.startswith("/") or "\\" in path or ":" in path or ".." in parts:
+    if not _PATH.fullmatch(path) or path.startswith("/") or ".." in parts or "" in parts:
         raise Damaged(f"{pack}: {path!r} is not a path inside a pack")
     return PackFile(path, _size(item, "size"), _sha(item))
 
 
 def _file_name(name: str) -> str:
-    if not name or "/" in name or "\\" in name or name.startswith("."):
+    if not name or not _WORD.fullmatch(name) or name.startswith("."):
         raise Damaged(f"{name!r} is not a file name")
     return name
 
@@ -183,10 +194,19 @@ def _text(item: dict[str, Any], key: str) -> str:
     return value.strip()
 
 
+def _word(item: dict[str, Any], key: str) -> str:
+    value = _text(item, key)
+    if not _WORD.fullmatch(value):
+        raise Damaged(f"{key} holds characters a pack's {key} cannot have")
+    return value
+
+
 def _texts(item: dict[str, Any], key: str) -> tuple[str, ...]:
     values = item.get(key) or []
-    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        raise Damaged(f"{key} is not a list of texts")
+    if not isinstance(values, list) or not all(
+        isinstance(v, str) and _WORD.fullmatch(v) for v in values
+    ):
+        raise Damaged(f"{key} is not a list of short words")
     return tuple(values)
 
 
@@ -205,37 +225,38 @@ def _sha(item: dict[str, Any]) -> str:
 
 
 # -- where the manifest is -------------------------------------------------------------
-def manifest_sources(manifest_setting: str, mirror_setting: str, resources: Path) -> list[str]:
-    """Where the manifest is looked for, in order: the mirror (a folder, web or local, with
-    the release's pack files), then the setting's address, file or folder, else the list
-    published with this version on its release page (none for a build from a checkout)."""
+def manifest_sources(manifest_setting: str, resources: Path) -> list[str]:
+    """Where the manifest is read from: the setting's address, file or folder, else the
+    list published with this version on its release page (none for a build from a
+    checkout).  Never a mirror: the manifest holds the hashes every pack is checked
+    against, so it comes only from where the release (or the person) put it."""
     from app.updates import release_repository
 
-    sources = []
-    if mirror_setting.strip():
-        sources.append(_folder(mirror_setting.strip()))
     if manifest_setting.strip():
-        sources.append(manifest_setting.strip())
-    else:
-        repository = release_repository(resources)
-        if repository is not None:
-            sources.append(
-                f"https://github.com/{repository}/releases/download/v{__version__}/{MANIFEST_NAME}"
-            )
-    return sources
+        return [manifest_setting.strip()]
+    repository = release_repository(resources)
+    if repository is None:
+        return []
+    return [f"https://github.com/{repository}/releases/download/v{__version__}/{MANIFEST_NAME}"]
 
 
-def _folder(source: str) -> str:
-    """A mirror is a folder: its manifest is inside it."""
-    if urlsplit(source).scheme.lower() in ("http", "https"):
-        return source if source.endswith("/") else source + "/"
-    return source
+def archive_mirrors(mirror_setting: str) -> list[str]:
+    """The mirror's folder (web or local), where the packs' archives are looked for
+    before the manifest's own folder; [] without one."""
+    mirror = mirror_setting.strip()
+    if not mirror:
+        return []
+    if urlsplit(mirror).scheme.lower() in ("http", "https"):
+        return [mirror if mirror.endswith("/") else mirror + "/"]
+    return [mirror]
 
 
-def load_manifest(sources: list[str]) -> Manifest:
-    """The manifest from the first of ``sources`` that has one (a web address or a file,
-    either possibly a folder holding ``MANIFEST_NAME``); its archives are then looked for
-    beside each source in the same order."""
+def load_manifest(sources: list[str], mirrors: Sequence[str] = ()) -> Manifest:
+    """The manifest from the first of ``sources`` that has one (an ``https://`` address,
+    or a file or folder on this computer, a folder holding ``MANIFEST_NAME``); its
+    archives are then looked for in ``mirrors``, beside the manifest, and beside the other
+    sources, in that order.  A list over plain ``http://`` is refused (anyone on the way
+    could change its hashes), except from this computer itself."""
     if not sources:
         raise PackError(
             Phrase(
@@ -244,19 +265,37 @@ def load_manifest(sources: list[str]) -> Manifest:
             )
         )
     folders = tuple(_manifest_folder(source) for source in sources)
-    reasons = []
+    reasons: list[str] = []
     for source, folder in zip(sources, folders, strict=True):
         location = _manifest_location(source)
+        if not _trusted(location):
+            reasons.append(
+                Phrase(
+                    "{0} is a plain http address; a list of packs is read only over https "
+                    "or from this computer",
+                    location,
+                )
+            )
+            continue
         try:
             raw = read_small(location, MAX_MANIFEST_BYTES)
         except FetchError as exc:
             reasons.append(str(exc.args[0]))
             continue
+        others = tuple(f for f in folders if f != folder)
         try:
-            return parse_manifest(raw, (folder, *(f for f in folders if f != folder)))
+            return parse_manifest(raw, tuple(dict.fromkeys((*mirrors, folder, *others))))
         except Damaged as exc:
             reasons.append(Phrase("the list at {0} cannot be used ({1})", location, exc))
     raise PackError(Phrase("The list of runtime packs could not be read: {0}", reasons[-1]))
+
+
+def _trusted(location: str) -> bool:
+    """https, a file on this computer, or http to this computer (a loopback server)."""
+    parts = urlsplit(location)
+    if parts.scheme.lower() != "http":
+        return True
+    return (parts.hostname or "") in ("127.0.0.1", "localhost", "::1")
 
 
 def _manifest_location(source: str) -> str:

@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from app.packs.pytorch_lock import (
     choose_variant,
     cuda_refusal,
     engine_set,
+    macos_refusal,
     read_lock,
 )
 from app.packs.wheel_sources import Places
@@ -55,6 +56,7 @@ from wire.engine_overlay import (
     record_of,
 )
 from wire.phrases import Phrase, message_of
+from wire.platforms import macos_version
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,8 @@ NO_PYTORCH = Phrase(
 PROBE_TIMEOUT_S = 600.0  # importing torch on a slow disk, in a frozen app, takes a while
 UNPACKED_PER_DOWNLOADED = 4  # torch's wheel is a quarter of what it unpacks to
 DEVICE = {"cpu": "cpu", "cuda": "cuda", "rocm": "cuda", "mps": "mps"}  # ROCm's torch says cuda
+LOCK_FILE = ".pytorch.lock"  # beside the engine's folder
+RUNNING = Phrase("An install of the PyTorch engine is running; cancel it first.")
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,7 @@ class EngineRow:
     built_in: bool = False  # this Python environment's own torch (a source checkout)
     offered: tuple[str, ...] = ()  # the variants this version offers here
     suggested: str = ""  # the variant Hearth would choose here
+    kept: int = 0  # downloads a cancelled or failed install left, in bytes
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +111,7 @@ class EngineRow:
             "built_in": self.built_in,
             "offered": list(self.offered),
             "suggested": self.suggested,
+            "kept": self.kept,
         }
 
 
@@ -165,7 +171,8 @@ def status(data_dir: Path, gpus: list[Any], lock: dict[str, Any] | None = None) 
         if offered
         else Phrase("this version of Hearth offers none for this computer")
     )
-    return EngineRow(PYTORCH, False, False, reason, offered=offered, suggested=suggested)
+    kept = _size(folder) if folder.is_dir() else 0
+    return EngineRow(PYTORCH, False, False, reason, offered=offered, suggested=suggested, kept=kept)
 
 
 def install(
@@ -184,12 +191,26 @@ def install(
     wanted = engine_set(lock, chosen)
     if chosen == "cuda" and (why := cuda_refusal(wanted.needs, gpus)):
         raise HearthError(Phrase("The CUDA PyTorch engine cannot run here: {0}.", why))
+    if chosen == "mps" and (why := macos_refusal(wanted.needs, macos_version())):
+        raise HearthError(
+            Phrase("The PyTorch engine cannot run here: {0}. Nothing was downloaded.", why)
+        )
     folder = engine_folder(data_dir)
     private_folder(folder)
     busy = Phrase("An install of the PyTorch engine is already running; wait for it to end.")
+    with _one_at_a_time(data_dir, busy):
+        return _install(folder, chosen, wanted, places, on_progress, cancel, gpus)
+
+
+@contextlib.contextmanager
+def _one_at_a_time(data_dir: Path, busy: str) -> Iterator[None]:
+    """One install, rollback or removal of the engine at a time across Hearth's processes;
+    the lock file is beside the engine's folder, which a removal deletes."""
+    lock = engine_folder(data_dir).parent / LOCK_FILE
+    lock.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with exclusive(folder / ".install.lock", busy):
-            return _install(folder, chosen, wanted, places, on_progress, cancel, gpus)
+        with exclusive(lock, busy):
+            yield
     except FetchError as exc:  # the lock held by another install
         raise HearthError(message_of(exc)) from exc
 
@@ -203,6 +224,8 @@ def _install(
     cancel: threading.Event | None,
     gpus: list[Any],
 ) -> dict[str, Any]:
+    for leftover in folder.glob("*.staging"):  # an install stopped by a crash
+        shutil.rmtree(leftover, ignore_errors=True)
     files = _download(folder / "downloads", wanted, places or Places(), on_progress, cancel)
     name = f"{wanted.version_of('torch')}-{chosen}-{int(time.time())}"
     staging = folder / f"{name}.staging"
@@ -211,6 +234,8 @@ def _install(
         if on_progress is not None:
             on_progress(InstallProgress("check", 0, 1))
         probe = _probe(staging / SITE, DEVICE.get(chosen, "cpu"), wanted, gpus)
+        if cancel is not None and cancel.is_set():  # the last moment a stop changes nothing
+            raise InstallCancelled(Phrase("The install was cancelled; nothing was changed."))
         staging.rename(folder / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -303,6 +328,7 @@ def _unpack_all(
 def _probe(site: Path, device: str, wanted: EngineSet, gpus: list[Any]) -> dict[str, Any]:
     """Start a child on the new packages: they import, and on a GPU a product runs."""
     env = {**os.environ, OVERLAY_ENV: str(site)}
+    stderr = ""
     try:
         done = subprocess.run(
             command(ENGINE_PROBE, device),
@@ -313,11 +339,23 @@ def _probe(site: Path, device: str, wanted: EngineSet, gpus: list[Any]) -> dict[
             check=False,
             creationflags=creation_flags(),
         )
+        stderr = done.stderr
         found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
-        log.warning("the PyTorch engine probe failed", exc_info=exc)
+        log.warning(
+            "the PyTorch engine probe failed; its last output:\n%s", stderr[-4000:], exc_info=exc
+        )
+        why: str = (
+            Phrase("it took over {0:.0f} s", PROBE_TIMEOUT_S)
+            if isinstance(exc, subprocess.TimeoutExpired)
+            else Phrase("it stopped without an answer; the log has its last words")
+        )
         raise HearthError(
-            Phrase("The PyTorch engine was installed but could not be started ({0}).", exc)
+            Phrase(
+                "The PyTorch engine did not start in its check on this computer ({0}); "
+                "nothing was changed.",
+                why,
+            )
         ) from exc
     log.info("PyTorch engine probe: %s", found)
     if found.get("error"):
@@ -375,16 +413,17 @@ def _write_record(folder: Path, record: dict[str, Any]) -> None:
 def rollback(data_dir: Path) -> dict[str, Any]:
     """The engine installed before the current one becomes current again."""
     folder = engine_folder(data_dir)
-    record = record_of(data_dir)
-    previous = record.get("previous_record") or {}
-    if not record.get("previous") or not (folder / record["previous"] / SITE).is_dir():
-        raise HearthError(Phrase("There is no earlier PyTorch engine to go back to."))
-    back = {
-        **previous,
-        "previous": record["current"],
-        "previous_record": {k: v for k, v in record.items() if k != "previous_record"},
-    }
-    _write_record(folder, back)
+    with _one_at_a_time(data_dir, RUNNING):
+        record = record_of(data_dir)
+        previous = record.get("previous_record") or {}
+        if not record.get("previous") or not (folder / record["previous"] / SITE).is_dir():
+            raise HearthError(Phrase("There is no earlier PyTorch engine to go back to."))
+        back = {
+            **previous,
+            "previous": record["current"],
+            "previous_record": {k: v for k, v in record.items() if k != "previous_record"},
+        }
+        _write_record(folder, back)
     return back
 
 
@@ -395,12 +434,9 @@ def remove(data_dir: Path) -> int:
         raise HearthError(Phrase("The PyTorch engine is not installed."))
     freed = _size(folder)
     try:
-        with exclusive(
-            folder / ".install.lock",
-            Phrase("An install of the PyTorch engine is running; cancel it first."),
-        ):
+        with _one_at_a_time(data_dir, RUNNING):
             (folder / RECORD).unlink(missing_ok=True)  # not usable from now, whatever stays
-        shutil.rmtree(folder)
+            shutil.rmtree(folder)
     except OSError as exc:
         raise HearthError(
             Phrase(

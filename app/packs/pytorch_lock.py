@@ -130,6 +130,17 @@ def cuda_refusal(needs: dict[str, str], gpus: list[Any]) -> str:
     return ""
 
 
+def macos_refusal(needs: dict[str, str], running: str) -> str:
+    """Why a Metal (MPS) build cannot run on macOS ``running`` ("" when it can, or when
+    either version is unknown)."""
+    wanted = needs.get("macos", "")
+    if wanted and running and _version(running) < _version(wanted):
+        return Phrase(
+            "this Mac has macOS {0}; this build needs macOS {1} or newer", running, wanted
+        )
+    return ""
+
+
 def choose_variant(lock: dict[str, Any], gpus: list[Any], platform: str | None = None) -> str:
     """The variant for this machine: CUDA where its build runs on the NVIDIA GPU here,
     MPS on Apple silicon, else the CPU."""

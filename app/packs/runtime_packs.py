@@ -47,8 +47,10 @@ from app.packs.pack_manifest import (
     Pack,
     PackCancelled,
     PackError,
+    archive_mirrors,
     archive_sources,
     describe,
+    is_pack_name,
     load_manifest,
     manifest_sources,
     platform_of,
@@ -62,6 +64,7 @@ RUNTIMES = "runtimes"
 AFFAIRS = ".packs"  # under runtimes/: no runtime.json, so never taken for a runtime
 STATE_FILE = "packs.json"
 RUNTIME_FILE = "runtime.json"
+TRASH = "trash"  # under .packs/: what a removal moved aside, deleted once it is out of use
 ARCHIVE_PREFIX = "hearth-runtime-"  # a pack's archive: hearth-runtime-NAME-SYSTEM-ARCH-….zip
 UNPACK_MARGIN = 64 * 2**20
 # Test hook: the llama-cpp-python version this Hearth has, instead of the installed one's.
@@ -87,6 +90,7 @@ class PackRow:
     cuda: str  # the CUDA version it was built with ("" for other kinds)
     recommended: bool  # the one to offer this machine
     can_roll_back: bool  # a previous version is kept
+    kept: int = 0  # a download of it left by a cancelled or failed install, in bytes
 
     def as_json(self) -> dict[str, Any]:
         """The row for ``hearth engines list --json``, with the keys every engine's row has
@@ -215,12 +219,23 @@ def _row(
         recommended=name == best,
         can_roll_back=bool((record or {}).get("previous"))
         and _is_runtime(_affairs(data_dir) / f"{name}.previous"),
+        kept=sum(map(_file_size, _downloads(data_dir, name))),
     )
+
+
+def _downloads(data_dir: Path, name: str) -> list[Path]:
+    """What an install of ``name`` left in the downloads folder (a part, or an archive)."""
+    return list((_affairs(data_dir) / "downloads").glob(f"{ARCHIVE_PREFIX}{name}-*"))
+
+
+def is_installed(name: str, data_dir: Path) -> bool:
+    """Whether Hearth installed ``name`` (its folder may since have been removed by hand)."""
+    return name in _state(data_dir)
 
 
 def _file_size(path: Path) -> int:
     try:
-        return path.stat().st_size
+        return path.lstat().st_size
     except OSError:
         return 0
 
@@ -230,24 +245,22 @@ def _is_runtime(folder: Path) -> bool:
 
 
 def _size(folder: Path) -> int:
-    if not folder.is_dir():
+    if folder.is_symlink() or not folder.is_dir():
         return 0
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
 def settings_manifest(settings: Settings, resources: Path | None = None) -> Manifest:
-    """The manifest from where the settings say (the mirror, then the list's address or
-    this version's release page): one request, to make when the person asks."""
+    """The manifest from where the settings say (the list's address, or this version's
+    release page), its packs looked for on the mirror first: one request, to make when
+    the person asks."""
     if resources is None:
         from app.paths import resources_dir
 
         resources = resources_dir()
     return load_manifest(
-        manifest_sources(
-            str(settings.get("engine.packs_manifest")),
-            str(settings.get("engine.packs_mirror")),
-            resources,
-        )
+        manifest_sources(str(settings.get("engine.packs_manifest")), resources),
+        archive_mirrors(str(settings.get("engine.packs_mirror"))),
     )
 
 
@@ -271,15 +284,19 @@ def install_pack(
     affairs = _affairs(data_dir)
     affairs.mkdir(parents=True, exist_ok=True)
     with _one_at_a_time(data_dir):
+        staging = affairs / f"{name}.staging"
+        shutil.rmtree(staging, ignore_errors=True)  # an install stopped by a crash
+        _empty_trash(data_dir)
         _check_room(affairs, pack)
         stage(Phrase("Downloading the {0} pack ({1})", name, amount(pack.archive_size)))
         archive = _download(pack, manifest, affairs / "downloads", on_progress, cancel)
         stage(Phrase("Checking every file of the {0} pack", name))
-        staging = affairs / f"{name}.staging"
         unpack_verified(archive, pack, staging, cancel)
         try:
             stage(Phrase("Checking that the {0} pack runs here", name))
             _probe(pack, staging)
+            if cancel.is_set():  # the last moment a stop leaves everything as it was
+                raise PackCancelled(Phrase("The installation of {0} was cancelled.", name))
             folder = _make_current(data_dir, name, staging)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -452,9 +469,17 @@ def _in_use(name: str, exc: OSError) -> PackError:
 
 
 # -- rolling back, removing ------------------------------------------------------------
+def _known(name: str, data_dir: Path) -> None:
+    """Refuse a name that is not a pack's, before any path is made of it: a rollback or a
+    removal only touches a pack Hearth installed (or a runtime folder that names itself so)."""
+    if not is_pack_name(name):
+        raise PackError(Phrase("{0} is not the name of a runtime pack.", name))
+
+
 def rollback_pack(name: str, data_dir: Path) -> Path:
     """The previous version of ``name`` made current again (the current one is kept as
     the previous, so a second rollback undoes the first); its folder."""
+    _known(name, data_dir)
     with _one_at_a_time(data_dir):
         state = _state(data_dir)
         record = state.get(name) or {}
@@ -470,29 +495,52 @@ def rollback_pack(name: str, data_dir: Path) -> Path:
 
 def remove_pack(name: str, data_dir: Path) -> int:
     """``name`` removed with its previous version and any download of it; the bytes freed.
-    A pack that is not installed is said so."""
+    A pack that is not installed is said so.  Its folders are first moved aside into the
+    trash (a folder in use on Windows cannot be moved: then nothing was changed), the list
+    is saved without it, and only then is the trash deleted."""
+    _known(name, data_dir)
     with _one_at_a_time(data_dir):
+        _empty_trash(data_dir)
         state = _state(data_dir)
-        downloads = _affairs(data_dir) / "downloads"
+        affairs = _affairs(data_dir)
+        current = runtimes_dir(data_dir) / name
+        ours = name in state or _label(current).get("name") == name
         folders = [
-            runtimes_dir(data_dir) / name,
-            _affairs(data_dir) / f"{name}.previous",
-            _affairs(data_dir) / f"{name}.staging",
-            *downloads.glob(f"{ARCHIVE_PREFIX}{name}-*"),
+            *([current] if ours else []),
+            affairs / f"{name}.previous",
+            affairs / f"{name}.staging",
+            *_downloads(data_dir, name),
         ]
-        if name not in state and not any(f.exists() for f in folders):
+        present = [f for f in folders if f.exists() or f.is_symlink()]
+        if not ours and not present:
             raise PackError(Phrase("No runtime pack called {0} is installed.", name))
-        freed = sum(_size(folder) if folder.is_dir() else _file_size(folder) for folder in folders)
-        for folder in folders:
-            try:
-                if folder.is_dir():
-                    shutil.rmtree(folder)
-                else:
-                    folder.unlink()
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                raise _in_use(name, exc) from exc
+        freed = sum(_size(f) if f.is_dir() else _file_size(f) for f in present)
+        trash = affairs / TRASH / f"{name}-{os.getpid()}-{time.monotonic_ns()}"
+        trash.mkdir(parents=True)
+        moved: list[tuple[Path, Path]] = []
+        try:
+            for number, path in enumerate(present):
+                aside = trash / str(number)
+                os.replace(path, aside)
+                moved.append((aside, path))
+        except OSError as exc:
+            for aside, path in reversed(moved):
+                with contextlib.suppress(OSError):
+                    os.replace(aside, path)
+            raise _in_use(name, exc) from exc
         state.pop(name, None)
         _save(data_dir, state)
+        _empty_trash(data_dir)
     return freed
+
+
+def _empty_trash(data_dir: Path) -> None:
+    """Delete what removals moved aside (what cannot go yet goes at the next one)."""
+    trash = _affairs(data_dir) / TRASH
+    if trash.is_dir() and not trash.is_symlink():
+        for item in trash.iterdir():
+            if item.is_dir() and not item.is_symlink():
+                shutil.rmtree(item, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    item.unlink()
