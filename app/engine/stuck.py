@@ -20,6 +20,7 @@ from collections.abc import Callable
 from app.engine.faults import follows_grammar
 from app.engine.jobs import Job
 from app.engine.process import WorkerProcess
+from wire.model_spec import LLAMA_CPP
 
 log = logging.getLogger(__name__)
 
@@ -57,15 +58,18 @@ def stop_if_stalled(worker: WorkerProcess | None, stall_s: float) -> bool:
     CPU time for ``stall_s`` (the sweeper calls this every second), or has sent no event
     for ``stall_s`` while a request in flight follows a grammar: llama.cpp's grammar
     sampler can spin on a grammar that reads its text in too many ways, using CPU time
-    without writing a token, and every slot of the model waits for it.  True when
-    killed."""
+    without writing a token, and every slot of the model waits for it (other engines
+    write tokens as they go, so busy is progress there).  True when killed."""
     if worker is None or worker.dead or not worker.pending():
         if worker is not None:
             worker.progress = None
         return False
     now, cpu = time.monotonic(), worker.cpu_seconds()
     silent = now - worker.last_heard
-    if silent >= stall_s and any(follows_grammar(m) for m in worker.messages_in_flight()):
+    grammar = worker.spec.engine == LLAMA_CPP and any(
+        follows_grammar(m) for m in worker.messages_in_flight()
+    )
+    if silent >= stall_s and grammar:
         log.warning(
             "worker pid %s wrote nothing for %.0f s on a request with a grammar", worker.pid, silent
         )
