@@ -242,6 +242,33 @@ def test_cancel_keeps_the_download_and_says_so(qtbot: QtBot, core: Core, offered
     assert parts and parts[0].stat().st_size >= 1_000_000, "the download is kept"
     assert state(panel) == "Not installed: Hugging Face checkpoints need it"
     assert all(b.isEnabled() for b in panel.rows["pytorch"].buttons.values())
+    row = panel.rows["pytorch"]
+    assert "downloaded by an install that did not finish" in row.details.text()
+    row.buttons[engine_list.DELETE_DOWNLOAD].click()
+    wait_idle(qtbot, panel)
+    assert panel.result.text().startswith("Deleted the PyTorch engine's download (")
+    assert not engine_folder(core.paths.data_dir).exists()
+    assert list(panel.rows["pytorch"].buttons) == [engine_list.INSTALL]
+
+
+def test_quitting_during_an_install_cancels_it(
+    qtbot: QtBot, core: Core, offered: Offered
+) -> None:
+    """Closing Hearth while the engine downloads does not keep the window waiting for the
+    download: the install stops at the next chunk and nothing is installed."""
+    from PySide6.QtCore import QCoreApplication
+
+    lock = offered.offer(big=True)
+    offered.server.fault(offered.torch_path(lock), stall_after=1_200_000)
+    panel = open_panel(qtbot, core)
+    install_pytorch(qtbot, panel)
+    qtbot.waitUntil(lambda: panel.detail.text().startswith("Downloading 1 of"), timeout=60_000)
+    app = QCoreApplication.instance()
+    assert app is not None
+    app.aboutToQuit.emit()
+    wait_idle(qtbot, panel)
+    assert panel.result.text().startswith("The install was cancelled")
+    assert installed_site(core.paths.data_dir) is None
 
 
 def test_a_failing_install_says_why_and_leaves_the_row_as_it_was(
@@ -361,6 +388,38 @@ def test_the_models_unloaded_before_a_removal_are_those_that_use_it() -> None:
     assert engine_list.uses("cuda-12", gguf, "cuda-12"), "its worker runs the pack"
     assert engine_list.uses("cuda-12", ModelSpec("model.gguf", runtime="cuda-12"), "")
     assert not engine_list.uses("cuda-12", gguf, "cpu")
+
+
+def test_removing_what_the_chats_model_runs_on_unloads_it_and_waits_for_its_worker(
+    qtbot: QtBot, core: Core
+) -> None:
+    """Remove asks ``free_engine`` first: the chat's model is unloaded and the removal waits
+    for its worker to end (Windows cannot delete a library a live worker has open); a
+    model a program of the local server holds is said, and nothing is removed."""
+    import psutil
+
+    from tests.gui_helpers import open_window
+    from ui.settings_opener import free_engine
+
+    window = open_window(qtbot, core)
+    [model] = core.engines.loaded()
+    assert model.runtime, "the starter model runs on a llama.cpp runtime"
+    why, workers = free_engine(window, model.runtime)
+    assert why == "" and workers == [model.pid]
+    engine_list.wait_ended(workers)
+    assert core.engines.loaded() == []
+    assert not psutil.pid_exists(model.pid) or (
+        psutil.Process(model.pid).status() == psutil.STATUS_ZOMBIE
+    )
+    other = core.engines.lease(model.spec, purpose="api")
+    try:
+        other.load().wait(300)
+        [again] = core.engines.loaded()
+        why, workers = free_engine(window, again.runtime)
+        assert "answering a program that uses Hearth's server" in why and workers == []
+        assert [m.pid for m in core.engines.loaded()] == [again.pid], "nothing was unloaded"
+    finally:
+        other.release(keep_alive_s=0.0)
 
 
 def _checkpoint(models_dir: Path) -> Path:

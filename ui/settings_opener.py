@@ -5,7 +5,8 @@ window's shell (``ui/main_window.py``).
 The Engines page changes what the window can do: once the PyTorch engine is installed or
 removed, the model picker offers Hugging Face checkpoints or stops offering them
 (``Core.can_run``), and the System check says what is installed now.  Before an engine is
-removed, the models that use it are unloaded (the chat's too, unless it is writing).
+removed, the models that use it are unloaded (the chat's too, unless it is writing), and
+the removal waits for their workers to end.
 """
 
 from __future__ import annotations
@@ -73,10 +74,12 @@ def engines_changed(window: Window) -> None:
     window.system_screen.run()
 
 
-def free_engine(window: Window, name: str) -> str:
-    """Unload the models that use ``name`` before it is removed; "" when none is left, else
-    why not yet (the chat's model is writing a reply)."""
+def free_engine(window: Window, name: str) -> tuple[str, list[int]]:
+    """Unload the models that use ``name`` before it is removed: "" and the process ids of
+    their workers (the removal waits for them to end, off this thread), else why not yet
+    (the chat's model is writing a reply; a program using Hearth's server holds it)."""
     host, seat = window.core.engines, window.seat
+    ending: list[int] = []
     for model in host.loaded():
         if not engine_list.uses(name, model.spec, model.runtime):
             continue
@@ -87,9 +90,14 @@ def free_engine(window: Window, name: str) -> str:
                     "Settings",
                     "The chat's model uses it and is writing a reply: wait for the reply to "
                     "finish (or press Stop), then remove it.",
-                )
+                ), []
             seat.unload()
             window.chat.model_bar.engine_stopped()
-        else:
-            host.unload(model.spec)
-    return ""
+        elif not host.unload(model.spec):
+            return QCoreApplication.translate(
+                "Settings",
+                "{0} uses it and is answering a program that uses Hearth's server: unload "
+                "it in Loaded models once it has finished, then remove it.",
+            ).format(model.label), []
+        ending.append(model.pid)
+    return "", ending

@@ -13,6 +13,7 @@ event, as the command does with Ctrl+C.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,9 +31,11 @@ from wire.model_spec import TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase, from_wire
 
 PYTORCH = "pytorch"
+WORKER_END_S = 60.0  # a worker ends within its grace of 5 s once its last reply is done
 ENGINE_KIND = "engine"  # the PyTorch engine's row
 RUNTIME_KIND = "llama.cpp runtime"  # a runtime that came with the app
 INSTALL, REINSTALL, REMOVE, ROLL_BACK = "install", "reinstall", "remove", "roll back"
+DELETE_DOWNLOAD = "delete download"  # what a cancelled or failed install left
 Progress = Callable[[InstallProgress], None]
 
 
@@ -135,7 +138,8 @@ class EngineEntry:
     size: int  # on disk (0: not installed, or part of the app)
     download: int  # what installing it downloads (0: not known yet)
     built_in: bool  # part of the app (or this Python environment's own torch)
-    actions: tuple[str, ...]  # of INSTALL, REINSTALL, REMOVE, ROLL_BACK
+    actions: tuple[str, ...]  # of INSTALL, REINSTALL, REMOVE, ROLL_BACK, DELETE_DOWNLOAD
+    kept: int = 0  # a download left by a cancelled or failed install (not installed)
 
 
 def page_entries(listing: Listing) -> list[EngineEntry]:
@@ -172,6 +176,9 @@ def _entry(row: dict[str, Any], can_roll_back: bool) -> EngineEntry:
         actions.append(REMOVE)
     if added and can_roll_back:
         actions.append(ROLL_BACK)
+    kept = 0 if added or built_in else int(row.get("kept") or 0)
+    if kept:
+        actions.append(DELETE_DOWNLOAD)
     return EngineEntry(
         name,
         kind,
@@ -184,6 +191,7 @@ def _entry(row: dict[str, Any], can_roll_back: bool) -> EngineEntry:
         download,
         built_in,
         tuple(actions),
+        kept,
     )
 
 
@@ -312,15 +320,21 @@ def remove(machine: Machine, name: str) -> Phrase:
     """Remove an engine or runtime pack and free its disk; the sentence that says so."""
     data_dir = machine.paths.data_dir
     if name == PYTORCH:
+        installed = bool(record_of(data_dir).get("current"))
         freed = pytorch_engine.remove(data_dir)
+        if not installed:
+            return Phrase("Deleted the PyTorch engine's download ({0:.2f} GB freed).", freed / 1e9)
         return Phrase("Removed the PyTorch engine ({0:.2f} GB freed).", freed / 1e9)
     from app.packs import runtime_packs
     from app.packs.pack_manifest import PackError
 
     try:
+        installed = runtime_packs.is_installed(name, data_dir)
         freed = runtime_packs.remove_pack(name, data_dir)
     except PackError as exc:
         raise HearthError(exc.args[0]) from exc
+    if not installed:
+        return Phrase("Deleted the {0} pack's download ({1:.2f} GB freed).", name, freed / 1e9)
     return Phrase("Removed the {0} runtime ({1:.2f} GB freed).", name, freed / 1e9)
 
 
@@ -342,6 +356,31 @@ def roll_back(machine: Machine, name: str) -> Phrase:
 
 def _torch(record: dict[str, Any]) -> str:
     return str(record.get("versions", {}).get("torch", "?"))
+
+
+def wait_ended(pids: list[int], within_s: float = WORKER_END_S) -> None:
+    """Wait for the workers of the models unloaded before a removal to end (their files
+    are open until then: Windows refuses to delete them); HearthError when one is still
+    running after ``within_s``."""
+    import psutil
+
+    def running(pid: int) -> bool:  # polled, never waited on: the host reaps its children
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    deadline = time.monotonic() + within_s
+    while (alive := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if alive:
+        raise HearthError(
+            Phrase(
+                "A model that uses it is still being unloaded after {0:.0f} s; nothing was "
+                "removed. Try again in a moment.",
+                within_s,
+            )
+        )
 
 
 def uses(name: str, spec: ModelSpec, runtime: str) -> bool:

@@ -5,7 +5,8 @@ and checks; it runs on the thread pool (``run_in_background``) and its progress 
 back through this object's signals, queued to the window's thread.  One job at a time in
 the process (the back end refuses a second across processes too): ``running`` is the one
 under way, so an Engines page opened again while an install goes on shows its progress
-rather than offering a second.
+rather than offering a second.  Quitting Hearth cancels it: the window does not wait
+minutes for a download, and a cancelled install leaves the engine as it was.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.errors import describe_error
 from app.packs.pytorch_engine import InstallCancelled, InstallProgress
@@ -52,6 +53,9 @@ class EngineJob(QObject):
         self.last_stage = ""
         self.progress.connect(self._remember)
         self.stage.connect(self._remember_stage)
+        app = QCoreApplication.instance()
+        if app is not None:  # quitting stops it at the next chunk or file, changing nothing
+            app.aboutToQuit.connect(self.cancel_event.set)
 
     def start(self, work: Work) -> None:
         _running.append(self)

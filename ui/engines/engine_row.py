@@ -4,11 +4,12 @@ actions it offers (``app.packs.engine_list.EngineEntry.actions``), asked for by 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
 from app.packs.engine_list import (
+    DELETE_DOWNLOAD,
     ENGINE_KIND,
     INSTALL,
     PYTORCH,
@@ -35,6 +36,7 @@ ACTION_WORDS = {
     REINSTALL: QT_TRANSLATE_NOOP("EngineRow", "Reinstall"),
     REMOVE: QT_TRANSLATE_NOOP("EngineRow", "Remove…"),
     ROLL_BACK: QT_TRANSLATE_NOOP("EngineRow", "Roll back"),
+    DELETE_DOWNLOAD: QT_TRANSLATE_NOOP("EngineRow", "Delete download"),
 }
 ASKS_FIRST = {
     INSTALL: QT_TRANSLATE_NOOP("EngineRow", "Install…"),
@@ -82,6 +84,8 @@ class EngineRowView(QFrame):
         self.details.setWordWrap(True)
         self.details.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.details.setVisible(bool(self.details.text()))
+        for label in (self.name, self.kind, self.state, self.details):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # a list's words, never markup
         layout.addWidget(self.details)
         self.buttons: dict[str, QPushButton] = {}
         if entry.actions:
@@ -132,6 +136,12 @@ class EngineRowView(QFrame):
             parts.append(self.tr("{0} on disk").format(amount(entry.size)))
         if entry.download:
             parts.append(self.tr("{0} to download").format(amount(entry.download)))
+        if entry.kept:
+            parts.append(
+                self.tr("{0} downloaded by an install that did not finish").format(
+                    amount(entry.kept)
+                )
+            )
         return " · ".join(parts)
 
     def set_busy(self, why: str) -> None:

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from app.errors import describe_error
 from app.packs import engine_list
 from app.packs.engine_list import (
+    DELETE_DOWNLOAD,
     INSTALL,
     PYTORCH,
     REINSTALL,
@@ -63,11 +64,12 @@ class EnginesPanel(QWidget):
         self,
         machine: Machine,
         logs_dir: Path,
-        free: Callable[[str], str] | None = None,
+        free: Callable[[str], tuple[str, list[int]]] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         """``free(name)`` unloads the models that use an engine before it is removed and
-        returns "" (or the sentence that says why it cannot yet)."""
+        returns "" and their workers' process ids (the removal waits for them to end), or
+        the sentence that says why it cannot yet."""
         super().__init__(parent)
         self.setObjectName("enginesPanel")
         self.setAccessibleName(self.tr("Engines and runtimes"))
@@ -108,6 +110,8 @@ class EnginesPanel(QWidget):
         self.rows_layout = QVBoxLayout()
         self.rows_layout.setSpacing(SPACE["s"])
         layout.addLayout(self.rows_layout)
+        for label in (self.status, self.result, self.busy_note, self.job_title, self.detail):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # a list's or a server's words
         under_way = running()
         if under_way is not None:  # started from Settings opened before: show it here
             self._follow(under_way)
@@ -184,7 +188,7 @@ class EnginesPanel(QWidget):
     # -- the actions -----------------------------------------------------------------------
     def request(self, name: str, action: str) -> None:
         """A row's button: Install (the PyTorch engine asks which variant), Remove (asks
-        first), Roll back."""
+        first), Roll back, Delete download."""
         if self.job is not None:
             return  # the buttons are disabled; a late click changes nothing
         if action in (INSTALL, REINSTALL):
@@ -196,6 +200,8 @@ class EnginesPanel(QWidget):
             self.ask_remove(name)
         elif action == ROLL_BACK:
             self.roll_back(name)
+        elif action == DELETE_DOWNLOAD:
+            self.remove(name)  # only what a stopped install left: nothing to ask
 
     def ask_variant(self) -> None:
         if self.listing is None:
@@ -258,16 +264,18 @@ class EnginesPanel(QWidget):
 
     def remove(self, name: str) -> None:
         """Unload what uses it, then remove it (asked already)."""
-        why = self.free(name) if self.free is not None else ""
+        why, workers = self.free(name) if self.free is not None else ("", [])
         if why:
             self._said(FAILED, why)
             return
         machine, title = self.machine, engine_title(name)
         doing = self.tr("removing {0}").format(title)
-        self._start(
-            EngineJob(name, REMOVE, doing, self.logs_dir, title),
-            lambda _p, _s, _c: engine_list.remove(machine, name),
-        )
+
+        def remove_once_unloaded(*_: object) -> str:
+            engine_list.wait_ended(workers)
+            return engine_list.remove(machine, name)
+
+        self._start(EngineJob(name, REMOVE, doing, self.logs_dir, title), remove_once_unloaded)
 
     def roll_back(self, name: str) -> None:
         machine, title = self.machine, engine_title(name)
