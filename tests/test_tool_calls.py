@@ -70,6 +70,41 @@ def test_every_format_is_read_and_answers_are_left_alone(
     assert len({call.id for call in found}) == len(found), "each call has its own id"
 
 
+@pytest.mark.parametrize(
+    ("reply", "text", "calls"),
+    [
+        # a call of an offered tool cut in its arguments: the whole ones kept, no markup
+        (
+            f"Checking.\n<tool_call>{WEATHER}</tool_call>\n"
+            '<tool_call>{"name": "add", "arguments": {"a": 1',
+            "Checking.",
+            [("get_weather", {"city": "Paris"})],
+        ),
+        # cut in the name of an offered tool, or right after the marker
+        ('<tool_call>\n{"name": "get_wea', "", []),
+        ("Let me look that up.\n<tool_call>\n", "Let me look that up.", []),
+        ('[{"name": "ad', "", []),
+        # prose that mentions the markup, cut: an answer, kept whole
+        (
+            "A Hermes model writes <tool_call> followed by a JSON object with",
+            "A Hermes model writes <tool_call> followed by a JSON object with",
+            [],
+        ),
+        # a JSON answer whose name is no tool's, cut: an answer, kept whole
+        ('{"name": "Alice", "age": 3', '{"name": "Alice", "age": 3', []),
+        ('{"name": "add_more', '{"name": "add_more', []),
+    ],
+)
+def test_a_reply_cut_short_drops_only_a_call_begun(
+    reply: str, text: str, calls: list[tuple[str, dict[str, object]]]
+) -> None:
+    """A reply cut by its token limit: an unfinished call of an offered tool is the
+    template's markup, never shown; an answer that merely looks like one is the answer."""
+    rest, found = parse_tool_calls(reply, NAMES, cut=True)
+    assert rest == text
+    assert [(call.name, call.arguments) for call in found] == calls
+
+
 def test_a_stream_shows_the_words_and_never_half_a_call() -> None:
     reply = f"Let me check the weather.\n<tool_call>\n{WEATHER}\n</tool_call>"
     stream = ToolCallStream(NAMES)

@@ -58,10 +58,34 @@ def _cut_reply(text: str, names: Collection[str]) -> tuple[str, list[ToolCall]]:
     if at < 0:
         return _whole_reply(text, names)
     before, calls = _whole_reply(text[:at], names)
-    rest = text[at:]
-    if "<tool_call>" in rest:  # Hermes' calls written whole before the one cut
-        calls += [c for raw, _span in hermes_calls(rest) for c in _calls_in(raw, names)]
+    tail = text[at:]
+    if OPEN in tail:  # Hermes' calls written whole before the one cut
+        written = hermes_calls(tail)
+        calls += [c for raw, _span in written for c in _calls_in(raw, names)]
+        last, (start, _end) = written[-1]
+        tail = "" if _calls_in(last, names) else tail[start:]
+    if tail and not _begun_call(tail, names):  # prose or an answer that was cut: kept
+        return ((before + tail).rstrip(), calls) if calls else _whole_reply(text, names)
     return before.rstrip(), calls
+
+
+# The head of a call as far as it was written: ``{"name": "par`` (after a marker or not).
+_CALL_HEAD = re.compile(r'\s*(?:\[\s*)?\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)("?)')
+_HEADS = ('{"name":"', '[{"name":"')
+
+
+def _begun_call(tail: str, names: Collection[str]) -> bool:
+    """Whether ``tail``, cut short, is the beginning of a call of one of ``names``: a
+    marker with nothing after it yet, or a call's head whose name (as far as it was
+    written) is one of theirs.  A JSON answer ``{"name": "Alice", …`` or prose that
+    mentions ``<tool_call>`` is not."""
+    body = next((tail[len(m) :] for m in MARKERS if tail.startswith(m)), tail)
+    head = _CALL_HEAD.match(body)
+    if head is None:
+        squeezed = "".join(body.split())
+        return any(h.startswith(squeezed) for h in _HEADS)
+    written, closed = head.group(1), bool(head.group(2))
+    return any(name == written if closed else name.startswith(written) for name in names)
 
 
 def hermes_calls(text: str) -> list[tuple[str, tuple[int, int]]]:
