@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.seat import Seat
-from backends.slots.disk_cache import SUFFIX, DiskShelf
+from backends.slots.disk_cache import HEADER, SUFFIX, DiskShelf
 from backends.slots.prompt_cache import Entry
 from tests.conftest import collect
 from wire.model_spec import ModelSpec
@@ -117,6 +117,24 @@ def test_a_fifo_or_a_link_on_the_shelf_is_never_opened_and_the_folders_are_priva
     assert shelf.best([*TOKENS, 1]) == (TOKENS, len(TOKENS)), "the real entry, at once"
     assert not os.path.lexists(fifo) and not os.path.lexists(link)
     assert outside.read_bytes() == path.read_bytes(), "a link's target is not touched"
+
+
+@pytest.mark.posix_only("symbolic links")
+def test_trimming_the_shelf_never_deletes_through_a_link(tmp_path: Path, starter: Path) -> None:
+    """The budget's trim counts and deletes only Hearth's own files in the shelf's real
+    folders: a linked folder's files (named like entries, older than all) stay."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    precious = elsewhere / ("0" * 32 + SUFFIX)
+    precious.write_bytes(b"not Hearth's" * 1000)
+    os.utime(precious, (1, 1))
+    (tmp_path / "shelf").mkdir()
+    (tmp_path / "shelf" / "linked").symlink_to(elsewhere, target_is_directory=True)
+    entry_size = HEADER.size + 4 * len(TOKENS) + 8 + len(STATE) + 32
+    shelf = DiskShelf(tmp_path / "shelf", str(starter), entry_size)  # room for one entry
+    shelf.put(Entry(TOKENS, STATE))
+    assert precious.read_bytes() == b"not Hearth's" * 1000
+    assert shelf.best([*TOKENS, 1]) == (TOKENS, len(TOKENS)), "the entry was kept"
 
 
 def test_only_entries_under_the_name_of_their_contents_are_kept(

@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import struct
 import tempfile
 import time
@@ -38,6 +39,7 @@ MAGIC = b"HEARTHKV"
 VERSION = 1
 HEADER = struct.Struct("<8sI32sI")  # magic, version, model identity, token count
 SUFFIX = ".kv"
+_CANONICAL = re.compile(r"[0-9a-f]{32}" + re.escape(SUFFIX))  # as ``_name_for`` names them
 BUDGET = 4 << 30  # bytes on disk, every model's entries together
 TEMPORARY = ".tmp"
 STALE_TEMPORARY_S = 600.0  # a temporary file this old was left by a worker that died
@@ -185,14 +187,7 @@ class DiskShelf:
     def _trim(self) -> None:
         """The oldest files go first, every model's counted, until the rest fit the
         budget."""
-        by_age: list[tuple[float, int, Path]] = []
-        for path in self.shelf.glob(f"*/*{SUFFIX}"):
-            try:
-                info = path.lstat()
-            except OSError:
-                continue
-            by_age.append((info.st_mtime, info.st_size, path))
-        by_age.sort()
+        by_age = sorted(_shelf_files(self.shelf))
         total = sum(size for _, size, _ in by_age)
         entries = self._entries()
         for _, size, path in by_age:
@@ -200,7 +195,8 @@ class DiskShelf:
                 break
             for tokens in [t for t, p in entries.items() if p == path]:
                 del entries[tokens]
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
             total -= size
 
     def _forget(self, path: Path, why: BaseException) -> None:
@@ -210,6 +206,30 @@ class DiskShelf:
                 del self._index[tokens]
         with contextlib.suppress(OSError):
             path.unlink(missing_ok=True)
+
+
+def _shelf_files(shelf: Path) -> list[tuple[float, int, Path]]:
+    """(modified, size, path) of each file Hearth wrote on the shelf: in a real folder of
+    it (a link is never followed) and named as Hearth names them, nothing else."""
+    found: list[tuple[float, int, Path]] = []
+    try:
+        folders = [e for e in os.scandir(shelf) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return found
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder.path))
+        except OSError:
+            continue
+        for entry in entries:
+            if not _CANONICAL.fullmatch(entry.name) or not entry.is_file(follow_symlinks=False):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found.append((info.st_mtime, info.st_size, Path(entry.path)))
+    return found
 
 
 def _name_for(header_and_tokens: bytes) -> str:
