@@ -251,9 +251,7 @@ def test_cancel_keeps_the_download_and_says_so(qtbot: QtBot, core: Core, offered
     assert list(panel.rows["pytorch"].buttons) == [engine_list.INSTALL]
 
 
-def test_quitting_during_an_install_cancels_it(
-    qtbot: QtBot, core: Core, offered: Offered
-) -> None:
+def test_quitting_during_an_install_cancels_it(qtbot: QtBot, core: Core, offered: Offered) -> None:
     """Closing Hearth while the engine downloads does not keep the window waiting for the
     download: the install stops at the next chunk and nothing is installed."""
     from PySide6.QtCore import QCoreApplication

@@ -159,9 +159,7 @@ def test_only_entries_under_the_name_of_their_contents_are_kept(
     assert not copy.exists() and not stale.exists() and writing.exists()
 
 
-def test_the_budget_holds_for_every_models_entries_together(
-    tmp_path: Path, starter: Path
-) -> None:
+def test_the_budget_holds_for_every_models_entries_together(tmp_path: Path, starter: Path) -> None:
     entry_size = len(STATE) + 4 * len(TOKENS) + 100
     other = tmp_path / "other.gguf"
     other.write_bytes(b"GGUF another model")

@@ -129,9 +129,9 @@ def test_each_answer_at_the_terminal_and_a_question_with_a_servers_escapes_defus
     question = next(line for line in text.splitlines() if QUESTION.strip() in line)
     assert question.startswith(
         "Allow ev\\x1b[31mil/get_\\x1b]0;PWNED\\x07time\\u202e (may delete or overwrite "
-        "things; may reach the network) with {\"city\": \"Par\\u202eis\\u001b[2J\"}?"
+        'things; may reach the network) with {"city": "Par\\u202eis\\u001b[2J"}?'
     ), question
-    assert "\x1b" not in text.replace("\x1b[", "") and "\u202e" not in text
+    assert "\x1b" not in text and "\u202e" not in text
     assert f"DECISION {decision}" in text
 
 
@@ -177,8 +177,10 @@ def test_hearth_tools_list_shows_a_servers_escapes_and_leaves_out_an_overlong_na
     )
     listed = run_hearth("tools", "list", "--mcp-config", str(config))
     assert listed.returncode == 0, listed.stderr
-    assert "\x1b" not in listed.stdout and "\u202e" not in listed.stdout and "\x07" not in (
-        listed.stdout
+    assert (
+        "\x1b" not in listed.stdout
+        and "\u202e" not in listed.stdout
+        and "\x07" not in listed.stdout
     ), "no escape reaches the terminal raw"
     assert "get_\\x1b[31mtime\\x1b]0;PWNED\\x07\\u202e" in listed.stdout, "shown as it is"
     assert "Gets \\x1b[2J\\x1b[31mthe time\\u202e evil" in listed.stdout

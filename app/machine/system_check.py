@@ -172,9 +172,7 @@ def run_checks(facts: SystemFacts, smallest_model_peak: int | None = None) -> li
                         "GGUF models run without it; Hugging Face checkpoints need it. Hearth "
                         "adds it from inside the app, with the build this GPU's driver runs."
                     ),
-                    Phrase(
-                        "Add it in Settings › Engines, or with: hearth engines install pytorch"
-                    ),
+                    Phrase("Add it in Settings › Engines, or with: hearth engines install pytorch"),
                 )
             )
         elif not torch.cuda_version:
