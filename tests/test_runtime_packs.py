@@ -26,8 +26,8 @@ from app.packs.pack_manifest import (
     MANIFEST_NAME,
     PackCancelled,
     PackError,
-    load_manifest,
     archive_mirrors,
+    load_manifest,
     manifest_sources,
 )
 from app.packs.runtime_packs import (

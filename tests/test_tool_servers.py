@@ -230,3 +230,15 @@ def test_a_server_that_died_between_calls_starts_again_and_a_cancelled_start_is_
     assert servers.call("fixture", "echo", {"text": "two"}).result(WAIT_S).text == "echo: two"
     servers.close()
     assert server_processes() == [], "every server it started is stopped"
+
+
+def test_the_mcp_sdk_has_the_helpers_hearth_starts_servers_with() -> None:
+    """Hearth starts a tool server with the SDK's own (private) helpers: an SDK without
+    them would leave every stdio server unstartable, so a new SDK is taken only once
+    this passes."""
+    from mcp.client import stdio
+
+    from app.tools.stdio_server import SDK_HELPERS
+
+    missing = [name for name in SDK_HELPERS if not callable(getattr(stdio, name, None))]
+    assert missing == [], f"the MCP SDK no longer has {missing}: see app/tools/stdio_server.py"

@@ -25,6 +25,7 @@ from app.packs import pytorch_engine
 from app.packs.pytorch_engine import InstallCancelled, InstallProgress
 from app.packs.pytorch_lock import choose_variant, cuda_refusal, engine_set, offered_variants
 from app.paths import Paths
+from app.processes import is_running
 from app.settings import Settings
 from wire.engine_overlay import SITE, engine_folder, record_of
 from wire.model_spec import TRANSFORMERS, ModelSpec
@@ -362,16 +363,9 @@ def wait_ended(pids: list[int], within_s: float = WORKER_END_S) -> None:
     """Wait for the workers of the models unloaded before a removal to end (their files
     are open until then: Windows refuses to delete them); HearthError when one is still
     running after ``within_s``."""
-    import psutil
-
-    def running(pid: int) -> bool:  # polled, never waited on: the host reaps its children
-        try:
-            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-        except psutil.Error:
-            return False
-
+    # Polled, never waited on: the host reaps its children.
     deadline = time.monotonic() + within_s
-    while (alive := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
+    while (alive := [pid for pid in pids if is_running(pid)]) and time.monotonic() < deadline:
         time.sleep(0.1)
     if alive:
         raise HearthError(

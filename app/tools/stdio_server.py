@@ -121,6 +121,18 @@ class ServerProcess:
         return process is not None and process.returncode is None and is_running(process.pid)
 
 
+# The MCP SDK's private helpers used below (its own way to start a server on each system
+# and end its process tree): pyproject pins the SDK's minor version for them, and
+# tests/test_tool_servers.py checks they are there.
+SDK_HELPERS = (
+    "_create_platform_compatible_process",
+    "_get_executable_command",
+    "_parse_line",
+    "_terminate_process_tree",
+    "_stop_server_process",
+)
+
+
 @contextlib.asynccontextmanager
 async def stdio_server(
     command: str,

@@ -90,14 +90,17 @@ def platform_tags(platform: str) -> list[str]:
         return [*glibc, "manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64"]
     if platform.endswith("windows-msvc"):
         return ["win_amd64"]
-    macs = [f"macosx_{major}_0_{arch}" for major in range(14, 10, -1)
-            for arch in ("arm64", "universal2")]
+    macs = [
+        f"macosx_{major}_0_{arch}"
+        for major in range(14, 10, -1)
+        for arch in ("arm64", "universal2")
+    ]
     return macs + [f"macosx_10_{minor}_universal2" for minor in range(16, 8, -1)]
 
 
 def best_wheel(wheels: list[dict], platform: str) -> dict:
     """Of a package's wheels that uv listed, the one the target's installer would take."""
-    from packaging.tags import Tag, cpython_tags, compatible_tags
+    from packaging.tags import Tag, compatible_tags, cpython_tags
     from packaging.utils import parse_wheel_filename
 
     platforms = platform_tags(platform)
