@@ -1010,6 +1010,10 @@
         <translation>回退</translation>
     </message>
     <message>
+        <source>Delete download</source>
+        <translation>删除下载</translation>
+    </message>
+    <message>
         <source>Install…</source>
         <translation>安装…</translation>
     </message>
@@ -1055,6 +1059,10 @@
     <message>
         <source>{0} to download</source>
         <translation>需下载 {0}</translation>
+    </message>
+    <message>
+        <source>{0} downloaded by an install that did not finish</source>
+        <translation>未完成的安装已下载 {0}</translation>
     </message>
 </context>
 <context>
@@ -3160,6 +3168,10 @@
         <translation>已移除 PyTorch 引擎（释放了 {0:.2f} GB）。</translation>
     </message>
     <message>
+        <source>Deleted the {0} pack&apos;s download ({1:.2f} GB freed).</source>
+        <translation>已删除 {0} 包的下载（释放 {1:.2f} GB）。</translation>
+    </message>
+    <message>
         <source>The PyTorch engine is torch {0} again.</source>
         <translation>PyTorch 引擎已回退到 torch {0}。</translation>
     </message>
@@ -3178,6 +3190,14 @@
     <message>
         <source>its folder is missing or damaged; reinstall it</source>
         <translation>它的文件夹缺失或已损坏；请重新安装</translation>
+    </message>
+    <message>
+        <source>Deleted the PyTorch engine&apos;s download ({0:.2f} GB freed).</source>
+        <translation>已删除 PyTorch 引擎的下载（释放 {0:.2f} GB）。</translation>
+    </message>
+    <message>
+        <source>A model that uses it is still being unloaded after {0:.0f} s; nothing was removed. Try again in a moment.</source>
+        <translation>使用它的模型在 {0:.0f} 秒后仍在卸载；未删除任何内容。请稍后再试。</translation>
     </message>
     <message>
         <source>Downloading {0:,.0f} of {1:,.0f} MB, {2:.1f} MB/s, {3} left</source>
@@ -3352,6 +3372,10 @@
         <translation>无法读取运行时包列表：{0}</translation>
     </message>
     <message>
+        <source>{0} is a plain http address; a list of packs is read only over https or from this computer</source>
+        <translation>{0} 是普通 http 地址；包列表只能通过 https 或从本机读取</translation>
+    </message>
+    <message>
         <source>the list at {0} cannot be used ({1})</source>
         <translation>{0} 处的列表无法使用（{1}）</translation>
     </message>
@@ -3384,6 +3408,10 @@
         <translation>CUDA 版 PyTorch 引擎无法在这里运行：{0}。</translation>
     </message>
     <message>
+        <source>The PyTorch engine cannot run here: {0}. Nothing was downloaded.</source>
+        <translation>PyTorch 引擎无法在此运行：{0}。未下载任何内容。</translation>
+    </message>
+    <message>
         <source>The PyTorch engine did not start on this computer: {0}</source>
         <translation>PyTorch 引擎无法在这台电脑上启动：{0}</translation>
     </message>
@@ -3394,6 +3422,18 @@
     <message>
         <source>The PyTorch engine cannot use the GPU here: {0}.</source>
         <translation>PyTorch 引擎无法在这里使用 GPU：{0}。</translation>
+    </message>
+    <message>
+        <source>it took over {0:.0f} s</source>
+        <translation>耗时超过 {0:.0f} 秒</translation>
+    </message>
+    <message>
+        <source>it stopped without an answer; the log has its last words</source>
+        <translation>它未作应答就停止了；日志中有它最后的输出</translation>
+    </message>
+    <message>
+        <source>The PyTorch engine did not start in its check on this computer ({0}); nothing was changed.</source>
+        <translation>PyTorch 引擎在本机的检查中未能启动（{0}）；未做任何更改。</translation>
     </message>
     <message>
         <source>There is no earlier PyTorch engine to go back to.</source>
@@ -3410,10 +3450,6 @@
     <message>
         <source>The install was cancelled; nothing was changed.</source>
         <translation>安装已取消；没有做任何更改。</translation>
-    </message>
-    <message>
-        <source>The PyTorch engine was installed but could not be started ({0}).</source>
-        <translation>PyTorch 引擎已安装，但无法启动（{0}）。</translation>
     </message>
     <message>
         <source>An install of the PyTorch engine is running; cancel it first.</source>
@@ -3446,6 +3482,10 @@
     <message>
         <source>the driver supports CUDA {0}; this build needs {1} (NVIDIA&apos;s driver {2} or newer)</source>
         <translation>驱动支持 CUDA {0}；此版本需要 {1}（NVIDIA 驱动 {2} 或更新版本）</translation>
+    </message>
+    <message>
+        <source>this Mac has macOS {0}; this build needs macOS {1} or newer</source>
+        <translation>此 Mac 为 macOS {0}；此版本需要 macOS {1} 或更新版本</translation>
     </message>
     <message>
         <source>The PyTorch engine&apos;s lock file is of another version.</source>
@@ -3518,6 +3558,10 @@
     <message>
         <source>The {0} pack did not pass its check ({1}); what was installed before is kept.</source>
         <translation>{0} 包未通过检查（{1}）；之前安装的版本会保留。</translation>
+    </message>
+    <message>
+        <source>{0} is not the name of a runtime pack.</source>
+        <translation>{0} 不是运行时包的名称。</translation>
     </message>
     <message>
         <source>Checking that the {0} pack runs here</source>
@@ -4246,8 +4290,8 @@
         <translation>运行时包镜像</translation>
     </message>
     <message>
-        <source>A web address or folder holding copies of the release&apos;s runtime pack files (the list and the packs). Tried first; the release page after it. Every file is checked against the list&apos;s SHA-256 before it is used, so a mirror cannot change a pack.</source>
-        <translation>存放发布版运行时包文件（列表和各个包）副本的网址或文件夹。先尝试它，然后才是发布页面。每个文件在使用前都会按列表中的 SHA-256 校验，因此镜像无法篡改运行时包。</translation>
+        <source>A web address or folder holding copies of the release&apos;s runtime packs. Tried first for the packs, the list&apos;s own place after it. The list itself is never read from the mirror, and every pack is checked against the list&apos;s SHA-256 before it is used, so a mirror cannot change a pack.</source>
+        <translation>存放此版本运行时包副本的网址或文件夹。下载包时先尝试它，再尝试列表本身所在的位置。列表本身从不从镜像读取，且每个包在使用前都会按列表中的 SHA-256 校验，因此镜像无法篡改包。</translation>
     </message>
     <message>
         <source>none: the release page only</source>
@@ -4576,6 +4620,10 @@
     <message>
         <source>The chat&apos;s model uses it and is writing a reply: wait for the reply to finish (or press Stop), then remove it.</source>
         <translation>对话中的模型正在使用它并在写回复：请等待回复完成（或按“停止”）后再移除。</translation>
+    </message>
+    <message>
+        <source>{0} uses it and is answering a program that uses Hearth&apos;s server: unload it in Loaded models once it has finished, then remove it.</source>
+        <translation>{0} 正在使用它，并在应答一个使用 Hearth 服务器的程序：请在它完成后于“已加载的模型”中卸载它，然后再删除。</translation>
     </message>
 </context>
 <context>
