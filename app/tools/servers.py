@@ -1,7 +1,8 @@
 """Running the MCP servers a chat uses, and calling their tools.
 
 One thread runs an asyncio loop for all of the process's servers (``ToolServers``).  A
-server starts when a chat first needs its tools, never before; a stdio server runs in a
+server starts when a chat first needs its tools (or once when the person adds it, to
+check it: ``ui/tool_servers_dialog.py``), never before; a stdio server runs in a
 process group of its own (a job object on Windows) that ends with it, children and all,
 and its stderr goes to ``logs/mcp-<name>.log``, which rolls over (``stdio_server.py``).
 A tool whose name is longer than MCP's 128 characters is left out.  Every server
