@@ -110,7 +110,9 @@ class Core:
 
     def chat_models(self, models: list[ModelEntry]) -> list[ModelEntry]:
         """The models the installed engines can run (checkpoints need the PyTorch engine)."""
-        return [m for m in models if self.can_run(m.format)]
+        formats = {m.format for m in models}
+        runnable = {f for f in formats if self.can_run(f)}  # each format's check once
+        return [m for m in models if m.format in runnable]
 
     @property
     def engine_site(self) -> Path | None:

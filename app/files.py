@@ -119,3 +119,21 @@ def set_database_aside(path: Path, aside: Path) -> None:
             with contextlib.suppress(OSError):
                 os.replace(f"{aside}{suffix}", f"{path}{suffix}")
         raise
+
+
+def bytes_under(path: Path) -> int:
+    """The bytes a file, or the files under a folder, take (links neither followed nor
+    counted; a file that goes while it is counted counts 0): what removing it frees."""
+    try:
+        if not path.is_dir() or path.is_symlink():
+            return path.lstat().st_size if path.is_file() and not path.is_symlink() else 0
+    except OSError:
+        return 0
+    total = 0
+    for root, _dirs, names in os.walk(path):
+        for name in names:
+            with contextlib.suppress(OSError):
+                info = os.lstat(os.path.join(root, name))
+                if stat.S_ISREG(info.st_mode):
+                    total += info.st_size
+    return total

@@ -20,9 +20,8 @@ from typing import Any, TextIO
 
 from app.cli.common import EXIT_INTERRUPTED, EXIT_OK
 from app.core import Core
+from wire.engine_overlay import PYTORCH
 from wire.phrases import Phrase
-
-PYTORCH = "pytorch"
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:

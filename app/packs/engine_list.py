@@ -27,11 +27,10 @@ from app.packs.pytorch_lock import choose_variant, cuda_refusal, engine_set, off
 from app.paths import Paths
 from app.processes import is_running
 from app.settings import Settings
-from wire.engine_overlay import SITE, engine_folder, record_of
+from wire.engine_overlay import PYTORCH, SITE, engine_folder, record_of
 from wire.model_spec import TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase, from_wire
 
-PYTORCH = "pytorch"
 WORKER_END_S = 60.0  # a worker ends within its grace of 5 s once its last reply is done
 ENGINE_KIND = "engine"  # the PyTorch engine's row
 RUNTIME_KIND = "llama.cpp runtime"  # a runtime that came with the app

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import HearthError
-from app.files import private_folder
+from app.files import bytes_under, private_folder
 from app.packs.fetch import FetchCancelled, FetchError, Transfer, exclusive, fetch
 from app.packs.pytorch_lock import (
     EngineSet,
@@ -138,7 +138,7 @@ def status(data_dir: Path, gpus: list[Any], lock: dict[str, Any] | None = None) 
     record = record_of(data_dir)
     folder = engine_folder(data_dir)
     if record.get("current"):
-        size = _size(folder)
+        size = bytes_under(folder)
         row = EngineRow(
             PYTORCH,
             True,
@@ -171,7 +171,7 @@ def status(data_dir: Path, gpus: list[Any], lock: dict[str, Any] | None = None) 
         if offered
         else Phrase("this version of Hearth offers none for this computer")
     )
-    kept = _size(folder) if folder.is_dir() else 0
+    kept = bytes_under(folder)
     return EngineRow(PYTORCH, False, False, reason, offered=offered, suggested=suggested, kept=kept)
 
 
@@ -432,7 +432,7 @@ def remove(data_dir: Path) -> int:
     folder = engine_folder(data_dir)
     if not folder.exists():
         raise HearthError(Phrase("The PyTorch engine is not installed."))
-    freed = _size(folder)
+    freed = bytes_under(folder)
     try:
         with _one_at_a_time(data_dir, RUNNING):
             (folder / RECORD).unlink(missing_ok=True)  # not usable from now, whatever stays
@@ -459,15 +459,6 @@ def _check_room(folder: Path, needed: int) -> None:
                 free / 1e9,
             )
         )
-
-
-def _size(folder: Path) -> int:
-    total = 0
-    for root, _dirs, names in os.walk(folder):
-        for name in names:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(root, name)).st_size
-    return total
 
 
 def _platform() -> str:

@@ -37,6 +37,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from app.files import bytes_under
 from app.json_document import Damaged, JsonDocument
 from app.machine.hardware import SystemFacts
 from app.packs import pack_fit
@@ -212,14 +213,14 @@ def _row(
         usable=not why,
         why_not=why,
         size=pack.archive_size if pack is not None else 0,
-        installed_size=_size(runtimes_dir(data_dir) / name)
-        + _size(_affairs(data_dir) / f"{name}.previous"),
+        installed_size=bytes_under(runtimes_dir(data_dir) / name)
+        + bytes_under(_affairs(data_dir) / f"{name}.previous"),
         source=str(current.get("source", "")),
         cuda=pack.cuda if pack is not None else str(current.get("cuda", "")),
         recommended=name == best,
         can_roll_back=bool((record or {}).get("previous"))
         and _is_runtime(_affairs(data_dir) / f"{name}.previous"),
-        kept=sum(map(_file_size, _downloads(data_dir, name))),
+        kept=sum(map(bytes_under, _downloads(data_dir, name))),
     )
 
 
@@ -233,21 +234,8 @@ def is_installed(name: str, data_dir: Path) -> bool:
     return name in _state(data_dir)
 
 
-def _file_size(path: Path) -> int:
-    try:
-        return path.lstat().st_size
-    except OSError:
-        return 0
-
-
 def _is_runtime(folder: Path) -> bool:
     return (folder / RUNTIME_FILE).is_file()
-
-
-def _size(folder: Path) -> int:
-    if folder.is_symlink() or not folder.is_dir():
-        return 0
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
 def settings_manifest(settings: Settings, resources: Path | None = None) -> Manifest:
@@ -514,7 +502,7 @@ def remove_pack(name: str, data_dir: Path) -> int:
         present = [f for f in folders if f.exists() or f.is_symlink()]
         if not ours and not present:
             raise PackError(Phrase("No runtime pack called {0} is installed.", name))
-        freed = sum(_size(f) if f.is_dir() else _file_size(f) for f in present)
+        freed = sum(bytes_under(f) for f in present)
         trash = affairs / TRASH / f"{name}-{os.getpid()}-{time.monotonic_ns()}"
         trash.mkdir(parents=True)
         moved: list[tuple[Path, Path]] = []

@@ -12,7 +12,6 @@ from app.packs.engine_list import (
     DELETE_DOWNLOAD,
     ENGINE_KIND,
     INSTALL,
-    PYTORCH,
     REINSTALL,
     REMOVE,
     ROLL_BACK,
@@ -23,6 +22,7 @@ from app.packs.fetch import amount
 from ui.i18n import translated
 from ui.theme import warning_style
 from ui.visual import SPACE, scaled_font
+from wire.engine_overlay import PYTORCH
 
 KIND_WORDS = {
     ENGINE_KIND: QT_TRANSLATE_NOOP("EngineRow", "engine for Hugging Face checkpoints"),

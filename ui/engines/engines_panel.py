@@ -35,7 +35,6 @@ from app.packs import engine_list
 from app.packs.engine_list import (
     DELETE_DOWNLOAD,
     INSTALL,
-    PYTORCH,
     REINSTALL,
     REMOVE,
     ROLL_BACK,
@@ -52,6 +51,7 @@ from ui.engines.variant_dialog import VariantDialog
 from ui.i18n import translated
 from ui.theme import problem_style
 from ui.visual import SPACE
+from wire.engine_overlay import PYTORCH
 
 BAR_STEPS = 1000  # the bar's range while downloading: bytes are too many for an int
 
