@@ -96,9 +96,15 @@ def dialect_for(path: str) -> str:
     """The dialect of a request's path, for errors before a route answers (an unknown path,
     a refused Host, a body too large): the longest route it starts with, else the dialect
     every route under its first segment shares, else OpenAI's."""
-    matched = [route for route in ROUTES if path.startswith(route.path.split("{")[0])]
+    matched = [route for route in ROUTES if _under(path, route.path.split("{")[0])]
     if matched:
         return max(matched, key=lambda route: len(route.path)).dialect
     first = "/" + path.strip("/").split("/", 1)[0] + "/"
     dialects = {route.dialect for route in ROUTES if route.path.startswith(first)}
     return dialects.pop() if len(dialects) == 1 else OPENAI
+
+
+def _under(path: str, prefix: str) -> bool:
+    """``path`` is ``prefix`` or lies under it; the root (Ollama's ``GET /``) holds only
+    itself, or every path would be Ollama's."""
+    return path == prefix or (prefix != "/" and path.startswith(prefix))
