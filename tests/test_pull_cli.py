@@ -59,6 +59,25 @@ def test_pull_with_a_quantization_or_a_glob(hub: FakeHub, data_dir: Path) -> Non
     assert (data_dir / "models/acme/tiny-GGUF/README.md").read_bytes() == b"hi"
 
 
+def test_a_named_file_is_that_file_with_its_own_shards_and_nothing_else(
+    hub: FakeHub, data_dir: Path, tmp_path: Path
+) -> None:
+    q4 = build_gguf(tmp_path / "src" / "q4_1.gguf", file_type=3).read_bytes()
+    names = [
+        "big-Q4_1.gguf",
+        "capped-Q4_1.gguf",
+        "split-Q4_1-00001-of-00002.gguf",
+        "split-Q4_1-00002-of-00002.gguf",
+    ]
+    hub.add("acme/many-GGUF", {name: q4 + bytes([n]) * 1500 for n, name in enumerate(names)})
+    folder = data_dir / "models/acme/many-GGUF"
+    assert hearth(hub, "pull", "acme/many-GGUF", "--file", "big-Q4_1.gguf").returncode == 0
+    assert sorted(p.name for p in folder.glob("*.gguf")) == ["big-Q4_1.gguf"]
+    named = hearth(hub, "pull", "acme/many-GGUF", "--file", "split-Q4_1-00001-of-00002.gguf")
+    assert named.returncode == 0, named.stderr
+    assert sorted(p.name for p in folder.glob("*.gguf")) == ["big-Q4_1.gguf", *names[2:]]
+
+
 def test_pull_from_modelscope(hub: FakeHub, data_dir: Path) -> None:
     result = hearth(hub, "pull", "acme/tiny-GGUF", "--source", "modelscope")
     assert result.returncode == 0, result.stderr
