@@ -215,6 +215,7 @@ screenshot: $(STAMP) $(VISION_MODEL)/.built
 	HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) xvfb-run -a -s "-screen 0 1280x900x24" \
 		$(PY) -m tests.tools.vision_screenshots screenshots/
 	xvfb-run -a -s "-screen 0 1024x600x24" $(PY) -m tests.tools.screen_screenshots screenshots/
+	xvfb-run -a -s "-screen 0 1024x600x24" $(PY) -m tests.tools.download_screenshots screenshots/
 
 # --- installers (Linux here; Windows and macOS: packaging/windows, packaging/macos) -------
 # A separate venv without torch, and llama.cpp built for any x86-64 CPU with AVX2 instead

@@ -2,8 +2,11 @@
 
 It serves the endpoints the real ``huggingface_hub`` and ``modelscope_hub`` clients call,
 so tests use the real clients: model search, model info with file hashes, file download
-with Range.  Faults are set per file: drop the connection after N bytes, ignore Range,
-serve wrong bytes of the right size, answer a status code, or send slowly.
+with Range (a start, or a start and an end).  Faults are set per file: drop the
+connection after N bytes, ignore Range, serve wrong bytes of the right size, answer a
+status code, send slowly (each connection capped, as a CDN does), answer 429 past N
+connections at once, or change the file's ETag after N answers.  The hub counts the
+connections each file has open at once (``peak``).
 """
 
 from __future__ import annotations
@@ -28,8 +31,13 @@ class Fault:
     ignore_range: bool = False
     corrupt: bool = False  # same size, wrong bytes
     status: int | None = None
-    bytes_per_s: int | None = None
+    bytes_per_s: int | None = None  # each connection's cap
     drops_left: int = 1
+    busy_over: int | None = None  # 429 to a connection past this many at once
+    etag_after: int | None = None  # answers with the first ETag; another after them
+    close_every: int | None = None  # every answer ends after this many bytes
+    stall_first_s: float = 0.0  # the first answer sends its headers, then nothing this long
+    wrong_range: bool = False  # Content-Range of other bytes than those asked for
 
 
 @dataclass
@@ -51,6 +59,13 @@ class FakeHub:
         self.requests: list[str] = []
         self.credentials: list[str] = []  # Authorization headers and cookies that came
         self.token = "hf_secret"
+        self.open: dict[str, int] = {}  # file name: its connections sending now
+        self.peak: dict[str, int] = {}  # file name: the most it had at once
+        self.answers: dict[str, int] = {}  # file name: file answers sent
+        self.busy_answers = 0
+        self.sent: dict[str, int] = {}  # file name: body bytes sent
+        self.open_total = self.peak_total = 0  # file connections of every file at once
+        self._count = threading.Lock()
         handler = type("Handler", (_Handler,), {"hub": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
@@ -176,42 +191,77 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.status:
             return self._error(fault.status, "Fault", "fault on demand")
         self._send_bytes(
-            data, fault, etag=_sha256(data) if len(data) > LFS_THRESHOLD else _git_sha1(data)
+            name,
+            data,
+            fault,
+            etag=_sha256(data) if len(data) > LFS_THRESHOLD else _git_sha1(data),
         )
 
-    def _send_bytes(self, data: bytes, fault: Fault, etag: str) -> None:
+    def _send_bytes(self, name: str, data: bytes, fault: Fault, etag: str) -> None:
+        hub = self.hub
+        with hub._count:
+            hub.open[name] = hub.open.get(name, 0) + 1
+            hub.peak[name] = max(hub.peak.get(name, 0), hub.open[name])
+            hub.open_total += 1
+            hub.peak_total = max(hub.peak_total, hub.open_total)
+            answers = hub.answers[name] = hub.answers.get(name, 0) + 1
+            busy = fault.busy_over is not None and hub.open[name] > fault.busy_over
+            hub.busy_answers += busy
+        try:
+            if busy:
+                return self._json({"error": "slow down"}, 429, {"Retry-After": "1"})
+            if fault.etag_after is not None and answers > fault.etag_after:
+                etag = "changed-" + etag
+            self._send_range(name, data, fault, etag, first=answers == 1)
+        finally:
+            with hub._count:
+                hub.open[name] -= 1
+                hub.open_total -= 1
+
+    def _send_range(self, name: str, data: bytes, fault: Fault, etag: str, first: bool) -> None:
         if fault.corrupt:
             data = bytes(b ^ 0xFF for b in data[:16]) + data[16:]
-        start = 0
-        match = re.match(r"bytes=(\d+)-", self.headers.get("Range", ""))
+        start, end = 0, len(data) - 1
+        match = re.match(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
         partial = bool(match) and not fault.ignore_range
         if partial and match:
             start = int(match.group(1))
-        body = data[start:]
+            end = min(end, int(match.group(2))) if match.group(2) else end
+        body = data[start : end + 1]
         self.send_response(206 if partial else 200)
         self.send_header("Content-Length", str(len(body)))
+        if fault.wrong_range:
+            start, end = start + 1, end + 1
         self.send_header("Accept-Ranges", "bytes")
         self.send_header("ETag", f'"{etag}"')
         self.send_header("X-Repo-Commit", COMMIT)
         self.send_header("Content-Type", "application/octet-stream")
         if partial:
-            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
         self.end_headers()
         if self.command == "HEAD":
             return
         limit = len(body)
-        if fault.drop_after is not None and fault.drops_left > 0:
-            fault.drops_left -= 1
-            limit = max(fault.drop_after - start, 0)
+        if first and fault.stall_first_s:
+            self.wfile.flush()
+            time.sleep(fault.stall_first_s)
+        if fault.close_every is not None and fault.close_every < limit:
+            limit = fault.close_every
+        cut = None if fault.drop_after is None else fault.drop_after - start
+        if cut is not None and 0 <= cut < len(body) and fault.drops_left > 0:
+            fault.drops_left -= 1  # the drop falls in this answer's bytes
+            limit = cut
         sent = 0
         chunk = 64 * 1024
         try:
             while sent < limit:
                 piece = body[sent : min(sent + chunk, limit)]
+                if fault.bytes_per_s:  # paced before each write: done once the last is sent
+                    time.sleep(len(piece) / fault.bytes_per_s)
                 self.wfile.write(piece)
                 sent += len(piece)
-                if fault.bytes_per_s:
-                    time.sleep(len(piece) / fault.bytes_per_s)
+                with self.hub._count:
+                    self.hub.sent[name] = self.hub.sent.get(name, 0) + len(piece)
         except (BrokenPipeError, ConnectionResetError):
             return
         if limit < len(body):
@@ -275,7 +325,7 @@ class _Handler(BaseHTTPRequestHandler):
             if data is None:
                 return self._json({"Code": 404, "Message": "file not found", "Success": False}, 404)
             fault = self.hub.faults.get((repo.repo_id, name), Fault())
-            return self._send_bytes(data, fault, etag=_sha256(data))
+            return self._send_bytes(name, data, fault, etag=_sha256(data))
         return self._json(
             {"Code": 200, "Data": {"Id": repo.repo_id, "Name": repo.repo_id}, "Success": True}
         )

@@ -246,7 +246,7 @@ def tiny_disk(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.mark.linux_only("a tmpfs of 1 MB is mounted")
-def test_a_disk_that_fills_up_mid_download_fails_cleanly(
+def test_a_disk_that_fills_up_mid_download_stops_in_words_and_resumes_once_there_is_room(
     core: Core,
     hub: FakeHub,
     tiny_disk: Path,
@@ -266,6 +266,15 @@ def test_a_disk_that_fills_up_mid_download_fails_cleanly(
     results = [manager.wait(i.id, 60) for i in items]
     failed = [r for r in results if r.state == FAILED]
     assert failed, [r.state for r in results]
-    assert all("disk is full" in r.error for r in failed)
-    assert not list(tiny_disk.glob("*.part"))  # no useless partial files left behind
+    assert all("disk is full" in r.error and "Free some space" in r.error for r in failed)
+    # What arrived is kept; once there is room (the other file given up), it resumes.
+    kept = failed[0]
+    assert Path(kept.part).exists() and 0 < manager.get(kept.id).received < kept.size
+    for other in (i for i in items if i.id != kept.id):
+        manager.cancel(other.id)
+        manager.wait(other.id, 60)
+    hub.faults.clear()
+    manager.resume(kept.id)
+    assert manager.wait(kept.id, 60).state == DONE
+    assert Path(kept.target).read_bytes() == hub.repos["acme/two"].files[kept.path]
     manager.close()

@@ -46,7 +46,7 @@ def test_download_is_verified_and_lands_in_the_library(core: Core, hub: FakeHub)
     assert done.state == DONE, done.error
     target = core.models_dir / REPO / "qwen-tiny-q4_k_m.gguf"
     assert target.read_bytes() == DATA
-    assert not (target.parent / modelscope.STAGING).exists()
+    assert sorted(p.name for p in target.parent.iterdir()) == [target.name]  # no part, no record
     manager.close()
 
 

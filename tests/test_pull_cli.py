@@ -59,6 +59,25 @@ def test_pull_with_a_quantization_or_a_glob(hub: FakeHub, data_dir: Path) -> Non
     assert (data_dir / "models/acme/tiny-GGUF/README.md").read_bytes() == b"hi"
 
 
+def test_a_named_file_is_that_file_with_its_own_shards_and_nothing_else(
+    hub: FakeHub, data_dir: Path, tmp_path: Path
+) -> None:
+    q4 = build_gguf(tmp_path / "src" / "q4_1.gguf", file_type=3).read_bytes()
+    names = [
+        "big-Q4_1.gguf",
+        "capped-Q4_1.gguf",
+        "split-Q4_1-00001-of-00002.gguf",
+        "split-Q4_1-00002-of-00002.gguf",
+    ]
+    hub.add("acme/many-GGUF", {name: q4 + bytes([n]) * 1500 for n, name in enumerate(names)})
+    folder = data_dir / "models/acme/many-GGUF"
+    assert hearth(hub, "pull", "acme/many-GGUF", "--file", "big-Q4_1.gguf").returncode == 0
+    assert sorted(p.name for p in folder.glob("*.gguf")) == ["big-Q4_1.gguf"]
+    named = hearth(hub, "pull", "acme/many-GGUF", "--file", "split-Q4_1-00001-of-00002.gguf")
+    assert named.returncode == 0, named.stderr
+    assert sorted(p.name for p in folder.glob("*.gguf")) == ["big-Q4_1.gguf", *names[2:]]
+
+
 def test_pull_from_modelscope(hub: FakeHub, data_dir: Path) -> None:
     result = hearth(hub, "pull", "acme/tiny-GGUF", "--source", "modelscope")
     assert result.returncode == 0, result.stderr
@@ -132,13 +151,21 @@ def test_kill_9_during_a_pull_then_pull_again_resumes(hub: FakeHub, data_dir: Pa
         stderr=subprocess.DEVNULL,
     )
     part = data_dir / "models/acme/slow-GGUF/slow-Q4_K_M.gguf.part"
+    record = part.with_name(part.name + ".pieces")  # what of the part is on disk, by piece
+
+    def kept() -> int:
+        try:
+            return sum(json.loads(record.read_text())["done"])
+        except (OSError, ValueError):  # not written yet, or being replaced
+            return 0
+
     deadline = time.monotonic() + 300
-    while (not part.exists() or part.stat().st_size < 500_000) and time.monotonic() < deadline:
+    while kept() < 500_000 and time.monotonic() < deadline:
         time.sleep(0.05)
     child.kill()  # SIGKILL (TerminateProcess on Windows)
     child.wait(10)
-    kept = part.stat().st_size
-    assert 0 < kept < len(big)
+    on_disk = kept()
+    assert 0 < on_disk < len(big) and part.stat().st_size >= on_disk
     listed = json.loads(hearth(hub, "models", "list", "--json").stdout)
     assert all("slow" not in m["path"] for m in listed)  # never shown half-downloaded
     hub.faults.clear()
@@ -148,4 +175,4 @@ def test_kill_9_during_a_pull_then_pull_again_resumes(hub: FakeHub, data_dir: Pa
     assert (data_dir / "models/acme/slow-GGUF/slow-Q4_K_M.gguf").read_bytes() == big
     fetched = [r for r in hub.requests[requests_before:] if "resolve" in r]
     resumed = [r for r in fetched if "bytes=0-" not in r]  # (not the header for "fits?")
-    assert len(resumed) == 1 and f"bytes={kept}-" in resumed[0]  # picked up where it stopped
+    assert len(resumed) == 1 and f"bytes={on_disk}-" in resumed[0]  # where it stopped

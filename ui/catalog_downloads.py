@@ -143,7 +143,9 @@ class CatalogDownloads(QObject):
             elif any(i.state == dl.PAUSED for i in items):
                 words = self.tr("Paused — resume it in Models › Downloads")
             elif left is not None:
-                words += self.tr(" · {0} left").format(human_duration(left))
+                words += self.tr(" · {0}/s · {1} left").format(
+                    human_size(int(speed)), human_duration(left)
+                )
             fraction = received / size
             if (fraction, words) != (state.fraction, state.words):
                 state.fraction, state.words = fraction, words

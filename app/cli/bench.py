@@ -77,6 +77,12 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "documentation) and report its throughput",
     )
     bench.add_argument(
+        "--download",
+        action="store_true",
+        help="measure downloads only: several connections against one from a loopback "
+        "server that caps each connection, as hubs do, and the memory it takes",
+    )
+    bench.add_argument(
         "--download-mb",
         type=int,
         default=256,

@@ -1,10 +1,11 @@
 """Downloads that survive: queued, resumable across restarts, verified, never half-visible.
 
-Each file is fetched into ``<target>.part`` next to where it will live.  The hash is
-computed while the bytes arrive (and over the existing part when resuming), so checking
-costs no extra pass over a multi-gigabyte file.  Only a file whose size and SHA-256 match
-the hub's is renamed into place, so the library (which lists ``*.gguf``) never shows an
-incomplete or corrupt model.  A mismatch deletes the part and says so.
+Each file is fetched into ``<target>.part`` next to where it will live, as several ranges
+at once (``ranged.py``), with a record of each piece beside it so that every piece
+resumes.  The hash is computed while the bytes arrive (and over the existing part when
+resuming), so checking costs no extra pass over a multi-gigabyte file.  Only a file whose
+size and SHA-256 match the hub's is renamed into place, so the library (which lists
+``*.gguf``) never shows an incomplete or corrupt model.  A mismatch deletes the part and says so.
 
 The queue is saved in ``downloads.json`` after every change; after a crash or a restart,
 what was running comes back as *paused* with its part file, ready to resume.  Hearth
@@ -28,14 +29,14 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from app.errors import AccessDenied, HearthError, describe_error
-from app.hub.part_file import (
+from app.hub import pieces
+from app.hub.download_item import (
     CANCELLED,
     DONE,
     FAILED,
-    HASH_CHUNK,
     PAUSED,
     QUEUED,
     RUNNING,
@@ -43,14 +44,16 @@ from app.hub.part_file import (
     Download,
     DownloadCancelled,
     DownloadPaused,
-    PartFile,
 )
+from app.hub.link import Link
+from app.hub.ranged import HASH_CHUNK, FileAddress, FileChanged, RangedFetch
 from app.hub.repo_files import RepoFile, UnsafePath, safe_relative_path
 from app.json_document import JsonDocument
-from wire.phrases import Phrase
+from app.settings import BY_KEY
+from wire.phrases import Phrase, message_of
 
 log = logging.getLogger(__name__)
-# The queue's own names, and those of a download (``part_file``) that its users know.
+# The queue's own names, and those of a download (``download_item``) that its users know.
 __all__ = [
     "ACTIVE",
     "CANCELLED",
@@ -64,7 +67,8 @@ __all__ = [
     "DownloadCancelled",
     "DownloadManager",
     "DownloadPaused",
-    "Fetcher",
+    "FileAddress",
+    "Locate",
     "PullPlan",
     "downloads_document",
     "owned_files",
@@ -72,19 +76,28 @@ __all__ = [
 
 ACTIVE = (QUEUED, RUNNING, VERIFYING)
 DISK_MARGIN = 64 * 1024 * 1024
+DEFAULT_CONNECTIONS = int(BY_KEY["downloads.connections"].default)
 
 
-Fetcher = Callable[[Download, BinaryIO, int], None]  # (item, sink, resume_from)
+Locate = Callable[[Download], FileAddress]  # where a hub serves the file, and how to ask
 
 
 class DownloadManager:
-    """The queue: at most ``parallel`` downloads at once, the rest waiting in order."""
+    """The queue: at most ``parallel`` files at once, the rest waiting in order, every
+    file's connections drawn from one ``link``."""
 
-    def __init__(self, state_file: Path, fetchers: dict[str, Fetcher], parallel: int = 2) -> None:
+    def __init__(
+        self,
+        state_file: Path,
+        addresses: dict[str, Locate],
+        parallel: int = 2,
+        link: Link | None = None,
+    ) -> None:
         self.state_file = state_file
         self.document = downloads_document(state_file)
-        self.fetchers = fetchers
+        self.addresses = addresses
         self.parallel = max(1, parallel)
+        self.link = link or Link(DEFAULT_CONNECTIONS)
         self._lock = threading.RLock()
         self._saving = threading.Lock()  # one write at a time (see save)
         self._states = self._written = 0  # the states saved, and the newest written
@@ -114,7 +127,7 @@ class DownloadManager:
         for item in items:
             if item.state in (RUNNING, VERIFYING, QUEUED):
                 item.state = PAUSED  # Hearth stopped (or crashed) while it ran: resume later
-            item.received = item.part.stat().st_size if item.part.exists() else 0
+            item.received = _on_disk(item)
             item.speed = 0.0
             self._items[item.id] = item
 
@@ -190,8 +203,8 @@ class DownloadManager:
             )
             if Path(target).exists() and _matches(Path(target), item):
                 item.state, item.received = DONE, item.size
-            elif item.part.exists():
-                item.received = item.part.stat().st_size
+            else:
+                item.received = _on_disk(item)
             self._items[download_id] = item
         self.save()
         self.changed(item)
@@ -227,7 +240,7 @@ class DownloadManager:
             self._controls[download_id] = CANCELLED
             if not running:
                 item.state = CANCELLED
-                _remove(item.part)
+                pieces.forget(item.part)
         self.save()
         self.changed(item)
 
@@ -311,14 +324,13 @@ class DownloadManager:
             final_state = PAUSED
         except DownloadCancelled:
             final_state = CANCELLED
-            _remove(item.part)
+            pieces.forget(item.part)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence
             final_state = FAILED
             item.error = describe_error(exc, f"downloading {item.path}")
             item.error_kind = "access" if isinstance(exc, AccessDenied) else ""
-            if _is_disk_full(exc):
+            if _is_disk_full(exc):  # what arrived is kept: Resume once there is room
                 item.error_kind = "disk"
-                _remove(item.part)  # a full disk: do not leave a useless partial file behind
         finally:
             item.speed = 0.0
             item.finished_at = time.time()
@@ -338,7 +350,7 @@ class DownloadManager:
     def _transfer(self, item: Download) -> None:
         target = Path(item.target)
         target.parent.mkdir(parents=True, exist_ok=True)
-        needed = item.size - (item.part.stat().st_size if item.part.exists() else 0)
+        needed = item.size - _on_disk(item)
         free = shutil.disk_usage(target.parent).free
         if needed + DISK_MARGIN > free:
             raise HearthError(
@@ -362,24 +374,10 @@ class DownloadManager:
                 )
             )
         try:
-            sink = PartFile(item, self)
-            fetched = False
-            try:
-                if item.received > item.size:
-                    sink.truncate(0)
-                if item.received < item.size:
-                    self.fetchers[item.source](item, sink, item.received)  # type: ignore[arg-type]
-                sink.flush()
-                fetched = True
-            finally:
-                sink.close()
-                # Nothing arrived: nothing to resume from (removed while the lock is ours,
-                # never another process's file).
-                if not fetched and item.part.exists() and not item.part.stat().st_size:
-                    _remove(item.part)
+            digests = self._fetch(item)
             item.state = VERIFYING
             self.changed(item)
-            self._verify(item, sink)
+            self._verify(item, digests)
             try:
                 os.replace(item.part, target)
             except PermissionError as exc:  # Windows: the old file is open (a loaded model)
@@ -394,9 +392,32 @@ class DownloadManager:
         finally:
             lock.release()
 
-    def _verify(self, item: Download, sink: PartFile) -> None:
+    def _fetch(self, item: Download) -> tuple[str, str]:
+        """The file's bytes in its part file, and their digests; a file whose copy on
+        the hub changed under way starts again once, cleanly."""
+        address = self.addresses[item.source](item)
+        try:
+            return RangedFetch(item, address, self.link, self).run()
+        except FileChanged as exc:
+            log.warning("%s: %s; starting again", item.path, message_of(exc))
+        pieces.forget(item.part)
+        item.received = 0
+        try:
+            return RangedFetch(item, address, self.link, self).run()
+        except FileChanged as exc:
+            pieces.forget(item.part)
+            raise HearthError(
+                Phrase(
+                    "{0} Hearth started it again and it changed again, so it deleted what "
+                    "arrived. Try later; if it goes on, the mirror may be serving a file "
+                    "that is being replaced.",
+                    message_of(exc),
+                )
+            ) from exc
+
+    def _verify(self, item: Download, digests: tuple[str, str]) -> None:
         actual_size = item.part.stat().st_size
-        sha256, git_sha1 = sink.digests()
+        sha256, git_sha1 = digests
         problem = ""
         if actual_size != item.size:
             problem = f"it has {actual_size:,} bytes instead of {item.size:,}"
@@ -405,7 +426,7 @@ class DownloadManager:
         elif not item.sha256 and item.git_sha1 and git_sha1 != item.git_sha1.lower():
             problem = "its checksum does not match the hub's"
         if problem:
-            _remove(item.part)
+            pieces.forget(item.part)
             raise HearthError(
                 Phrase(
                     "The download of {0} was damaged ({1}), so Hearth deleted it. Try again; "
@@ -461,9 +482,10 @@ def _matches(path: Path, item: Download) -> bool:
     return digest.hexdigest() == item.sha256.lower()
 
 
-def _remove(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+def _on_disk(item: Download) -> int:
+    """How much of the file its part holds (its pieces' record says, when there is one)."""
+    found = pieces.load(item.part, item.size, pieces.piece_size_for(item.size, 1))
+    return found.received if found is not None else 0
 
 
 def _amount(size: int) -> str:

@@ -1,19 +1,18 @@
 """Hugging Face through its official client (``huggingface_hub``).
 
-Search and file listing use ``HfApi``; file transfer uses the client's own ``http_get``
-(its HTTP session, headers, retries and Range handling).  What the client does not do,
-Hearth does around it: resume across processes from a ``.part`` file, hash what arrived,
-and stop on request.  The endpoint is passed explicitly (the client reads ``HF_ENDPOINT``
-only once, at import), so a mirror chosen in the settings applies at once.
+Search and file listing use ``HfApi``; a file's address and headers come from the client
+(``hf_hub_url``, ``build_hf_headers``), and Hearth fetches it as several ranges at once
+(``ranged.py``), which the client cannot resume across processes.  The endpoint is passed
+explicitly (the client reads ``HF_ENDPOINT`` only once, at import), so a mirror chosen in
+the settings applies at once.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 from urllib.parse import quote
 
 from app.bounded_http import AnswerRefused, get_bounded
@@ -181,62 +180,14 @@ def _model_info(
         ) from exc
 
 
-def fetch(
-    repo_id: str,
-    path: str,
-    target: BinaryIO,
-    *,
-    resume_from: int,
-    expected_size: int | None,
-    revision: str = "main",
-    endpoint_url: str = DEFAULT_ENDPOINT,
-    token: str | None = None,
-) -> None:
-    """Stream one file into ``target`` (positioned at ``resume_from``) with the hub client."""
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from huggingface_hub import constants, hf_hub_url
-    from huggingface_hub.file_download import http_get
-    from huggingface_hub.utils import (  # type: ignore[attr-defined]
-        build_hf_headers,
-        disable_progress_bars,
-    )
-
-    disable_progress_bars()  # Hearth shows its own progress; tqdm would only cost time
-    # The client re-cuts the stream into 10 MB pieces by default, which copies every byte
-    # once more and leaves the progress bar still for seconds on a slow line.  Without a
-    # chunk size it hands over what the socket delivered: faster, live progress, and Pause
-    # acts at once.
-    constants.DOWNLOAD_CHUNK_SIZE = None  # type: ignore[assignment]
-    url = hf_hub_url(repo_id, path, revision=revision, endpoint=endpoint_url)
-    headers = build_hf_headers(token=token or None)
-    try:
-        http_get(
-            url,
-            target,
-            resume_size=resume_from,
-            headers=headers,
-            expected_size=expected_size,
-            displayed_filename=path,
+def refusal(status: int, what: str) -> HearthError:
+    """The sentence for a file the hub refused (``ranged.FileAddress.refusal``)."""
+    if status in (401, 403):
+        return HubAccessError(
+            f"{what} is gated or private: accept its terms on the hub, then give Hearth your "
+            "access token (File › Hugging Face token…, or HF_TOKEN for the command line)."
         )
-    except Exception as exc:
-        if isinstance(exc, HearthError) or type(exc).__name__ in _OURS:
-            raise
-        if type(exc).__module__.startswith(("huggingface_hub", "httpx")):
-            raise translate_error(exc, f"{repo_id}/{path}") from exc
-        if isinstance(exc, OSError) and "Consistency check failed" in str(exc):
-            # the client's words ask for force_download=True, which means nothing to a user
-            raise HearthError(
-                Phrase(
-                    "{0} arrived incomplete: the hub sent fewer bytes than the file has, "
-                    "usually because the connection dropped. What arrived is kept; resume the "
-                    "download to fetch the rest.",
-                    path,
-                )
-            ) from exc
-        raise  # disk errors and the like keep their type (disk full is recognised later)
-
-
-_OURS = ("DownloadPaused", "DownloadCancelled")
+    return HubNotFound(f"{what} was not found on the hub.")
 
 
 class HubAccessError(AccessDenied):
@@ -251,10 +202,7 @@ def translate_error(exc: BaseException, what: str) -> HearthError:
     """A hub client exception as a sentence saying what to do."""
     name = type(exc).__name__
     if name == "GatedRepoError" or (name == "HfHubHTTPError" and "401" in str(exc)):
-        return HubAccessError(
-            f"{what} is gated or private: accept its terms on the hub, then give Hearth your "
-            "access token (File › Hugging Face token…, or HF_TOKEN for the command line)."
-        )
+        return refusal(401, what)
     if name in ("RepositoryNotFoundError",):
         return HubNotFound(f"{what} was not found on the hub (or it is private: add a token).")
     if name in ("EntryNotFoundError", "RemoteEntryNotFoundError", "RevisionNotFoundError"):
@@ -273,6 +221,3 @@ def translate_error(exc: BaseException, what: str) -> HearthError:
             )
         )
     return HearthError(Phrase("The hub request for {0} failed: {1}", what, exc))
-
-
-ProgressFn = Callable[[int], None]

@@ -24,7 +24,14 @@ from app.hub.catalog import CatalogEntry
 from app.hub.downloads import DONE, FAILED, PAUSED, DownloadManager, PullPlan
 from app.hub.reachable import Unreachable
 from app.hub.recommend import estimate_offers, recommend
-from app.hub.repo_files import Offer, RepoFile, group_files, human_duration, human_size
+from app.hub.repo_files import (
+    SHARD_PATTERN,
+    Offer,
+    RepoFile,
+    group_files,
+    human_duration,
+    human_size,
+)
 from app.hub.sources import (
     HF,
     MODELSCOPE,
@@ -84,8 +91,8 @@ def plan(
             ),
             None,
         )
-        if whole is not None:
-            return PullPlan(repo_id, whole.label, whole.files, whole.warning)
+        if whole is not None:  # that file with its own shards and projector, nothing else
+            return PullPlan(repo_id, whole.label, _with_own_parts(chosen, whole), whole.warning)
         if not chosen:
             listing = ", ".join(f.path for f in files[:20]) or "no files"
             raise HearthError(
@@ -266,3 +273,18 @@ def _show_progress(manager: DownloadManager, ids: list[str], err: TextIO) -> Non
                 print(file=err)
             return
         time.sleep(0.25)
+
+
+def _with_own_parts(chosen: list[RepoFile], offer: Offer) -> list[RepoFile]:
+    """The files named, each with the other shards of its own model and the offer's
+    projector: an offer groups every model of one quantization (``big-Q4_1.gguf`` and
+    ``small-Q4_1.gguf``), and naming one is not asking for the other."""
+    bases = {_shard_base(f.path) for f in chosen}
+    own = [f for f in offer.files if f in chosen or _shard_base(f.path) in bases]
+    if offer.projector is not None and offer.projector not in own:
+        own.append(offer.projector)
+    return own
+
+
+def _shard_base(path: str) -> str:
+    return SHARD_PATTERN.sub("", path) if SHARD_PATTERN.search(path) else path

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import BinaryIO
 
 from app.core import Core
 from app.hub import huggingface
-from app.hub.downloads import Download, DownloadManager, Fetcher
+from app.hub.downloads import Download, DownloadManager, FileAddress, Locate
+from app.hub.link import Link
 from app.secrets import get_token
 
 HF, MODELSCOPE = "hf", "modelscope"
@@ -25,57 +25,54 @@ def modelscope_endpoint(core: Core) -> str:
     return (configured or os.environ.get("MODELSCOPE_ENDPOINT") or MODELSCOPE_DEFAULT).rstrip("/")
 
 
-def fetchers(core: Core) -> dict[str, Fetcher]:
-    def from_hf(item: Download, sink: BinaryIO, resume_from: int) -> None:
-        huggingface.fetch(
-            item.repo_id,
-            item.path,
-            sink,
-            resume_from=resume_from,
-            expected_size=item.size,
-            revision=item.revision,
-            endpoint_url=hf_endpoint(core),
-            token=get_token(HF),
-        )
+def addresses(core: Core) -> dict[str, Locate]:
+    """Where each hub serves a file, with the user's token; read when the file starts, so
+    a mirror or a token set meanwhile applies."""
 
-    def from_modelscope(item: Download, sink: BinaryIO, resume_from: int) -> None:
+    def on_hf(item: Download) -> FileAddress:
+        url, headers = file_url(core, HF, item.repo_id, item.path, item.revision)
+        what = f"{item.repo_id}/{item.path}"
+        return FileAddress(url, headers, lambda status: huggingface.refusal(status, what))
+
+    def on_modelscope(item: Download) -> FileAddress:
         from app.hub import modelscope
 
-        modelscope.fetch(
-            item.repo_id,
-            item.path,
-            sink,
-            resume_from=resume_from,
-            expected_size=item.size,
-            revision=item.revision,
-            endpoint_url=modelscope_endpoint(core),
-            token=get_token(MODELSCOPE),
-        )
+        url, headers = file_url(core, MODELSCOPE, item.repo_id, item.path, item.revision)
+        what = f"{item.repo_id}/{item.path}"
+        return FileAddress(url, headers, lambda status: modelscope.refusal(status, what))
 
-    return {HF: from_hf, MODELSCOPE: from_modelscope}
+    return {HF: on_hf, MODELSCOPE: on_modelscope}
 
 
 def download_manager(core: Core) -> DownloadManager:
     return DownloadManager(
         core.paths.data_dir / "downloads.json",
-        fetchers(core),
+        addresses(core),
         parallel=int(core.settings.get("downloads.parallel")),
+        link=Link(
+            int(core.settings.get("downloads.connections")),
+            float(core.settings.get("downloads.limit_mb_s")) * 1e6,
+        ),
     )
 
 
-def file_url(core: Core, source: str, repo_id: str, path: str) -> tuple[str, dict[str, str]]:
-    """Where a repository's file can be read directly (for a header's first bytes), and the
-    headers that request needs (the user's token)."""
+def file_url(
+    core: Core, source: str, repo_id: str, path: str, revision: str = "main"
+) -> tuple[str, dict[str, str]]:
+    """Where a repository's file can be read directly (the hub redirects to its CDN), and
+    the headers that request needs (the user's token)."""
     if source == MODELSCOPE:
         from urllib.parse import quote
 
+        revision = "master" if revision == "main" else revision
         url = (
-            f"{modelscope_endpoint(core)}/api/v1/models/{repo_id}/repo?Revision=master"
-            f"&FilePath={quote(path)}"
+            f"{modelscope_endpoint(core)}/api/v1/models/{repo_id}/repo?Revision="
+            f"{quote(revision)}&FilePath={quote(path)}"
         )
-        return url, {}
+        token = get_token(MODELSCOPE)  # its client sends the token as this cookie
+        return url, {"Cookie": f"m_session_id={token}"} if token else {}
     from huggingface_hub import hf_hub_url
     from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
 
-    url = hf_hub_url(repo_id, path, endpoint=hf_endpoint(core))
+    url = hf_hub_url(repo_id, path, revision=revision, endpoint=hf_endpoint(core))
     return url, dict(build_hf_headers(token=get_token(HF)))

@@ -8,7 +8,10 @@ import argparse
 import json
 import statistics
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hearth.bench.download import Connections
 
 
 @dataclass
@@ -73,6 +76,35 @@ def download_figures(
             "download_ratio_vs_urllib", round(hearth_mb_s / urllib_mb_s, 3), "ratio", None, None
         ),
         Figure("download_ratio_at_100_mb_s", round(shaped[2] / shaped[0], 3), "ratio", None, None),
+    ]
+
+
+def connection_figures(result: Connections) -> list[Figure]:
+    """One file over Hearth's connections against one connection, each capped by the
+    server: the issue's budget is three times faster, in flat memory."""
+    return [
+        Figure("download_mb_s_one_connection", round(result.one_mb_s, 2), "MB/s", None, None),
+        Figure(
+            f"download_mb_s_{result.connections}_connections",
+            round(result.parallel_mb_s, 2),
+            "MB/s",
+            None,
+            None,
+        ),
+        Figure(
+            "download_parallel_ratio",
+            round(result.ratio, 2),
+            "ratio",
+            ">= 3",
+            result.ratio >= 3,
+        ),
+        Figure(
+            "download_peak_memory_mb",
+            round(result.peak_memory_mb, 1),
+            "MB",
+            "<= 64",
+            result.peak_memory_mb <= 64,
+        ),
     ]
 
 

@@ -27,13 +27,14 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from app.core import Core
 from hearth.bench.figures import (
     Figure,
     api_figures,
     chat_figures,
+    connection_figures,
     download_figures,
     engine_figures,
     parallel_figures,
@@ -44,6 +45,9 @@ from hearth.bench.stalls import StallMonitor
 from wire import protocol
 from wire.model_spec import LLAMA_CPP
 from wire.platforms import peak_rss_bytes
+
+if TYPE_CHECKING:
+    from hearth.bench.download import Connections
 
 PROMPT = "Write a short story about a lighthouse keeper and a storm."
 SEED = 1234
@@ -289,6 +293,16 @@ def docs_figures(core: Core, args: argparse.Namespace, say: Any) -> list[Figure]
     return figures
 
 
+def _measure_connections(args: argparse.Namespace) -> Connections:
+    from hearth.bench.download import measure_connections
+
+    _say_unless(args.json)(
+        "bench: one file from a loopback server capping each connection at 4 MB/s: "
+        "one connection, then Hearth's, 2 rounds"
+    )
+    return measure_connections()
+
+
 def run_bench(core: Core, args: argparse.Namespace) -> int:
     deadline = os.environ.get(DEADLINE_ENV, "")
     if deadline:  # a run that hangs ends with every thread's stack on stderr, not silently
@@ -303,6 +317,8 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         return print_figures(pytorch_engine_figures(_say_unless(args.json)), args)
     if getattr(args, "vision_only", False):
         return print_figures(picture_figures(args), args)
+    if getattr(args, "download", False):
+        return print_figures(connection_figures(_measure_connections(args)), args)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from ui.gui import dispose_window, make_application
     from ui.main_window import MainWindow
@@ -408,6 +424,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         session_mb_s, urllib_mb_s, hearth_mb_s = measure_download(download_mb)
         say("bench: the same over a link shaped to 100 MB/s (a 1 Gbit/s network)")
         shaped = measure_download(max(download_mb // 4, 8), rounds=3, rate_mb_s=100)
+        connections = _measure_connections(args)
     api: dict[str, float] = {}
     if getattr(args, "api", False):
         from hearth.bench.api import measure as measure_api
@@ -464,6 +481,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         figures += two_models_figures(*two_models)
     if download_mb > 0:
         figures += download_figures(hearth_mb_s, session_mb_s, urllib_mb_s, shaped)
+        figures += connection_figures(connections)
     if api:
         figures += api_figures(api)
     if parallel:

@@ -343,8 +343,8 @@
         <translation>已暂停——可在 模型 › 下载 中继续</translation>
     </message>
     <message>
-        <source> · {0} left</source>
-        <translation> · 剩余 {0}</translation>
+        <source> · {0}/s · {1} left</source>
+        <translation> · {0}/秒 · 剩余 {1}</translation>
     </message>
 </context>
 <context>
@@ -2436,10 +2436,6 @@
         <translation>{0} 所需的磁盘空间不足：还需要 {1}（文件的剩余部分，以及 Hearth 为避免磁盘被占满而保留的 {2}），而 {4} 中只有 {3} 可用。</translation>
     </message>
     <message>
-        <source>{0} arrived incomplete: the hub sent fewer bytes than the file has, usually because the connection dropped. What arrived is kept; resume the download to fetch the rest.</source>
-        <translation>{0} 下载不完整：模型仓库发送的字节数少于文件大小，通常是因为连接中断。已收到的部分会保留；继续下载即可获取其余部分。</translation>
-    </message>
-    <message>
         <source>No file of {0} fits this machine&apos;s memory; it may not run here.</source>
         <translation>{0} 中没有适合本机内存的文件；它可能无法在这里运行。</translation>
     </message>
@@ -2948,6 +2944,10 @@
         <translation>{0} 中没有唯一的 {1} 文件。</translation>
     </message>
     <message>
+        <source>{0} Hearth started it again and it changed again, so it deleted what arrived. Try later; if it goes on, the mirror may be serving a file that is being replaced.</source>
+        <translation>{0} Hearth 重新开始下载后它再次变化，因此已删除已下载的部分。请稍后再试；若仍如此，镜像可能正在提供一个正被替换的文件。</translation>
+    </message>
+    <message>
         <source>{0} was downloaded and checked, but the file it replaces is open in a program (a model loaded in Hearth?). Unload that model and try again: the download goes on from where it is.</source>
         <translation>{0} 已下载并校验，但它要替换的文件正被某个程序打开（是 Hearth 中已加载的模型吗？）。请卸载该模型后重试：下载会从当前进度继续。</translation>
     </message>
@@ -2962,6 +2962,38 @@
     <message>
         <source>{0} is in use (a chat, the API or documents): choose another model or unload it in Loaded models, then delete it.</source>
         <translation>{0} 正在使用中（对话、API 或文档）：请选择其他模型，或在“已加载的模型”中卸载它，然后再删除。</translation>
+    </message>
+    <message>
+        <source>The hub&apos;s copy of {0} changed while it downloaded ({1}).</source>
+        <translation>{0} 在下载期间，模型库中的副本发生了变化（{1}）。</translation>
+    </message>
+    <message>
+        <source>it has fewer bytes than {0}</source>
+        <translation>它的字节数少于 {0}</translation>
+    </message>
+    <message>
+        <source>The hub answered {0} for {1}.</source>
+        <translation>模型库对 {1} 的应答为 {0}。</translation>
+    </message>
+    <message>
+        <source>The connection to the hub kept dropping while {0} downloaded ({1}); what arrived is kept. Resume it when the network is steady.</source>
+        <translation>下载 {0} 时与模型库的连接不断中断（{1}）；已下载的部分已保留。网络稳定后请继续下载。</translation>
+    </message>
+    <message>
+        <source>it answered bytes {0} for bytes {1}-{2} of {3}</source>
+        <translation>请求 {3} 的字节 {1}-{2}，却收到字节 {0}</translation>
+    </message>
+    <message>
+        <source>it sent a file of another size</source>
+        <translation>它发送的文件大小不同</translation>
+    </message>
+    <message>
+        <source>its ETag changed</source>
+        <translation>它的 ETag 变了</translation>
+    </message>
+    <message>
+        <source>The hub kept answering that it is busy while {0} downloaded; what arrived is kept. Resume it later.</source>
+        <translation>下载 {0} 时模型库一直回答正忙；已下载的部分已保留。请稍后继续下载。</translation>
     </message>
     <message>
         <source>Hearth cannot reach {0} at {1}: {2}. Check the internet connection (or a proxy or firewall), or set another address for {0} in Settings.</source>
@@ -4504,6 +4536,22 @@
     <message>
         <source>How many files download at the same time; the others wait in the queue.</source>
         <translation>同时下载的文件数；其余的在队列中等待。</translation>
+    </message>
+    <message>
+        <source>Connections at once</source>
+        <translation>同时连接数</translation>
+    </message>
+    <message>
+        <source>How many connections the downloads open together: a file comes as several pieces at once, since a hub gives each connection only part of the line&apos;s speed. The files downloading at once share them. A server that says it is busy gets fewer.</source>
+        <translation>所有下载共同打开的连接数：模型库只给每个连接一部分线路速度，因此一个文件会分成几段同时下载。同时下载的文件共享这些连接。服务器表示繁忙时会减少连接。</translation>
+    </message>
+    <message>
+        <source>Download speed limit (MB/s)</source>
+        <translation>下载限速（MB/秒）</translation>
+    </message>
+    <message>
+        <source>The most all downloads together may take from the network each second, to leave room for other programs. 0: no limit.</source>
+        <translation>所有下载每秒合计最多占用的网络流量，为其他程序留出余量。0：不限速。</translation>
     </message>
     <message>
         <source>Send the model&apos;s thinking back to it</source>
