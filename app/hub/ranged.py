@@ -182,6 +182,8 @@ class RangedFetch:
             self._transfer()
         except BaseException:
             self.hasher.stop()
+            if not self.pieces.received:  # nothing to resume from: nothing left behind
+                piece_record.forget(self.part)
             raise
         piece_record.forget(self.part, keep_part=True)
         return self.hasher.digests()
