@@ -4,8 +4,8 @@ A loopback server serves one file under the Hugging Face URL layout (``/owner/na
 main/file``, with ``sendfile`` so the server is not the bottleneck).  Each round fetches it,
 alternately, three ways:
 
-* a plain GET with the hub client's own HTTP session, streamed to disk (the transport
-  Hearth must use: the budgeted ratio is against this one);
+* a plain GET with the hub client's own HTTP session, streamed to disk (the budgeted
+  ratio is against this one: one plain stream, the least a downloader should match);
 * a plain GET with the standard library (``urllib``), which is faster on loopback than
   the hub client's pure-Python HTTP stack; reported so the cost of that stack is visible;
 * Hearth: its own downloader (``app/hub/ranged.py``: several ranges at once into a part
