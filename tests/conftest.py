@@ -8,7 +8,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -221,6 +222,15 @@ def peer(starter: Path) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     server.terminate()
     server.wait(10)
+
+
+def until(state: Callable[[], object], timeout: float = 120, what: str = "") -> None:
+    """Wait for ``state`` to hold (never for a speed: the timeout is a guard against a
+    hang); AssertionError naming ``what`` when it does not."""
+    deadline = time.monotonic() + timeout
+    while not state():
+        assert time.monotonic() < deadline, what or "the state never came"
+        time.sleep(0.02)
 
 
 def collect(job: Any, timeout: float = 300) -> tuple[str, list[dict[str, Any]]]:

@@ -6,6 +6,7 @@ that is in use), and leave after their time to live; the window and the API shar
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -17,6 +18,8 @@ import ollama
 import psutil
 import pytest
 from openai import NotFoundError, OpenAI
+from PySide6.QtCore import QTimer
+from pytestqt.qtbot import QtBot
 
 from app.core import Core
 from app.docs.embedding import WorkerEmbedder
@@ -27,7 +30,7 @@ from app.library_offer import LibraryOffer
 from app.serve.api_server import ApiServer, build_app
 from app.serve.config import ServerConfig
 from app.serve.served_models import LibraryModels
-from tests.conftest import collect, free_port, kill_hard, link_or_copy
+from tests.conftest import collect, free_port, kill_hard, link_or_copy, until
 from wire import protocol
 
 pytestmark = pytest.mark.slow
@@ -35,6 +38,7 @@ STARTER = "SmolLM2-135M-Instruct.Q4_1"
 COPIES = ("alpha.Q4_1", "beta.Q4_1")
 LONG = {"temperature": 0.7, "max_tokens": 4000, "ignore_eos": True, "seed": 3}
 HI: Any = [{"role": "user", "content": "Hi"}]
+HELD_S = 300  # the longest a test holds a worker's start
 
 
 class Clock:
@@ -98,6 +102,57 @@ def use(host: EngineHost, offer: LibraryOffer, name: str, clock_step: float = 1.
     finally:
         lease.release()
     host.clock.now += clock_step  # type: ignore[attr-defined]
+
+
+def test_a_slow_start_holds_up_neither_the_event_loop_nor_another_models_reply(
+    library: Core, offer: LibraryOffer, qtbot: QtBot
+) -> None:
+    """A worker whose start takes seconds (here its memory estimate, held for at least
+    5 s of the window's timer): the request for it is sent from the Qt main thread, as the
+    window sends, and returns at once; the event loop keeps turning (a 100 ms timer fires
+    50 times) and another model's reply keeps streaming meanwhile.  Then the model starts
+    and answers."""
+    gate, estimated = threading.Event(), threading.Event()
+
+    def estimate(spec: Any) -> Any:
+        if Path(spec.path).name.startswith("alpha"):
+            gate.wait(HELD_S)
+            estimated.set()
+        return library.memory_needs(spec)
+
+    host = EngineHost(library.paths.logs_dir, estimate=estimate)
+    try:
+        running = host.lease(spec_of(offer, STARTER))
+        deltas: list[dict[str, Any]] = []
+        long = running.chat(
+            [{"role": "user", "content": "A story."}],
+            LONG,
+            lambda event: deltas.append(event) if event["type"] == "delta" else None,
+        )
+        qtbot.waitUntil(lambda: bool(deltas), timeout=120_000)
+        ticks: list[float] = []
+        timer = QTimer()
+        timer.setInterval(100)
+        timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+        timer.start()
+        heard: list[dict[str, Any]] = []
+        slow = host.lease(spec_of(offer, "alpha.Q4_1"))
+        job = slow.chat(HI, {"max_tokens": 2}, heard.append)  # on the Qt main thread
+        assert not estimated.is_set(), "the call returned while the start was held"
+        before = len(deltas)
+        qtbot.waitUntil(lambda: len(ticks) >= 50 and len(deltas) > before + 5, timeout=120_000)
+        assert not long.finished, "the other reply is still streaming"
+        assert not job.finished and [e["stage"] for e in heard] == ["Starting the engine"]
+        timer.stop()
+        gate.set()
+        final = job.wait(120)
+        assert final is not None and final["type"] == "done", heard
+        assert any(e["type"] == "delta" for e in heard)
+        long.cancel()
+        assert long.wait(60) is not None
+    finally:
+        gate.set()
+        host.close()
 
 
 def test_two_models_stay_resident_and_a_third_ends_the_least_recently_used(
@@ -354,7 +409,8 @@ def test_a_reply_waiting_for_cores_survives_its_engine_dying(
         long_reply = first.chat(HI, {**LONG, "max_tokens": 60})
         assert next(e for e in long_reply.events(timeout=300) if e["type"] == "delta")
         waiting = second.chat(HI, {"max_tokens": 4})
-        assert host.shares.waiting() == 1 and second.busy
+        assert second.busy, "busy from the moment it is asked"
+        until(lambda: host.shares.waiting() == 1, what="the reply waits for the cores")
         doomed = second.worker_pid
         assert doomed is not None
         kill_hard(doomed)

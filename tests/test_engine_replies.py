@@ -8,6 +8,7 @@ import pytest
 
 from app.engine.host import EngineHost
 from app.engine.jobs import Job, next_job_id
+from app.engine.process import WorkerProcess
 from app.engine.seat import Seat
 from tests.conftest import collect, kill_hard
 from wire import protocol
@@ -141,13 +142,13 @@ def test_native_prints_to_stdout_do_not_break_the_channel(
     assert done is not None and done["type"] == "done"
     client.host.close()
     noisy = EngineHost(data_dir / "logs")
-    lease = noisy.lease(loud)
     wire = loud.to_wire() | {"verbose": True}  # not a field of ModelSpec: sent by hand
-    worker, _started = noisy._worker_for(lease.hosted, loud)
+    worker = WorkerProcess(loud, noisy, noisy.log_dir)  # a bare worker, for a raw load
     probe = Job(next_job_id(), protocol.LOAD)
     worker.send(probe, {"type": protocol.LOAD, "id": probe.id, "model": wire})
     loaded = probe.wait(60)
     assert loaded is not None and loaded["type"] == "loaded"
+    worker.stop(5.0)
     noisy.close()
     assert "llama" in (data_dir / "logs" / "worker.log").read_text(errors="replace").lower()
 
@@ -239,8 +240,7 @@ def test_a_stop_that_overtakes_its_request_still_ends_it(host: EngineHost, spec:
     """Stop pressed just as a request is let through to the worker can reach the worker
     before the request itself: the request is answered "cancelled" without running, so
     its reply never hangs (and the model is never loaded for it)."""
-    lease = host.lease(spec)
-    worker, _started = host._worker_for(lease.hosted, spec)
+    worker = WorkerProcess(spec, host, host.log_dir)  # a bare worker, for raw messages
     job = Job(next_job_id(), protocol.CHAT)
     worker.control({"type": protocol.CANCEL, "id": None, "target": job.id})
     hi = [{"role": "user", "content": "Hi"}]
@@ -248,6 +248,7 @@ def test_a_stop_that_overtakes_its_request_still_ends_it(host: EngineHost, spec:
     final = job.wait(60)
     assert final is not None and final["finish_reason"] == "cancelled", final
     assert not worker.model_loaded
+    worker.stop(5.0)
 
 
 def test_a_runtime_avoided_later_does_not_reload_a_worker_running_another(

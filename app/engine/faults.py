@@ -9,6 +9,7 @@ import signal
 from typing import TYPE_CHECKING, Any
 
 from wire import images, protocol
+from wire.model_spec import BUILT_IN_RUNTIME
 from wire.phrases import Phrase, to_wire
 from wire.platforms import WINDOWS_ILLEGAL_INSTRUCTION
 
@@ -178,11 +179,22 @@ def no_room(job: Job, sentence: Phrase) -> dict[str, Any]:
     return {"type": protocol.ERROR, "id": job.id, "kind": protocol.ERR_NO_ROOM, **to_wire(sentence)}
 
 
-def forward_failure(event: dict[str, Any], job: Job) -> None:
-    """The greeting's failure (a worker of another version) ends the request it started
-    for; a worker that died answers that request itself (or sends it again elsewhere)."""
+def forward_all(event: dict[str, Any], jobs: list[Job]) -> None:
+    """The greeting's failure (a worker of another version) ends the requests it started
+    for; a worker that died answers those requests itself (or sends them again elsewhere)."""
     if event["type"] == protocol.ERROR and event.get("kind") != protocol.ERR_WORKER_DIED:
-        job.deliver({**event, "id": job.id})
+        for job in jobs:
+            job.deliver({**event, "id": job.id})
+
+
+def starting(job: Job) -> dict[str, Any]:
+    """What a load or reply says while its model's worker starts."""
+    return {
+        "type": protocol.PROGRESS,
+        "id": job.id,
+        "fraction": 0.0,
+        "stage": "Starting the engine",
+    }
 
 
 def runtime_failed(job: Job, failed: str, event: dict[str, Any], loaded: bool) -> dict[str, Any]:
@@ -202,3 +214,40 @@ def runtime_failed(job: Job, failed: str, event: dict[str, Any], loaded: bool) -
         "runtime": failed,
         **to_wire(sentence),
     }
+
+
+def _chosen_runtime(worker: Any) -> str | None:
+    """The runtime the worker chose itself (not forced, not the built-in one), or None."""
+    runtime = worker.runtime
+    if runtime is None or runtime[1] or runtime[0] == BUILT_IN_RUNTIME:
+        return None
+    return str(runtime[0])
+
+
+def runtime_at_fault(worker: Any, code: int | None) -> str | None:
+    """The runtime an illegal instruction blames (one the worker chose itself, in a worker
+    not ended on purpose): later requests for the model skip it.  None when none is."""
+    if code not in ILLEGAL_INSTRUCTION or worker.retiring or worker.killed_stuck:
+        return None
+    return _chosen_runtime(worker)
+
+
+def crash_retry(worker: Any, job: Job, code: int | None, replaced: bool) -> dict[str, Any] | None:
+    """Why ``job`` goes to a new worker without the runtime its worker chose, or None: it
+    died while loading (a GPU driver's crash), or with an illegal instruction before the
+    reply's first words (a kernel for another processor).  ``replaced``: the model has
+    another worker already (a loaded one's request is not sent again there)."""
+    if _chosen_runtime(worker) is None:
+        return None
+    if worker.retiring or worker.killed_stuck or job.id not in worker.sent:
+        return None  # ended on purpose, or words were shown: nothing to send again
+    if worker.killed_grown or worker.killed_stalled:
+        return None  # stopped by the host's watch: not the runtime's crash
+    if worker.model_loaded and (code not in ILLEGAL_INSTRUCTION or replaced):
+        return None  # a crash in a reply is not known to be the runtime's
+    how = (
+        Phrase("an illegal instruction")
+        if code in ILLEGAL_INSTRUCTION
+        else Phrase("the engine stopped ({0})", code)
+    )
+    return {"type": protocol.ERROR, "kind": protocol.ERR_WORKER_DIED, **to_wire(how)}

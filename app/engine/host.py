@@ -29,7 +29,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +38,16 @@ import psutil
 from app.engine import faults
 from app.engine.avoided import AvoidedRuntimes
 from app.engine.budget import UNLIMITED, MemoryBudget, Needs
-from app.engine.cores import CoreShares
-from app.engine.hosted import Hosted, Loaded, watch_worker
+from app.engine.core_queue import CoreQueue, Queued
+from app.engine.hosted import Hosted, Loaded, Parked, watch_worker
 from app.engine.jobs import COMPUTE, Job, cancelled_event, next_job_id
 from app.engine.lease import Lease
+from app.engine.mailbox import Mailbox
 from app.engine.process import WorkerProcess
+from app.engine.room import NoRoom, to_end_for
 from app.engine.stuck import STALL_S, STUCK_S, watch_cancel
 from wire import protocol
-from wire.model_spec import BUILT_IN_RUNTIME, LLAMA_CPP, TRANSFORMERS, ModelSpec, serves
-from wire.phrases import Phrase, to_wire
+from wire.model_spec import LLAMA_CPP, TRANSFORMERS, ModelSpec, serves
 
 log = logging.getLogger(__name__)
 
@@ -54,24 +55,7 @@ SWEEP_EVERY_S = 1.0
 ENGINES_WITH_THREADS = frozenset({LLAMA_CPP, TRANSFORMERS})
 # What a request sent again leaves out: the new worker gives it an id, threads and a grant.
 RESEND_DROPPED = ("type", "id", "threads", protocol.GRANT)
-
-
-@dataclass
-class _Queued:
-    """A request waiting for a share of the cores: sent again if its worker ends first."""
-
-    job: Job
-    hosted: Hosted
-    spec: ModelSpec
-    payload: dict[str, Any]
-    worker: WorkerProcess
-    resent: bool  # sent again once already (a worker that dies at once is not retried)
-
-
-class NoRoom(Exception):
-    def __init__(self, sentence: Phrase) -> None:
-        super().__init__(str(sentence))
-        self.sentence = sentence
+CLOSED = "the engine host is closed"
 
 
 class EngineHost:
@@ -96,12 +80,15 @@ class EngineHost:
         self.stuck_s, self.stall_s = stuck_s, stall_s
         self.clock = clock
         self.avoided = AvoidedRuntimes()
-        self.shares = CoreShares(cores or physical_cores())
+        self.cores = CoreQueue(cores or physical_cores())
+        self.shares = self.cores.shares
         self._lock = threading.RLock()  # the tables; nothing slow is done under it
-        self._starting = threading.Lock()  # one worker starts at a time (the budget's sums)
+        # Requests are placed on workers by the host's own thread, and workers are started
+        # by its starter, one at a time (the budget's sums): no caller waits on either.
+        self._mailbox = Mailbox("host")
+        self._starter = Mailbox("host-start")
         self._hosted: dict[ModelSpec, Hosted] = {}
         self._entry_of: dict[WorkerProcess, Hosted] = {}
-        self._queued: dict[int, _Queued] = {}  # requests waiting for cores, by id
         self._closed = False
         self._stop = threading.Event()
         self._sweeper = threading.Thread(target=self._sweep_forever, name="host-ttl", daemon=True)
@@ -158,11 +145,14 @@ class EngineHost:
         payload: dict[str, Any],
         on_event: Callable[[dict[str, Any]], None] | None,
     ) -> Job:
+        """Take a request and return its ``Job`` at once, on any thread: it is placed on a
+        worker by the host's own thread, which starts one first when it must (off that
+        thread too).  Its answers, failures included, arrive as the job's events."""
         job = Job(next_job_id(), kind, on_event, canceller=self.cancel)
-        self._dispatch(lease.hosted, job, lease.spec, payload)
+        self._dispatch_later(lease.hosted, job, lease.spec, payload)
         return job
 
-    def _dispatch(
+    def _dispatch_later(
         self,
         hosted: Hosted,
         job: Job,
@@ -170,107 +160,134 @@ class EngineHost:
         payload: dict[str, Any],
         resent: bool = False,
     ) -> None:
-        """Send ``job`` to the worker that serves ``spec`` past the runtimes avoided for
-        its model (once it has a share of the cores, for a reply or embeddings)."""
-        spec = self.avoided.apply(spec)
-        if "model" in payload:
-            payload = {**payload, "model": spec.to_wire()}
+        """Post ``job`` to the host's thread; its model counts as busy from now on (not
+        ended for its keep-alive or for room) until the job reaches a worker or ends."""
+        with self._lock:
+            hosted.waiting.add(job.id)
+        self._mailbox.post(lambda: self._dispatch(hosted, job, spec, payload, resent))
+
+    def _dispatch(
+        self,
+        hosted: Hosted,
+        job: Job,
+        spec: ModelSpec,
+        payload: dict[str, Any],
+        resent: bool,
+    ) -> None:
+        """(The host's thread.)  Send ``job`` to the worker that serves ``spec`` past the
+        runtimes avoided for its model, or park it while one starts."""
+        parked = False
         try:
-            worker, started = self._worker_for(hosted, spec)
-        except NoRoom as exc:
-            job.deliver(faults.no_room(job, exc.sentence))
-            return
-        except OSError as exc:  # a worker that cannot even start
-            log.error("could not start a worker", exc_info=exc)
+            if job.finished:
+                return  # stopped before its turn: answered already
+            spec = self.avoided.apply(spec)
+            if "model" in payload:
+                payload = {**payload, "model": spec.to_wire()}
+            with self._lock:
+                closed = self._closed
+                worker = hosted.live()
+                if not closed and (worker is None or not self._serves(worker, spec)):
+                    parked = True
+                    hosted.parked.append((job, spec, payload, resent))
+                    first = not hosted.starting
+                    hosted.starting = True
+            if closed:
+                job.deliver(faults.not_started(job, OSError(CLOSED)))
+            elif parked:
+                if job.kind in (protocol.LOAD, protocol.CHAT):
+                    job.deliver(faults.starting(job))
+                if first:
+                    self._starter.post(lambda: self._start(hosted, spec))
+            else:
+                assert worker is not None
+                self._send(hosted, worker, job, spec, payload, resent)
+        except Exception as exc:  # the host's thread must go on: the job ends in words
+            log.exception("could not send request %s", job.id)
             job.deliver(faults.not_started(job, exc))
-            return
-        if started:
-            hello = Job(next_job_id(), protocol.HELLO, lambda e: faults.forward_failure(e, job))
-            worker.send(
-                hello,
-                {"type": protocol.HELLO, "id": hello.id, "protocol": protocol.PROTOCOL_VERSION},
-            )
-            if job.kind in (protocol.LOAD, protocol.CHAT):
-                job.deliver(
-                    {
-                        "type": protocol.PROGRESS,
-                        "id": job.id,
-                        "fraction": 0.0,
-                        "stage": "Starting the engine",
-                    }
-                )
+        finally:
+            if not parked:
+                with self._lock:
+                    hosted.waiting.discard(job.id)
+
+    def _send(
+        self,
+        hosted: Hosted,
+        worker: WorkerProcess,
+        job: Job,
+        spec: ModelSpec,
+        payload: dict[str, Any],
+        resent: bool,
+    ) -> None:
+        """Write ``job`` to ``worker`` (once it has a share of the cores, for a reply or
+        embeddings)."""
         message = {"type": job.kind, "id": job.id, **payload}
         if job.kind not in COMPUTE or spec.engine not in ENGINES_WITH_THREADS:
             worker.send(job, message)
             return
-        # It waits for a share of the cores (the worker counts as busy meanwhile), and
-        # gives the share back however and whenever it ends: the hook, or the check after
-        # ``run`` for a job that ended before the hook was there.
-        with self._lock:
-            self._queued[job.id] = _Queued(job, hosted, spec, payload, worker, resent)
-            worker.queued.add(job.id)
-        job.on_finish.append(lambda ended: self._give_back(worker, ended.id))
 
-        def send(threads: int, grant: int) -> None:
-            if job.finished or (worker.dead and not resent):
-                # Stopped as its turn came, or its worker died before that (its request
-                # goes to a new worker, once, as in ``worker_ended``).
-                self._give_back(worker, job.id)
-                if not job.finished:
-                    self._dispatch(hosted, job, spec, payload, resent=True)
-                return
-            worker.send(job, {**message, "threads": threads, protocol.GRANT: grant})
-            self._unqueue(job.id)
+        def again() -> None:
+            self._dispatch_later(hosted, job, spec, payload, resent=True)
 
-        self.shares.run(worker, spec.threads, job.id, send)
-        if job.finished:
-            self._give_back(worker, job.id)
+        self.cores.send(Queued(job, hosted, worker, resent, again), message, spec.threads)
 
-    def _give_back(self, worker: WorkerProcess, job_id: int) -> None:
-        """A computing request ended: out of the queue for cores, its share given back."""
-        self.shares.withdraw(job_id)
-        self._unqueue(job_id)
-        self.shares.ended(worker, job_id)
-
-    def _unqueue(self, job_id: int) -> _Queued | None:
-        with self._lock:
-            queued = self._queued.pop(job_id, None)
-            if queued is not None:
-                queued.worker.queued.discard(job_id)
-            return queued
-
-    def _worker_for(self, hosted: Hosted, spec: ModelSpec) -> tuple[WorkerProcess, bool]:
-        """The worker for ``spec`` (a new one when its own does not serve it: True)."""
-        with self._lock:
-            current = hosted.live()
-            if current is not None and self._serves(current, spec):
-                return current, False
-        needs = self._needs(hosted)  # outside the lock: it may read the model's header
-        with self._starting:
+    # -- starting a worker (the starter's thread) ----------------------------------------
+    def _start(self, hosted: Hosted, spec: ModelSpec) -> None:
+        """Start the worker that the requests parked on ``hosted`` wait for, making room
+        first; then they go to it, in order.  One start at a time (the budget's sums)."""
+        ending: list[WorkerProcess] = []
+        try:
+            needs = self._needs(hosted)  # it may read the model's header
             with self._lock:
                 if self._closed:
-                    raise OSError("the engine host is closed")
-                current = hosted.live()
-                if current is not None and self._serves(current, spec):
-                    return current, False
-                victims = self._make_room(hosted, needs)
-            try:
-                # Outside the lock: starting a process (and reading a key from the
-                # keyring) takes a while, and the workers' events must not wait for it.
-                worker = WorkerProcess(spec, self, self.log_dir, self.worker_command)
-            finally:
-                _end_in_background(victims)
-            with self._lock:
-                closed = self.closed  # closed while it started
-                if not closed:
-                    hosted.worker = worker
-                    self._entry_of[worker] = hosted
+                    raise OSError(CLOSED)
+                ending = self._make_room(hosted, needs)
+            # Outside the lock: starting a process (and reading a key from the keyring)
+            # takes a while, and the workers' events must not wait for it.
+            worker = WorkerProcess(spec, self, self.log_dir, self.worker_command)
+        except NoRoom as exc:
+            self._fail_parked(hosted, partial(faults.no_room, sentence=exc.sentence))
+            return
+        except Exception as exc:  # a worker that cannot even start
+            log.error("could not start a worker", exc_info=exc)
+            self._fail_parked(hosted, partial(faults.not_started, exc=exc))
+            return
+        finally:
+            _end_in_background(ending)
+        greeted: list[Job] = []  # a worker of another version fails what it started for
+        hello = Job(next_job_id(), protocol.HELLO, lambda e: faults.forward_all(e, greeted))
+        worker.send(
+            hello, {"type": protocol.HELLO, "id": hello.id, "protocol": protocol.PROTOCOL_VERSION}
+        )
+        with self._lock:
+            parked, hosted.parked, hosted.starting = hosted.parked, [], False
+            closed = self.closed  # closed while it started
+            current = hosted.live()
+            if not closed:
+                hosted.worker = worker
+                self._entry_of[worker] = hosted
+        greeted.extend(job for job, *_ in parked)
         if closed:
             worker.stop(1.0)
-            raise OSError("the engine host is closed")
+            self._fail(hosted, parked, lambda job: faults.not_started(job, OSError(CLOSED)))
+            return
         if current is not None:  # it serves no longer (a runtime it runs is avoided now)
             threading.Thread(target=current.stop_when_idle, daemon=True).start()
-        return worker, True
+        for job, job_spec, payload, resent in parked:  # still counted as waiting
+            self._mailbox.post(partial(self._dispatch, hosted, job, job_spec, payload, resent))
+
+    def _fail_parked(self, hosted: Hosted, event: Callable[[Job], dict[str, Any]]) -> None:
+        with self._lock:
+            parked, hosted.parked, hosted.starting = hosted.parked, [], False
+        self._fail(hosted, parked, event)
+
+    def _fail(
+        self, hosted: Hosted, parked: list[Parked], event: Callable[[Job], dict[str, Any]]
+    ) -> None:
+        with self._lock:
+            for job, *_ in parked:
+                hosted.waiting.discard(job.id)
+        for job, *_ in parked:
+            job.deliver(event(job))
 
     @staticmethod
     def _serves(worker: WorkerProcess, spec: ModelSpec) -> bool:
@@ -287,45 +304,21 @@ class EngineHost:
         return hosted.needs
 
     def _make_room(self, hosted: Hosted, needs: Needs) -> list[WorkerProcess]:
-        """End idle models, least recently used first, until ``hosted`` fits (under the
-        lock); NoRoom when only models in use are in the way of a lease not pinned."""
-        budget = self.budget
-        others = [h for h in self._hosted.values() if h is not hosted and h.live() is not None]
-        victims: list[WorkerProcess] = []
-        while True:
-            ram = sum(h.memory() for h in others) + needs.ram_bytes
-            vram = sum(h.gpu_memory() for h in others) + needs.vram_bytes
-            if not others or budget.fits(ram, vram, needs.vram_bytes):
-                return victims
-            idle = sorted((h for h in others if h.idle), key=lambda h: h.last_used)
-            if not idle:
-                if hosted.pinned:
-                    return victims  # the window's model loads anyway
-                busy = ", ".join(h.label for h in others)
-                raise NoRoom(
-                    Phrase(
-                        "{0} does not fit in the memory budget ({1}) beside the models that "
-                        "are generating or about to ({2}). Try again when they are done.",
-                        hosted.label,
-                        budget.words(),
-                        busy,
-                    )
-                )
-            victim = idle[0]
-            others.remove(victim)
+        """Take out the idle models in ``hosted``'s way (under the lock); their workers, to
+        end.  NoRoom when only models in use are in the way of a lease not pinned."""
+        loaded = [h for h in self._hosted.values() if h is not hosted and h.live() is not None]
+        ending = to_end_for(hosted, needs, loaded, self.budget)
+        for victim in ending:
             del self._hosted[victim.spec]
             log.info("unloading %s (room for %s)", victim.label, hosted.label)
-            worker = victim.live()
-            if worker is not None:
-                victims.append(worker)
+        return [w for w in (h.live() for h in ending) if w is not None]
 
     def cancel(self, job: Job) -> None:
         """Stop ``job`` soon: the worker checks between tokens and prompt slices."""
         if job.finished or job.cancel_requested:
             return
         job.cancel_requested = True
-        if self.shares.withdraw(job.id):  # it waited for cores: it never reached a worker
-            self._unqueue(job.id)
+        if self.cores.withdraw(job.id):  # it waited for cores: it never reached a worker
             job.deliver(cancelled_event(job))
             return
         worker = job.worker  # set once it is written to the worker's pipe
@@ -375,7 +368,7 @@ class EngineHost:
         # Before anything is sent again, so that no request goes to the runtime that
         # stopped this worker.
         avoided = self._avoid_after_illegal_instruction(worker, code)
-        dropped = [q for q in map(self._unqueue, self.shares.release(worker)) if q is not None]
+        dropped = self.cores.dropped(worker)
         # Which request killed it cannot be told (grammars are built at once), so each that
         # showed no words yet goes to a new worker once, with the model loaded: one waiting
         # for a slot is answered, and one that kills it again is told the request may be
@@ -414,7 +407,7 @@ class EngineHost:
                 log.warning("request %s waited on a worker that died; sent again", job.id)
                 payload = {k: v for k, v in message.items() if k not in RESEND_DROPPED}
                 spec = ModelSpec.from_wire(message["model"])
-                self._dispatch(hosted, job, spec, payload, resent=True)
+                self._dispatch_later(hosted, job, spec, payload, resent=True)
             else:
                 job.deliver(faults.died(worker, job, code, avoided))
         for queued in dropped:  # never sent: they go to a new worker for their model, once
@@ -423,8 +416,8 @@ class EngineHost:
                 continue
             if job.cancel_requested:
                 job.deliver(cancelled_event(job))
-            elif id(queued.hosted) in hosted_now and not self._closed and not queued.resent:
-                self._dispatch(queued.hosted, job, queued.spec, queued.payload, resent=True)
+            elif id(queued.owner) in hosted_now and not self._closed and not queued.resent:
+                queued.again()
             else:
                 job.deliver(faults.worker_died(job, code, avoided))
 
@@ -449,49 +442,31 @@ class EngineHost:
             log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
             job.deliver(faults.runtime_failed(job, failed, event, worker.model_loaded))
             payload = {k: v for k, v in message.items() if k not in RESEND_DROPPED}
-            self._dispatch(hosted, job, spec, payload)
+            self._dispatch_later(hosted, job, spec, payload)
         except Exception:  # the reader thread must go on: the job ends with the error
             log.exception("could not retry on another runtime")
             job.deliver({**event, "id": job.id, protocol.RETRY_WITHOUT_RUNTIME: False})
         return True
 
     def _retry_after_crash(self, worker: WorkerProcess, job: Job, code: int | None) -> bool:
-        """A worker that died on a runtime it chose itself, while loading (a GPU driver's
-        crash) or with an illegal instruction before the reply's first words (a kernel for
-        another processor): the request goes to a new worker without that runtime."""
-        runtime = worker.runtime
-        if runtime is None or runtime[1] or runtime[0] == BUILT_IN_RUNTIME:
-            return False
-        if worker.retiring or worker.killed_stuck or job.id not in worker.sent:
-            return False  # ended on purpose, or words were shown: nothing to send again
-        if worker.killed_grown or worker.killed_stalled:
-            return False  # stopped by the host's watch: not the runtime's crash
-        if worker.model_loaded and code not in faults.ILLEGAL_INSTRUCTION:
-            return False  # a crash in a reply is not known to be the runtime's
+        """A worker that died on a runtime it chose itself, in a way that may be the
+        runtime's (``faults.crash_retry``): the request goes to a new worker without it."""
         with self._lock:
             hosted = self._entry_of.get(worker)
-        if worker.model_loaded and (hosted is None or hosted.worker is not worker):
-            return False  # replaced already: not sent again there
-        how = (
-            Phrase("an illegal instruction")
-            if code in faults.ILLEGAL_INSTRUCTION
-            else Phrase("the engine stopped ({0})", code)
-        )
-        event = {"type": protocol.ERROR, "kind": protocol.ERR_WORKER_DIED, **to_wire(how)}
-        return self._retry(worker, job, runtime[0], event)
+        replaced = hosted is None or hosted.worker is not worker
+        event = faults.crash_retry(worker, job, code, replaced)
+        if event is None or worker.runtime is None:
+            return False
+        return self._retry(worker, job, worker.runtime[0], event)
 
     def _avoid_after_illegal_instruction(
         self, worker: WorkerProcess, code: int | None
     ) -> str | None:
         """An illegal instruction on a runtime the worker chose itself: later requests for
         the model skip that runtime.  Returns the runtime avoided, or None."""
-        runtime = worker.runtime
-        if code not in faults.ILLEGAL_INSTRUCTION or runtime is None:
-            return None
-        name, forced = runtime
-        if forced or name == BUILT_IN_RUNTIME or worker.retiring or worker.killed_stuck:
-            return None
-        self.avoided.add(worker.spec, name, whole_model=True)
+        name = faults.runtime_at_fault(worker, code)
+        if name is not None:
+            self.avoided.add(worker.spec, name, whole_model=True)
         return name
 
     # -- what is loaded ------------------------------------------------------------------
@@ -571,12 +546,18 @@ class EngineHost:
 
     def close(self, timeout: float = 5.0) -> None:
         """End every worker (the window closing, a command ending), those still answering
-        after they were replaced too."""
+        after they were replaced too.  Requests not yet sent end in words; a worker still
+        starting ends as soon as it has started."""
         self._stop.set()
         with self._lock:
             self._closed = True
             workers = {h.live() for h in self._hosted.values()} | set(self._entry_of)
+            waiting = [h for h in self._hosted.values() if h.parked]
             self._hosted.clear()
+        for hosted in waiting:
+            self._fail_parked(hosted, lambda job: faults.not_started(job, OSError(CLOSED)))
+        self._mailbox.close()  # what it holds is answered in words
+        self._starter.close()
         stopping = [
             threading.Thread(target=w.stop, args=(timeout,), daemon=True)
             for w in workers

@@ -10,6 +10,7 @@ from typing import Any
 
 from app.engine.budget import Needs
 from app.engine.faults import heavy_asks
+from app.engine.jobs import Job
 from app.engine.process import WorkerProcess
 from app.engine.stuck import stop_if_stalled
 from wire.model_spec import REMOTE, ModelSpec
@@ -41,6 +42,11 @@ class Loaded:
         return max(0, self.replies - self.slots)
 
 
+# A request waiting for its model's worker to start: the job, its spec, what it sends, and
+# whether it was sent once already.
+Parked = tuple[Job, ModelSpec, dict[str, Any], bool]
+
+
 @dataclass(eq=False)
 class Hosted:
     """One spec's place in the host: its worker, who leases it, and when it was used."""
@@ -56,6 +62,11 @@ class Hosted:
     needs: Needs | None = None
     follows_default: bool = True  # released without a keep-alive of its own
     measured: int = 0
+    # Requests taken and not yet on a worker (the model is in use), and those among them
+    # that wait for its worker to start (``starting``).
+    waiting: set[int] = field(default_factory=set)
+    parked: list[Parked] = field(default_factory=list)
+    starting: bool = False
 
     def live(self) -> WorkerProcess | None:
         worker = self.worker
@@ -63,8 +74,9 @@ class Hosted:
 
     @property
     def busy(self) -> bool:
+        """Requests in flight: on its worker, or on their way to it."""
         worker = self.live()
-        return worker is not None and worker.busy
+        return bool(self.waiting) or (worker is not None and worker.busy)
 
     @property
     def idle(self) -> bool:

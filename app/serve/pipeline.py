@@ -198,18 +198,16 @@ class Reply:
         params = choice_params(self.params, index)
         lease = self.served.lease
 
-        def submit() -> Job:
-            # Not on the event loop: the first request for a model starts its worker.
-            if self.ask.prompt is not None:
-                job = lease.complete(self.ask.prompt, params, relay.put, suffix=self.ask.suffix)
-            else:
-                job = lease.chat(self.messages, params, relay.put)
-            self._jobs.append(job)
-            if self._gone:
-                job.cancel()
-            return job
-
-        return relay, await asyncio.to_thread(submit)
+        # On the event loop: the engine host only takes the request (a worker it must
+        # start for it starts on the host's own thread).
+        if self.ask.prompt is not None:
+            job = lease.complete(self.ask.prompt, params, relay.put, suffix=self.ask.suffix)
+        else:
+            job = lease.chat(self.messages, params, relay.put)
+        self._jobs.append(job)
+        if self._gone:
+            job.cancel()
+        return relay, job
 
     async def _choice(self, index: int) -> tuple[Relay, Job]:
         if index == 0 and self._first is not None:
@@ -287,7 +285,7 @@ async def embed(
         refusal = capabilities.refusal({EMBEDDINGS: "embeddings"}, served.spec)
         if refusal:
             raise Refusal(400, refusal)
-        result = await _result(await asyncio.to_thread(served.lease.embed, texts))
+        result = await _result(served.lease.embed(texts))
         return served.name, Embedded(result["embeddings"], int(result["prompt_tokens"]))
     finally:
         served.release()
@@ -299,7 +297,7 @@ async def load(
     """The request's model loaded (and left for its keep-alive), or a Refusal."""
     served = await take(models, request, name, keep_alive_s)
     try:
-        await _result(await asyncio.to_thread(served.lease.load))
+        await _result(served.lease.load())
     finally:
         served.release()
 
@@ -307,7 +305,7 @@ async def load(
 async def count_tokens(models: ServedModels, request: Request, name: str | None, text: str) -> int:
     served = await take(models, request, name)
     try:
-        job = await asyncio.to_thread(served.lease.count_tokens, text)
+        job = served.lease.count_tokens(text)
         return int((await _result(job)).get("tokens") or 0)
     finally:
         served.release()
