@@ -32,6 +32,7 @@ from app.packs.pytorch_engine import NO_PYTORCH, torch_here
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
 from wire.engine_overlay import installed_site
+from wire.engine_traits import traits_of
 from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase, message_of
 
@@ -225,8 +226,8 @@ class Core:
         before the engine sees it.  (``model_spec`` itself never refuses: the settings
         dialog and the context meter must work for a model that does not fit.)"""
         spec = self.model_spec(entry, n_ctx)
-        if spec.engine in (REMOTE, SYNTHETIC):
-            return spec
+        if not traits_of(spec.engine).loads_weights:
+            return spec  # nothing of its own to fit here
         if spec.engine == TRANSFORMERS and not spec.engine_path and not torch_here():
             raise HearthError(NO_PYTORCH)
         from app.machine.fit_service import load_refusal
@@ -359,7 +360,7 @@ class Core:
         """The memory ``spec``'s model will take as it is loaded here: the ``fit`` estimate
         (the same that places its layers on the GPU), else its file and a quarter more; a
         remote model takes nothing here but its worker, which is measured."""
-        if spec.engine in (REMOTE, SYNTHETIC):
+        if not traits_of(spec.engine).loads_weights:
             return Needs(0)
         entry = describe(Path(spec.path), "file")
         if spec.projector:  # its projector loads with it

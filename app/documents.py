@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from app.core import Core
 from app.docs.embedding import WorkerEmbedder
 from app.docs.library import Documents
+from app.engines import embeds
 from app.errors import HearthError
 from wire.phrases import Phrase
 
@@ -34,7 +35,7 @@ class SettingEmbedder:
             name = self.name
             if self._embedder is None or self._embedder.name != name:
                 entry = self.core.find_model(name)
-                if entry.format != "gguf":
+                if not embeds(entry.format):
                     raise HearthError(
                         Phrase("The embedding model must be a GGUF model; {0} is not.", name)
                     )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.settings import BY_KEY
+from wire.engine_traits import EngineTraits, traits_of
 from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
 from wire.phrases import Phrase
 
@@ -196,6 +197,11 @@ class Engine:
     features: frozenset[str] = frozenset()  # what a request may ask of it (FEATURES)
 
     @property
+    def traits(self) -> EngineTraits:
+        """How the engine host and the worker treat it (``wire.engine_traits``)."""
+        return traits_of(self.name)
+
+    @property
     def installed(self) -> bool:
         return all(importlib.util.find_spec(name) is not None for name in self.modules)
 
@@ -264,6 +270,12 @@ def engine_for(model_format: str) -> Engine:
         if model_format in engine.formats:
             return engine
     raise LookupError(Phrase("No engine runs models of the format {0!r}.", model_format))
+
+
+def embeds(model_format: str) -> bool:
+    """Whether the engine for a model of this format gives embeddings (the documents'
+    embedding model, ``/v1/embeddings``)."""
+    return any(EMBEDDINGS in e.features for e in CATALOGUE if model_format in e.formats)
 
 
 def engines_for(model_format: str) -> list[Engine]:

@@ -101,13 +101,8 @@ class LibraryOffer:
             name=entry.name,
             facts=facts,
             spec=once(lambda: self.core.load_spec(entry, self.n_ctx)),
-            defaults=once(lambda: self.core.sampling(advice_for(entry))),
+            defaults=once(lambda: self.core.sampling(recommended_sampling(entry))),
         )
-
-
-def advice_for(entry: ModelEntry) -> dict[str, Any]:
-    """What the model's authors recommend for sampling (as the window applies it)."""
-    return recommended_sampling(entry) if entry.format != "remote" else {}
 
 
 def once(make: Callable[[], T]) -> Callable[[], T]:

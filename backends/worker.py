@@ -43,7 +43,8 @@ from backends.text_stream import ReasoningSplit
 from wire import protocol
 from wire.child_process import limit_memory, private_protocol_stream
 from wire.engine_overlay import use_overlay
-from wire.model_spec import LLAMA_CPP, REMOTE, ModelSpec, serves
+from wire.engine_traits import traits_of
+from wire.model_spec import LLAMA_CPP, ModelSpec, serves
 from wire.phrases import Phrase, to_wire
 from wire.platforms import illegal_instruction
 
@@ -367,8 +368,8 @@ class Worker:
 
         # Local engines' deltas are merged; a server's arrive as it sends them (its stalls
         # must not hold back text already there).
-        remote = (self.loaded_spec or {}).get("engine") == REMOTE
-        batch = DeltaBatcher(send, interval=0.0 if remote else self.delta_interval)
+        merge = traits_of(str((self.loaded_spec or {}).get("engine") or "")).merge_deltas
+        batch = DeltaBatcher(send, interval=self.delta_interval if merge else 0.0)
 
         def emit(event: dict[str, Any]) -> None:
             event.setdefault("id", request_id)

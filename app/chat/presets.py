@@ -150,7 +150,8 @@ _GENERATION_CONFIG_KEYS = {
 
 
 def recommended_sampling(entry: ModelEntry) -> dict[str, Any]:
-    """What the model's authors recommend, where the model file says; {} otherwise."""
+    """What the model's authors recommend, where the model file says; {} otherwise (a
+    server's model has no file here)."""
     raw: dict[str, Any] = {}
     try:
         if entry.format == "gguf":

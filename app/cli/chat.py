@@ -26,6 +26,7 @@ from app.cli.terminal import Terminal
 from app.core import Core
 from app.engine.seat import Seat
 from app.files import open_regular
+from app.models.endpoints import FORMAT as ENDPOINT_FORMAT
 from wire import images
 from wire.phrases import Phrase, message_of
 
@@ -209,7 +210,7 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO | None = None) ->
         return EXIT_ERROR
     if saving:
         terminal.saved(reply.conversation_id, reply.message_id)
-    if entry.format != "remote":
+    if entry.format != ENDPOINT_FORMAT:  # a server's model is chosen in its own way
         try:
             core.remember_model(entry)
         except OSError as exc:  # the reply was given: a setting that cannot be saved is a note

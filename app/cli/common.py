@@ -55,7 +55,7 @@ def advice(entry: Any) -> dict[str, Any]:
     """What the model's authors recommend for sampling (as the window applies it)."""
     from app.chat.presets import recommended_sampling
 
-    return recommended_sampling(entry) if entry.format != "remote" else {}
+    return recommended_sampling(entry)
 
 
 def say_note(note: str) -> None:

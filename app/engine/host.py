@@ -47,12 +47,12 @@ from app.engine.process import WorkerProcess
 from app.engine.room import NoRoom, to_end_for
 from app.engine.stuck import STALL_S, STUCK_S, watch_cancel
 from wire import protocol
-from wire.model_spec import LLAMA_CPP, TRANSFORMERS, ModelSpec, serves
+from wire.engine_traits import traits_of
+from wire.model_spec import ModelSpec, serves
 
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_S = 1.0
-ENGINES_WITH_THREADS = frozenset({LLAMA_CPP, TRANSFORMERS})
 # What a request sent again leaves out: the new worker gives it an id, threads and a grant.
 RESEND_DROPPED = ("type", "id", "threads", protocol.GRANT)
 CLOSED = "the engine host is closed"
@@ -221,7 +221,7 @@ class EngineHost:
         """Write ``job`` to ``worker`` (once it has a share of the cores, for a reply or
         embeddings)."""
         message = {"type": job.kind, "id": job.id, **payload}
-        if job.kind not in COMPUTE or spec.engine not in ENGINES_WITH_THREADS:
+        if job.kind not in COMPUTE or not traits_of(spec.engine).uses_cores:
             worker.send(job, message)
             return
 

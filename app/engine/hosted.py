@@ -13,7 +13,8 @@ from app.engine.faults import heavy_asks
 from app.engine.jobs import Job
 from app.engine.process import WorkerProcess
 from app.engine.stuck import stop_if_stalled
-from wire.model_spec import REMOTE, ModelSpec
+from wire.engine_traits import traits_of
+from wire.model_spec import ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ def stop_if_grown(hosted: Hosted) -> bool:
     OS limit is safe for a GPU process); its requests are then told why (``faults.died``).
     Only once the model has loaded, and never a remote engine's.  True when killed."""
     worker = hosted.live()
-    if worker is None or not worker.model_loaded or hosted.spec.engine == REMOTE:
+    if worker is None or not worker.model_loaded or not traits_of(hosted.spec.engine).loads_weights:
         return False
     needs = hosted.needs.ram_bytes if hosted.needs else 0
     base = max(needs, worker.loaded_rss) + hosted.spec.prompt_cache_mb * 1024**2
@@ -158,5 +159,5 @@ def stop_if_grown(hosted: Hosted) -> bool:
 def watch_worker(hosted: Hosted, stall_s: float) -> None:
     """The sweeper's look at ``hosted``'s worker: grown far past its model, or stalled
     with requests in flight (not a remote engine: its server's own timeout governs)."""
-    if not stop_if_grown(hosted) and hosted.spec.engine != REMOTE:
+    if not stop_if_grown(hosted) and traits_of(hosted.spec.engine).loads_weights:
         stop_if_stalled(hosted.live(), stall_s)

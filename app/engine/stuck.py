@@ -20,7 +20,7 @@ from collections.abc import Callable
 from app.engine.faults import follows_grammar
 from app.engine.jobs import Job
 from app.engine.process import WorkerProcess
-from wire.model_spec import LLAMA_CPP
+from wire.engine_traits import traits_of
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def stop_if_stalled(worker: WorkerProcess | None, stall_s: float) -> bool:
         return False
     now, cpu = time.monotonic(), worker.cpu_seconds()
     silent = now - worker.last_heard
-    grammar = worker.spec.engine == LLAMA_CPP and any(
+    grammar = traits_of(worker.spec.engine).own_grammar and any(
         follows_grammar(m) for m in worker.messages_in_flight()
     )
     if silent >= stall_s and grammar:
