@@ -31,6 +31,7 @@ from app.models.overrides import ModelOverrides
 from app.packs.pytorch_engine import NO_PYTORCH, torch_here
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings
+from wire.defaults import CONTEXT_TOKENS
 from wire.engine_overlay import installed_site
 from wire.engine_traits import traits_of
 from wire.model_spec import LLAMA_CPP, REMOTE, SYNTHETIC, TRANSFORMERS, ModelSpec
@@ -175,7 +176,7 @@ class Core:
         if default.name == REMOTE:
             return self.remote_spec(entry, n_ctx)
         if default.name == SYNTHETIC:  # a scripted reply (tests and benchmarks)
-            return ModelSpec(path=str(entry.path), n_ctx=n_ctx or 4096, engine=SYNTHETIC)
+            return ModelSpec(path=str(entry.path), n_ctx=n_ctx or CONTEXT_TOKENS, engine=SYNTHETIC)
         chosen = self.overrides.get(str(entry.path))
         threads = chosen.threads or int(self.settings.get("engine.threads")) or physical_cores()
         context = n_ctx or chosen.n_ctx or int(self.settings.get("engine.context_length"))
@@ -234,7 +235,9 @@ class Core:
 
         check_memory = bool(self.settings.get("engine.refuse_unfit"))
         facts = self.machine_facts()
-        refusal = load_refusal(entry, facts, spec.n_ctx or 4096, check_memory, spec.parallel)
+        refusal = load_refusal(
+            entry, facts, spec.n_ctx or CONTEXT_TOKENS, check_memory, spec.parallel
+        )
         if refusal:
             raise HearthError(refusal)
         return spec
@@ -343,7 +346,7 @@ class Core:
         of the memory free at the first load (plus what Hearth's workers already hold);
         GPU memory: the share of the usable GPUs' free memory the fit estimates plan with."""
         if self._ram_budget is None:
-            chosen = float(self.settings.get("server.memory_budget_gb"))
+            chosen = float(self.settings.get("engine.memory_budget_gb"))
             if chosen > 0:
                 self._ram_budget = int(chosen * 1e9)
             else:
@@ -369,7 +372,7 @@ class Core:
             from app.machine.fit_service import estimate_entry
 
             result = estimate_entry(
-                entry, self.machine_facts(), spec.n_ctx or 4096, max(1, spec.parallel)
+                entry, self.machine_facts(), spec.n_ctx or CONTEXT_TOKENS, max(1, spec.parallel)
             )
         except HearthError:
             return Needs(int(entry.size_bytes * (1 + ESTIMATE_OVERHEAD)))

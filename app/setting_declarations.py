@@ -7,6 +7,7 @@ to forget.  The store that reads and writes the values is ``app/settings.py``.
 from __future__ import annotations
 
 from app.setting_type import Setting
+from wire.defaults import CONTEXT_TOKENS, SAMPLING
 
 DECLARATIONS: tuple[Setting, ...] = (
     Setting(
@@ -47,13 +48,27 @@ DECLARATIONS: tuple[Setting, ...] = (
     Setting(
         "engine.context_length",
         int,
-        4096,
+        CONTEXT_TOKENS,
         "Context length (tokens)",
         "How much conversation the model sees at once. Longer needs more memory. When a "
         "conversation is longer, the oldest messages are left out (the system prompt "
         "is always kept).",
         minimum=256,
         maximum=1_048_576,
+    ),
+    Setting(
+        "engine.memory_budget_gb",
+        float,
+        0.0,
+        "Memory for loaded models (GB)",
+        "How much RAM the models Hearth keeps loaded may take together: the chat's, those "
+        "the API (`hearth serve`, or Chat › Serve the API) loads, and the documents' "
+        "embedding model. When a model does not fit, the least recently used idle one is "
+        "unloaded first. 0: four fifths of the memory free when the first model loads. GPU "
+        "memory is budgeted from the GPUs' free memory.",
+        minimum=0.0,
+        maximum=65536.0,
+        special="Automatic (4/5 of free memory)",
     ),
     Setting(
         "engine.parallel",
@@ -150,7 +165,7 @@ DECLARATIONS: tuple[Setting, ...] = (
     Setting(
         "sampling.temperature",
         float,
-        0.7,
+        SAMPLING["temperature"],
         "Temperature",
         "Randomness of the reply. 0 always picks the most likely word.",
         minimum=0.0,
@@ -159,7 +174,7 @@ DECLARATIONS: tuple[Setting, ...] = (
     Setting(
         "sampling.top_p",
         float,
-        0.95,
+        SAMPLING["top_p"],
         "Top-p",
         "Only words within this share of probability are considered.",
         minimum=0.0,
@@ -169,7 +184,7 @@ DECLARATIONS: tuple[Setting, ...] = (
     Setting(
         "sampling.top_k",
         int,
-        40,
+        SAMPLING["top_k"],
         "Top-k",
         "Only the k most likely words are considered. 0 turns this off.",
         minimum=0,
@@ -180,7 +195,7 @@ DECLARATIONS: tuple[Setting, ...] = (
     Setting(
         "sampling.min_p",
         float,
-        0.05,
+        SAMPLING["min_p"],
         "Min-p",
         "Words less likely than this fraction of the best one are skipped.",
         minimum=0.0,
@@ -191,7 +206,7 @@ DECLARATIONS: tuple[Setting, ...] = (
     Setting(
         "sampling.repeat_penalty",
         float,
-        1.1,
+        SAMPLING["repeat_penalty"],
         "Repeat penalty",
         "Discourages repeating the same words. 1 turns this off.",
         minimum=0.5,
@@ -275,21 +290,6 @@ DECLARATIONS: tuple[Setting, ...] = (
         "The port of Hearth's API (Chat › API server, and `hearth serve` without --port).",
         minimum=1,
         maximum=65535,
-    ),
-    Setting(
-        "server.memory_budget_gb",
-        float,
-        0.0,
-        "Memory for loaded models (GB)",
-        "How much RAM the models Hearth keeps loaded may take together: the chat's, those "
-        "the API (`hearth serve`, or Chat › Serve the API) loads, and the documents' "
-        "embedding model. When a model does not fit, the least recently used idle one is "
-        "unloaded first. 0: four fifths of the memory free when the first model loads. GPU "
-        "memory is budgeted from the GPUs' free memory.",
-        minimum=0.0,
-        maximum=65536.0,
-        advanced=True,
-        special="Automatic (4/5 of free memory)",
     ),
     Setting(
         "server.keep_alive_minutes",

@@ -31,11 +31,21 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+
+def _memory_budget_is_the_engines(values: dict[str, Any]) -> dict[str, Any]:
+    """Version 2: the memory budget governs every loaded model (the chat's, the API's, the
+    documents'), so it is an engines' setting, no longer the API server's."""
+    if "server.memory_budget_gb" in values:
+        values.setdefault("engine.memory_budget_gb", values.pop("server.memory_budget_gb"))
+    return values
 
 
 # MIGRATIONS[n] turns a version-n dictionary of values into a version n+1 one.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _memory_budget_is_the_engines,
+}
 
 
 def _on_values(step: Callable[[dict[str, Any]], dict[str, Any]]) -> Migration:

@@ -70,6 +70,7 @@ from backends.tool_prompt import (
     tool_call_grammar,
 )
 from wire import images, protocol
+from wire.defaults import CONTEXT_TOKENS, PROMPT_CACHE_MB, SAMPLING
 from wire.phrases import Phrase, message_of
 from wire.templates import takes_tools
 
@@ -80,17 +81,8 @@ if TYPE_CHECKING:
 # (``SlotContext``), so this one is kept as small as llama.cpp allows.
 OWN_CONTEXT = 256
 MOST_SLOTS = 64
-DEFAULT_PROMPT_CACHE_MB = 256
 MIB = 1 << 20
 Tools = Sequence[dict[str, Any]]
-
-DEFAULT_SAMPLING: dict[str, Any] = {
-    "temperature": 0.7,
-    "top_p": 0.95,
-    "top_k": 40,
-    "min_p": 0.05,
-    "repeat_penalty": 1.1,
-}
 
 
 class LlamaCppEngine:
@@ -132,7 +124,7 @@ class LlamaCppEngine:
                 protocol.ERR_MODEL_NOT_FOUND, Phrase("The model file {0} does not exist.", path)
             )
         progress(0.1, "Reading the model file")
-        n_ctx = int(spec.get("n_ctx") or 4096)
+        n_ctx = int(spec.get("n_ctx") or CONTEXT_TOKENS)
         slots = max(1, min(int(spec.get("parallel") or 1), MOST_SLOTS))
         threads = spec.get("threads") or None
         self._threads = int(threads or 0)
@@ -181,7 +173,7 @@ class LlamaCppEngine:
         )
         self._prompt_lookup = bool(spec.get("prompt_lookup", True)) and self._can_draft
         self._decode_costs = DecodeCosts()
-        cache_mb = max(0, int(spec.get("prompt_cache_mb", DEFAULT_PROMPT_CACHE_MB) or 0))
+        cache_mb = max(0, int(spec.get("prompt_cache_mb", PROMPT_CACHE_MB) or 0))
         self._scheduler = Scheduler(
             self._lib,
             context,
@@ -364,7 +356,7 @@ class LlamaCppEngine:
         self, request: dict[str, Any], control: JobControl, emit: Emit, made: list[PicturePrompt]
     ) -> str:
         started = time.perf_counter()
-        params = {**DEFAULT_SAMPLING, **(request.get("params") or {})}
+        params = {**SAMPLING, **(request.get("params") or {})}
         max_tokens = params.get("max_tokens")
         max_tokens = int(max_tokens) if max_tokens else None
         # A completion's raw prompt, or a reply the model goes on with: the text follows

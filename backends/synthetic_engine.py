@@ -29,6 +29,7 @@ from backends.engine import Emit, EngineError, Progress
 from backends.job_control import JobControl
 from backends.text_stream import TextAssembler, request_stops, stop_notice
 from wire import protocol
+from wire.defaults import CONTEXT_TOKENS
 from wire.model_spec import SYNTHETIC
 
 MARK = "<<<delta>>>\n"
@@ -38,7 +39,7 @@ ROUND = "<<<round>>>\n"
 class SyntheticEngine:
     def __init__(self) -> None:
         self.script = ""
-        self.n_ctx = 4096
+        self.n_ctx = CONTEXT_TOKENS
 
     def load(self, spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
         path = Path(str(spec["path"]))
@@ -46,7 +47,7 @@ class SyntheticEngine:
             self.script = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise EngineError(protocol.ERR_MODEL_INVALID, f"{path.name}: {exc}") from exc
-        self.n_ctx = int(spec.get("n_ctx") or 4096)
+        self.n_ctx = int(spec.get("n_ctx") or CONTEXT_TOKENS)
         progress(1.0, "Ready")
         return {"n_ctx": self.n_ctx, "engine": SYNTHETIC, "name": path.stem}
 

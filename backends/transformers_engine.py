@@ -60,6 +60,7 @@ from backends.transformers_generation import (
 )
 from backends.transformers_vision import PictureInputs, image_tokens, reads_pictures
 from wire import images, protocol
+from wire.defaults import CONTEXT_TOKENS, SAMPLING
 from wire.model_spec import TRANSFORMERS
 from wire.phrases import Phrase, message_of
 
@@ -156,7 +157,7 @@ class TransformersEngine:
         self.processor: Any = None  # a checkpoint that reads pictures (its vision tower's)
         self.spec: dict[str, Any] = {}
         self.device = "cpu"
-        self.n_ctx = 4096
+        self.n_ctx = CONTEXT_TOKENS
         self.template_source = "model"
         self.opens_thinking = False
         self._defuser = Defuser(())
@@ -223,7 +224,7 @@ class TransformersEngine:
         config_ctx = (
             getattr(config, "max_position_embeddings", None)
             or getattr(getattr(config, "text_config", None), "max_position_embeddings", None)
-            or 4096
+            or CONTEXT_TOKENS
         )
         self.n_ctx = int(spec.get("n_ctx") or config_ctx)
         if self.processor is not None and self.processor.chat_template:
@@ -402,22 +403,23 @@ class TransformersEngine:
         )
         if self.opens_thinking and not continuing:
             emit({"type": protocol.DELTA, "text": THINK_OPEN})  # the template's own <think>
-        temperature = float(params.get("temperature", 0.7))
+        temperature = float(params.get("temperature", SAMPLING["temperature"]))
         sampling: dict[str, Any] = {"do_sample": temperature > 0}
         if temperature > 0:
             sampling.update(
                 temperature=temperature,
-                top_p=float(params.get("top_p", 0.95)),
-                top_k=int(params.get("top_k", 40)),
+                top_p=float(params.get("top_p", SAMPLING["top_p"])),
+                top_k=int(params.get("top_k", SAMPLING["top_k"])),
             )
-            if params.get("min_p"):
-                sampling["min_p"] = float(params["min_p"])
+            min_p = float(params.get("min_p", SAMPLING["min_p"]) or 0.0)
+            if min_p:
+                sampling["min_p"] = min_p
         processors = self.transformers.LogitsProcessorList()
         bias = token_bias(params.get("logit_bias"), len(self.tokenizer))
         if bias:
             processors.append(LogitBias(bias))
         penalties = ReplyPenalties(
-            float(params.get("repeat_penalty") or 1.0),
+            float(params.get("repeat_penalty", SAMPLING["repeat_penalty"]) or 1.0),
             float(params.get("frequency_penalty") or 0.0),
             float(params.get("presence_penalty") or 0.0),
             len(prompt),

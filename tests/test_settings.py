@@ -53,8 +53,28 @@ def test_migrations_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         values["sampling.temperature"] = values.pop("temperature")
         return values
 
-    monkeypatch.setattr(s, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(s.MIGRATIONS, 1, rename_key)
+    current = s.SCHEMA_VERSION
+    monkeypatch.setattr(s, "SCHEMA_VERSION", current + 1)
+    monkeypatch.setitem(s.MIGRATIONS, current, rename_key)
     path = tmp_path / "settings.json"
-    path.write_text(json.dumps({"version": 1, "values": {"temperature": 0.3}}))
+    path.write_text(json.dumps({"version": current, "values": {"temperature": 0.3}}))
     assert Settings(path).get("sampling.temperature") == 0.3
+
+
+def test_a_memory_budget_set_before_version_2_is_kept_as_the_engines_setting(
+    tmp_path: Path,
+) -> None:
+    """The memory budget moved from the API server's page to the Engines page (it governs
+    every loaded model): a budget chosen before stays chosen, and the file is rewritten
+    in the new version at the next change."""
+    path = tmp_path / "settings.json"
+    values = {"server.memory_budget_gb": 3.5, "sampling.temperature": 0.2}
+    path.write_text(json.dumps({"version": 1, "values": values}))
+    settings = Settings(path)
+    assert settings.get("engine.memory_budget_gb") == 3.5
+    assert settings.get("sampling.temperature") == 0.2
+    settings.set("sampling.temperature", 0.3)
+    written = json.loads(path.read_text())
+    assert written["version"] == s.SCHEMA_VERSION == 2
+    assert written["values"]["engine.memory_budget_gb"] == 3.5
+    assert "server.memory_budget_gb" not in written["values"]

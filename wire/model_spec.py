@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Final
 
+from wire.defaults import CONTEXT_TOKENS, PROMPT_CACHE_MB
+
 # The engines a spec can name.  The worker's registry (``backends.engine``) and the app's
 # catalogue (``app.engines``) are both keyed by these.
 LLAMA_CPP: Final = "llama_cpp"
@@ -29,7 +31,7 @@ class ModelSpec:
     """What to load; two equal specs share a worker."""
 
     path: str
-    n_ctx: int = 4096
+    n_ctx: int = CONTEXT_TOKENS
     threads: int = 0
     gpu_layers: int = 0  # -1: all of them
     engine: str = LLAMA_CPP
@@ -44,7 +46,7 @@ class ModelSpec:
     # Replies it answers at once (slots, each with a whole ``n_ctx`` of its own).
     parallel: int = 1
     # The KV state of conversations that left their slot, kept in RAM up to this (MiB).
-    prompt_cache_mb: int = 256
+    prompt_cache_mb: int = PROMPT_CACHE_MB
     # And on disk in this folder (entries RAM cannot hold, and the slots' at unload); "":
     # RAM only.
     prompt_cache_dir: str = ""

@@ -27,7 +27,7 @@ def two_models_room_for_one(core: Core, starter: Path) -> Core:
     for name in ("first", "second"):
         link_or_copy(starter, core.models_dir / f"{name}.gguf")
     one = core.memory_needs(ModelSpec(str(starter), n_ctx=2048)).ram_bytes
-    core.settings.set("server.memory_budget_gb", round(one * 1.5 / 1e9, 3))
+    core.settings.set("engine.memory_budget_gb", round(one * 1.5 / 1e9, 3))
     return core
 
 
