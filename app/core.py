@@ -22,12 +22,12 @@ from app.engine.budget import MemoryBudget, Needs
 from app.engine.host import EngineHost, physical_cores
 from app.engines import can_run, engine_for
 from app.errors import HearthError
-from app.hub.downloads import downloads_document, owned_files
 from app.json_document import JsonDocument
 from app.machine.hardware import SystemFacts
 from app.models.endpoints import Endpoints, list_remote_models
 from app.models.library import ModelEntry, ModelNotFound, describe, list_models, resolve_model
 from app.models.overrides import ModelOverrides
+from app.models.owned import downloads_document, owned_files
 from app.packs.pytorch_engine import NO_PYTORCH, torch_here
 from app.paths import Paths, resolve_data_dir
 from app.settings import Settings

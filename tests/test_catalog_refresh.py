@@ -73,7 +73,7 @@ def test_a_check_keeps_todays_files_and_sizes_and_names_what_it_missed(
     entries = load_catalog()
     assert any(e.name == MISSING for e in entries) and any(e.name == RENAMED for e in entries)
     expected = _serve_catalogue(hub, entries)
-    facts = check_hub(core, entries, HF)
+    facts = check_hub(core.settings, core.paths.data_dir, entries, HF)
     found = {name: (f.file, f.size_bytes) for name, f in facts.files.items()}
     assert found == expected
     assert set(facts.problems) == {MISSING}
@@ -96,7 +96,7 @@ def test_the_check_sends_no_token_or_login(
     entries = load_catalog()
     _serve_catalogue(hub, entries)
     for source in (HF, MODELSCOPE):
-        check_hub(core, entries, source)
+        check_hub(core.settings, core.paths.data_dir, entries, source)
     assert len(hub.requests) >= len(entries)
     assert hub.credentials == [], "the catalogue's check is anonymous"
 
@@ -106,12 +106,18 @@ def test_an_unreachable_hub_stops_the_check_at_once_and_keeps_the_last_facts(
 ) -> None:
     entries = load_catalog()
     _serve_catalogue(hub, entries)
-    first = check_hub(core, entries, HF)
+    first = check_hub(core.settings, core.paths.data_dir, entries, HF)
     stored = (core.paths.data_dir / FACTS_FILE).read_text(encoding="utf-8")
     hub.stop()  # the network is gone
     asked: list[int] = []
     with pytest.raises(HearthError, match="Hugging Face"):
-        check_hub(core, entries, HF, progress=lambda done, _total: asked.append(done))
+        check_hub(
+            core.settings,
+            core.paths.data_dir,
+            entries,
+            HF,
+            progress=lambda done, _total: asked.append(done),
+        )
     assert asked == [], "no repository is tried against a hub that is not there"
     assert (core.paths.data_dir / FACTS_FILE).read_text(encoding="utf-8") == stored
     assert load_facts(core.paths.data_dir).files == first.files
@@ -120,7 +126,7 @@ def test_an_unreachable_hub_stops_the_check_at_once_and_keeps_the_last_facts(
 def test_a_fact_about_an_entry_a_newer_hearth_changed_is_not_used(core: Core, hub: FakeHub) -> None:
     entries = load_catalog()
     expected = _serve_catalogue(hub, entries)
-    facts = check_hub(core, entries, HF)
+    facts = check_hub(core.settings, core.paths.data_dir, entries, HF)
     renamed = next(e for e in entries if e.name == RENAMED)
     assert with_hub_facts([renamed], facts)[0].file == expected[RENAMED][0]
     for changed in (
@@ -148,7 +154,7 @@ def test_the_recommended_file_is_one_file_or_the_shards_of_one() -> None:
 
 def test_a_hub_that_has_none_of_the_models_changes_nothing(core: Core, hub: FakeHub) -> None:
     with pytest.raises(HearthError, match="none of the catalogue's models"):
-        check_hub(core, load_catalog(), HF)
+        check_hub(core.settings, core.paths.data_dir, load_catalog(), HF)
     assert not (core.paths.data_dir / FACTS_FILE).exists()
 
 
@@ -263,7 +269,7 @@ def test_an_allowed_daily_check_runs_on_start(qtbot: QtBot, core: Core, hub: Fak
 @pytest.mark.slow
 def test_a_daily_check_done_today_is_not_done_again(qtbot: QtBot, core: Core, hub: FakeHub) -> None:
     _serve_catalogue(hub, load_catalog())
-    check_hub(core, load_catalog(), HF)
+    check_hub(core.settings, core.paths.data_dir, load_catalog(), HF)
     asked = len(hub.requests)
     core.settings.set("hub.refresh_catalog", True)
     window = open_window(qtbot, core)

@@ -40,7 +40,7 @@ def hub(core: Core) -> Iterator[FakeHub]:
 
 @pytest.fixture
 def manager(core: Core, hub: FakeHub) -> Iterator[DownloadManager]:
-    downloads = download_manager(core)
+    downloads = download_manager(core.settings, core.paths.data_dir)
     yield downloads
     downloads.close()
 
@@ -89,7 +89,7 @@ def test_a_server_that_ignores_range_restarts_cleanly(core: Core, hub: FakeHub) 
     part.parent.mkdir(parents=True)
     part.write_bytes(BIG[:500_000])  # left by an earlier run
     hub.fault(REPO, "tiny-Q4_K_M.gguf", ignore_range=True)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     item = manager.add("hf", REPO, remote("tiny-Q4_K_M.gguf", core), target_dir(core))
     assert manager.wait(item.id, 60).state == DONE
     assert (target_dir(core) / "tiny-Q4_K_M.gguf").read_bytes() == BIG
@@ -108,7 +108,7 @@ def test_right_size_wrong_bytes_is_deleted_with_a_clear_error(
 
 def test_pause_then_resume_after_a_restart(core: Core, hub: FakeHub) -> None:
     hub.fault(REPO, "tiny-Q4_K_M.gguf", bytes_per_s=2_000_000)
-    first = download_manager(core)
+    first = download_manager(core.settings, core.paths.data_dir)
     item = first.add("hf", REPO, remote("tiny-Q4_K_M.gguf", core), target_dir(core))
     while first.get(item.id).received < 400_000:
         threading.Event().wait(0.05)
@@ -117,7 +117,9 @@ def test_pause_then_resume_after_a_restart(core: Core, hub: FakeHub) -> None:
     assert paused.state == PAUSED and 0 < paused.received < len(BIG)
     first.close()
     hub.faults.clear()
-    again = download_manager(core)  # a new Hearth process reads the queue back
+    again = download_manager(
+        core.settings, core.paths.data_dir
+    )  # a new Hearth process reads the queue back
     restored = again.get(item.id)
     assert restored.state == PAUSED and restored.received == paused.received
     again.resume(item.id)
@@ -154,7 +156,7 @@ def test_a_crash_mid_download_comes_back_paused_and_unlisted(core: Core, hub: Fa
     }
     (core.paths.data_dir / "downloads.json").write_text(json.dumps(state))
     assert all(m.path.name != "tiny-Q4_K_M.gguf" for m in core.models())
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     item = manager.snapshot()[0]
     assert item.state == PAUSED and item.received == 123_456
     manager.resume(item.id)
@@ -183,7 +185,7 @@ def test_the_same_file_twice_is_one_download(
     second = manager.add("hf", REPO, file, target_dir(core))
     assert first.id == second.id and len(manager.snapshot()) == 1
     # Another Hearth process writing the same file is refused by the lock, not interleaved.
-    other = download_manager(core)
+    other = download_manager(core.settings, core.paths.data_dir)
     other_item = other.add("hf", REPO, file, target_dir(core))
     results = [manager.wait(first.id, 60), other.wait(other_item.id, 60)]
     assert sorted(r.state for r in results) == [DONE, FAILED]
@@ -191,7 +193,7 @@ def test_the_same_file_twice_is_one_download(
     assert "already being downloaded" in loser.error
     assert (target_dir(core) / "tiny-Q4_K_M.gguf").read_bytes() == BIG
     # Asking again finds the finished, verified file instead of fetching it a second time.
-    retry = download_manager(core)
+    retry = download_manager(core.settings, core.paths.data_dir)
     again = retry.add("hf", REPO, file, target_dir(core))
     assert retry.wait(again.id, 30).state == DONE
     other.close()
@@ -258,7 +260,7 @@ def test_a_disk_that_fills_up_mid_download_stops_in_words_and_resumes_once_there
     hub.fault("acme/two", "a.gguf", bytes_per_s=3_000_000)
     hub.fault("acme/two", "b.gguf", bytes_per_s=3_000_000)
     endpoint = core.settings.get("hub.huggingface_endpoint")
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     items = [
         manager.add("hf", "acme/two", f, tiny_disk)
         for f in huggingface.list_files("acme/two", endpoint_url=endpoint)

@@ -455,7 +455,7 @@ def test_a_model_is_deleted_only_once_no_worker_of_hearths_holds_it(
     words, an idle one's worker ends first, then the file goes."""
     from app.errors import HearthError
     from app.hub.downloads import DownloadManager
-    from app.hub.library_actions import delete_model
+    from app.library_actions import delete_model
 
     target = core.models_dir / "acme" / "mine-GGUF" / "mine.Q4_1.gguf"
     target.parent.mkdir(parents=True)

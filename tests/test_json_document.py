@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from app.chat.presets import Preset, PresetStore
-from app.hub.downloads import DownloadManager, owned_files
+from app.hub.downloads import DownloadManager
 from app.json_document import JsonDocument
 from app.models.endpoints import Endpoints
 from app.models.overrides import ModelChoice, ModelOverrides
+from app.models.owned import owned_files
 from app.settings import Settings
 
 DAMAGED = [

@@ -37,7 +37,7 @@ def test_search_and_list_files(core: Core, hub: FakeHub) -> None:
 
 
 def test_download_is_verified_and_lands_in_the_library(core: Core, hub: FakeHub) -> None:
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     file = next(
         f for f in modelscope.list_files(REPO, endpoint_url=hub.url) if f.path.endswith(".gguf")
     )
@@ -54,7 +54,7 @@ def test_wrong_bytes_from_modelscope_fail_and_leave_nothing(
     core: Core, hub: FakeHub, expect_error_logs: None
 ) -> None:
     hub.fault(REPO, "qwen-tiny-q4_k_m.gguf", corrupt=True)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     file = next(
         f for f in modelscope.list_files(REPO, endpoint_url=hub.url) if f.path.endswith(".gguf")
     )
@@ -67,7 +67,7 @@ def test_wrong_bytes_from_modelscope_fail_and_leave_nothing(
 
 def test_pause_and_resume(core: Core, hub: FakeHub) -> None:
     hub.fault(REPO, "qwen-tiny-q4_k_m.gguf", bytes_per_s=1_000_000)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     file = next(
         f for f in modelscope.list_files(REPO, endpoint_url=hub.url) if f.path.endswith(".gguf")
     )

@@ -69,7 +69,7 @@ def test_a_file_comes_as_several_ranges_at_once_and_is_verified(
     core: Core, hub: FakeHub, source: str
 ) -> None:
     hub.fault(REPO, NAME, bytes_per_s=1_000_000)  # each connection capped, as a CDN does
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     target = fetched(core, manager, source)
     assert target.read_bytes() == DATA
     assert hub.peak[NAME] >= 4, "the default setting opens several connections"
@@ -81,7 +81,7 @@ def test_a_file_comes_as_several_ranges_at_once_and_is_verified(
 
 def test_one_connection_is_the_setting_s_floor(core: Core, hub: FakeHub) -> None:
     core.settings.set("downloads.connections", 1)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     assert fetched(core, manager).read_bytes() == DATA
     assert hub.peak[NAME] == 1
     manager.close()
@@ -91,7 +91,7 @@ def test_a_server_that_is_busy_past_two_connections_still_gives_a_verified_file(
     core: Core, hub: FakeHub
 ) -> None:
     hub.fault(REPO, NAME, bytes_per_s=2_000_000, busy_over=2)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     assert fetched(core, manager).read_bytes() == DATA
     assert hub.busy_answers > 0, "the server did say it was busy"
     manager.close()
@@ -101,7 +101,7 @@ def test_a_download_paused_half_way_resumes_every_piece_to_the_same_bytes(
     core: Core, hub: FakeHub
 ) -> None:
     hub.fault(REPO, NAME, bytes_per_s=500_000)
-    first = download_manager(core)
+    first = download_manager(core.settings, core.paths.data_dir)
     item = first.add("hf", REPO, listed(core, "hf"), core.models_dir / REPO)
     while first.get(item.id).received < len(DATA) // 3:
         time.sleep(0.02)
@@ -112,7 +112,7 @@ def test_a_download_paused_half_way_resumes_every_piece_to_the_same_bytes(
     first.close()
     hub.faults.clear()
     sent_before = hub.sent[NAME]
-    again = download_manager(core)  # as after a restart of Hearth
+    again = download_manager(core.settings, core.paths.data_dir)  # as after a restart of Hearth
     assert again.get(item.id).received == paused.received
     again.resume(item.id)
     assert again.wait(item.id, 60).state == DONE
@@ -124,7 +124,7 @@ def test_a_download_paused_half_way_resumes_every_piece_to_the_same_bytes(
 
 def test_a_changed_etag_starts_the_file_again_cleanly(core: Core, hub: FakeHub) -> None:
     hub.fault(REPO, NAME, bytes_per_s=2_000_000, etag_after=3)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     assert fetched(core, manager).read_bytes() == DATA
     assert hub.answers[NAME] > 13, "the file was started again"
     manager.close()
@@ -134,7 +134,7 @@ def test_ranges_the_server_misstates_twice_fail_in_words_and_leave_nothing(
     core: Core, hub: FakeHub, expect_error_logs: None
 ) -> None:
     hub.fault(REPO, NAME, wrong_range=True)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     item = manager.add("hf", REPO, listed(core, "hf"), core.models_dir / REPO)
     failed = manager.wait(item.id, 60)
     assert failed.state == FAILED and "changed again" in failed.error
@@ -147,7 +147,7 @@ def test_a_piece_that_stalls_is_asked_again(
 ) -> None:
     monkeypatch.setattr("app.hub.ranged.STALL_S", 1.0)
     hub.fault(REPO, NAME, stall_first_s=5.0)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     assert fetched(core, manager).read_bytes() == DATA
     manager.close()
 
@@ -156,7 +156,7 @@ def test_a_server_that_closes_every_connection_early_still_completes(
     core: Core, hub: FakeHub
 ) -> None:
     hub.fault(REPO, NAME, close_every=100_000)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     assert fetched(core, manager).read_bytes() == DATA
     assert hub.answers[NAME] >= len(DATA) // 100_000
     manager.close()
@@ -166,7 +166,7 @@ def test_files_at_once_share_one_cap_on_connections(core: Core, hub: FakeHub) ->
     core.settings.set("downloads.connections", 3)
     hub.fault(REPO, NAME, bytes_per_s=1_000_000)
     hub.fault(REPO, "other-Q8_0.gguf", bytes_per_s=1_000_000)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     items = [
         manager.add("hf", REPO, listed(core, "hf", name), core.models_dir / REPO)
         for name in (NAME, "other-Q8_0.gguf")
@@ -179,7 +179,7 @@ def test_files_at_once_share_one_cap_on_connections(core: Core, hub: FakeHub) ->
 
 def test_a_speed_limit_holds_every_connection_together(core: Core, hub: FakeHub) -> None:
     core.settings.set("downloads.limit_mb_s", 1.0)
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     started = time.monotonic()
     assert fetched(core, manager).read_bytes() == DATA
     # A floor, never a ceiling: a slow machine only takes longer.
@@ -213,7 +213,7 @@ def test_an_older_part_without_a_record_is_resumed_as_its_first_bytes(
     part = core.models_dir / REPO / (NAME + ".part")
     part.parent.mkdir(parents=True)
     part.write_bytes(DATA[: 5 * PIECE + 10])
-    manager = download_manager(core)
+    manager = download_manager(core.settings, core.paths.data_dir)
     assert fetched(core, manager).read_bytes() == DATA
     assert hub.sent[NAME] == len(DATA) - (5 * PIECE + 10)
     assert hashlib.sha256(DATA).hexdigest() == listed(core, "hf").sha256

@@ -178,7 +178,7 @@ def test_the_models_screen_and_hearth_pull_recommend_the_same_file(
     wait_until(qtbot, lambda: all(cell(table, r, 3) not in ("", "…") for r in rows), 300_000)
     marks = ("Recommended for this machine", "Recommended")
     marked = next(screen.offers[r].label for r in rows if cell(screen.offers_table, r, 4) in marks)
-    planned = plan(core, "acme/tiny-GGUF", None, "hf", facts)
+    planned = plan(core.settings, "acme/tiny-GGUF", None, "hf", facts)
     assert marked == planned.label and expected in marked
     assert ("may not run here" in planned.warning) == (name == "nothing-fits")
 

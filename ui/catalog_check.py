@@ -79,7 +79,9 @@ class CatalogCheck(QObject):
         stop = self._stop
         run_in_background(
             self,
-            lambda: check_hub(self.core, load_catalog(), source, stop=stop),
+            lambda: check_hub(
+                self.core.settings, self.core.paths.data_dir, load_catalog(), source, stop=stop
+            ),
             self._done,
             self._failed,
         )

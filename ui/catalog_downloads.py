@@ -65,7 +65,7 @@ class CatalogDownloads(QObject):
         source = preferred_source(str(self.core.settings.get("appearance.language")))
         run_in_background(
             self,
-            lambda: plan_catalog(self.core, entry, source),
+            lambda: plan_catalog(self.core.settings, entry, source),
             lambda found: self._planned(entry, found),
             lambda exc: self._fail(
                 entry.name,

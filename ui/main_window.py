@@ -78,7 +78,7 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(PAINT_GRACE_MS, self._run_after_paint)
         from app.hub.sources import download_manager
 
-        self.downloads = download_manager(core)
+        self.downloads = download_manager(core.settings, core.paths.data_dir)
         self.setWindowTitle(self.tr("Hearth"))
         self.setObjectName("mainWindow")
         place_first_window(self)  # from the screen; a remembered geometry replaces it

@@ -73,7 +73,9 @@ def cmd_models_catalog(
 
     if getattr(args, "refresh", False):
         language = str(core.settings.get("appearance.language"))
-        checked = check_hub(core, load_catalog(), preferred_source(language))
+        checked = check_hub(
+            core.settings, core.paths.data_dir, load_catalog(), preferred_source(language)
+        )
         for name, problem in checked.problems.items():
             err.write(f"{name}: {problem}\n")
     core.learn_machine()
@@ -99,7 +101,7 @@ def cmd_models_catalog(
 
 def cmd_models_rm(core: Core, args: argparse.Namespace) -> int:
     from app.errors import HearthError
-    from app.hub.library_actions import delete_model
+    from app.library_actions import delete_model
 
     models = core.models()
     try:

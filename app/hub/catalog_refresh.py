@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from app.core import Core
 from app.errors import HearthError
 from app.hub.catalog import CatalogEntry
 from app.hub.reachable import check_reachable
 from app.hub.repo_files import SHARD_PATTERN, RepoFile, group_files
 from app.hub.sources import HF, MODELSCOPE, hf_endpoint, modelscope_endpoint
 from app.json_document import JsonDocument
+from app.settings import Settings
 from wire.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -181,19 +181,22 @@ def recommended_file(entry: CatalogEntry, files: list[RepoFile]) -> tuple[str, i
     return None
 
 
-def _listing(core: Core, source: str, repo: str) -> list[RepoFile]:
+def _listing(settings: Settings, source: str, repo: str) -> list[RepoFile]:
     """A repository's files, asked anonymously."""
     if source == MODELSCOPE:
         from app.hub import modelscope
 
-        return modelscope.list_files(repo, endpoint_url=modelscope_endpoint(core), anonymous=True)
+        return modelscope.list_files(
+            repo, endpoint_url=modelscope_endpoint(settings), anonymous=True
+        )
     from app.hub import huggingface
 
-    return huggingface.list_files(repo, endpoint_url=hf_endpoint(core), anonymous=True)
+    return huggingface.list_files(repo, endpoint_url=hf_endpoint(settings), anonymous=True)
 
 
 def check_hub(
-    core: Core,
+    settings: Settings,
+    data_dir: Path,
     entries: list[CatalogEntry],
     source: str,
     progress: Callable[[int, int], None] | None = None,
@@ -204,10 +207,10 @@ def check_hub(
     reached (at the start or in the middle); CheckStopped when ``stop`` is set."""
     from app.hub.huggingface import HubNotFound
 
-    endpoint = modelscope_endpoint(core) if source == MODELSCOPE else hf_endpoint(core)
+    endpoint = modelscope_endpoint(settings) if source == MODELSCOPE else hf_endpoint(settings)
     hub_name = "ModelScope" if source == MODELSCOPE else "Hugging Face"
     check_reachable(endpoint, hub_name, remembered=False)
-    earlier = load_facts(core.paths.data_dir)
+    earlier = load_facts(data_dir)
     facts = HubFacts(time.time())
     for done, entry in enumerate(entries):
         if stop is not None and stop.is_set():
@@ -216,7 +219,7 @@ def check_hub(
             progress(done, len(entries))
         repo = entry.repo(source)
         try:
-            files = _listing(core, source, repo)
+            files = _listing(settings, source, repo)
         except HubNotFound as exc:
             facts.problems[entry.name] = str(exc)
             continue
@@ -246,7 +249,7 @@ def check_hub(
                 next(iter(facts.problems.values()))[:300],
             )
         )
-    _document(core.paths.data_dir).save(facts.to_json())
+    _document(data_dir).save(facts.to_json())
     return facts
 
 

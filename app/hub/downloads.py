@@ -48,7 +48,7 @@ from app.hub.download_item import (
 from app.hub.link import Link
 from app.hub.ranged import HASH_CHUNK, FileAddress, FileChanged, RangedFetch
 from app.hub.repo_files import RepoFile, UnsafePath, safe_relative_path
-from app.json_document import JsonDocument
+from app.models.owned import downloads_document, owned_files
 from app.settings import BY_KEY
 from wire.phrases import Phrase, message_of
 
@@ -495,18 +495,6 @@ def _amount(size: int) -> str:
 
 def _is_disk_full(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1))
-
-
-def downloads_document(state_file: Path) -> JsonDocument:
-    return JsonDocument(state_file, Phrase("download list"))
-
-
-def owned_files(state: Path | JsonDocument) -> list[str]:
-    """The files Hearth downloaded, as recorded in the queue file (no manager needed).
-    Given the core's document, what a damaged file was is kept in its ``problem``."""
-    document = state if isinstance(state, JsonDocument) else downloads_document(state)
-    owned = document.load(lambda content: [str(p) for p in content.get("owned", [])])
-    return owned or []
 
 
 @dataclass

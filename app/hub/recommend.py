@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.core import Core
 from app.hub.remote_header import fetch_shape, scaled
 from app.hub.repo_files import Offer
 from app.hub.sources import file_url
 from app.machine.fit import CPU, FITS_GPU, PARTIAL, Estimate, estimate, with_projector
 from app.machine.hardware import SystemFacts
+from app.settings import Settings
 
 PREFERRED_QUANTS = ("Q4_K_M", "Q4_K_S", "Q5_K_M", "Q4_0", "Q4_1", "Q5_K_S", "Q6_K", "Q8_0")
 BEST_QUALITY_ORDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q4_K_M", "Q4_K_S", "IQ4_XS", "Q4_0")
@@ -64,7 +64,7 @@ def _for_machine(offers: list[Offer], estimates: Mapping[int, Estimate]) -> Offe
 
 
 def estimate_offers(
-    core: Core,
+    settings: Settings,
     source: str,
     repo_id: str,
     offers: list[Offer],
@@ -79,7 +79,7 @@ def estimate_offers(
     if not ggufs:
         return {}
     probe = min(ggufs, key=lambda o: o.model_size)
-    shape = fetch_shape(*file_url(core, source, repo_id, probe.files[0].path))
+    shape = fetch_shape(*file_url(settings, source, repo_id, probe.files[0].path))
     estimates = {}
     for offer in ggufs:
         sized = scaled(shape, offer.model_size, offer.label)

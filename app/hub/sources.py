@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
-from app.core import Core
 from app.hub import huggingface
 from app.hub.downloads import Download, DownloadManager, FileAddress, Locate
 from app.hub.link import Link
 from app.secrets import get_token
+from app.settings import Settings
 
 HF, MODELSCOPE = "hf", "modelscope"
 SOURCES = (HF, MODELSCOPE)
@@ -16,48 +17,49 @@ MODELSCOPE_DEFAULT = "https://www.modelscope.cn"
 HF_MIRROR = "https://hf-mirror.com"  # offered on a Chinese locale
 
 
-def hf_endpoint(core: Core) -> str:
-    return huggingface.endpoint(str(core.settings.get("hub.huggingface_endpoint")))
+def hf_endpoint(settings: Settings) -> str:
+    return huggingface.endpoint(str(settings.get("hub.huggingface_endpoint")))
 
 
-def modelscope_endpoint(core: Core) -> str:
-    configured = str(core.settings.get("hub.modelscope_endpoint"))
+def modelscope_endpoint(settings: Settings) -> str:
+    configured = str(settings.get("hub.modelscope_endpoint"))
     return (configured or os.environ.get("MODELSCOPE_ENDPOINT") or MODELSCOPE_DEFAULT).rstrip("/")
 
 
-def addresses(core: Core) -> dict[str, Locate]:
+def addresses(settings: Settings) -> dict[str, Locate]:
     """Where each hub serves a file, with the user's token; read when the file starts, so
     a mirror or a token set meanwhile applies."""
 
     def on_hf(item: Download) -> FileAddress:
-        url, headers = file_url(core, HF, item.repo_id, item.path, item.revision)
+        url, headers = file_url(settings, HF, item.repo_id, item.path, item.revision)
         what = f"{item.repo_id}/{item.path}"
         return FileAddress(url, headers, lambda status: huggingface.refusal(status, what))
 
     def on_modelscope(item: Download) -> FileAddress:
         from app.hub import modelscope
 
-        url, headers = file_url(core, MODELSCOPE, item.repo_id, item.path, item.revision)
+        url, headers = file_url(settings, MODELSCOPE, item.repo_id, item.path, item.revision)
         what = f"{item.repo_id}/{item.path}"
         return FileAddress(url, headers, lambda status: modelscope.refusal(status, what))
 
     return {HF: on_hf, MODELSCOPE: on_modelscope}
 
 
-def download_manager(core: Core) -> DownloadManager:
+def download_manager(settings: Settings, data_dir: Path) -> DownloadManager:
+    """The download queue of the Hearth whose data folder is ``data_dir``."""
     return DownloadManager(
-        core.paths.data_dir / "downloads.json",
-        addresses(core),
-        parallel=int(core.settings.get("downloads.parallel")),
+        data_dir / "downloads.json",
+        addresses(settings),
+        parallel=int(settings.get("downloads.parallel")),
         link=Link(
-            int(core.settings.get("downloads.connections")),
-            float(core.settings.get("downloads.limit_mb_s")) * 1e6,
+            int(settings.get("downloads.connections")),
+            float(settings.get("downloads.limit_mb_s")) * 1e6,
         ),
     )
 
 
 def file_url(
-    core: Core, source: str, repo_id: str, path: str, revision: str = "main"
+    settings: Settings, source: str, repo_id: str, path: str, revision: str = "main"
 ) -> tuple[str, dict[str, str]]:
     """Where a repository's file can be read directly (the hub redirects to its CDN), and
     the headers that request needs (the user's token)."""
@@ -66,7 +68,7 @@ def file_url(
 
         revision = "master" if revision == "main" else revision
         url = (
-            f"{modelscope_endpoint(core)}/api/v1/models/{repo_id}/repo?Revision="
+            f"{modelscope_endpoint(settings)}/api/v1/models/{repo_id}/repo?Revision="
             f"{quote(revision)}&FilePath={quote(path)}"
         )
         token = get_token(MODELSCOPE)  # its client sends the token as this cookie
@@ -74,5 +76,5 @@ def file_url(
     from huggingface_hub import hf_hub_url
     from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
 
-    url = hf_hub_url(repo_id, path, revision=revision, endpoint=hf_endpoint(core))
+    url = hf_hub_url(repo_id, path, revision=revision, endpoint=hf_endpoint(settings))
     return url, dict(build_hf_headers(token=get_token(HF)))

@@ -58,7 +58,7 @@ def ms_hub(core: Core, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
 
 def test_a_failed_modelscope_download_leaves_no_staging_folder(core: Core, ms_hub: FakeHub) -> None:
     ms_hub.fault(MS_REPO, "qwen-tiny-q4_k_m.gguf", corrupt=True)
-    downloads = download_manager(core)
+    downloads = download_manager(core.settings, core.paths.data_dir)
     try:
         file = next(
             f

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 
 from app.core import Core
 from app.errors import HearthError
-from app.hub.library_actions import APP_NAMES, delete_model
 from app.hub.repo_files import human_size
+from app.library_actions import APP_NAMES, delete_model
 from app.machine.fit import Estimate
 from app.machine.fit_service import estimate_entry
 from app.machine.hardware import SystemFacts

@@ -344,11 +344,15 @@ class ModelsScreen(QWidget):
                 return modelscope.search(
                     text,
                     sort=sort,
-                    endpoint_url=modelscope_endpoint(core),
+                    endpoint_url=modelscope_endpoint(core.settings),
                     token=get_token(MODELSCOPE),
                 )
             return huggingface.search(
-                text, kind=kind, sort=sort, endpoint_url=hf_endpoint(core), token=get_token(HF)
+                text,
+                kind=kind,
+                sort=sort,
+                endpoint_url=hf_endpoint(core.settings),
+                token=get_token(HF),
             )
 
         self.search_button.setEnabled(False)
@@ -417,7 +421,7 @@ class ModelsScreen(QWidget):
         self._set_busy(self.tr("Listing the files of {0}…").format(repo_id))
         run_in_background(
             self,
-            lambda: group_files(list_repo(core, repo_id, source)),
+            lambda: group_files(list_repo(core.settings, repo_id, source)),
             lambda offers: self._show_offers(repo_id, source, offers),
             lambda exc: self._open_failed(repo_id, source, exc),
         )
@@ -478,7 +482,7 @@ class ModelsScreen(QWidget):
         context = int(core.settings.get("engine.context_length"))
 
         def work() -> dict[int, Estimate]:
-            return estimate_offers(core, source, repo_id, offers, facts, context)
+            return estimate_offers(core.settings, source, repo_id, offers, facts, context)
 
         def show(results: dict[int, Estimate]) -> None:
             if self.repo_id != repo_id:

@@ -1,4 +1,6 @@
-"""Changing the library: deleting only what Hearth itself downloaded."""
+"""Changing the library: deleting only what Hearth itself downloaded (after ending the
+workers that have it loaded: the library, the download record and the engine host meet
+here, so this sits beside the core that assembles them)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,8 @@ from pathlib import Path
 
 from app.core import Core
 from app.errors import HearthError
-from app.hub.downloads import owned_files
 from app.models.library import ModelEntry
+from app.models.owned import owned_files
 from wire.phrases import Phrase
 
 APP_NAMES = {
