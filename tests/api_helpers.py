@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from app.engine.host import EngineHost
 from app.serve.api_server import ApiServer, build_app
 from app.serve.config import ServerConfig
 from app.serve.served_models import SingleModel
-from tests.conftest import free_port
+from tests.conftest import HEARTH, REPO, free_port
 from wire.model_spec import ModelSpec
 
 
@@ -33,3 +35,25 @@ def serving_one(
 PIXEL = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
 )
+
+
+@contextmanager
+def hearth_serve(data_dir: Path) -> Iterator[tuple[int, Path]]:
+    """``hearth serve`` on the starter model, as a person starts it; yields (its port, the
+    worker log), and ends it after."""
+    port = free_port()
+    server = subprocess.Popen(
+        [*HEARTH, "serve", "--port", str(port), "--ctx", "2048"],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stderr is not None
+    try:
+        line = server.stderr.readline()
+        assert "Serving" in line, line
+        yield port, data_dir / "logs" / "worker.log"
+    finally:
+        server.terminate()
+        server.wait(15)
+        server.stderr.close()

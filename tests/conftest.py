@@ -78,7 +78,12 @@ def _qt_garbage_ends_in_the_gui_thread() -> Iterator[None]:
     A top-level widget caught in a Python reference cycle is otherwise destroyed by
     whichever thread the next garbage collection runs in; in another thread its end waits
     for the GUI thread, and a test whose GUI thread is waiting for that thread (a tool
-    call's future, a thread starting) hangs until its time limit.  Seen twice in one run."""
+    call's future, a thread starting) hangs until its time limit.  Seen twice in one run.
+
+    What survives the collection is then frozen (``gc.freeze``): the next collection looks
+    only at what later tests make.  A full collection of the whole heap (every module the
+    suite has imported, torch and Qt among them) took up to a second and a half, after
+    every test, a quarter of the suite's time."""
     yield
     from PySide6.QtWidgets import QApplication
 
@@ -86,6 +91,7 @@ def _qt_garbage_ends_in_the_gui_thread() -> Iterator[None]:
         import gc
 
         gc.collect()
+        gc.freeze()
 
 
 @pytest.fixture(autouse=True)

@@ -16,10 +16,15 @@ import json
 import re
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlparse
+
+if TYPE_CHECKING:
+    from app.core import Core
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 LFS_THRESHOLD = 1024
@@ -360,3 +365,17 @@ def _sha256(data: bytes) -> str:
 
 def _git_sha1(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@contextmanager
+def both_hubs(core: Core) -> Iterator[FakeHub]:
+    """One fake hub as Hugging Face and ModelScope for ``core``, with an English window
+    (so the catalogue prefers Hugging Face); stopped after."""
+    server = FakeHub().start()
+    core.settings.set("hub.huggingface_endpoint", server.url)
+    core.settings.set("hub.modelscope_endpoint", server.url)
+    core.settings.set("appearance.language", "en")
+    try:
+        yield server
+    finally:
+        server.stop()

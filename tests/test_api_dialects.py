@@ -7,7 +7,6 @@ own shape."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -22,8 +21,8 @@ import pytest
 from app.core import Core
 from app.engine.host import EngineHost
 from app.models.library import ModelEntry
-from tests.api_helpers import PIXEL, serving_one
-from tests.conftest import HEARTH, REPO, free_port, kill_hard
+from tests.api_helpers import PIXEL, hearth_serve, serving_one
+from tests.conftest import kill_hard
 from tests.gui_helpers import MARK
 from wire import protocol
 from wire.model_spec import ModelSpec
@@ -63,20 +62,8 @@ def scripted(core: Core, data_dir: Path) -> Iterator[str]:
 @pytest.fixture
 def served(data_dir: Path) -> Iterator[tuple[str, Path]]:
     """``hearth serve`` on the starter model; yields (URL, worker log)."""
-    port = free_port()
-    server = subprocess.Popen(
-        [*HEARTH, "serve", "--port", str(port), "--ctx", "2048"],
-        cwd=REPO,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stderr is not None
-    line = server.stderr.readline()
-    assert "Serving" in line, line
-    yield f"http://127.0.0.1:{port}", data_dir / "logs" / "worker.log"
-    server.terminate()
-    server.wait(15)
-    server.stderr.close()
+    with hearth_serve(data_dir) as (port, log):
+        yield f"http://127.0.0.1:{port}", log
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from openai import BadRequestError, NotFoundError, OpenAI
 
 from app.serve.capabilities import ollama_capabilities, refusal
 from app.serve.openai_chat import ChatRequest
-from tests.api_helpers import PIXEL
+from tests.api_helpers import PIXEL, hearth_serve
 from tests.conftest import HEARTH, REPO
 from wire.model_spec import LLAMA_CPP, REMOTE, TRANSFORMERS, ModelSpec
 
@@ -33,20 +33,8 @@ def free_port() -> int:
 
 @pytest.fixture
 def served(data_dir: Path) -> Iterator[tuple[int, Path]]:
-    port = free_port()
-    server = subprocess.Popen(
-        [*HEARTH, "serve", "--port", str(port), "--ctx", "2048"],
-        cwd=REPO,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stderr is not None
-    line = server.stderr.readline()
-    assert "Serving" in line, line
-    yield port, data_dir / "logs" / "worker.log"
-    server.terminate()
-    server.wait(15)
-    server.stderr.close()
+    with hearth_serve(data_dir) as served:
+        yield served
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ from app.hub.catalog_refresh import (
 from app.hub.repo_files import RepoFile
 from app.hub.sources import HF, MODELSCOPE
 from tests.conftest import run_hearth
-from tests.fakehub import FakeHub
+from tests.fakehub import FakeHub, both_hubs
 from tests.gui_helpers import open_window, wait_until
 
 RENAMED = "qwen2.5-0.5b-instruct"  # its repository renamed the file (same quantization)
@@ -59,12 +59,8 @@ def _serve_catalogue(hub: FakeHub, entries: list[CatalogEntry]) -> dict[str, tup
 
 @pytest.fixture
 def hub(core: Core) -> Iterator[FakeHub]:
-    server = FakeHub().start()
-    core.settings.set("hub.huggingface_endpoint", server.url)
-    core.settings.set("hub.modelscope_endpoint", server.url)
-    core.settings.set("appearance.language", "en")
-    yield server
-    server.stop()
+    with both_hubs(core) as server:
+        yield server
 
 
 def test_a_check_keeps_todays_files_and_sizes_and_names_what_it_missed(

@@ -199,7 +199,11 @@ def test_switching_conversations_while_a_reply_streams(qtbot: QtBot, core: Core)
     window.chat.conversation_list.select_id(older)
     assert "An older chat" in window.chat.transcript.toPlainText()
     assert "A long story" not in window.chat.transcript.toPlainText()
-    qtbot.wait(300)  # the reply goes on in the background, into the store
+    # The reply goes on in the background while another conversation is shown.
+    running = window.chat.running
+    assert running is not None and running.reply is not None
+    away = len(running.reply.text)
+    wait_until(qtbot, lambda: running.reply is None or len(running.reply.text) > away + 20)
     assert streaming is not None
     window.chat.conversation_list.select_id(streaming)
     shown_on_return = window.chat.transcript.streamed_text

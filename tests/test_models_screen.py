@@ -262,8 +262,8 @@ def test_my_models_and_discover_are_two_views_and_offline_a_search_finds_the_cat
     screen.discover_button.click()
     window.resize(1000, 560)  # a small laptop's window
     search(qtbot, window, "qwen")
-    qtbot.wait(50)  # the layout settles
-    assert not screen.query.visibleRegion().isEmpty(), "the box typed in stays in view"
+    # The box typed in stays in view (once the layout has settled).
+    wait_until(qtbot, lambda: not screen.query.visibleRegion().isEmpty())
     said = screen.banner.message
     assert "cannot reach Hugging Face" in said, "the hub could not be asked, and it says so"
     assert "match “qwen”" in said

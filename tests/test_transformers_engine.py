@@ -16,7 +16,7 @@ from backends.transformers_engine import (
     build_load_kwargs,
     generation_kwargs,
 )
-from tests.conftest import collect
+from tests.conftest import collect, until
 from wire import protocol
 from wire.model_spec import ModelSpec
 
@@ -75,8 +75,8 @@ def test_stop_during_the_first_forward_pass_of_a_long_prompt(
     assert client.load(spec).wait(300) is not None
     words = " ".join(f"item{i}" for i in range(300))  # about 1,200 tokens of prompt
     job = client.chat(spec, [{"role": "user", "content": f"Repeat: {words}"}], LONG)
-    time.sleep(0.05)
-    job.cancel()  # while the prompt is still being processed
+    until(lambda: job.worker is not None, what="the request reached the worker")
+    job.cancel()  # on the worker: while its long prompt is read, or just before
     _text, events = collect(job)
     assert events[-1]["finish_reason"] == "cancelled"
     # Honoured as soon as the first token was out (or before the prompt started, when the

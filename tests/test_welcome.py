@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.chat import store as st
 from app.core import Core
 from app.hub.catalog import CatalogEntry, load_catalog
-from tests.fakehub import FakeHub
+from tests.fakehub import FakeHub, both_hubs
 from tests.gui_helpers import open_window, wait_until
 from ui.main_window import MainWindow
 
@@ -24,12 +24,8 @@ HUB_SPEED = 100_000_000  # bytes/s, as the issue's figure asks
 
 @pytest.fixture
 def hub(core: Core) -> Iterator[FakeHub]:
-    server = FakeHub().start()
-    core.settings.set("hub.huggingface_endpoint", server.url)
-    core.settings.set("hub.modelscope_endpoint", server.url)
-    core.settings.set("appearance.language", "en")
-    yield server
-    server.stop()
+    with both_hubs(core) as server:
+        yield server
 
 
 def serve(hub: FakeHub, entry: CatalogEntry, data: bytes) -> None:

@@ -145,6 +145,7 @@ class PictureTray(QWidget):
         self.waiting = 0  # pictures still being read
         self._given = 0
         self._epoch = 0  # each emptying of the tray (a read that ends later is dropped)
+        self.late_reads = 0  # reads that ended after the tray was emptied, and were dropped
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(0, 0, 0, 0)
         self.row.setSpacing(SPACE["xs"])
@@ -188,6 +189,7 @@ class PictureTray(QWidget):
 
         def failed(exc: BaseException) -> None:
             if epoch != self._epoch:
+                self.late_reads += 1
                 return  # the tray was emptied meanwhile (the message was sent)
             self.waiting -= 1
             if isinstance(exc, OSError):
@@ -208,6 +210,7 @@ class PictureTray(QWidget):
 
     def _add(self, attached: Attached, place: int, epoch: int) -> None:
         if epoch != self._epoch:
+            self.late_reads += 1
             return  # read for a message already sent
         self.waiting -= 1
         if any(t.attached.data == attached.data for t in self.thumbs):
