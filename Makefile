@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.hearth-installed
 lib_sh = $(shell sed -n 's/^$(1)="\(.*\)"/\1/p' packaging/lib.sh)
 STARTER := $(call lib_sh,STARTER)
 
-.PHONY: FORCE vision-model icons gpu-kit runtime-cuda runtime-avx512 run test test-under-load lint check-python setup clean screenshot bench self-test dist \
+.PHONY: FORCE vision-model icons gpu-kit runtime-cuda runtime-avx512 run test test-quick test-under-load lint check-python setup clean screenshot bench self-test dist \
 	dist-test translations update-translations bench-tools runtimes
 
 # Compiled translations (.qm) are built from their .ts sources (Qt's lrelease).
@@ -114,14 +114,25 @@ $(VISION_MODEL)/.built: tests/tools/make_vision_model.py | $(STAMP)
 
 vision-model: $(VISION_MODEL)/.built
 
+# The suite runs in TEST_JOBS processes at once (pytest-xdist; each takes the next test
+# file as it is free): most of a test's time is another process starting, a model loading
+# or a window opening, so two run side by side on two cores.  TEST_JOBS=1 runs one by one.
+TEST_JOBS ?= 2
+PYTEST_JOBS = $(if $(filter 1,$(TEST_JOBS)),-p no:xdist,-n $(TEST_JOBS) --dist loadfile)
+TEST_ENV = QT_QPA_PLATFORM=offscreen HEARTH_TEST_VISION_MODEL=$(VISION_MODEL)
+
 test: lint $(TEST_RUNTIMES) $(VISION_MODEL)/.built
-	QT_QPA_PLATFORM=offscreen HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) $(PY) -m pytest
+	$(TEST_ENV) $(PY) -m pytest $(PYTEST_JOBS)
+
+# The inner loop: the tests that drive no real app, engine or server (unmarked ``slow``),
+# without the lints; a few minutes.
+test-quick: $(STAMP) $(QM) $(VISION_MODEL)/.built
+	$(TEST_ENV) $(PY) -m pytest $(PYTEST_JOBS) -m "not slow"
 
 # The same suite with every CPU kept busy (stress-ng, or busy Python processes): tests wait
 # for states, never for speeds, so this must pass too.  Run it before resolving an issue.
 test-under-load: lint $(TEST_RUNTIMES) $(VISION_MODEL)/.built
-	QT_QPA_PLATFORM=offscreen HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) \
-		$(PY) -m tests.tools.under_load $(PY) -m pytest
+	$(TEST_ENV) $(PY) -m tests.tools.under_load $(PY) -m pytest $(PYTEST_JOBS)
 
 # The installers' build of llama.cpp: for any x86-64 CPU with AVX2 (see dist below).
 DIST_VENV := .venv-dist

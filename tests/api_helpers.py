@@ -38,15 +38,17 @@ PIXEL = (
 
 
 @contextmanager
-def hearth_serve(data_dir: Path) -> Iterator[tuple[int, Path]]:
+def hearth_serve(data_dir: Path, env: dict[str, str] | None = None) -> Iterator[tuple[int, Path]]:
     """``hearth serve`` on the starter model, as a person starts it; yields (its port, the
-    worker log), and ends it after."""
+    worker log), and ends it after.  ``env``: the whole environment it runs in (a server
+    shared by a module's tests has a profile of its own, ``isolated_environment``)."""
     port = free_port()
     server = subprocess.Popen(
         [*HEARTH, "serve", "--port", str(port), "--ctx", "2048"],
         cwd=REPO,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
     assert server.stderr is not None
     try:

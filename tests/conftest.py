@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -94,33 +95,43 @@ def _qt_garbage_ends_in_the_gui_thread() -> Iterator[None]:
         gc.freeze()
 
 
+HUB_VARIABLES = (
+    "HF_HOME",
+    "HF_HUB_CACHE",
+    "HF_TOKEN",
+    "HF_ENDPOINT",
+    "MODELSCOPE_CACHE",
+    "MODELSCOPE_ENDPOINT",
+    "MODELSCOPE_API_TOKEN",
+    "OLLAMA_MODELS",
+)
+
+
+def isolated_environment(root: Path) -> dict[str, str]:
+    """The environment variables that give a Hearth under ``root`` a profile of its own:
+    its data folder, and an empty home (other apps' model folders are looked up there)."""
+    home = root / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    return {
+        "HEARTH_DATA_DIR": str(root / "hearth-data"),
+        "HOME": str(home),
+        # Where Windows programs keep their data (GPT4All's models, a keyring's
+        # fallback): an empty folder of the test's, not the runner's.
+        "LOCALAPPDATA": str(home / "AppData" / "Local"),
+        "MODELSCOPE_HOME": str(root / "modelscope-home"),
+        # Windows' home folder is USERPROFILE (Path.home() ignores HOME there).
+        "USERPROFILE": str(home),
+    }
+
+
 @pytest.fixture(autouse=True)
 def _isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test ever touches a real profile."""
-    data = tmp_path / "hearth-data"
-    monkeypatch.setenv("HEARTH_DATA_DIR", str(data))
-    # Other apps' model folders are looked up under HOME: give every test an empty one.
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in (
-        "HF_HOME",
-        "HF_HUB_CACHE",
-        "HF_TOKEN",
-        "HF_ENDPOINT",
-        "MODELSCOPE_CACHE",
-        "MODELSCOPE_ENDPOINT",
-        "MODELSCOPE_API_TOKEN",
-        "OLLAMA_MODELS",
-    ):
+    for name, value in isolated_environment(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    for name in HUB_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    # Where Windows programs keep their data (GPT4All's models, a keyring's fallback): an
-    # empty folder of the test's, not the runner's.
-    monkeypatch.setenv("LOCALAPPDATA", str(home / "AppData" / "Local"))
-    monkeypatch.setenv("MODELSCOPE_HOME", str(tmp_path / "modelscope-home"))
-    # Windows' home folder is USERPROFILE (Path.home() ignores HOME there).
-    monkeypatch.setenv("USERPROFILE", str(home))
-    return data
+    return tmp_path / "hearth-data"
 
 
 @pytest.fixture
@@ -171,16 +182,28 @@ def hf_checkpoint() -> Path:
     import subprocess
 
     target = REPO / ".cache" / "test-models" / "smollm2-135m-instruct-hf"
-    if not (target / "model.safetensors").is_file():
-        shutil.rmtree(target.with_name(target.name + ".partial"), ignore_errors=True)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [sys.executable, "-m", "tests.tools.convert_starter", str(target)],
-            cwd=REPO,
-            check=True,
-            timeout=600,
-        )
+    with made_once(target):
+        if not (target / "model.safetensors").is_file():
+            shutil.rmtree(target.with_name(target.name + ".partial"), ignore_errors=True)
+            subprocess.run(
+                [sys.executable, "-m", "tests.tools.convert_starter", str(target)],
+                cwd=REPO,
+                check=True,
+                timeout=600,
+            )
     return target
+
+
+@contextmanager
+def made_once(target: Path) -> Iterator[None]:
+    """Hold the lock on a test file cached in ``.cache/`` while it is looked for and, if
+    missing, made: the suite's processes (``pytest -n``) make it once, never two at once
+    into the same partial file."""
+    from filelock import FileLock
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target.with_name(target.name + ".lock")), timeout=900):
+        yield
 
 
 def free_port() -> int:

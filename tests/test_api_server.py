@@ -3,6 +3,7 @@
 import http.client
 import json
 import math
+import os
 import shutil
 import socket
 import subprocess
@@ -17,7 +18,7 @@ from openai import BadRequestError, NotFoundError, OpenAI
 from app.serve.capabilities import ollama_capabilities, refusal
 from app.serve.openai_chat import ChatRequest
 from tests.api_helpers import PIXEL, hearth_serve
-from tests.conftest import HEARTH, REPO
+from tests.conftest import HEARTH, HUB_VARIABLES, REPO, isolated_environment, made_once
 from wire.model_spec import LLAMA_CPP, REMOTE, TRANSFORMERS, ModelSpec
 
 pytestmark = pytest.mark.slow
@@ -34,6 +35,18 @@ def free_port() -> int:
 @pytest.fixture
 def served(data_dir: Path) -> Iterator[tuple[int, Path]]:
     with hearth_serve(data_dir) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def shared_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Path]]:
+    """One ``hearth serve`` for the tests that only read from it (requests refused before
+    the engine), with a profile of its own: starting one per test cost more than the
+    tests themselves."""
+    root = tmp_path_factory.mktemp("shared-serve")
+    environment = isolated_environment(root)
+    env = {k: v for k, v in os.environ.items() if k not in HUB_VARIABLES} | environment
+    with hearth_serve(Path(environment["HEARTH_DATA_DIR"]), env) as served:
         yield served
 
 
@@ -163,9 +176,9 @@ TOOL: Any = {
     ],
 )
 def test_bad_requests_are_refused_before_the_engine(
-    served: tuple[int, Path], headers: dict[str, str], body: dict[str, Any], status: int
+    shared_served: tuple[int, Path], headers: dict[str, str], body: dict[str, Any], status: int
 ) -> None:
-    port, log = served
+    port, log = shared_served
     before = chat_requests(log)
     headers = {k: (f"127.0.0.1:{port}" if v == "HOST" else v) for k, v in headers.items()}
     got, payload = raw(port, "POST", "/v1/chat/completions", body, headers)
@@ -640,21 +653,25 @@ def fim_model(starter: Path) -> Path:
     """The starter model with fill-in-the-middle tokens named (three of its own special
     tokens stand in), made once and cached."""
     target = REPO / ".cache" / "test-models" / "smollm2-fim.gguf"
-    if not target.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial")
-        # (on Windows: gguf-new-metadata.exe, beside the interpreter)
-        tool = Path(shutil.which("gguf-new-metadata", path=str(Path(sys.executable).parent)) or "")
-        names = [("fim_pre", 12), ("fim_suf", 13), ("fim_mid", 14)]
-        flags = [item for name, id_ in names for item in ("--special-token-by-id", name, str(id_))]
-        subprocess.run(
-            [str(tool), *flags, str(starter), str(partial)],
-            check=True,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=300,
-        )
-        partial.replace(target)
+    with made_once(target):
+        if not target.is_file():
+            partial = target.with_suffix(".partial")
+            # (on Windows: gguf-new-metadata.exe, beside the interpreter)
+            tool = Path(
+                shutil.which("gguf-new-metadata", path=str(Path(sys.executable).parent)) or ""
+            )
+            names = [("fim_pre", 12), ("fim_suf", 13), ("fim_mid", 14)]
+            flags = [
+                item for name, id_ in names for item in ("--special-token-by-id", name, str(id_))
+            ]
+            subprocess.run(
+                [str(tool), *flags, str(starter), str(partial)],
+                check=True,
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                timeout=300,
+            )
+            partial.replace(target)
     return target
 
 

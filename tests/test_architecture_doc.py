@@ -7,6 +7,10 @@ backticks exists.  What it may name:
 * a function or a constant, or a name of the protocol (``describe_error``,
   ``runtime_chosen``): a name with an underscore must be defined, or be a string, somewhere
   in Hearth's code.
+
+A class that two modules of the product define (``Reply``: the API's and the chat's) is
+named with its module (``app.chat.reply.Reply``), or with one of its files named in the
+same line or the next: a bare name would let a sentence about one pass for the other.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from tests.conftest import REPO
 DOC = REPO / "docs" / "ARCHITECTURE.md"
 ROOMS = ("app", "ui", "backends", "wire", "hearth", "packaging", "tests", "resources", "docs")
 CODE = ("app", "ui", "backends", "wire", "hearth", "packaging", "tests")
+PRODUCT = ("app", "ui", "backends", "wire", "hearth", "packaging")
 # Names of other projects the page speaks of.
 FOREIGN = {"QTextDocument", "PySide6", "FastAPI", "SQLite", "FTS5", "PyInstaller"}
 TICKED = re.compile(r"`([^`\n]+)`")
@@ -57,6 +62,33 @@ def definitions() -> tuple[dict[str, set[str]], set[str]]:
                 elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                     names.add(node.value)
     return classes, names
+
+
+@cache
+def class_homes() -> dict[str, set[str]]:
+    """Each class name of the product, with the files (``app/chat/reply.py``) that define
+    one of that name."""
+    homes: dict[str, set[str]] = {}
+    for room in PRODUCT:
+        for path in (REPO / room).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef):
+                    homes.setdefault(node.name, set()).add(path.relative_to(REPO).as_posix())
+    return homes
+
+
+def ambiguous(token: str, context: str) -> str | None:
+    """Why a bare class name in ``context`` (its line and the next) does not say which of
+    the classes of that name it means; None when it is one class, or is qualified."""
+    head = token.removesuffix("()").split(".")[0]
+    homes = class_homes().get(head, set())
+    if len(homes) < 2:
+        return None
+    spoken = {home for home in homes if home in context or home[:-3].replace("/", ".") in context}
+    if spoken:
+        return None
+    return f"{len(homes)} modules define {head} ({', '.join(sorted(homes))}): name its module"
 
 
 def module_file(dotted: str) -> Path | None:
@@ -116,6 +148,27 @@ def test_every_name_in_the_architecture_page_exists() -> None:
         if why:
             wrong[token] = why
     assert wrong == {}
+
+
+def test_a_class_that_two_modules_define_is_named_with_its_module() -> None:
+    lines = DOC.read_text(encoding="utf-8").splitlines()
+    wrong = {}
+    for number, line in enumerate(lines):
+        context = "\n".join(lines[number : number + 2])
+        for token in TICKED.findall(line):
+            if "/" in token or "." in token.removesuffix("()").split(".")[0]:
+                continue
+            why = ambiguous(token.strip(), context)
+            if why:
+                wrong[f"{number + 1}: {token}"] = why
+    assert wrong == {}
+
+
+def test_a_bare_name_of_two_classes_is_found() -> None:
+    """The check itself: ``Reply`` alone is two classes; with its file named it is one."""
+    assert ambiguous("Reply", "the `Reply` streams") is not None
+    assert ambiguous("Reply", "its `Reply` (`app/chat/reply.py`)") is None
+    assert ambiguous("Lease", "a `Lease`") is None
 
 
 def test_a_name_that_is_gone_is_found() -> None:

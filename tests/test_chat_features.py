@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QGuiApplication, QTextBlock, QTextDocument
 from pytestqt.qtbot import QtBot
 
@@ -18,6 +19,8 @@ from app.core import Core
 from tests.gui_helpers import MARK, click_link, footer_of, scripted_window, send_and_wait, shows
 from ui.chat.markdown_html import CODE_IMAGE
 from ui.main_window import MainWindow
+
+pytestmark = pytest.mark.slow  # drives the real app, an engine or a server
 
 CODE_REPLY = (
     "Here is a table:\n\n| Name | Age |\n|------|-----|\n| Ada | 36 |\n\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QMimeData, QUrl
 from pytestqt.qtbot import QtBot
 
@@ -17,6 +18,8 @@ from tests import documents as make
 from tests.gui_helpers import LOAD_TIMEOUT_MS, scripted_window, send_and_wait, shows
 from ui.chat.documents_html import SOURCE
 from ui.chat.source_preview import SourcePreview
+
+pytestmark = pytest.mark.slow  # drives the real app, an engine or a server
 
 ANSWER = "The river Wombat is 412 kilometres long [1]."
 

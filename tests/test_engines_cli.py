@@ -9,12 +9,16 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from app.cli.engines import Progress
 from app.packs.pack_manifest import MANIFEST_NAME
 from app.packs.pytorch_engine import InstallProgress, torch_here
 from tests.conftest import run_hearth
 from tests.runtime_pack_builds import NAME, make_pack, make_runtime
 from wire.platforms import wheel_platform
+
+pytestmark = pytest.mark.slow  # drives the real app, an engine or a server
 
 
 def test_engines_list_names_every_engine_and_runtime_and_whether_it_is_usable() -> None:

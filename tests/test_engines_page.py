@@ -31,6 +31,8 @@ from ui.engines.engines_panel import EnginesPanel
 from ui.gui import make_application
 from wire.engine_overlay import engine_folder, installed_site, record_of
 
+pytestmark = pytest.mark.slow  # drives the real app, an engine or a server
+
 LISTED_MS = 120_000  # the engines are asked in a child process
 INSTALLED_MS = 300_000
 

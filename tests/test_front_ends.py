@@ -24,7 +24,7 @@ from app.core import Core, open_core
 from app.engine.host import EngineHost
 from app.models.library import ModelEntry
 from tests.api_helpers import serving_one
-from tests.conftest import HEARTH, REPO, free_port, run_hearth
+from tests.conftest import HEARTH, REPO, free_port, made_once, run_hearth
 from tests.gui_helpers import MARK, open_window, scripted_window, send_and_wait
 
 pytestmark = pytest.mark.slow
@@ -44,19 +44,21 @@ GREEDY = {"temperature": 0.0, "seed": 1, "max_tokens": 16}
 def thinking_model(starter: Path) -> Path:
     """The starter model with a template that opens <think> itself (made once, cached)."""
     target = REPO / ".cache" / "test-models" / "smollm2-opens-thinking.gguf"
-    if not target.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial")
-        # (on Windows: gguf-new-metadata.exe, beside the interpreter)
-        tool = Path(shutil.which("gguf-new-metadata", path=str(Path(sys.executable).parent)) or "")
-        subprocess.run(
-            [str(tool), str(starter), str(partial), "--chat-template", OPENS_THINKING],
-            check=True,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=300,
-        )
-        partial.replace(target)
+    with made_once(target):
+        if not target.is_file():
+            partial = target.with_suffix(".partial")
+            # (on Windows: gguf-new-metadata.exe, beside the interpreter)
+            tool = Path(
+                shutil.which("gguf-new-metadata", path=str(Path(sys.executable).parent)) or ""
+            )
+            subprocess.run(
+                [str(tool), str(starter), str(partial), "--chat-template", OPENS_THINKING],
+                check=True,
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                timeout=300,
+            )
+            partial.replace(target)
     return target
 
 

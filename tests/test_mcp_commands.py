@@ -11,10 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app.tools.config import ServerConfig, ToolsConfig, ToolsFile
 from tests.conftest import HEARTH, REPO, run_hearth
 from tests.documents import pdf
 from wire import platforms
+
+pytestmark = pytest.mark.slow  # drives the real app, an engine or a server
 
 FIXTURE = Path(__file__).parent / "tools" / "mcp_fixture_server.py"
 

@@ -18,6 +18,8 @@ import pytest
 from app.tools.config import ServerConfig
 from app.tools.servers import ToolServerError, ToolServers
 
+pytestmark = pytest.mark.slow  # drives the real app, an engine or a server
+
 FIXTURE = Path(__file__).parent / "tools" / "mcp_fixture_server.py"
 WAIT_S = 60  # a state to reach, not a speed: generous for a loaded machine
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from app.models.library import list_models
 from tests.conftest import link_or_copy, run_hearth
 from tests.vision_model import VisionModel
+
+pytestmark = pytest.mark.slow  # drives the real app, an engine or a server
 
 
 def test_a_projector_beside_its_model_makes_it_read_images(

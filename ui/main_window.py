@@ -1,5 +1,5 @@
-"""The main window: a shell of menus, three screens (Chat, Models, System), a status bar
-and the dialogs that belong to no screen.
+"""The main window: a shell of menus, four screens (Chat, Models, Documents, System), a
+status bar and the dialogs that belong to no screen.
 
 The window only arranges and connects.  What happens when a person sends a message lives
 in ``app.chat.session`` (adapted by the Chat screen); models are listed and loaded by the

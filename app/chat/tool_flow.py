@@ -16,13 +16,12 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from app.chat.reply import Reply
 from app.chat.tool_rounds import PENDING
 from app.tools.approval import Decision, PendingCall
 from app.tools.servers import ToolServerError
 from wire import protocol
 from wire.phrases import Phrase
-
-Reply = Any  # app.chat.session.Reply (that module imports this one)
 
 
 class ChatSession(Protocol):

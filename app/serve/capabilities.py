@@ -27,13 +27,16 @@ WORDS: dict[str, str] = {
     LOGPROBS: "{0} need a GGUF model (llama.cpp) for now; this server's model runs in {1}",
     RAW_PROMPT: "{0} need a GGUF model (llama.cpp) for now; this server's model runs in {1}",
     EMBEDDINGS: "{0} need a GGUF model (llama.cpp); this server's model cannot make them",
-    IMAGES: "{0} are not read by this server's model ({1}) yet; use a GGUF vision model",
+    IMAGES: (
+        "{0} are not read by this server's model ({1}); use a vision model (a GGUF model "
+        "with its projector, or a checkpoint with a vision tower)"
+    ),
 }
 # {0}: what the request asked.  An engine that reads pictures, with a model that does not.
 TEXT_ONLY = (
-    "{0} need a model that reads images (a vision model with its projector); this one "
-    "reads text only. Ollama's /api/show lists 'vision' among the capabilities of those "
-    "that do"
+    "{0} need a model that reads images (a GGUF model with its projector, or a checkpoint "
+    "with a vision tower); this one reads text only. Ollama's /api/show lists 'vision' "
+    "among the capabilities of those that do"
 )
 
 

@@ -10,7 +10,8 @@ that write to disk from a network request (``pull``, ``push``, ``create``, ``cop
 ``/api/create``.  Errors come as Ollama's ``{"error": "…"}``.
 
 ``/api/chat`` takes ``tools`` and returns the model's calls as ``message.tool_calls``.
-Images are refused in words until a model here reads them.  An empty chat or prompt loads
+``images`` (base64) are read by a model that reads pictures, and refused in words by one
+that reads text only.  An empty chat or prompt loads
 the model (``done_reason: "load"``); with ``keep_alive: 0`` it unloads it instead, as
 ``ollama stop`` does.
 """

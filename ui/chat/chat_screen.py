@@ -30,7 +30,6 @@ from app.core import Core
 from app.docs.grounding import CHARACTERS_PER_TOKEN
 from app.docs.library import Documents
 from app.engine.seat import Seat
-from app.errors import HearthError
 from app.models.library import ModelEntry
 from ui.chat.chat_tools_ui import ChatToolsUi
 from ui.chat.composer_area import ComposerArea
@@ -443,9 +442,7 @@ class ChatScreen(QWidget, SessionListener):
         session = self.ready(self.session)
         try:
             return action(session)
-        except HearthError as exc:
-            self.show_error(exc.message)
-        except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so, keep the text
+        except Exception as exc:  # noqa: BLE001 - a refusal, a full disk: say so, keep the text
             self.report(exc, doing)
         return None
 
