@@ -16,8 +16,8 @@ from pytestqt.qtbot import QtBot
 from app.core import Core
 from tests.conftest import free_port
 from tests.gui_helpers import open_window
-from ui.api_server_dialog import ApiServerDialog
 from ui.main_window import MainWindow
+from ui.server.dialog import ApiServerDialog
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from app.core import Core
 from app.tools.config import ServerConfig, ToolsConfig, ToolsFile
 from tests.gui_helpers import LOAD_TIMEOUT_MS, scripted_window
-from ui.tool_servers_dialog import ToolServersDialog
+from ui.tools.servers_dialog import ToolServersDialog
 
 pytestmark = pytest.mark.slow
 FIXTURE = Path(__file__).parent / "tools" / "mcp_fixture_server.py"

@@ -73,7 +73,7 @@ def test_the_window_palette_reads(qtbot: QtBot, theme: str) -> None:
         assert contrast(ring, colour(background)) >= EDGE, f"focus ring on {background.name}"
     for words in (PROBLEM[theme], WARNING[theme]):
         assert contrast(words, colour(Role.Window)) >= TEXT
-    from ui.system_screen import COLOURS as CHECKS
+    from ui.system.system_screen import COLOURS as CHECKS
 
     for pair in [*VERDICT_COLOURS.values(), *CHECKS.values()]:
         verdict = pair[1] if theme == "dark" else pair[0]

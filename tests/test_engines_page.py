@@ -399,7 +399,7 @@ def test_removing_what_the_chats_model_runs_on_unloads_it_and_waits_for_its_work
     import psutil
 
     from tests.gui_helpers import open_window
-    from ui.settings_opener import free_engine
+    from ui.settings.opener import free_engine
 
     window = open_window(qtbot, core)
     [model] = core.engines.loaded()
@@ -442,7 +442,7 @@ def test_the_system_screen_opens_engines_and_the_picker_follows_the_engine(
     library's checkpoint, and once it is removed it no longer does."""
     from app.engines import can_run
     from ui.main_window import MainWindow
-    from ui.settings_dialog import SettingsDialog
+    from ui.settings.dialog import SettingsDialog
 
     # The installed app: no transformers engine of its own.
     monkeypatch.setattr("app.core.can_run", lambda f: f != "transformers" and can_run(f))
@@ -491,7 +491,7 @@ def test_the_system_checks_advice_to_add_the_engine_opens_it(qtbot: QtBot, core:
 
     from app.machine.system_check import run_checks
     from tests.conftest import recorded_machine
-    from ui.system_screen import SystemScreen
+    from ui.system.system_screen import SystemScreen
 
     make_application()
     facts = recorded_machine("rtx3060")
@@ -520,8 +520,8 @@ def test_a_chinese_window_offers_the_well_known_mirrors_and_says_it_all_in_chine
 ) -> None:
     from app.packs.wheel_sources import PYPI_MIRRORS, PYTORCH_MIRRORS
     from tests.test_translations import untranslated_words, visible_texts
-    from ui.settings_dialog import SettingsDialog
-    from ui.settings_editors import SuggestedText
+    from ui.settings.dialog import SettingsDialog
+    from ui.settings.editors import SuggestedText
 
     offered.offer()
     dialog = SettingsDialog(core.settings, engines=lambda: EnginesPanel(core, core.paths.logs_dir))
@@ -558,7 +558,7 @@ def test_a_chinese_window_offers_the_well_known_mirrors_and_says_it_all_in_chine
 
 
 def test_english_windows_keep_a_plain_mirror_field(qtbot: QtBot, core: Core) -> None:
-    from ui.settings_dialog import SettingsDialog
+    from ui.settings.dialog import SettingsDialog
 
     make_application()
     dialog = SettingsDialog(core.settings)

@@ -17,8 +17,8 @@ from app.chat import store as st
 from app.core import Core
 from tests.conftest import free_port, link_or_copy
 from tests.gui_helpers import open_window, wait_until
-from ui.loaded_models import LoadedModelsDialog
 from ui.models.endpoint_dialog import EndpointDialog
+from ui.server.loaded_models import LoadedModelsDialog
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 from app.core import Core
 from app.errors import HearthError
 from app.settings import DECLARATIONS
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
 
 
 def test_every_visible_setting_has_an_editor_of_its_type(qtbot: QtBot, core: Core) -> None:
@@ -48,7 +48,7 @@ def test_special_values_are_words_and_the_models_folder_has_a_default_and_browse
 ) -> None:
     from PySide6.QtWidgets import QPushButton
 
-    from ui.settings_editors import FolderEdit
+    from ui.settings.editors import FolderEdit
 
     dialog = SettingsDialog(core.settings)
     qtbot.addWidget(dialog)
@@ -69,7 +69,7 @@ def test_special_values_are_words_and_the_models_folder_has_a_default_and_browse
 def test_settings_are_on_pages_and_the_search_finds_them_by_name_or_description(
     qtbot: QtBot, core: Core
 ) -> None:
-    from ui.settings_dialog import SettingsPage
+    from ui.settings.dialog import SettingsPage
 
     dialog = SettingsDialog(core.settings)
     qtbot.addWidget(dialog)

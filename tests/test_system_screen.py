@@ -187,8 +187,8 @@ def test_a_check_that_cannot_finish_says_why_on_its_own_screen(
     qtbot: QtBot, core: Core, monkeypatch: pytest.MonkeyPatch, expect_error_logs: None
 ) -> None:
     """The failure is shown on the System screen, not on the Chat tab, and Retry runs it."""
-    from ui import system_screen
     from ui.gui import make_application
+    from ui.system import system_screen
 
     make_application()
     from app.machine.hardware import probe_system as real_probe
@@ -201,7 +201,7 @@ def test_a_check_that_cannot_finish_says_why_on_its_own_screen(
             raise PermissionError(13, "Permission denied", "meminfo")
         return real_probe(models_dir, **options)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("ui.system_screen.probe_system", probe_once_unreadable)
+    monkeypatch.setattr("ui.system.system_screen.probe_system", probe_once_unreadable)
     screen = system_screen.SystemScreen(core, lambda facts: None)
     qtbot.addWidget(screen)
     screen.show()

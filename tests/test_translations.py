@@ -256,11 +256,11 @@ def test_the_chinese_window_shows_no_untranslated_string(
     window._show_usage()  # the status bar's memory readout, as during a reply
     assert window.usage_label.text()
     qtbot.waitUntil(lambda: window.models_screen.library_panel.estimates != {}, timeout=300_000)
-    from ui.settings_dialog import SettingsDialog
+    from ui.settings.dialog import SettingsDialog
 
     dialogs: list[QDialog] = [SettingsDialog(core.settings, window)]
     dialogs.append(window.chat.open_conversation_settings())
-    from ui.api_server_dialog import ApiServerDialog
+    from ui.server.dialog import ApiServerDialog
 
     window.show_api_server()
     panel = window.findChild(ApiServerDialog)

@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
 
         from ui.i18n import resolve_language
         from ui.models.models_screen import ModelsScreen
-        from ui.system_screen import SystemScreen
+        from ui.system.system_screen import SystemScreen
 
         self.models_screen = ModelsScreen(self.core, self.downloads, self.ask_token)
         self.models_screen.suggest_for_region(
@@ -148,7 +148,7 @@ class MainWindow(QMainWindow):
         self.system_screen = SystemScreen(self.core, self._smallest_peak)
         self.system_screen.facts_ready.connect(self._facts_ready)
         self.system_screen.engines_requested.connect(lambda: self.open_settings("engines"))
-        from ui.catalog_controller import CatalogController
+        from ui.catalog.controller import CatalogController
 
         # The welcome, the recommendations and their downloads (kept by name for tests).
         self.catalog = CatalogController(self, self)
@@ -199,7 +199,7 @@ class MainWindow(QMainWindow):
         self.updates = UpdateChecker(
             self.core.settings, self.statusBar(), self.update_offer, parent=self
         )
-        from ui.api_switch import ApiSwitch
+        from ui.server.switch import ApiSwitch
 
         self.api = ApiSwitch(
             self.core, self.seat, bar, self.statusBar(), self.report, self.documents
@@ -224,7 +224,7 @@ class MainWindow(QMainWindow):
         self.api.open_loaded_models(self)
 
     def open_settings(self, page: str = "") -> None:
-        from ui.settings_opener import open_settings
+        from ui.settings.opener import open_settings
 
         after = [self.apply_appearance, self.menus.serve_text, self.updates.settings_changed]
         open_settings(self, self, [*after, self.catalog_check.check_if_due], page)
@@ -374,7 +374,7 @@ class MainWindow(QMainWindow):
         return self.api.address()
 
     def show_api_server(self) -> None:  # on/off, address, key, status and examples
-        from ui.api_server_dialog import open_panel
+        from ui.server.dialog import open_panel
 
         open_panel(self.api, self.core.settings, str(self.core.paths.logs_dir), self)
 

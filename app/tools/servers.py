@@ -2,7 +2,7 @@
 
 One thread runs an asyncio loop for all of the process's servers (``ToolServers``).  A
 server starts when a chat first needs its tools (or once when the person adds it, to
-check it: ``ui/tool_servers_dialog.py``), never before; a stdio server runs in a
+check it: ``ui/tools/servers_dialog.py``), never before; a stdio server runs in a
 process group of its own (a job object on Windows) that ends with it, children and all,
 and its stderr goes to ``logs/mcp-<name>.log``, which rolls over (``stdio_server.py``).
 A tool whose name is longer than MCP's 128 characters is left out.  Every server

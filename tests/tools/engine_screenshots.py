@@ -57,7 +57,7 @@ def shoot_engines(
 ) -> None:
     """Settings › Engines, a third of the way through downloading the PyTorch engine."""
     from ui.engines.engines_panel import EnginesPanel
-    from ui.settings_dialog import SettingsDialog
+    from ui.settings.dialog import SettingsDialog
 
     with offered_engine():
         window.open_settings("engines")

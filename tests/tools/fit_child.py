@@ -156,7 +156,7 @@ def run(data_dir: str) -> dict[str, object]:
     def settings_pages() -> None:
         window.open_settings()
         settle()
-        from ui.settings_dialog import SettingsDialog
+        from ui.settings.dialog import SettingsDialog
 
         dialog = window.findChild(SettingsDialog)
         assert dialog is not None

@@ -60,7 +60,7 @@ def shoot(folder: Path, theme: str, suffix: str) -> None:
             grab(folder / f"{name}{suffix}.png")
             close_dialogs()
 
-        from ui.settings_dialog import SettingsDialog
+        from ui.settings.dialog import SettingsDialog
 
         def settings() -> None:
             window.open_settings()
@@ -81,7 +81,7 @@ def shoot(folder: Path, theme: str, suffix: str) -> None:
         grab(folder / f"small-models-mine{suffix}.png")
         window.tabs.setCurrentIndex(0)
 
-        from ui.api_server_dialog import ApiServerDialog
+        from ui.server.dialog import ApiServerDialog
 
         def api_panel() -> None:
             window.show_api_server()
@@ -180,7 +180,7 @@ def open_tool_servers(window: MainWindow) -> None:
     """Tool servers… right after adding a server: it started, with its tools."""
     import json
 
-    from ui.tool_servers_dialog import ToolServersDialog
+    from ui.tools.servers_dialog import ToolServersDialog
 
     fixture = Path(__file__).parent / "mcp_fixture_server.py"
     notes = window.core.paths.data_dir / "notes"

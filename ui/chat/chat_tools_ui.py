@@ -224,7 +224,7 @@ class ChatToolsUi(QObject, SessionListener):
             self.screen.report(exc, self.tr("saving the conversation settings"))
 
     def open_servers_dialog(self) -> None:
-        from ui.tool_servers_dialog import ToolServersDialog
+        from ui.tools.servers_dialog import ToolServersDialog
 
         before = self.file.load().servers
         dialog = ToolServersDialog(self.file, self.screen.widget(), self.screen.core.paths.logs_dir)

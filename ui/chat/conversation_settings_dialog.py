@@ -35,7 +35,7 @@ from app.chat.session import ChatSession
 from app.core import Core
 from app.settings import BY_KEY
 from ui.dialog_parts import add_problem_and_buttons
-from ui.settings_editors import (
+from ui.settings.editors import (
     editor_for,
     set_value,
     setting_label,

@@ -1,6 +1,6 @@
 """What an empty chat shows: what Hearth is, that nothing leaves this computer, whether
 the model chosen is only the starter demo, and a few models recommended for this machine
-as cards (``ui.catalog_card``) that download with one click.
+as cards (``ui.catalog.card``) that download with one click.
 
 It stands in for the transcript until the conversation has a message (``ChatScreen``).
 """
@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.hub.catalog import CatalogEntry, Ranked
-from ui.catalog_card import CardGrid, CatalogCard
-from ui.catalog_downloads import CatalogDownloads
+from ui.catalog.card import CardGrid, CatalogCard
+from ui.catalog.downloads import CatalogDownloads
 from ui.visual import RADIUS, SPACE, points
 
 COLUMNS = 2

@@ -36,7 +36,7 @@ from app.settings_pages import PAGES, page_of
 from ui.dialog_parts import add_problem_and_buttons
 from ui.engines.mirrors import offered_mirrors
 from ui.screen_fit import fit_to_screen
-from ui.settings_editors import (
+from ui.settings.editors import (
     editor_for,
     set_value,
     setting_description,

@@ -27,8 +27,8 @@ from app.hub.catalog_refresh import (
     summary,
 )
 from ui.background import run_in_background
+from ui.catalog.panel import CatalogPanel
 from ui.i18n import translated
-from ui.models.catalog_panel import CatalogPanel
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from app.core import Core
 from app.engine.seat import Seat
 from app.packs import engine_list
 from ui.chat.chat_screen import ChatScreen
-from ui.settings_dialog import SettingsDialog
-from ui.system_screen import SystemScreen
+from ui.settings.dialog import SettingsDialog
+from ui.system.system_screen import SystemScreen
 
 
 class Window(Protocol):

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.hub.catalog import CatalogEntry, Ranked
-from ui.catalog_card import CardGrid, CatalogCard
-from ui.catalog_downloads import CatalogDownloads
+from ui.catalog.card import CardGrid, CatalogCard
+from ui.catalog.downloads import CatalogDownloads
 from ui.chat.welcome import welcome_style
 from ui.theme import problem_style
 

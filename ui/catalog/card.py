@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.hub.catalog import CatalogEntry, Ranked
 from app.machine.fit import CPU, FITS_GPU, NO_FIT, PARTIAL
-from ui.catalog_downloads import CatalogDownloads
+from ui.catalog.downloads import CatalogDownloads
 from ui.i18n import current_language
 from ui.visual import SPACE
 

@@ -70,7 +70,7 @@ EXAMPLE_TITLES = {
 
 
 class Api(Protocol):
-    """What the panel uses of the window's API (``ui.api_switch.ApiSwitch``)."""
+    """What the panel uses of the window's API (``ui.server.switch.ApiSwitch``)."""
 
     changed: SignalInstance
     models: Any  # the model bar: the chosen model names the examples' model

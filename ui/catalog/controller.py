@@ -49,7 +49,7 @@ class CatalogController(QObject):
     def _build(self) -> None:
         """The empty chat's welcome and the Models screen's recommendations: one catalogue,
         one download per model, whichever card started it."""
-        from ui.catalog_downloads import CatalogDownloads
+        from ui.catalog.downloads import CatalogDownloads
         from ui.chat.welcome import WelcomePanel
 
         bar = self.window.chat.model_bar
@@ -62,13 +62,13 @@ class CatalogController(QObject):
             lambda: self.window.tabs.setCurrentWidget(self.window.models_page)
         )
         self.window.chat.set_welcome(self.welcome)
-        from ui.models.catalog_panel import CatalogPanel
+        from ui.catalog.panel import CatalogPanel
 
         self.catalog_panel = CatalogPanel(self.catalog_downloads, self._in_library)
         self.catalog_panel.chat_requested.connect(self._chat_with_catalog_model)
         self.window.models_screen.show_catalog(self.catalog_panel)
         self.window.models_screen.catalog_search = self.catalog_panel.show_matches
-        from ui.catalog_check import CatalogCheck
+        from ui.catalog.check import CatalogCheck
 
         self.catalog_check = CatalogCheck(self.core, self.catalog_panel, self)
         self.catalog_check.checked.connect(self._catalog_checked)

@@ -26,7 +26,7 @@ from app.engine.seat import Seat
 from app.serve.served_models import PURPOSE
 from ui.chat.model_bar import ModelBar
 from ui.dialog_parts import open_once
-from ui.loaded_models import LoadedModel
+from ui.server.loaded_models import LoadedModel
 
 
 class ApiSwitch(QObject):
@@ -139,7 +139,7 @@ class ApiSwitch(QObject):
     # -- Loaded models (not modal: the chat goes on beside it) ---------------------------
     def open_loaded_models(self, parent: QWidget) -> None:
         """Loaded models: the chat's and the API's, their memory, and Unload."""
-        from ui.loaded_models import LoadedModelsDialog
+        from ui.server.loaded_models import LoadedModelsDialog
 
         open_once(parent, LoadedModelsDialog, lambda: LoadedModelsDialog(self.loaded, parent))
 

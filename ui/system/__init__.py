@@ -1,0 +1,1 @@
+"""The System screen: what this computer has and how models will run on it."""

@@ -1,0 +1,1 @@
+"""The tool servers (MCP) dialog."""
