@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from backends.llama_vision import Projector
+from backends.picture_files import PICTURES, PictureFile
 from backends.pictures import VisionError
 from backends.slots.task import Picture
 from backends.template_guard import ZERO_WIDTH
@@ -107,9 +108,10 @@ class PictureReader:
 
     def template_messages(
         self, messages: Sequence[dict[str, Any]]
-    ) -> tuple[list[dict[str, Any]], list[bytes]]:
-        """The messages as the template takes them, and the pictures in prompt order."""
-        pictures: list[bytes] = []
+    ) -> tuple[list[dict[str, Any]], list[PictureFile]]:
+        """The messages as the template takes them, and the pictures in prompt order (read
+        by reference from the store, or kept already: ``picture_files``)."""
+        pictures: list[PictureFile] = []
         out: list[dict[str, Any]] = []
         for message in messages:
             body = message.get("content")
@@ -119,7 +121,7 @@ class PictureReader:
             parts: list[dict[str, Any]] = []
             for part in body:
                 if images.is_image(part):
-                    pictures.append(images.part_bytes(part))
+                    pictures.append(PICTURES.read(part, len(pictures) + 1))
                     parts.append({"type": "image"})
                 elif isinstance(part, dict) and part.get("type") == images.TEXT:
                     parts.append({"type": images.TEXT, "text": self._safe(str(part["text"]))})
@@ -136,7 +138,7 @@ class PictureReader:
             return prompt.replace(self.template_picture, self.marker)
         return prompt
 
-    def read(self, prompt: str, pictures: Sequence[bytes], add_special: bool) -> ReadPrompt:
+    def read(self, prompt: str, pictures: Sequence[PictureFile], add_special: bool) -> ReadPrompt:
         """The prompt's tokens with each picture's placeholder, from libmtmd's chunks."""
         with self._lock:
             chunked = self.projector.read(prompt, pictures, add_special)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,8 @@ from typing import Any
 import llama_cpp
 import llama_cpp.mtmd_cpp as mtmd
 
-from backends.pictures import VisionError, check_request, decode
+from backends.picture_files import PICTURES, PictureFile
+from backends.pictures import VisionError, check_request
 
 IMAGE_CHUNK = 1  # MTMD_INPUT_CHUNK_TYPE_IMAGE
 NO_CALLBACK = mtmd.mtmd_helper_post_decode_callback()  # a null function pointer
@@ -77,26 +77,27 @@ class Projector:
         self.marker = mtmd.mtmd_default_marker().decode()
         self.path = path
 
-    def read(self, prompt: str, images: Sequence[bytes], add_special: bool = True) -> Prompt:
+    def read(self, prompt: str, images: Sequence[PictureFile], add_special: bool = True) -> Prompt:
         """The prompt's text (one ``marker`` where each image goes) and the images' files,
-        as chunks.  A file the decoder cannot read is a VisionError naming which one."""
+        as chunks.  A file the decoder cannot read is a VisionError naming which one.  Each
+        picture is decoded once while the worker keeps it (``picture_files``)."""
         places = prompt.count(self.marker)
         if places != len(images):
             raise VisionError(
                 f"the images do not match the prompt's image places ({len(images)} images, "
                 f"{places} places)"
             )
-        check_request(list(images))
+        check_request([picture.data for picture in images])
         bitmaps = []
         try:
-            for number, data in enumerate(images, 1):
-                width, height, pixels = decode(data, number)
+            for number, picture in enumerate(images, 1):
+                width, height, pixels = PICTURES.pixels(picture, number)
                 buffer = (ctypes.c_uint8 * len(pixels)).from_buffer_copy(pixels)
                 bitmap = mtmd.mtmd_bitmap_init(width, height, buffer)
                 if not bitmap:
                     raise VisionError(f"image {number} could not be handed to the model")
                 # Its chunks (one per tile, for a model that cuts pictures) say whose they are.
-                mtmd.mtmd_bitmap_set_id(bitmap, hashlib.sha256(data).hexdigest().encode())
+                mtmd.mtmd_bitmap_set_id(bitmap, picture.digest.encode())
                 bitmaps.append(bitmap)
             return self._tokenize(prompt, bitmaps, add_special)
         finally:

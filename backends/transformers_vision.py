@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from backends.pictures import check_request, decode
+from backends.picture_files import PICTURES, PictureFile
+from backends.pictures import check_request
 from wire import images
 
 
@@ -30,18 +31,18 @@ def reads_pictures(folder: Path) -> bool:
 
 def template_messages(
     messages: Sequence[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[bytes]]:
+) -> tuple[list[dict[str, Any]], list[PictureFile]]:
     """The messages as a processor's template takes them (every content a list of parts,
     an image part where each picture goes), and the pictures in order."""
     out: list[dict[str, Any]] = []
-    pictures: list[bytes] = []
+    pictures: list[PictureFile] = []
     for message in messages:
         body = message.get("content")
         parts: list[dict[str, Any]] = []
         if isinstance(body, list):
             for part in body:
                 if images.is_image(part):
-                    pictures.append(images.part_bytes(part))
+                    pictures.append(PICTURES.read(part, len(pictures) + 1))
                     parts.append({"type": "image"})
                 elif isinstance(part, dict) and part.get("type") == images.TEXT:
                     parts.append({"type": "text", "text": str(part.get("text", ""))})
@@ -59,16 +60,16 @@ class PictureInputs:
         self._processor = processor
         self._render_text = render_text
         self._inputs: dict[int, tuple[list[int], Any]] = {}
-        self._decoded: dict[int, Any] = {}  # each picture once, by its place in the request
+        self._decoded: dict[str, Any] = {}  # each picture once a request, by its hash
 
     def render(self, messages: list[dict[str, Any]]) -> list[int]:
         """The prompt's tokens, each picture's tokens among them."""
         template, pictures = template_messages(messages)
-        check_request(pictures)
+        check_request([picture.data for picture in pictures])
         prompt = self._render_text(template)
         inputs = self._processor(
             text=prompt,
-            images=[self._picture(data, n) for n, data in enumerate(pictures, 1)] or None,
+            images=[self._picture(picture, n) for n, picture in enumerate(pictures, 1)] or None,
             return_tensors="pt",
             add_special_tokens=False,
         )
@@ -76,14 +77,13 @@ class PictureInputs:
         self._inputs[id(tokens)] = (tokens, inputs)
         return tokens
 
-    def _picture(self, data: bytes, number: int) -> Any:
+    def _picture(self, picture: PictureFile, number: int) -> Any:
         from PIL import Image
 
-        key = hash(data)
-        if key not in self._decoded:
-            width, height, pixels = decode(data, number)
-            self._decoded[key] = Image.frombytes("RGB", (width, height), pixels)
-        return self._decoded[key]
+        if picture.digest not in self._decoded:
+            width, height, pixels = PICTURES.pixels(picture, number)
+            self._decoded[picture.digest] = Image.frombytes("RGB", (width, height), pixels)
+        return self._decoded[picture.digest]
 
     def inputs(self, tokens: list[int], device: Any, dtype: Any) -> dict[str, Any]:
         """The chosen render's inputs besides its tokens (pixel values and the like), on

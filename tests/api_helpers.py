@@ -11,6 +11,7 @@ from typing import Any
 from app.engine.host import EngineHost
 from app.serve.api_server import ApiServer, build_app
 from app.serve.config import ServerConfig
+from app.serve.pictures import RequestPictures
 from app.serve.served_models import SingleModel
 from tests.conftest import HEARTH, REPO, free_port
 from wire.model_spec import ModelSpec
@@ -18,10 +19,15 @@ from wire.model_spec import ModelSpec
 
 @contextmanager
 def serving_one(
-    host: EngineHost, spec: ModelSpec, name: str, facts: dict[str, Any] | None = None
+    host: EngineHost,
+    spec: ModelSpec,
+    name: str,
+    facts: dict[str, Any] | None = None,
+    pictures: RequestPictures | None = None,
 ) -> Iterator[str]:
-    """The server's base URL (without ``/v1``) while it serves ``spec`` as ``name``."""
-    config = ServerConfig(port=free_port(), model_name=name)
+    """The server's base URL (without ``/v1``) while it serves ``spec`` as ``name``
+    (keeping its requests' pictures in ``pictures``, as ``hearth serve`` does)."""
+    config = ServerConfig(port=free_port(), model_name=name, pictures=pictures)
     one = SingleModel(host, spec, name, facts or {}, dict)
     server = ApiServer(build_app(one, config), config)
     server.start()

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from app.chat import store as st
+from app.chat.listener import SessionListener
 from app.chat.reply import Reply
-from app.chat.session import ChatSession, SessionListener
+from app.chat.session import ChatSession
 from app.core import Core
 from app.engine.host import EngineHost
 from app.engine.seat import Seat

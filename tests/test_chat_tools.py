@@ -16,9 +16,10 @@ import pytest
 
 from app.chat import store as st
 from app.chat import tool_rounds as tr
+from app.chat.listener import SessionListener
 from app.chat.recorder import engine_messages
 from app.chat.reply import Reply
-from app.chat.session import ChatSession, SessionListener
+from app.chat.session import ChatSession
 from app.chat.tool_turn import ChatTools
 from app.chat.transfer import export_document, export_markdown, import_document
 from app.core import Core

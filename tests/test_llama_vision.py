@@ -10,10 +10,18 @@ from typing import Any
 import pytest
 
 from tests.vision_model import VisionModel, bomb, png
+from wire import images
 
 pytestmark = pytest.mark.slow
 
 MARKER_PROMPT = "<|im_start|>User:{0}What is in this image?<end_of_utterance>\nAssistant:"
+
+
+def files(*data: bytes) -> list[Any]:
+    """Pictures as a worker holds them once read: their bytes and their hash."""
+    from backends.picture_files import PictureFile
+
+    return [PictureFile(images.digest(each), each) for each in data]
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +42,7 @@ def greedy(model: Any, projector: Any, prompt: str, images: list[bytes], n: int 
     import numpy as np
 
     llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(model.ctx), True)
-    read = projector.read(prompt, images)
+    read = projector.read(prompt, files(*images))
     try:
         position = projector.evaluate(read, model.ctx, seq_id=0, n_past=0, n_batch=512)
     finally:
@@ -55,7 +63,7 @@ def greedy(model: Any, projector: Any, prompt: str, images: list[bytes], n: int 
 def test_an_image_adds_its_tokens_to_the_prompt(engine: tuple[Any, Any]) -> None:
     _model, projector = engine
     plain = projector.read(MARKER_PROMPT.format(""), [])
-    seen = projector.read(MARKER_PROMPT.format(projector.marker), [png((255, 0, 0))])
+    seen = projector.read(MARKER_PROMPT.format(projector.marker), files(png((255, 0, 0))))
     try:
         assert plain.image_tokens == 0
         assert seen.image_tokens >= 16, "at least one tile of 16 embeddings"
@@ -80,17 +88,17 @@ def test_a_file_that_is_no_picture_is_refused_in_words(engine: tuple[Any, Any]) 
     _model, projector = engine
     prompt = MARKER_PROMPT.format(projector.marker)
     with pytest.raises(VisionError, match="Picture 1 could not be read"):
-        projector.read(prompt, [b"\x89PNG\r\n\x1a\n truncated"])
+        projector.read(prompt, files(b"\x89PNG\r\n\x1a\n truncated"))
     whole = png((0, 0, 255), (256, 256))
     with pytest.raises(VisionError, match="Picture 1 could not be read"):
-        projector.read(prompt, [whole[: len(whole) // 2]])  # cut off half-way
+        projector.read(prompt, files(whole[: len(whole) // 2]))  # cut off half-way
     svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"/>'
     with pytest.raises(VisionError, match="Picture 1 could not be read"):
-        projector.read(prompt, [svg])
+        projector.read(prompt, files(svg))
     with pytest.raises(VisionError, match="do not match the prompt's image places"):
         projector.read(prompt, [])
     with pytest.raises(VisionError, match="has too many pixels"):
-        projector.read(prompt, [bomb(50_000, 50_000)])
-    still = projector.read(prompt, [png((0, 255, 0))])  # and it goes on reading pictures
+        projector.read(prompt, files(bomb(50_000, 50_000)))
+    still = projector.read(prompt, files(png((0, 255, 0))))  # and it goes on reading pictures
     assert still.image_tokens > 0
     still.free()

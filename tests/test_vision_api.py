@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from app.engine.host import EngineHost
+from app.engine.process import WorkerProcess
+from app.serve.pictures import RequestPictures
 from tests.api_helpers import serving_one
 from tests.hostile.loopback import Hostile
 from tests.hostile.test_network import empty_object
 from tests.vision_model import VisionModel, png
+from wire import images, protocol
 from wire.model_spec import ModelSpec
 
 pytestmark = pytest.mark.slow
@@ -28,11 +32,17 @@ GREEDY = {"temperature": 0, "max_tokens": 6, "ignore_eos": True}
 
 
 @pytest.fixture
-def served(host: EngineHost, vision_model: VisionModel) -> Iterator[str]:
+def kept(tmp_path: Path) -> RequestPictures:
+    """Where the server keeps its requests' pictures, as ``hearth serve`` does."""
+    return RequestPictures(tmp_path / "api-pictures")
+
+
+@pytest.fixture
+def served(host: EngineHost, vision_model: VisionModel, kept: RequestPictures) -> Iterator[str]:
     spec = ModelSpec(
         str(vision_model.text), n_ctx=2048, threads=1, projector=str(vision_model.projector)
     )
-    with serving_one(host, spec, "tiny-vision", {"reads_images": True}) as url:
+    with serving_one(host, spec, "tiny-vision", {"reads_images": True}, kept) as url:
         yield url
 
 
@@ -65,6 +75,30 @@ def test_openai_chat_reads_the_picture(served: str) -> None:
     assert grown >= 16, "the prompt grows by the picture's tokens"
     said = [r["choices"][0]["message"]["content"] for r in (red, blue)]
     assert said[0] != said[1], "the model saw which picture it was given"
+
+
+def test_a_picture_is_kept_once_and_reaches_the_worker_by_reference(
+    served: str, kept: RequestPictures, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client sends a conversation's picture again with every turn: it is kept once,
+    and only its reference crosses the pipe to the worker."""
+    lines: list[bytes] = []
+    original = WorkerProcess.send
+
+    def recording(self: WorkerProcess, job: Any, message: dict[str, Any]) -> None:
+        lines.append(protocol.encode(message))
+        original(self, job, message)
+
+    monkeypatch.setattr(WorkerProcess, "send", recording)
+    first = post(served, "/v1/chat/completions", openai_chat(RED))
+    again = post(served, "/v1/chat/completions", openai_chat(RED))
+    assert first["choices"][0]["message"] == again["choices"][0]["message"]
+    files = [p for p in (kept.store.folder or Path()).rglob("*.png")]
+    assert [p.name for p in files] == [images.digest(base64.b64decode(RED)) + ".png"]
+    chats = [line for line in lines if b'"type":"chat"' in line]
+    assert len(chats) == 2
+    assert all(RED[40:100].encode() not in line for line in chats), "no picture bytes"
+    assert all(files[0].name[:64].encode() in line for line in chats), "by reference"
 
 
 def test_responses_ollama_and_anthropic_read_it_too(served: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from app.chat import pictures as pictures_module
+from app import picture_store as pictures_module
 from app.chat.store import ChatStore
 from app.chat.transfer import export_document, export_markdown, import_document
 from tests.conftest import run_hearth

@@ -57,7 +57,12 @@ def test_pictures_go_from_the_composer_into_the_conversation(
     chat.composer.insertFromMimeData(clipboard)
     wait_until(qtbot, lambda: len(tray.thumbs) == 2, 60_000)
     assert tray.thumbs[1].attached.name == "pasted.png"
-    assert images.kind_of(tray.thumbs[1].attached.data) == "png"
+    kept = tray.thumbs[1].attached.ref
+    assert kept["kind"] == "png", "a screenshot is kept as a PNG file"
+    path = chat.store.pictures.path(kept)
+    assert path is not None and images.kind_of(path.read_bytes()) == "png", (
+        "kept in the store as it was read, before Send"
+    )
 
     # The starter model reads text only: it says so, and names the model that can.
     assert chat.model_bar.model is not None and not chat.model_bar.model.reads_images

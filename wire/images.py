@@ -1,15 +1,24 @@
 """Images in a conversation, as every front end hands them to a worker.
 
 A message that carries pictures has a list of parts as its ``content``: text parts
-``{"type": "text", "text": ...}`` and image parts ``{"type": "image", "data": BASE64}``
-holding the picture file's bytes, in the order the person wrote them.  A message without
-pictures keeps its plain text content, so nothing changes for text-only models.
+``{"type": "text", "text": ...}`` and image parts, in the order the person wrote them.  A
+message without pictures keeps its plain text content, so nothing changes for text-only
+models.
 
-The bytes travel whole and are decoded only in the worker (``backends.llama_vision``):
-the window, the command line and the API check the limits below and the file's kind by
-its first bytes (``kind_of``), which reads no pixel, so a hostile picture can only ever
-hurt a worker, which the engine host restarts.  The limits keep a request's line far below
-the protocol's ``MAX_LINE_BYTES``.
+**Pictures travel by reference.**  An image part names a file that a picture store of
+this computer keeps (``app.chat.pictures``): ``{"type": "image", "sha256": HEX, "kind":
+"png", "size": N, "file": PATH}`` (``file_part``).  The window's chat and the API keep each
+picture once, checked and hashed once as it is kept, and from then on only the
+reference crosses the pipe: a follow-up turn with eight photos sends a few hundred bytes,
+not 40 MB of base64.  The worker reads the file, checks it is the picture the hash names,
+and keeps it by hash (``backends.picture_files``).  A picture kept only in memory
+(``hearth chat`` without a history) travels by value, ``{"type": "image", "data":
+BASE64}`` (``image_part``), as the API's dialects send it.
+
+Pictures are decoded only in the worker (``backends.pictures``): front ends check the
+limits below and the file's kind by its first bytes (``kind_of``), which reads no pixel,
+so a hostile picture can only ever hurt a worker, which the engine host restarts.  The
+limits keep a request's line far below the protocol's ``MAX_LINE_BYTES``.
 """
 
 from __future__ import annotations
@@ -98,8 +107,33 @@ def image_part(data: bytes) -> dict[str, Any]:
     return {"type": IMAGE, "data": base64.b64encode(data).decode("ascii")}
 
 
+def file_part(reference: dict[str, Any], file: str) -> dict[str, Any]:
+    """A message part naming one picture that a store keeps in ``file`` (its reference:
+    hash, kind and size, as ``app.chat.pictures.reference`` makes it)."""
+    return {
+        "type": IMAGE,
+        "sha256": str(reference["sha256"]),
+        "kind": str(reference.get("kind") or ""),
+        "size": int(reference.get("size") or 0),
+        "file": file,
+    }
+
+
+def by_reference(part: dict[str, Any]) -> bool:
+    """Whether an image part names a kept file rather than carrying the bytes."""
+    return "file" in part
+
+
+def part_size(part: dict[str, Any]) -> int:
+    """The picture file's size in bytes, without reading or decoding it."""
+    if by_reference(part):
+        return int(part.get("size") or 0)
+    return len(str(part.get("data") or "")) * 3 // 4  # base64: 4 characters per 3 bytes
+
+
 def part_bytes(part: dict[str, Any]) -> bytes:
-    """The picture file in an image part; ``ImageRefused`` for data that is not base64."""
+    """The picture file an image part carries by value; ``ImageRefused`` for data that is
+    not base64 (a part by reference is read by the worker: ``backends.picture_files``)."""
     try:
         return base64.b64decode(str(part.get("data") or ""), validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -109,9 +143,14 @@ def part_bytes(part: dict[str, Any]) -> bytes:
 def content(text: str, images: Sequence[bytes]) -> str | list[dict[str, Any]]:
     """A message's content: its text alone, or the pictures then the text as parts (the
     order people expect: "this picture — what is in it?")."""
-    if not images:
+    return with_parts(text, [image_part(data) for data in images])
+
+
+def with_parts(text: str, pictures: Sequence[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """A message's content from image parts already made (by value or by reference)."""
+    if not pictures:
         return text
-    parts: list[dict[str, Any]] = [image_part(data) for data in images]
+    parts: list[dict[str, Any]] = list(pictures)
     if text:
         parts.append({"type": TEXT, "text": text})
     return parts
@@ -162,8 +201,7 @@ def limits_problem(messages: Sequence[dict[str, Any]]) -> Phrase | None:
                 MAX_IMAGES_PER_MESSAGE,
             )
         count += len(parts)
-        # base64 is 4 characters per 3 bytes: the file sizes without decoding them.
-        total += sum(len(str(part.get("data") or "")) * 3 // 4 for part in parts)
+        total += sum(part_size(part) for part in parts)
     if count > MAX_IMAGES_PER_REQUEST:
         return Phrase(
             "The conversation holds {0} images; at most {1} are read at once. Start a new "

@@ -98,15 +98,15 @@ def engine_messages(
     messages: Sequence[st.Message],
     system_prompt: str = "",
     include_reasoning: bool = False,
-    pictures: Callable[[dict[str, Any]], bytes] | None = None,
+    pictures: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The conversation as the engine should see it.
 
     Replies that were stopped or interrupted are sent as they are (the model sees what the
     user saw); replies that failed before writing anything are left out.  A reasoning
     model's thinking is not sent back (its authors advise against it, and it fills the
-    context) unless ``include_reasoning``.  A message's pictures are read with
-    ``pictures`` (``Pictures.read``) and sent with its text (``wire.images``).
+    context) unless ``include_reasoning``.  A message's pictures are sent with its text as
+    the image parts ``pictures`` makes (``Pictures.part``: by reference to their files).
     """
     result: list[dict[str, Any]] = []
     if system_prompt.strip():
@@ -126,7 +126,7 @@ def engine_messages(
             result.append(
                 {
                     "role": message.role,
-                    "content": images.content(content, [pictures(r) for r in message.images]),
+                    "content": images.with_parts(content, [pictures(r) for r in message.images]),
                 }
             )
             continue

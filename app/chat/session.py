@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.chat import store as st
-from app.chat.pictures import PictureMissing, check_pictures
+from app.chat.listener import SessionListener
+from app.chat.pictures import check_pictures
 from app.chat.presets import effective_values, engine_params
 from app.chat.recorder import ReplyRecorder, engine_messages, status_for
 from app.chat.reply import Reply
@@ -34,8 +35,9 @@ from app.engine.seat import Seat
 from app.engines import reads_images
 from app.errors import HearthError
 from app.models.library import ModelEntry
+from app.picture_store import PictureMissing
 from app.settings import Settings
-from app.tools.approval import Decision, PendingCall
+from app.tools.approval import Decision
 from wire import images, protocol
 from wire.model_spec import ModelSpec
 from wire.phrases import Phrase, from_wire, message_of, to_wire
@@ -53,59 +55,6 @@ SpecFor = Callable[[ModelEntry, int | None], ModelSpec]
 
 SAVING_REPLY = Phrase("saving the reply")
 SAVING_MESSAGE = Phrase("saving your message")
-
-
-class SessionListener:
-    """What a front end hears from its session, on the session's thread.  Every method
-    does nothing here, so a front end overrides only what it shows."""
-
-    def conversation_changed(self, session: ChatSession) -> None:
-        """Created, retitled, a message added or removed: lists of conversations are stale."""
-
-    def reply_started(self, session: ChatSession, reply: Reply) -> None:
-        """A reply's row exists and the request is on its way."""
-
-    def reply_text(self, session: ChatSession, reply: Reply, text: str) -> None:
-        """More of the answer."""
-
-    def reply_reasoning(self, session: ChatSession, reply: Reply, text: str) -> None:
-        """More of the model's thinking (kept apart from the answer)."""
-
-    def reply_moved_to_reasoning(self, session: ChatSession, reply: Reply) -> None:
-        """The answer so far turned out to be thinking (a template's implied ``<think>``)."""
-
-    def reply_stats(self, session: ChatSession, reply: Reply, stats: dict[str, Any]) -> None:
-        """Token counts and speeds, just before the reply ends."""
-
-    def reply_ended(self, session: ChatSession, reply: Reply) -> None:
-        """The reply ended: ``reply.status``, ``reply.error`` and ``reply.stats`` say how."""
-
-    def engine_progress(self, fraction: float, stage: str) -> None:
-        """The model is being loaded for this reply."""
-
-    def engine_loaded(self, event: dict[str, Any]) -> None:
-        """The model finished loading (its context length is in ``n_ctx``)."""
-
-    def notice(self, message: str) -> None:
-        """Something the user should know, e.g. old messages were left out of the context."""
-
-    def problem(self, exc: BaseException, doing: str) -> None:
-        """Saving failed (a full disk); the reply goes on.  Log it and say it once."""
-
-    def tool_round(self, session: ChatSession, reply: Reply) -> None:
-        """The model called tools: its text so far became a round (``reply.turn``)."""
-
-    def tool_approval(self, session: ChatSession, reply: Reply, call: PendingCall) -> None:
-        """A call waits for the person: answer with ``session.answer_tool``."""
-
-    def tool_started(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
-        """A call runs."""
-
-    def tool_result(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
-        """A call has its result (or was denied, stopped, or could not be read)."""
-
-    def engine_event(self, session: ChatSession, reply: Reply, event: dict[str, Any]) -> None:
-        """Every engine event of a reply, after the session handled it (``--json``)."""
 
 
 class ChatSession:
@@ -248,15 +197,16 @@ class ChatSession:
         text: str,
         edit_of: int | None = None,
         documents: dict[str, Any] | None = None,
-        pictures: Sequence[tuple[bytes, str]] | None = None,
+        pictures: Sequence[dict[str, Any]] | None = None,
     ) -> Reply | None:
         """Send ``text`` as the user's next message (as a new version of ``edit_of``, a
         message of this conversation) and stream the reply.  ``documents``: what the
         message is given besides its words (``Grounding.to_json()``: attached files and
-        passages), stored with it; ``pictures``: picture files and their names, kept with
-        it (``app.chat.pictures``).  None for a message with neither text nor pictures;
-        HearthError when it cannot be sent now (a picture that is none, a model that reads
-        text only); storage errors propagate (nothing sent)."""
+        passages), stored with it; ``pictures``: the references of the pictures it
+        carries, kept already (``keep_picture``: the window's tray keeps each as it is
+        read, off its thread).  None for a message with neither text nor pictures;
+        HearthError when it cannot be sent now (a picture gone from the store, a model
+        that reads text only); storage errors propagate (nothing sent)."""
         text = text.strip("\n")
         if not text.strip() and not pictures:
             return None
@@ -269,12 +219,13 @@ class ChatSession:
             raise HearthError(Phrase("That message belongs to another conversation."))
         if edited is not None and documents is None:
             documents = edited.documents  # an edited question keeps its files
-        refs = edited.images if edited is not None and pictures is None else []
-        self._check_pictures(model, spec, bool(pictures or refs), edited)
-        try:
-            refs = [self.store.pictures.put(data, name) for data, name in pictures or ()] or refs
-        except images.ImageRefused as exc:
-            raise HearthError(message_of(exc)) from exc
+        if pictures is not None:
+            refs = list(pictures)  # an edit's: exactly what the tray holds now
+        else:
+            refs = edited.images if edited is not None else []
+        self._check_pictures(model, spec, bool(refs), edited)
+        for ref in refs:
+            self.store.pictures.part(ref)  # still kept (PictureMissing in words)
         if self.conversation_id is None:
             conversation = self.store.create_conversation(
                 model=model.name, system_prompt=self._pending_prompt
@@ -298,6 +249,21 @@ class ChatSession:
                 self.conversation_id, "user", text, documents=documents, images=refs
             )
         return self._start(spec, user_id, appended=edited is None)
+
+    def ready_for_pictures(self) -> None:
+        """HearthError in words, before any picture is kept, when the chosen model cannot
+        read pictures (``TextOnly``) or there is none."""
+        model = self._require_model()
+        self._check_pictures(model, self._spec(model), True)
+
+    def keep_picture(self, data: bytes, name: str = "") -> dict[str, Any]:
+        """Keep a picture for a message to carry (checked and hashed once, here); its
+        reference, for ``send``.  HearthError in words for what is no picture a model
+        reads; OSError when it cannot be written (a full disk)."""
+        try:
+            return self.store.pictures.put(data, name)
+        except images.ImageRefused as exc:
+            raise HearthError(message_of(exc)) from exc
 
     def _check_pictures(
         self, model: ModelEntry, spec: ModelSpec, sending: bool, edited: st.Message | None = None
@@ -479,7 +445,7 @@ class ChatSession:
                 path,
                 self.system_prompt,
                 include_reasoning=bool(self.settings.get("chat.send_reasoning")),
-                pictures=self.store.pictures.read,
+                pictures=self.store.pictures.part,
             )
             if too_many := images.limits_problem(messages):
                 raise PictureMissing(too_many)

@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.chat.pictures import Pictures, picture_folder
 from app.chat.records import (
     COMPLETE,
     EXPORT_FORMAT,
@@ -50,6 +49,7 @@ from app.chat.records import (
 )
 from app.chat.schema import Transaction
 from app.chat.store_file import StoreFile, repairing
+from app.picture_store import Pictures, picture_folder
 
 log = logging.getLogger(__name__)
 

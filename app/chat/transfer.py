@@ -11,7 +11,6 @@ import time
 from typing import Any
 
 from app.chat import tool_rounds
-from app.chat.pictures import PictureMissing
 from app.chat.store import (
     COMPLETE,
     EXPORT_FORMAT,
@@ -23,6 +22,7 @@ from app.chat.store import (
     StoreError,
     make_title,
 )
+from app.picture_store import PictureMissing
 from wire import images
 from wire.phrases import Phrase
 

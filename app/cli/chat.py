@@ -177,10 +177,13 @@ def cmd_chat(core: Core, args: argparse.Namespace, out: TextIO | None = None) ->
         if args.collection or args.attach:
             documents = _grounding(core, session, prompt, args)
             terminal.grounded(documents)
+        given = [read_picture(Path(name)) for name in args.image]
+        if given:
+            session.ready_for_pictures()  # said before anything is kept
         reply = session.send(
             prompt,
             documents=documents.to_json() if documents else None,
-            pictures=[read_picture(Path(name)) for name in args.image] or None,
+            pictures=[session.keep_picture(data, name) for data, name in given],
         )
         assert reply is not None
         interrupted = False

@@ -77,6 +77,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
     from app.documents import open_documents
     from app.serve.api_server import serve_forever
     from app.serve.config import ServerConfig
+    from app.serve.pictures import RequestPictures
 
     entry = core.find_model(args.model)
     spec = core.load_spec(entry, args.ctx)
@@ -89,6 +90,7 @@ def cmd_serve(core: Core, args: argparse.Namespace) -> int:
         allowed_origins=tuple(args.allow_origin),
         model_name=entry.name,
         ground=api_grounder(documents),
+        pictures=RequestPictures.in_data_folder(core.paths.data_dir),
     )
     config.check()
 
@@ -112,6 +114,7 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
     from app.library_offer import library_app
     from app.serve.api_server import serve
     from app.serve.config import ServerConfig
+    from app.serve.pictures import RequestPictures
 
     key, source = server_key_and_source(args)
     config = ServerConfig(
@@ -119,6 +122,7 @@ def _serve_library(core: Core, args: argparse.Namespace) -> int:
         port=args.port,
         api_key=key,
         allowed_origins=tuple(args.allow_origin),
+        pictures=RequestPictures.in_data_folder(core.paths.data_dir),
     )
     config.check()
     documents = open_documents(core)

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from app.chat.session import SessionListener
+from app.chat.listener import SessionListener
 from wire import protocol
 from wire.visible_text import visible
 

@@ -193,7 +193,9 @@ class CountRequest(BaseModel):
 async def messages(call: Call) -> Any:
     """The route: a whole message, or Anthropic's named events."""
     body: MessagesRequest = call.body
-    reply = await pipeline.start(body.ask(), call.models, call.request)
+    reply = await pipeline.start(
+        body.ask(), call.models, call.request, pictures=call.config.pictures
+    )
     shaped = MessagesReply(reply, body)
     if body.stream:
         return sse(shaped.events())

@@ -10,6 +10,7 @@ import socket
 from dataclasses import dataclass, field
 
 from app.errors import HearthError
+from app.serve.pictures import RequestPictures
 from app.serve.pipeline import Grounder
 from wire import images
 from wire.phrases import Phrase
@@ -76,6 +77,9 @@ class ServerConfig:
     # the context to put before the question and its sources
     # (``app.docs.library.api_grounder``).
     ground: Grounder | None = None
+    # Where the requests' pictures are kept, to reach the worker by reference
+    # (``pictures.RequestPictures``); None: they go by value.
+    pictures: RequestPictures | None = None
 
     def check(self) -> None:
         if self.host not in LOOPBACK_NAMES and not self.api_key:

@@ -127,7 +127,9 @@ async def chat(call: Call) -> Any:
     body: OllamaChat = call.body
     if not body.messages:  # Ollama: an empty chat loads the model, or with keep_alive 0 unloads it
         return await _load_or_unload(call, body, "message")
-    reply = await pipeline.start(body.ask(), call.models, call.request)
+    reply = await pipeline.start(
+        body.ask(), call.models, call.request, pictures=call.config.pictures
+    )
     return await _answer(reply, body, "message")
 
 
@@ -135,7 +137,9 @@ async def generate(call: Call) -> Any:
     body: OllamaGenerate = call.body
     if body.asks_nothing:
         return await _load_or_unload(call, body, "response")
-    reply = await pipeline.start(body.ask(), call.models, call.request)
+    reply = await pipeline.start(
+        body.ask(), call.models, call.request, pictures=call.config.pictures
+    )
     return await _answer(reply, body, "response")
 
 

@@ -264,7 +264,9 @@ class ChatRequest(Sampling):
 async def chat(call: Call) -> Any:
     """The route: a whole ``chat.completion`` or a stream of chunks."""
     body: ChatRequest = call.body
-    reply = await pipeline.start(body.ask(), call.models, call.request, call.config.ground)
+    reply = await pipeline.start(
+        body.ask(), call.models, call.request, call.config.ground, call.config.pictures
+    )
     shape = Completion(reply, body)
     if body.stream:
         return sse(shape.chunks())

@@ -62,7 +62,9 @@ class CompletionRequest(Sampling):
 
 async def complete(call: Call) -> Any:
     body: CompletionRequest = call.body
-    reply = await pipeline.start(body.ask(), call.models, call.request)
+    reply = await pipeline.start(
+        body.ask(), call.models, call.request, pictures=call.config.pictures
+    )
     shape = TextCompletion(reply, body)
     if body.stream:
         return sse(shape.chunks())

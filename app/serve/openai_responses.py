@@ -159,7 +159,9 @@ async def respond(call: Call) -> Any:
         where = ".".join(str(p) for p in errors[0]["loc"]) if errors else "value"
         message = errors[0]["msg"] if errors else "bad value"
         raise Refusal(400, f"Invalid input: {where}: {message}") from None
-    reply = await pipeline.start(chat.ask(), call.models, call.request)
+    reply = await pipeline.start(
+        chat.ask(), call.models, call.request, pictures=call.config.pictures
+    )
     response = ModelResponse(reply)
     if body.stream:
         return sse(response.events())

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -39,10 +40,13 @@ from app.engines import EMBEDDINGS
 from app.errors import HearthError
 from app.serve import capabilities
 from app.serve.folding import CANCELLED, ChoiceFold, Ending, Outcome, Piece
+from app.serve.pictures import RequestPictures
 from app.serve.relay import Relay
 from app.serve.served_models import Refused, Served, ServedModels, UnknownModel
 from app.settings import highest
 from wire import images, protocol
+
+log = logging.getLogger(__name__)
 
 WAIT_S = 600.0  # embeddings and token counts
 REQUEST_END = "hearth.on_request_end"  # the ASGI scope's list of what to do at the end
@@ -123,15 +127,22 @@ def choice_params(params: dict[str, Any], index: int) -> dict[str, Any]:
 
 
 async def start(
-    ask: Ask, models: ServedModels, request: Request, grounder: Grounder | None = None
+    ask: Ask,
+    models: ServedModels,
+    request: Request,
+    grounder: Grounder | None = None,
+    pictures: RequestPictures | None = None,
 ) -> Reply:
-    """The reply, started: its first choice's engine has answered (Refusal otherwise)."""
+    """The reply, started: its first choice's engine has answered (Refusal otherwise).
+    The request's pictures are kept in ``pictures`` and reach the worker by reference."""
     served = await take(models, request, ask.model, ask.keep_alive_s)
     refusal = capabilities.refusal(ask.needs, served.spec) or images.limits_problem(ask.messages)
     if refusal:
         served.release()
         raise Refusal(400, refusal)
     reply = Reply(served, ask, request)
+    if pictures is not None:
+        await reply.keep_pictures(pictures)
     if ask.collections:
         await reply.ground(grounder)
     await reply.begin()
@@ -155,6 +166,20 @@ class Reply:
         on_request_end(request, self._cancel_unfinished)
 
     # -- before the reply ------------------------------------------------------------------
+    async def keep_pictures(self, pictures: RequestPictures) -> None:
+        """Keep the request's pictures (off the event loop: it writes files), so that they
+        reach the worker by reference; a Refusal in words when they cannot be kept."""
+        if not images.has_images(self.messages):
+            return
+        try:
+            self.messages = await asyncio.to_thread(pictures.by_reference, self.messages)
+        except OSError as exc:
+            self.served.release()
+            log.error("could not keep a request's pictures", exc_info=exc)
+            raise Refusal(
+                507, f"Hearth could not keep the request's pictures ({exc.strerror or exc})."
+            ) from None
+
     async def ground(self, grounder: Grounder | None) -> None:
         """Search the request's collections and put the passages before its question."""
         if grounder is None:

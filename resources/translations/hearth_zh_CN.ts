@@ -3804,6 +3804,14 @@
         <translation>请求的 schema 或语法为生成一个 token 就花了 {0:.1f} 秒，因此已被停止。请简化它（减少重复中的重复）。</translation>
     </message>
     <message>
+        <source>Picture {0} is missing from Hearth&apos;s pictures folder, so the model cannot see it. Attach it anew.</source>
+        <translation>第 {0} 张图片已不在 Hearth 的图片文件夹中，模型无法看到它。请重新附加。</translation>
+    </message>
+    <message>
+        <source>Picture {0} was changed on disk after it was sent; it is not shown to the model. Attach it anew.</source>
+        <translation>第 {0} 张图片在发送后被改动过，不会交给模型。请重新附加。</translation>
+    </message>
+    <message>
         <source>The pictures of this conversation have {0} million pixels together; at most {1} million are read at once. Send fewer or smaller pictures, or start a new conversation.</source>
         <translation>此对话中的图片合计 {0} 百万像素；一次最多读取 {1} 百万像素。请发送更少或更小的图片，或开始新的对话。</translation>
     </message>

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from app.chat import pictures as pictures_module
-from app.chat.pictures import MARKER
+from app import picture_store as pictures_module
 from app.chat.store import ChatStore
+from app.picture_store import MARKER
 from tests.conftest import run_hearth
 from wire import images
 

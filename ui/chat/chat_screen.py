@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat import store as st
+from app.chat.listener import SessionListener
 from app.chat.reply import Reply
-from app.chat.session import TICK_S, ChatSession, SessionListener
+from app.chat.session import TICK_S, ChatSession
 from app.core import Core
 from app.docs.grounding import CHARACTERS_PER_TOKEN
 from app.docs.library import Documents

@@ -19,8 +19,9 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QComboBox, QMenu, QToolButton, QWidget
 
 from app.chat import store as st
+from app.chat.listener import SessionListener
 from app.chat.reply import Reply
-from app.chat.session import ChatSession, SessionListener
+from app.chat.session import ChatSession
 from app.chat.tool_advice import (
     ALWAYS,
     AUTO,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtWidgets import QGridLayout, QPushButton, QVBoxLayout, QWidget
 
@@ -28,7 +29,7 @@ class ComposerArea(QWidget):
         self,
         documents: Documents,
         show_error: Callable[[str], None],
-        keep_picture: Callable[[bytes, str], object] | None = None,
+        keep_picture: Callable[[bytes, str], dict[str, Any]],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)

@@ -1,11 +1,14 @@
 """Pictures for the next message: attached, dropped or pasted into the composer, shown as
 a compact strip of thumbnails under it, each with × to take it out before sending.
 
-A picture's file is read and checked (size, kind by its first bytes: ``wire.images``) and
-its thumbnail drawn in the background, never on the window's thread; Qt's reader is held
-to a small memory limit and reads a large JPEG already scaled down, so a hostile file
-costs the window little.  What the model reads is decoded by the worker alone.  A picture
-pasted from the clipboard (a screenshot) is saved as PNG, also in the background.
+A picture's file is read, checked (size, kind by its first bytes: ``wire.images``), kept
+in the chat's picture store (hashed once, there) and its thumbnail drawn in the
+background, never on the window's thread; Qt's reader is held to a small memory limit
+and reads a large JPEG already scaled down, so a hostile file costs the window little.
+The tray then holds each picture's reference, not its bytes: sending the message hands
+the session those references, which reach the worker as they are.  What the model reads
+is decoded by the worker alone.  A picture pasted from the clipboard (a screenshot) is
+saved as PNG, also in the background.
 """
 
 from __future__ import annotations
@@ -38,8 +41,20 @@ LARGEST_PIXELS = 40_000_000  # as the worker: a picture said to be larger is not
 
 
 @dataclass(frozen=True)
-class Attached:
+class Read:
+    """A picture read for the tray, before it is kept."""
+
     data: bytes
+    name: str
+    thumbnail: QImage
+    ref: dict[str, Any] | None = None  # already kept (a message's picture, being edited)
+
+
+@dataclass(frozen=True)
+class Attached:
+    """A picture in the tray: kept in the store (its reference), and drawn small."""
+
+    ref: dict[str, Any]
     name: str
     thumbnail: QImage
 
@@ -63,29 +78,29 @@ def thumbnail_of(data: bytes, height: int) -> QImage:
     return reader.read()
 
 
-def read_attached(path: Path) -> Attached:
+def read_attached(path: Path) -> Read:
     """A picture file, read, checked and drawn small (in a background thread)."""
     with open_regular(path) as file:
         size = path.stat().st_size
         if size > images.MAX_IMAGE_BYTES:
             raise images.too_large(size, path.name)
         data = images.checked(file.read(), path.name)
-    return Attached(data, path.name, thumbnail_of(data, TRAY_HEIGHT))
+    return Read(data, path.name, thumbnail_of(data, TRAY_HEIGHT))
 
 
-def stored(read: Callable[[dict[str, Any]], bytes], ref: dict[str, Any], name: str) -> Attached:
+def stored(read: Callable[[dict[str, Any]], bytes], ref: dict[str, Any], name: str) -> Read:
     """A picture a message already carries, read from the chat's store (in the background)."""
     data = read(ref)
-    return Attached(data, name, thumbnail_of(data, TRAY_HEIGHT))
+    return Read(data, name, thumbnail_of(data, TRAY_HEIGHT), ref)
 
 
-def pasted(image: QImage) -> Attached:
+def pasted(image: QImage) -> Read:
     """A picture from the clipboard, as a PNG file (in a background thread)."""
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     image.save(buffer, "PNG")  # type: ignore[call-overload]  # PySide takes str only
     data = images.checked(bytes(buffer.data().data()), "the pasted picture")
-    return Attached(data, "pasted.png", image.scaledToHeight(min(TRAY_HEIGHT, image.height())))
+    return Read(data, "pasted.png", image.scaledToHeight(min(TRAY_HEIGHT, image.height())))
 
 
 class _Thumb(QFrame):
@@ -132,14 +147,15 @@ class PictureTray(QWidget):
     def __init__(
         self,
         show_error: Callable[[str], None],
-        keep: Callable[[bytes, str], object] | None = None,
+        keep: Callable[[bytes, str], dict[str, Any]],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("pictureTray")
         self.show_error = show_error
         # Where a picture is kept as soon as it is read, in the background (the chat's
-        # ``Pictures.put``): sending it then writes nothing on the window's thread.
+        # ``Pictures.put``, which checks and hashes it): sending it then reads, hashes and
+        # writes nothing on the window's thread.
         self.keep = keep
         self.thumbs: list[_Thumb] = []
         self.waiting = 0  # pictures still being read
@@ -156,8 +172,9 @@ class PictureTray(QWidget):
         """Where Tab stops in the strip: each picture's ×, in the pictures' order."""
         return [thumb.remove_button for thumb in self.thumbs]
 
-    def pictures(self) -> list[tuple[bytes, str]]:
-        return [(thumb.attached.data, thumb.attached.name) for thumb in self.thumbs]
+    def pictures(self) -> list[dict[str, Any]]:
+        """The references of the pictures the next message carries, in the tray's order."""
+        return [thumb.attached.ref for thumb in self.thumbs]
 
     def add_files(self, paths: list[Path]) -> None:
         for path in paths:
@@ -174,7 +191,7 @@ class PictureTray(QWidget):
     def add_image(self, image: QImage) -> None:
         self._add_later(lambda: pasted(image), self.tr("the pasted picture"))
 
-    def _add_later(self, work: Callable[[], Attached], name: str) -> None:
+    def _add_later(self, work: Callable[[], Read], name: str) -> None:
         if len(self.thumbs) + self.waiting >= images.MAX_IMAGES_PER_MESSAGE:
             self.show_error(
                 self.tr("A message carries at most {0} pictures.").format(
@@ -199,10 +216,9 @@ class PictureTray(QWidget):
             self.show_error(self.tr("{0} cannot be attached: {1}").format(name, reason))
 
         def read_and_keep() -> Attached:
-            attached = work()
-            if self.keep is not None:
-                self.keep(attached.data, attached.name)
-            return attached
+            read = work()
+            ref = read.ref if read.ref is not None else self.keep(read.data, read.name)
+            return Attached(ref, read.name, read.thumbnail)
 
         run_in_background(
             self, read_and_keep, lambda attached: self._add(attached, place, epoch), failed
@@ -213,7 +229,7 @@ class PictureTray(QWidget):
             self.late_reads += 1
             return  # read for a message already sent
         self.waiting -= 1
-        if any(t.attached.data == attached.data for t in self.thumbs):
+        if any(t.attached.ref["sha256"] == attached.ref["sha256"] for t in self.thumbs):
             return  # the same picture twice is sent once
         thumb = _Thumb(attached)
         thumb.place = place

@@ -76,6 +76,7 @@ class ApiSwitch(QObject):
         from app.secrets import get_token
         from app.serve.api_server import ApiServer
         from app.serve.config import ServerConfig
+        from app.serve.pictures import RequestPictures
 
         host, chosen_port = self.address()
         chosen = self.models.model
@@ -84,6 +85,7 @@ class ApiSwitch(QObject):
             port=port or chosen_port,
             api_key=get_token("serve") or "",
             model_name=chosen.name if chosen else "",
+            pictures=RequestPictures.in_data_folder(self.core.paths.data_dir),
         )
         config.check()
         config.check_port()  # before anything loads, and before uvicorn logs its own error
