@@ -164,9 +164,10 @@ def test_markup_from_a_server_or_a_model_is_shown_as_text(qtbot: QtBot) -> None:
 
     from app.tools.approval import PendingCall
     from app.tools.servers import ToolInfo
-    from ui.chat.markdown_html import LIGHT, CodeBlocks, MarkdownRenderer
+    from ui.chat.markdown_html import CodeBlocks, MarkdownRenderer
     from ui.chat.tool_approval import ToolApprovalDialog
     from ui.chat.tool_blocks_html import tool_rounds_html
+    from ui.visual import LIGHT
 
     tool = ToolInfo("evil", "<b>bold</b>", '<img src="http://example.test/x.png">')
     dialog = ToolApprovalDialog(PendingCall("c1", tool, {"q": "<a href=x>y</a>"}))
@@ -280,9 +281,10 @@ def test_a_servers_control_and_bidi_characters_reach_no_label_raw(qtbot: QtBot, 
     show them as visible escapes."""
     from app.tools.approval import PendingCall
     from app.tools.servers import ToolInfo
-    from ui.chat.markdown_html import LIGHT, CodeBlocks, MarkdownRenderer
+    from ui.chat.markdown_html import CodeBlocks, MarkdownRenderer
     from ui.chat.tool_approval import ToolApprovalDialog
     from ui.chat.tool_blocks_html import tool_rounds_html
+    from ui.visual import LIGHT
 
     raw = ("\x1b", "\x07", "\u202e")
 

@@ -15,9 +15,10 @@ from PySide6.QtWidgets import QApplication
 
 from app.chat import store as st
 from ui.chat.code_view import OBJECT, PADDING_X, PADDING_Y, key_of
-from ui.chat.markdown_html import COPY_CODE, DARK
+from ui.chat.markdown_html import COPY_CODE
 from ui.chat.transcript import TranscriptView
 from ui.gui import make_application
+from ui.visual import DARK
 
 LONG_LINE = "value = " + " + ".join(f"term_{i}" for i in range(60))
 PROSE = "\n".join(f"Line {i} of some prose around the code." for i in range(30))

@@ -9,11 +9,19 @@ from PySide6.QtGui import QColor, QPalette
 from pytestqt.qtbot import QtBot
 
 from app.core import Core
-from ui.chat.markdown_html import DARK, LIGHT, Palette
-from ui.error_banner import ERROR_COLOURS, INFO_COLOURS
 from ui.models.tables import VERDICT_COLOURS
-from ui.style import EDGES
-from ui.theme import PROBLEM, WARNING, _palette
+from ui.theme import _palette
+from ui.visual import (
+    ACCENT,
+    DARK,
+    EDGES,
+    LIGHT,
+    NEWS_BANNER,
+    PROBLEM,
+    PROBLEM_BANNER,
+    WARNING,
+    Palette,
+)
 
 TEXT, EDGE = 4.5, 3.0
 Role = QPalette.ColorRole
@@ -65,8 +73,6 @@ def test_the_window_palette_reads(qtbot: QtBot, theme: str) -> None:
     }
     assert low == {}
     edge, ring = EDGES[theme]
-    from ui.theme import ACCENT
-
     assert ring == ACCENT[theme] == colour(Role.Link).name(), "one accent colour"
     for background in (Role.Window, Role.Base, Role.Button):
         assert contrast(edge, colour(background)) >= EDGE, f"edge on {background.name}"
@@ -75,14 +81,14 @@ def test_the_window_palette_reads(qtbot: QtBot, theme: str) -> None:
         assert contrast(words, colour(Role.Window)) >= TEXT
     from ui.system.system_screen import COLOURS as CHECKS
 
-    for pair in [*VERDICT_COLOURS.values(), *CHECKS.values()]:
-        verdict = pair[1] if theme == "dark" else pair[0]
+    for colours in [*VERDICT_COLOURS.values(), *CHECKS.values()]:
+        verdict = colours[theme]
         assert contrast(verdict, colour(Role.Base)) >= TEXT, verdict
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_banners_read_in_both_themes(theme: str) -> None:
-    for colours in (ERROR_COLOURS, INFO_COLOURS):
+    for colours in (PROBLEM_BANNER, NEWS_BANNER):
         background, border, text = colours[theme]
         assert contrast(text, background) >= TEXT
         assert contrast(border, background) >= EDGE

@@ -257,7 +257,8 @@ def test_focus_with_no_smaller_place_to_show_rings_the_whole_widget() -> None:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QLineEdit, QListWidget, QVBoxLayout
 
-    from ui.style import EDGES, HearthStyle
+    from ui.style import HearthStyle
+    from ui.visual import EDGES
 
     app = make_application()
     style = HearthStyle()

@@ -9,23 +9,12 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
 from ui.theme import is_dark
-from ui.visual import RADIUS
-
-# (background, border, text) in the light and the dark theme: text at least 4.5:1 and the
-# border at least 3:1 against the background (tests/test_contrast.py).
-ERROR_COLOURS = {
-    "light": ("#fef2f2", "#dc2626", "#7f1d1d"),
-    "dark": ("#3b1518", "#f87171", "#fecaca"),
-}
-# News that is not a failure (a reply kept after Hearth was closed): calm colours.
-INFO_COLOURS = {
-    "light": ("#eff6ff", "#3b82f6", "#1e3a8a"),
-    "dark": ("#172554", "#60a5fa", "#dbeafe"),
-}
+from ui.visual import NEWS_BANNER, PROBLEM_BANNER, RADIUS, SPACE
 
 
 def banner_style(info: bool, dark: bool) -> str:
-    background, border, text = (INFO_COLOURS if info else ERROR_COLOURS)[
+    """A problem's colours, or calm ones for news that is not a failure."""
+    background, border, text = (NEWS_BANNER if info else PROBLEM_BANNER)[
         "dark" if dark else "light"
     ]
     return (
@@ -43,7 +32,7 @@ class ErrorBanner(QFrame):
         self.info = False
         self._restyle()
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 6, 6, 6)
+        layout.setContentsMargins(SPACE["m"], SPACE["xs"], SPACE["xs"], SPACE["xs"])
         self.label = QLabel()
         # Messages carry others' words (a server's stderr, a hub's answer): never markup.
         self.label.setTextFormat(Qt.TextFormat.PlainText)

@@ -26,10 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.visual import RADIUS
-
-# (edge, focus ring) for the light and the dark theme.
-EDGES = {"light": ("#7d838c", "#1d5fd6"), "dark": ("#767b85", "#5b9bff")}  # ring: the accent
+from ui.visual import EDGES, RADIUS
 
 _PE = QStyle.PrimitiveElement
 _CE = QStyle.ControlElement

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from ui.chat.markdown_html import DARK, LIGHT, Palette
 from ui.style import HearthStyle
+from ui.visual import ACCENT, DARK, LIGHT, PROBLEM, WARNING, Palette
 
 _ROLE = QPalette.ColorRole
 
@@ -36,12 +36,9 @@ def is_dark() -> bool:
     return QGuiApplication.palette().color(_ROLE.Base).lightness() < 128
 
 
-# The one accent of each theme: links, the selection (light), the focus ring, the chosen.
-# (The dark theme's selection is a deeper blue of the same hue, under white text.)
-ACCENT = {"light": "#1d5fd6", "dark": "#5b9bff"}
-# Words in a colour of their own, each at least 4.5:1 against the window in its theme.
-PROBLEM = {"light": "#b91c1c", "dark": "#fca5a5"}  # what went wrong
-WARNING = {"light": "#b45309", "dark": "#fbbf24"}  # nearly full, take care
+# The window's palette uses the accent of ``ui/visual.py`` for links and the light
+# theme's selection; the dark theme's selection is a deeper blue of the same hue, under
+# white text.
 
 
 def problem_style() -> str:
@@ -97,7 +94,7 @@ def _palette(dark: bool) -> QPalette:
             _ROLE.Dark: "#9aa0a6",
             _ROLE.Shadow: "#5f6368",
             _ROLE.Light: "#ffffff",
-            _ROLE.BrightText: "#b91c1c",
+            _ROLE.BrightText: PROBLEM["light"],
         }
     for role, color in colors.items():
         palette.setColor(role, QColor(color))

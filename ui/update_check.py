@@ -21,6 +21,7 @@ from ui.background import run_in_background
 from ui.error_banner import banner_style
 from ui.i18n import translated
 from ui.theme import is_dark
+from ui.visual import SPACE
 from wire.phrases import message_of
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ class UpdateOffer(QFrame):
         self.setObjectName("errorBanner")  # the calm banner style (ui.error_banner)
         self.setStyleSheet(banner_style(True, is_dark()))
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 6, 6, 6)
+        layout.setContentsMargins(SPACE["m"], SPACE["xs"], SPACE["xs"], SPACE["xs"])
         self.label = QLabel(
             self.tr(
                 "May Hearth check once a day whether a new version is out? Only that question "

@@ -50,6 +50,7 @@ from ui.elided_label import ElidedLabel
 from ui.error_banner import ErrorBanner
 from ui.event_relay import CHAT_END, EventRelay
 from ui.i18n import translated
+from ui.visual import SPACE
 from wire import protocol
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ class ChatScreen(QWidget, SessionListener):
     def _build(self) -> None:
         sidebar = QWidget()
         side = QVBoxLayout(sidebar)
-        side.setContentsMargins(8, 8, 4, 8)
+        side.setContentsMargins(SPACE["s"], SPACE["s"], SPACE["xs"], SPACE["s"])
         self.new_button = QPushButton(self.tr("New chat"))
         self.new_button.setAccessibleName(self.tr("New chat"))
         self.new_button.clicked.connect(self.new_chat)
@@ -113,7 +114,7 @@ class ChatScreen(QWidget, SessionListener):
 
         chat = QWidget()
         layout = QVBoxLayout(chat)
-        layout.setContentsMargins(4, 8, 8, 8)
+        layout.setContentsMargins(SPACE["xs"], SPACE["s"], SPACE["s"], SPACE["s"])
         layout.addWidget(self.model_bar)
         layout.addWidget(self.error_banner)
         self.undo_bar = UndoBar()

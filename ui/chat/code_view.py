@@ -52,8 +52,8 @@ from ui.chat.markdown_html import (
     QUOTE_PADDING_PX,
     CodeBlock,
     CodeBlocks,
-    Palette,
 )
+from ui.visual import Palette
 
 OBJECT = "\ufffc"  # the character an object takes in the document's text
 PADDING_X = 8.0  # between the block's edge and its code

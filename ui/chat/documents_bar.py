@@ -30,6 +30,7 @@ from app.docs.terms import estimate_tokens
 from app.errors import describe_error
 from ui.background import run_in_background
 from ui.i18n import translated
+from ui.visual import SPACE
 from wire import images
 
 
@@ -43,8 +44,8 @@ class _Chip(QFrame):
         self.setObjectName("attachmentChip")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         row = QHBoxLayout(self)
-        row.setContentsMargins(6, 1, 2, 1)
-        row.setSpacing(4)
+        row.setContentsMargins(SPACE["s"], SPACE["xxs"], SPACE["xxs"], SPACE["xxs"])
+        row.setSpacing(SPACE["xs"])
         self.label = QLabel()
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         row.addWidget(self.label)
@@ -81,7 +82,7 @@ class DocumentsBar(QWidget):
         self._collections: list[str] = []
         row = self.row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(6)
+        row.setSpacing(SPACE["s"])
         self.attach_button = QToolButton()
         self.attach_button.setObjectName("attachButton")
         self.attach_button.setText(self.tr("Attach…"))
@@ -103,7 +104,7 @@ class DocumentsBar(QWidget):
         self.collections_button.setMenu(self.menu)
         row.addWidget(self.collections_button)
         self.chip_row = QHBoxLayout()
-        self.chip_row.setSpacing(4)
+        self.chip_row.setSpacing(SPACE["xs"])
         row.addLayout(self.chip_row)
         row.addStretch(1)
         self._show_collections()

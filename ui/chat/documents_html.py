@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from app.docs.grounding import Grounding, Source, cited_numbers
-from ui.chat.markdown_html import Palette
+from ui.visual import Palette
 from wire.visible_text import visible
 
 SOURCE = "hearth:source/"  # SOURCE + "<message id of your message>/<source number>"

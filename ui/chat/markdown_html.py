@@ -25,59 +25,12 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 from PySide6.QtCore import QCoreApplication
 
+from ui.visual import Palette
+
 COPY_CODE = "hearth:copy-code/"
 QUOTE_BAR_PX = 4  # a quote is a bar (a narrow cell) and its text, this far from the bar
 QUOTE_PADDING_PX = 12
 CODE_IMAGE = "hearth:code/"  # the name of a code block's object in the document
-
-
-@dataclass(frozen=True)
-class Palette:
-    """Colours for rendered replies, one per theme."""
-
-    text: str
-    muted: str
-    code_background: str
-    code_border: str
-    quote: str
-    link: str
-    table_border: str
-    header_background: str
-    pygments_style: str
-    quote_bar: str = "#d0d7de"
-    user_background: str = "#eef2f9"  # your messages, set apart from the model's
-    editing_background: str = "#fff4d6"  # the message being edited
-    found: str = "#fde68a"  # a search hit inside a code block
-    error: str = "#b91c1c"  # what went wrong (a reply's error, a failed tool call)
-
-
-LIGHT = Palette(
-    text="#1f2328",
-    muted="#6b7280",
-    code_background="#f6f8fa",
-    code_border="#d0d7de",
-    quote="#57606a",
-    link="#1d5fd6",  # the accent (ui/theme.py)
-    table_border="#d0d7de",
-    header_background="#eef1f4",
-    pygments_style="default",
-)
-DARK = Palette(
-    text="#e6edf3",
-    muted="#9ca3af",
-    code_background="#161b22",
-    code_border="#30363d",
-    quote="#9da7b3",
-    link="#5b9bff",
-    table_border="#30363d",
-    header_background="#1f2630",
-    pygments_style="monokai",
-    quote_bar="#3d444d",
-    user_background="#1d2533",
-    editing_background="#3a3220",
-    found="#6b5310",
-    error="#fca5a5",
-)
 
 
 @dataclass

@@ -20,9 +20,10 @@ from app.chat import store as st
 from app.chat.markdown_blocks import split_blocks
 from ui.chat.action_icons import ACTION, icon_link
 from ui.chat.documents_html import attachments_html, sources_html
-from ui.chat.markdown_html import MarkdownRenderer, Palette
+from ui.chat.markdown_html import MarkdownRenderer
 from ui.chat.tool_blocks_html import tool_rounds_html
 from ui.chat.transcript_pictures import TranscriptPictures
+from ui.visual import Palette
 
 LIVE = -1  # the message id used for the reply being streamed
 GAP = "&nbsp;&nbsp;&nbsp;"  # between two actions' icons: room to aim

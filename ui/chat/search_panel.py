@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.store import SearchHit
+from ui.visual import SPACE
 
 HIT_ROLE = Qt.ItemDataRole.UserRole
 TEXT_ROLE = Qt.ItemDataRole.UserRole + 1  # the entry's plain text (title, passage)
@@ -107,7 +108,7 @@ class SearchPanel(QWidget):
             label.setObjectName("searchHit")
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.RichText)
-            label.setContentsMargins(6, 4, 6, 6)
+            label.setContentsMargins(SPACE["s"], SPACE["xs"], SPACE["s"], SPACE["s"])
             label.setStyleSheet("#searchHit { border-bottom: 1px solid palette(mid); }")
             item = QListWidgetItem()
             item.setData(HIT_ROLE, conversation_id)

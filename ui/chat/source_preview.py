@@ -23,7 +23,7 @@ from app.docs.formats import kind_of
 from app.docs.grounding import Source
 from app.docs.index import DocumentIndex
 from ui.chat.documents_html import source_label
-from ui.chat.markdown_html import Palette
+from ui.visual import Palette
 
 
 class SourcePreview(QDialog):

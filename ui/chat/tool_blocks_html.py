@@ -19,7 +19,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from app.chat import tool_rounds as tr
 from app.chat.markdown_blocks import split_blocks
-from ui.chat.markdown_html import MarkdownRenderer, Palette
+from ui.chat.markdown_html import MarkdownRenderer
+from ui.visual import Palette
 from wire.visible_text import visible
 
 SHOWN_RESULT_CHARS = 4000  # of a long result, in the block (the model got all it was given)

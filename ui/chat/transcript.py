@@ -71,13 +71,12 @@ from ui.chat.documents_html import SOURCE
 from ui.chat.markdown_html import (
     CODE_IMAGE,
     COPY_CODE,
-    LIGHT,
     CodeBlocks,
     MarkdownRenderer,
-    Palette,
 )
 from ui.chat.message_html import LIVE, MessageHtml
 from ui.chat.transcript_pictures import TranscriptPictures
+from ui.visual import LIGHT, Palette
 
 READING_WIDTH = 860  # the widest the conversation's column gets, in pixels
 DEFAULT_WINDOW = 100  # messages rendered when a conversation opens

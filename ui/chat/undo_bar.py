@@ -7,6 +7,8 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from ui.visual import SPACE
+
 SHOWN_MS = 10_000
 
 
@@ -16,7 +18,7 @@ class UndoBar(QFrame):
         self.setObjectName("undoBar")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 4, 4, 4)
+        layout.setContentsMargins(SPACE["m"], SPACE["xs"], SPACE["xs"], SPACE["xs"])
         self.label = QLabel()
         self.label.setAccessibleName(self.tr("What was just done"))
         self.button = QPushButton(self.tr("Undo"))

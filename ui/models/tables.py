@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from app.machine.fit import Estimate
 from ui.theme import is_dark
+from ui.visual import GOOD, NOTE, PROBLEM, in_theme
 
 SOURCE_NAMES = {
     "starter": QT_TRANSLATE_NOOP("ModelsScreen", "Bundled"),
@@ -47,21 +48,15 @@ VERDICT_WORDS = {
     "cpu": QT_TRANSLATE_NOOP("ModelsScreen", "CPU and RAM"),
     "no": QT_TRANSLATE_NOOP("ModelsScreen", "will not fit"),
 }
-# A verdict's colour on a light and on a dark background (each at least 4.5:1 against it).
-# Running on the CPU is no warning: it is drawn as ordinary text.
-VERDICT_COLOURS = {
-    "gpu": ("#15803d", "#4ade80"),
-    "partial": ("#1d4ed8", "#93c5fd"),
-    "no": ("#b91c1c", "#fca5a5"),
-}
+# A verdict's colour (``ui/visual.py``).  Running on the CPU is no warning: it is drawn
+# as ordinary text.
+VERDICT_COLOURS = {"gpu": GOOD, "partial": NOTE, "no": PROBLEM}
 
 
 def verdict_colour(verdict: str) -> QColor | None:
     """The colour for ``verdict`` in the current theme; None for ordinary text."""
-    pair = VERDICT_COLOURS.get(verdict)
-    if pair is None:
-        return None
-    return QColor(pair[1] if is_dark() else pair[0])
+    colours = VERDICT_COLOURS.get(verdict)
+    return None if colours is None else in_theme(colours, is_dark())
 
 
 def verdict_words(result: Estimate) -> str:

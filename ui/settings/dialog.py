@@ -189,7 +189,7 @@ class SettingsDialog(QDialog):
         self.sections = QListWidget()
         self.sections.setObjectName("settingsSections")
         self.sections.setAccessibleName(self.tr("Settings sections"))
-        self.sections.setSpacing(2)
+        self.sections.setSpacing(SPACE["xxs"])
         side.addWidget(self.sections, 1)
         self.stack = QStackedWidget()
         columns.addWidget(self.stack, 1)

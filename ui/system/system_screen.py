@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -29,14 +29,10 @@ from ui.background import run_in_background
 from ui.error_banner import ErrorBanner
 from ui.i18n import translated
 from ui.theme import is_dark
+from ui.visual import GOOD, NOTE, PROBLEM, WARNING, in_theme
 
-# A check's colour in the light and the dark theme (ui/theme.py's contrast rules).
-COLOURS = {
-    "ok": ("#15803d", "#4ade80"),
-    "info": ("#1d4ed8", "#93c5fd"),
-    "warning": ("#b45309", "#fbbf24"),
-    "problem": ("#b91c1c", "#fca5a5"),
-}
+# A check's colour (``ui/visual.py``).
+COLOURS = {"ok": GOOD, "info": NOTE, "warning": WARNING, "problem": PROBLEM}
 
 
 ENGINES_PAGE = "Settings › Engines"  # a check's advice that names it gets a button to it
@@ -136,7 +132,7 @@ class SystemScreen(QWidget):
                 translated(t) for t in (check.title, check.detail, check.action)
             )
             item = QTreeWidgetItem([f"{SYMBOL[check.status]}  {title}"])
-            item.setForeground(0, QColor(COLOURS[check.status][1 if is_dark() else 0]))
+            item.setForeground(0, in_theme(COLOURS[check.status], is_dark()))
             item.setToolTip(0, detail)
             font = item.font(0)
             font.setBold(check.status in ("problem", "warning"))
