@@ -79,9 +79,11 @@ def test_a_file_comes_as_several_ranges_at_once_and_is_verified(
     manager.close()
 
 
-def test_one_connection_is_the_setting_s_floor(core: Core, hub: FakeHub) -> None:
-    core.settings.set("downloads.connections", 1)
+def test_one_connection_set_while_hearth_runs_holds_for_the_next_file(
+    core: Core, hub: FakeHub
+) -> None:
     manager = download_manager(core.settings, core.paths.data_dir)
+    core.settings.set("downloads.connections", 1)  # in Settings, with the queue running
     assert fetched(core, manager).read_bytes() == DATA
     assert hub.peak[NAME] == 1
     manager.close()
@@ -178,8 +180,8 @@ def test_files_at_once_share_one_cap_on_connections(core: Core, hub: FakeHub) ->
 
 
 def test_a_speed_limit_holds_every_connection_together(core: Core, hub: FakeHub) -> None:
-    core.settings.set("downloads.limit_mb_s", 1.0)
     manager = download_manager(core.settings, core.paths.data_dir)
+    core.settings.set("downloads.limit_mb_s", 1.0)  # in Settings, without a restart
     started = time.monotonic()
     assert fetched(core, manager).read_bytes() == DATA
     # A floor, never a ceiling: a slow machine only takes longer.

@@ -5,6 +5,11 @@ A hub's CDN limits each connection, so a file comes faster over several at once;
 shards, a projector and a catalogue download running together must not open
 connections without end, so they draw from one pool (``Link``).  Each file also keeps
 its own allowance, lowered when the server says it is busy (``429``/``503``).
+
+The two caps are read again as they are used (``limits``: the settings *Connections at
+once* and *Download speed limit*): a change in Settings applies to the next file and to
+the next connection a running file opens, and the speed limit at once, without a
+restart of Hearth or of its downloads.
 """
 
 from __future__ import annotations
@@ -12,6 +17,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
+
+Limits = Callable[[], tuple[int, float]]  # (connections at once, bytes a second; 0: none)
 
 SPEED_WINDOW_S = 5.0
 
@@ -19,14 +27,25 @@ SPEED_WINDOW_S = 5.0
 class Link:
     """Connection slots and the optional bandwidth limit, for every download at once."""
 
-    def __init__(self, connections: int, bytes_per_s: float = 0.0) -> None:
-        self.connections = max(1, connections)
-        self.bytes_per_s = max(0.0, bytes_per_s)  # 0: no limit
+    def __init__(
+        self, connections: int = 1, bytes_per_s: float = 0.0, limits: Limits | None = None
+    ) -> None:
+        self._limits: Limits = limits or (lambda: (connections, bytes_per_s))
         self._in_use = 0
         self.peak = 0  # the most connections open at once (the bench and tests read it)
         self._cond = threading.Condition()
         self._allowance = 0.0  # bytes that may go now (a token bucket of one second)
         self._refilled = time.monotonic()
+
+    @property
+    def connections(self) -> int:
+        """How many connections may be open at once, now."""
+        return max(1, int(self._limits()[0]))
+
+    @property
+    def bytes_per_s(self) -> float:
+        """The bandwidth limit now (0: none)."""
+        return max(0.0, float(self._limits()[1]))
 
     def acquire(self, stop: threading.Event) -> bool:
         """A connection slot, waiting while all are in use; False when ``stop`` is set
@@ -54,16 +73,15 @@ class Link:
 
     def throttle(self, size: int) -> None:
         """Wait until ``size`` more bytes fit the bandwidth limit (none: return at once)."""
-        if not self.bytes_per_s:
+        limit = self.bytes_per_s
+        if not limit:
             return
         with self._cond:
             now = time.monotonic()
-            self._allowance = min(
-                self.bytes_per_s, self._allowance + (now - self._refilled) * self.bytes_per_s
-            )
+            self._allowance = min(limit, self._allowance + (now - self._refilled) * limit)
             self._refilled = now
             self._allowance -= size
-            wait = -self._allowance / self.bytes_per_s if self._allowance < 0 else 0.0
+            wait = -self._allowance / limit if self._allowance < 0 else 0.0
         if wait > 0:
             time.sleep(min(wait, 5.0))
 

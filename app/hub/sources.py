@@ -51,10 +51,16 @@ def download_manager(settings: Settings, data_dir: Path) -> DownloadManager:
         data_dir / "downloads.json",
         addresses(settings),
         parallel=int(settings.get("downloads.parallel")),
-        link=Link(
-            int(settings.get("downloads.connections")),
-            float(settings.get("downloads.limit_mb_s")) * 1e6,
-        ),
+        link=Link(limits=lambda: link_limits(settings)),
+    )
+
+
+def link_limits(settings: Settings) -> tuple[int, float]:
+    """The settings' caps on every download together, as they are now: connections at
+    once, and bytes a second (0: no limit)."""
+    return (
+        int(settings.get("downloads.connections")),
+        float(settings.get("downloads.limit_mb_s")) * 1e6,
     )
 
 
