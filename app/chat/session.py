@@ -27,7 +27,7 @@ from app.chat.pictures import check_pictures
 from app.chat.presets import effective_values, engine_params
 from app.chat.recorder import ReplyRecorder, engine_messages, status_for
 from app.chat.reply import Reply
-from app.chat.tool_flow import ToolFlow
+from app.chat.tool_flow import AskAgain, AwaitPerson, Running, Step, ToolFlow, ToolNews
 from app.chat.tool_turn import ChatTools, turn_for
 from app.docs.grounding import CHARACTERS_PER_TOKEN, documents_budget
 from app.engine.jobs import EventCallback
@@ -86,7 +86,16 @@ class ChatSession:
         # The tools this session's replies may use (None: none); the front end sets them.
         self.tools: ChatTools | None = None
         self.tool_listener: SessionListener | None = None  # hears the tools (else listener)
-        self._tool_flow = ToolFlow(self)
+        self._tool_flow = ToolFlow(
+            lambda message_id, rounds: self.store.update_message(message_id, tools=rounds),
+            ToolNews(
+                round=lambda reply: self._tools_heard().tool_round(self, reply),
+                started=lambda reply, call: self._tools_heard().tool_started(self, reply, call),
+                result=lambda reply, call: self._tools_heard().tool_result(self, reply, call),
+                problem=self.listener.problem,
+                notice=self.listener.notice,
+            ),
+        )
         self.reply: Reply | None = None
         self._queue: queue.Queue[tuple[Handler, dict[str, Any]]] | None = None
         self._deliver = deliver or self._queued
@@ -318,6 +327,7 @@ class ChatSession:
             return
         reply.stopping = True
         if self._tool_flow.stop(reply):
+            self._finish(reply, {"type": protocol.DONE, "finish_reason": protocol.FINISH_CANCELLED})
             return
         if reply.job is not None:
             reply.job.cancel()
@@ -326,7 +336,7 @@ class ChatSession:
         """The person's answer to the tool call the listener's ``tool_approval`` asked
         about."""
         if self.reply is not None:
-            self._tool_flow.answer(self.reply, decision)
+            self._take(self.reply, self._tool_flow.answer(self.reply, decision))
 
     def abandon(self) -> Reply | None:
         """End the reply at once as stopped, keeping what was written (the conversation is
@@ -472,12 +482,23 @@ class ChatSession:
                 },
             )
 
-    def deliver_later(self, handler: Handler) -> EventCallback:
-        """A callback for another thread that runs ``handler`` on the session's thread."""
-        return self._deliver(handler)
+    def _take(self, reply: Reply, step: Step | None) -> None:
+        """Do what the reply's tool flow says comes next."""
+        if isinstance(step, AskAgain):
+            self.ask_again(reply)
+        elif isinstance(step, AwaitPerson):
+            self._tools_heard().tool_approval(self, reply, step.call)
+        elif isinstance(step, Running):
+            call = step.call
+            # A "done" event: a front end's relay of events ends with it (one per call).
+            done = self._deliver(
+                lambda _event: self._take(reply, self._tool_flow.finished(reply, call))
+            )
+            step.future.add_done_callback(lambda _f: done({"type": protocol.DONE}))
 
-    def end(self, reply: Reply, final: dict[str, Any]) -> None:
-        self._finish(reply, final)
+    def _tools_heard(self) -> SessionListener:
+        """Who hears about the tools: the tool listener, else the listener."""
+        return self.tool_listener or self.listener
 
     def _handle(self, reply: Reply, event: dict[str, Any]) -> None:
         """One event of ``reply`` (deltas may come merged), on the session's thread."""
@@ -498,15 +519,15 @@ class ChatSession:
         elif kind == protocol.STATS:
             reply.stats = {k: v for k, v in event.items() if k not in ("type", "id")}
             listener.reply_stats(self, reply, reply.stats)
-        if (
-            kind == protocol.DONE
-            and reply.turn is not None
-            and not reply.stopping
-            and self._tool_flow.after_text(
-                reply, event.get("finish_reason") == protocol.FINISH_LENGTH
-            )
-        ):
-            return  # the reply goes on with its tools' results: its end is the last round's
+        if kind == protocol.DONE and reply.turn is not None and not reply.stopping:
+            cut = event.get("finish_reason") == protocol.FINISH_LENGTH
+            rest, calls = self._tool_flow.end_of_text(reply, cut)
+            if rest:
+                self.show_text(reply, rest)
+            step = self._tool_flow.round(reply, calls)
+            if step is not None:
+                self._take(reply, step)
+                return  # the reply goes on with its tools' results: its end is the last round's
         listener.engine_event(self, reply, event)
         if kind in (protocol.DONE, protocol.ERROR):
             self._finish(reply, event)

@@ -1,43 +1,68 @@
-"""How a chat session goes through a reply's tool calls, on the session's own thread.
+"""A reply's tool calls as a state machine of its own: what comes next is returned to
+the chat session, which does it (``app.chat.session.ChatSession``, on its own thread).
 
 When the model ends its text with calls (``ToolTurn.end_of_text``), the text so far
 becomes a round and its calls are handled one after another: a call the model could not
 write is answered with why; one past the reply's limit is not run; one that needs the
-person waits for ``ChatSession.answer_tool`` (the listener's ``tool_approval`` asked);
-the others run (a future: nothing blocks the window), and their results come back through
-the session's ``deliver``.  When every call of the round has its result, the model is
-asked again with the results, under the same reply.  Esc stops the call that runs and
+person is handed back as ``AwaitPerson`` (the session's listener asks, and the answer
+comes to ``answer``); the others run (``Running``: a future, so nothing blocks the
+window, whose end the session brings back to ``finished`` on its thread).  When every
+call of the round has its result, the flow says ``AskAgain``: the model reads the
+results under the same reply.  Esc stops the call that runs (``stop``) and the session
 ends the reply as stopped.  Every change of a round is saved with the reply at once.
+
+The flow knows nothing of the session: it is given the store's write of a reply's rounds
+and where its news goes (``ToolNews``), and returns its steps.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
 
 from app.chat.reply import Reply
 from app.chat.tool_rounds import PENDING
 from app.tools.approval import Decision, PendingCall
 from app.tools.servers import ToolServerError
-from wire import protocol
 from wire.phrases import Phrase
 
 
-class ChatSession(Protocol):
-    """What the flow uses of its ``app.chat.session.ChatSession``."""
+@dataclass(frozen=True)
+class AskAgain:
+    """Every call of the round has its result: ask the model again, under the reply."""
 
-    store: Any
-    listener: Any
-    tool_listener: Any
 
-    def show_text(self, reply: Reply, text: str) -> None: ...
+@dataclass(frozen=True)
+class AwaitPerson:
+    """A call waits for the person's answer (``ToolFlow.answer``)."""
 
-    def ask_again(self, reply: Reply) -> None: ...
+    call: PendingCall
 
-    def deliver_later(self, handler: Callable[[dict[str, Any]], None]) -> Any: ...
 
-    def end(self, reply: Reply, final: dict[str, Any]) -> None: ...
+@dataclass(frozen=True)
+class Running:
+    """A call runs; when ``future`` is done, bring ``call`` to ``ToolFlow.finished`` on
+    the session's thread."""
+
+    future: Future[Any]
+    call: dict[str, Any]
+
+
+Step = AskAgain | AwaitPerson | Running
+
+
+@dataclass(frozen=True)
+class ToolNews:
+    """Where the flow's news goes: the session hands each to its front end."""
+
+    round: Callable[[Reply], None]  # the model called tools: its text became a round
+    started: Callable[[Reply, dict[str, Any]], None]  # a call runs
+    result: Callable[[Reply, dict[str, Any]], None]  # a call has its result (or not)
+    problem: Callable[[BaseException, Phrase], None]  # saving failed; the reply goes on
+    notice: Callable[[Phrase], None]
 
 
 log = logging.getLogger(__name__)
@@ -50,102 +75,102 @@ CUT_CALL = Phrase(
 
 
 class ToolFlow:
-    def __init__(self, session: ChatSession) -> None:
-        self.session = session
+    """The tool calls of the session's replies, one reply at a time."""
 
-    @property
-    def listener(self) -> Any:
-        """Who hears about the tools: the session's tool listener, else its listener."""
-        return self.session.tool_listener or self.session.listener
+    def __init__(
+        self, save_rounds: Callable[[int, list[dict[str, Any]]], None], news: ToolNews
+    ) -> None:
+        self._save_rounds = save_rounds  # the store's write of a reply's rounds
+        self._news = news
 
-    def after_text(self, reply: Reply, cut: bool = False) -> bool:
+    def end_of_text(self, reply: Reply, cut: bool = False) -> tuple[str, list[dict[str, Any]]]:
         """The model finished a request of ``reply`` (``cut`` by its token limit, or not):
-        show the text it held back, and start the calls it made.  False when it made none
-        (the reply ends)."""
+        the text it held back while a call could begin (to show now), and the calls it
+        made (for ``round``)."""
         turn = reply.turn
         assert turn is not None
         rest, calls = turn.end_of_text(cut)
-        if rest:
-            self.session.show_text(reply, rest)
         if turn.cut_call:
-            self.session.listener.notice(CUT_CALL)
+            self._news.notice(CUT_CALL)
+        return rest, calls
+
+    def round(self, reply: Reply, calls: list[dict[str, Any]]) -> Step | None:
+        """The reply's text so far and ``calls`` become a round; its first step (None
+        when there are no calls: the reply ends)."""
+        turn = reply.turn
+        assert turn is not None
         if not calls:
-            return False
-        text = reply.recorder.text
-        turn.add_round(text, calls)
+            return None
+        turn.add_round(reply.recorder.text, calls)
+        return self._rounded(reply, calls)
+
+    def _rounded(self, reply: Reply, calls: list[dict[str, Any]]) -> Step:
         try:
             reply.recorder.start_round()
         except Exception as exc:  # noqa: BLE001 - e.g. disk full: said once, the reply goes on
             if not reply.save_failed:
                 reply.save_failed = True
-                self.session.listener.problem(exc, SAVING_TOOLS)
+                self._news.problem(exc, SAVING_TOOLS)
         self._save(reply)
-        self.listener.tool_round(self.session, reply)
+        self._news.round(reply)
         for call in calls:
             if call["status"] != PENDING:  # could not be read: answered already
-                self.listener.tool_result(self.session, reply, call)
-        self.next_call(reply)
-        return True
+                self._news.result(reply, call)
+        return self._next(reply)
 
-    def next_call(self, reply: Reply) -> None:
-        """Handle the round's next call, or ask the model again once all are answered."""
+    def _next(self, reply: Reply) -> Step:
+        """The round's next call, or the model asked again once all are answered."""
         turn = reply.turn
         assert turn is not None
         while True:
             call = turn.next_pending()
             if call is None:
                 self._save(reply)
-                self.session.ask_again(reply)
-                return
+                return AskAgain()
             if turn.over_the_limit(call):
                 self._answered(reply, call)
                 continue
             if turn.needs_asking(call):
                 turn.waiting = call
-                pending = PendingCall(call["id"], turn.tool_of(call), call["arguments"])
-                self.listener.tool_approval(self.session, reply, pending)
-                return
-            self._run(reply, call)
-            return
+                return AwaitPerson(PendingCall(call["id"], turn.tool_of(call), call["arguments"]))
+            return self._run(reply, call)
 
-    def answer(self, reply: Reply, decision: Decision) -> None:
-        """The person's answer to the call waiting for it."""
-        turn = reply.turn
-        if turn is None or turn.waiting is None:
-            return
-        call, turn.waiting = turn.waiting, None
-        if decision == Decision.DENY:
-            turn.deny(call)
-            self._answered(reply, call)
-            self.next_call(reply)
-            return
-        if decision == Decision.ALWAYS:
-            try:
-                turn.always(call)
-            except Exception as exc:  # noqa: BLE001 - the call runs; the choice was not kept
-                self.session.listener.problem(exc, KEEPING_ALWAYS)
-        self._run(reply, call)
-
-    def _run(self, reply: Reply, call: dict[str, Any]) -> None:
+    def _run(self, reply: Reply, call: dict[str, Any]) -> Step:
         turn = reply.turn
         assert turn is not None
-        self.listener.tool_started(self.session, reply, call)
+        self._news.started(reply, call)
         try:
             future = turn.tools.run(turn.tool_of(call), dict(call["arguments"]))
         except ToolServerError as exc:
             turn.settle(call, exc)
             self._answered(reply, call)
-            self.next_call(reply)
-            return
+            return self._next(reply)
         turn.running = future
-        # A "done" event: a front end's relay of events ends with it (one relay per call).
-        done = self.session.deliver_later(lambda _event: self._finished(reply, call))
-        future.add_done_callback(lambda _f: done({"type": protocol.DONE}))
+        return Running(future, call)
 
-    def _finished(self, reply: Reply, call: dict[str, Any]) -> None:
+    def answer(self, reply: Reply, decision: Decision) -> Step | None:
+        """The person's answer to the call waiting for it (None when none waits)."""
+        turn = reply.turn
+        if turn is None or turn.waiting is None:
+            return None
+        call, turn.waiting = turn.waiting, None
+        if decision == Decision.DENY:
+            turn.deny(call)
+            self._answered(reply, call)
+            return self._next(reply)
+        if decision == Decision.ALWAYS:
+            try:
+                turn.always(call)
+            except Exception as exc:  # noqa: BLE001 - the call runs; the choice was not kept
+                self._news.problem(exc, KEEPING_ALWAYS)
+        return self._run(reply, call)
+
+    def finished(self, reply: Reply, call: dict[str, Any]) -> Step | None:
+        """A running call's future is done: its result, then the next step (None when the
+        reply was stopped meanwhile: it was settled as stopped)."""
         turn = reply.turn
         if turn is None or reply.finished or turn.running is None:
-            return  # stopped meanwhile: already settled as stopped
+            return None
         future, turn.running = turn.running, None
         try:
             outcome: Any = future.result()
@@ -153,15 +178,15 @@ class ToolFlow:
             outcome = exc
         turn.settle(call, outcome)
         self._answered(reply, call)
-        self.next_call(reply)
+        return self._next(reply)
 
     def _answered(self, reply: Reply, call: dict[str, Any]) -> None:
         self._save(reply)
-        self.listener.tool_result(self.session, reply, call)
+        self._news.result(reply, call)
 
     def stop(self, reply: Reply) -> bool:
-        """Esc while a call waits or runs: stop it and end the reply.  False when the
-        model is writing (the engine is told instead)."""
+        """Esc while a call waits or runs: stop it; True when the reply is to end as
+        stopped (False while the model is writing: the engine is told instead)."""
         turn = reply.turn
         if turn is None or (turn.waiting is None and turn.running is None):
             return False
@@ -169,16 +194,15 @@ class ToolFlow:
         turn.running = None
         self._save(reply)
         for call in stopped:
-            self.listener.tool_result(self.session, reply, call)
-        self.session.end(reply, {"type": protocol.DONE, "finish_reason": protocol.FINISH_CANCELLED})
+            self._news.result(reply, call)
         return True
 
     def _save(self, reply: Reply) -> None:
         turn = reply.turn
         assert turn is not None
         try:
-            self.session.store.update_message(reply.message_id, tools=turn.rounds)
+            self._save_rounds(reply.message_id, turn.rounds)
         except Exception as exc:  # noqa: BLE001 - said once; the reply goes on
             if not reply.save_failed:
                 reply.save_failed = True
-                self.session.listener.problem(exc, SAVING_TOOLS)
+                self._news.problem(exc, SAVING_TOOLS)

@@ -86,7 +86,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "--download-mb",
         type=int,
         default=256,
-        help="size of the loopback download test (0 skips it)",
+        help="size of the loopback download test (0 skips it); the test of several "
+        "connections takes a file of this size, at most 64 MB",
     )
     bench.add_argument(
         "--json",
