@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.core import Core
-from app.hub import huggingface, modelscope
+from app.hub import huggingface, modelscope, ranged
 from app.hub.downloads import FAILED, DownloadManager
 from app.hub.repo_files import RepoFile
 from app.hub.sources import download_manager
@@ -34,7 +34,11 @@ def test_a_refused_hugging_face_download_leaves_no_empty_part(
     core: Core,
     hub: FakeHub,  # noqa: F811
     manager: DownloadManager,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Every ask is answered 500: asked again TRIES times, at once rather than after the
+    # minute of pauses a person's download would wait through.
+    monkeypatch.setattr(ranged, "BACKOFF_S", (0.0,))
     hub.fault(HF_REPO, "tiny-Q4_K_M.gguf", status=500)
     files = huggingface.list_files(HF_REPO, endpoint_url=hub.url)
     file = next(f for f in files if f.path == "tiny-Q4_K_M.gguf")
