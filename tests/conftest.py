@@ -170,6 +170,24 @@ def client(host: EngineHost) -> Seat:
     return Seat(host)
 
 
+@pytest.fixture
+def lines_to_workers(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Every request line this process writes to a worker, as it goes (what crosses the
+    pipe: a test of what is sent by reference reads it)."""
+    from app.engine.process import WorkerProcess
+    from wire import protocol
+
+    sent: list[bytes] = []
+    original = WorkerProcess.send
+
+    def recording(self: WorkerProcess, job: Any, message: dict[str, Any]) -> None:
+        sent.append(protocol.encode(message))
+        original(self, job, message)
+
+    monkeypatch.setattr(WorkerProcess, "send", recording)
+    return sent
+
+
 def read_log(data_dir: Path, name: str = "worker.log") -> str:
     path = data_dir / "logs" / name
     return path.read_text(errors="replace") if path.exists() else ""

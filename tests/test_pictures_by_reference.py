@@ -18,7 +18,6 @@ from app.chat.reply import Reply
 from app.chat.session import ChatSession
 from app.chat.store import ChatStore
 from app.core import Core
-from app.engine.process import WorkerProcess
 from app.engine.seat import Seat
 from app.errors import HearthError
 from app.models.library import describe, projector_beside
@@ -53,24 +52,18 @@ def noisy_png(seed: int, side: int = 96) -> bytes:
 
 
 @pytest.fixture
-def lines_to_workers(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    """Every request line the window process writes to a worker, as it goes."""
-    sent: list[bytes] = []
-    original = WorkerProcess.send
-
-    def recording(self: WorkerProcess, job: Any, message: dict[str, Any]) -> None:
-        sent.append(protocol.encode(message))
-        original(self, job, message)
-
-    monkeypatch.setattr(WorkerProcess, "send", recording)
-    return sent
-
-
-@pytest.fixture
 def store(core: Core) -> Iterator[ChatStore]:
     opened = core.open_store()
     yield opened
     opened.close()
+
+
+@pytest.fixture
+def session(core: Core, store: ChatStore, client: Seat, vision_model: VisionModel) -> ChatSession:
+    """A conversation with the tests' vision model, as the window and hearth chat hold it."""
+    chat = ChatSession(core.settings, store, client, core.model_spec, Ended())
+    chat.model = projector_beside(describe(vision_model.text, "added"))
+    return chat
 
 
 def finished(session: ChatSession, reply: Reply | None) -> Reply:
@@ -81,14 +74,8 @@ def finished(session: ChatSession, reply: Reply | None) -> Reply:
 
 
 def test_a_follow_up_with_eight_pictures_sends_no_picture_bytes_to_the_worker(
-    core: Core,
-    store: ChatStore,
-    client: Seat,
-    vision_model: VisionModel,
-    lines_to_workers: list[bytes],
+    session: ChatSession, lines_to_workers: list[bytes]
 ) -> None:
-    session = ChatSession(core.settings, store, client, core.model_spec, Ended())
-    session.model = projector_beside(describe(vision_model.text, "added"))
     session.extra_params = {"temperature": 0, "max_tokens": 4, "ignore_eos": True}
     photos = [noisy_png(seed) for seed in range(images.MAX_IMAGES_PER_MESSAGE)]
     refs = [session.keep_picture(data, f"photo-{n}.png") for n, data in enumerate(photos)]
@@ -116,14 +103,8 @@ def test_a_follow_up_with_eight_pictures_sends_no_picture_bytes_to_the_worker(
 
 
 def test_a_picture_gone_from_the_store_is_said_before_anything_reaches_the_worker(
-    core: Core,
-    store: ChatStore,
-    client: Seat,
-    vision_model: VisionModel,
-    lines_to_workers: list[bytes],
+    session: ChatSession, store: ChatStore, lines_to_workers: list[bytes]
 ) -> None:
-    session = ChatSession(core.settings, store, client, core.model_spec, Ended())
-    session.model = projector_beside(describe(vision_model.text, "added"))
     ref = session.keep_picture(png((0, 128, 0)), "green.png")
     path = store.pictures.path(ref)
     assert path is not None

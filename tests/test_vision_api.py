@@ -15,13 +15,12 @@ import httpx
 import pytest
 
 from app.engine.host import EngineHost
-from app.engine.process import WorkerProcess
 from app.serve.pictures import RequestPictures
 from tests.api_helpers import serving_one
 from tests.hostile.loopback import Hostile
 from tests.hostile.test_network import empty_object
 from tests.vision_model import VisionModel, png
-from wire import images, protocol
+from wire import images
 from wire.model_spec import ModelSpec
 
 pytestmark = pytest.mark.slow
@@ -78,18 +77,11 @@ def test_openai_chat_reads_the_picture(served: str) -> None:
 
 
 def test_a_picture_is_kept_once_and_reaches_the_worker_by_reference(
-    served: str, kept: RequestPictures, monkeypatch: pytest.MonkeyPatch
+    served: str, kept: RequestPictures, lines_to_workers: list[bytes]
 ) -> None:
     """A client sends a conversation's picture again with every turn: it is kept once,
     and only its reference crosses the pipe to the worker."""
-    lines: list[bytes] = []
-    original = WorkerProcess.send
-
-    def recording(self: WorkerProcess, job: Any, message: dict[str, Any]) -> None:
-        lines.append(protocol.encode(message))
-        original(self, job, message)
-
-    monkeypatch.setattr(WorkerProcess, "send", recording)
+    lines = lines_to_workers
     first = post(served, "/v1/chat/completions", openai_chat(RED))
     again = post(served, "/v1/chat/completions", openai_chat(RED))
     assert first["choices"][0]["message"] == again["choices"][0]["message"]
