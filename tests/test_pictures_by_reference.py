@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import io
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from app.chat import store as st
 from app.chat.listener import SessionListener
-from app.chat.reply import Reply
 from app.chat.session import ChatSession
 from app.chat.store import ChatStore
 from app.core import Core
@@ -23,12 +21,12 @@ from app.errors import HearthError
 from app.models.library import describe, projector_beside
 from app.picture_store import Pictures
 from tests.conftest import collect
+from tests.test_chat_session import finished, store  # noqa: F401 - a fixture
 from tests.vision_model import VisionModel, png
 from wire import images, protocol
 from wire.model_spec import ModelSpec
 
 pytestmark = pytest.mark.slow
-WAIT_S = 300
 ANSWERED = (st.COMPLETE, st.LENGTH)
 
 
@@ -52,25 +50,16 @@ def noisy_png(seed: int, side: int = 96) -> bytes:
 
 
 @pytest.fixture
-def store(core: Core) -> Iterator[ChatStore]:
-    opened = core.open_store()
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def session(core: Core, store: ChatStore, client: Seat, vision_model: VisionModel) -> ChatSession:
+def session(
+    core: Core,
+    store: ChatStore,  # noqa: F811 - the fixture
+    client: Seat,
+    vision_model: VisionModel,
+) -> ChatSession:
     """A conversation with the tests' vision model, as the window and hearth chat hold it."""
     chat = ChatSession(core.settings, store, client, core.model_spec, Ended())
     chat.model = projector_beside(describe(vision_model.text, "added"))
     return chat
-
-
-def finished(session: ChatSession, reply: Reply | None) -> Reply:
-    assert reply is not None
-    session.wait(WAIT_S)
-    assert reply.finished, "the reply did not end"
-    return reply
 
 
 def test_a_follow_up_with_eight_pictures_sends_no_picture_bytes_to_the_worker(
@@ -103,7 +92,9 @@ def test_a_follow_up_with_eight_pictures_sends_no_picture_bytes_to_the_worker(
 
 
 def test_a_picture_gone_from_the_store_is_said_before_anything_reaches_the_worker(
-    session: ChatSession, store: ChatStore, lines_to_workers: list[bytes]
+    session: ChatSession,
+    store: ChatStore,  # noqa: F811 - the fixture
+    lines_to_workers: list[bytes],
 ) -> None:
     ref = session.keep_picture(png((0, 128, 0)), "green.png")
     path = store.pictures.path(ref)
