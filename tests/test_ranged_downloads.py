@@ -85,7 +85,8 @@ def test_one_connection_set_while_hearth_runs_holds_for_the_next_file(
     manager = download_manager(core.settings, core.paths.data_dir)
     core.settings.set("downloads.connections", 1)  # in Settings, with the queue running
     assert fetched(core, manager).read_bytes() == DATA
-    assert hub.peak[NAME] == 1
+    assert manager.link.peak == 1, "one connection at a time"
+    assert hub.peak[NAME] <= 1 + 1  # the server may see a closing one beside its successor
     manager.close()
 
 

@@ -3,43 +3,43 @@
 The one contract between ``app.chat.session.ChatSession`` and whoever shows it: the
 window's Chat screen (``ui/chat/chat_screen.py``) and ``hearth chat``'s terminal
 (``app/cli/terminal.py``) each override what they show, and hear it on the session's
-own thread.
+own thread.  Each call names the session it comes from (``Session`` here: the contract
+does not import its caller, and each front end's override types it as the
+``ChatSession`` it is).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.chat.reply import Reply
 from app.tools.approval import PendingCall
 
-if TYPE_CHECKING:
-    from app.chat.session import ChatSession
-
+Session = Any  # the app.chat.session.ChatSession that calls
 
 class SessionListener:
     """What a front end hears from its session, on the session's thread.  Every method
     does nothing here, so a front end overrides only what it shows."""
 
-    def conversation_changed(self, session: ChatSession) -> None:
+    def conversation_changed(self, session: Session) -> None:
         """Created, retitled, a message added or removed: lists of conversations are stale."""
 
-    def reply_started(self, session: ChatSession, reply: Reply) -> None:
+    def reply_started(self, session: Session, reply: Reply) -> None:
         """A reply's row exists and the request is on its way."""
 
-    def reply_text(self, session: ChatSession, reply: Reply, text: str) -> None:
+    def reply_text(self, session: Session, reply: Reply, text: str) -> None:
         """More of the answer."""
 
-    def reply_reasoning(self, session: ChatSession, reply: Reply, text: str) -> None:
+    def reply_reasoning(self, session: Session, reply: Reply, text: str) -> None:
         """More of the model's thinking (kept apart from the answer)."""
 
-    def reply_moved_to_reasoning(self, session: ChatSession, reply: Reply) -> None:
+    def reply_moved_to_reasoning(self, session: Session, reply: Reply) -> None:
         """The answer so far turned out to be thinking (a template's implied ``<think>``)."""
 
-    def reply_stats(self, session: ChatSession, reply: Reply, stats: dict[str, Any]) -> None:
+    def reply_stats(self, session: Session, reply: Reply, stats: dict[str, Any]) -> None:
         """Token counts and speeds, just before the reply ends."""
 
-    def reply_ended(self, session: ChatSession, reply: Reply) -> None:
+    def reply_ended(self, session: Session, reply: Reply) -> None:
         """The reply ended: ``reply.status``, ``reply.error`` and ``reply.stats`` say how."""
 
     def engine_progress(self, fraction: float, stage: str) -> None:
@@ -54,17 +54,17 @@ class SessionListener:
     def problem(self, exc: BaseException, doing: str) -> None:
         """Saving failed (a full disk); the reply goes on.  Log it and say it once."""
 
-    def tool_round(self, session: ChatSession, reply: Reply) -> None:
+    def tool_round(self, session: Session, reply: Reply) -> None:
         """The model called tools: its text so far became a round (``reply.turn``)."""
 
-    def tool_approval(self, session: ChatSession, reply: Reply, call: PendingCall) -> None:
+    def tool_approval(self, session: Session, reply: Reply, call: PendingCall) -> None:
         """A call waits for the person: answer with ``session.answer_tool``."""
 
-    def tool_started(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
+    def tool_started(self, session: Session, reply: Reply, call: dict[str, Any]) -> None:
         """A call runs."""
 
-    def tool_result(self, session: ChatSession, reply: Reply, call: dict[str, Any]) -> None:
+    def tool_result(self, session: Session, reply: Reply, call: dict[str, Any]) -> None:
         """A call has its result (or was denied, stopped, or could not be read)."""
 
-    def engine_event(self, session: ChatSession, reply: Reply, event: dict[str, Any]) -> None:
+    def engine_event(self, session: Session, reply: Reply, event: dict[str, Any]) -> None:
         """Every engine event of a reply, after the session handled it (``--json``)."""

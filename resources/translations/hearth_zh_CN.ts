@@ -385,10 +385,6 @@
 <context>
     <name>ChatScreen</name>
     <message>
-        <source>New chat</source>
-        <translation>新对话</translation>
-    </message>
-    <message>
         <source>Deleted “{0}”.</source>
         <translation>已删除“{0}”。</translation>
     </message>
@@ -423,6 +419,13 @@
     <message>
         <source>Allowed. Send your message again to load the model with its code.</source>
         <translation>已允许。请重新发送消息，以加载模型及其代码。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSidebar</name>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
     </message>
 </context>
 <context>

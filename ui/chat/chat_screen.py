@@ -16,7 +16,6 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -36,14 +35,11 @@ from ui.chat.chat_tools_ui import ChatToolsUi
 from ui.chat.composer_area import ComposerArea
 from ui.chat.context_meter import ContextMeter
 from ui.chat.conversation_files import ConversationFiles
-from ui.chat.conversation_list import ConversationList
 from ui.chat.conversation_settings_dialog import ConversationSettingsDialog, open_for
 from ui.chat.message_documents import MessageDocuments
 from ui.chat.message_html import plain_text, stats_text
 from ui.chat.model_bar import ModelBar
-from ui.chat.picture_tray import ready_to_send
-from ui.chat.search_panel import SearchPanel
-from ui.chat.sidebar import connect_sidebar
+from ui.chat.sidebar import ChatSidebar
 from ui.chat.transcript import TranscriptView
 from ui.chat.undo_bar import UndoBar
 from ui.elided_label import ElidedLabel
@@ -99,18 +95,16 @@ class ChatScreen(QWidget, SessionListener):
 
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
-        sidebar = QWidget()
-        side = QVBoxLayout(sidebar)
-        side.setContentsMargins(SPACE["s"], SPACE["s"], SPACE["xs"], SPACE["s"])
-        self.new_button = QPushButton(self.tr("New chat"))
-        self.new_button.setAccessibleName(self.tr("New chat"))
+        sidebar = ChatSidebar(self.store.search)
+        self.new_button, self.search_panel = sidebar.new_button, sidebar.search_panel
+        listed = self.conversation_list = sidebar.conversation_list
         self.new_button.clicked.connect(self.new_chat)
-        self.conversation_list = ConversationList()
-        self.search_panel = SearchPanel(self.store.search)
-        connect_sidebar(self)
-        side.addWidget(self.new_button)
-        side.addWidget(self.search_panel)
-        side.addWidget(self.conversation_list, 1)
+        listed.selected.connect(self.open_conversation)
+        listed.rename_requested.connect(self.store.rename_conversation)
+        listed.delete_requested.connect(self.delete_conversation)
+        listed.pin_requested.connect(self.set_pinned)
+        listed.export_requested.connect(self.export_conversation)
+        self.search_panel.hit_chosen.connect(self.open_search_hit)
 
         chat = QWidget()
         layout = QVBoxLayout(chat)
@@ -390,7 +384,13 @@ class ChatScreen(QWidget, SessionListener):
 
         With attached files or collections, the files are read and searched in the
         background first (``Documents.ground``), then the message is sent with them."""
-        if self.busy or self.preparing or not ready_to_send(self, self.picture_tray, text):
+        if (
+            self.busy
+            or self.preparing
+            or not self.picture_tray.ready_to_send(
+                text, self.model_bar.model, self.model_bar.models, self.core.model_spec
+            )
+        ):
             return False
         attachments = self.documents_bar.attachments()
         collections = self.documents_bar.collections()

@@ -17,22 +17,21 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageReader, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
-from app.core import Core
 from app.engines import reads_images
 from app.errors import HearthError
 from app.files import open_regular
 from app.models.library import ModelEntry
 from ui.background import run_in_background
-from ui.chat.model_bar import ModelBar
 from ui.i18n import translated
 from ui.visual import SPACE
 from wire import images
+from wire.model_spec import ModelSpec
 from wire.phrases import message_of
 
 TRAY_HEIGHT = 40  # a thumbnail's height in the strip under the composer, in pixels
@@ -253,63 +252,59 @@ class PictureTray(QWidget):
         for thumb in list(self.thumbs):
             self._remove(thumb)
 
+    def ready_to_send(
+        self,
+        text: str,
+        model: ModelEntry | None,
+        models: list[ModelEntry],
+        spec_of: Callable[[ModelEntry], ModelSpec],
+    ) -> bool:
+        """Whether a message of ``text`` and the tray's pictures can go now to ``model``
+        (one of ``models``, each loaded as ``spec_of`` says): something to send, no picture
+        still being read, and a model that sees the pictures (if not, that is said before
+        anything is sent, with the models here that do)."""
+        if not (text.strip() or self.thumbs or self.waiting):
+            return False
 
-class Screen(Protocol):
-    """What ``ready_to_send`` asks of the Chat screen."""
+        def sees(entry: ModelEntry) -> bool:  # as it would load (Model settings' projector)
+            try:
+                return reads_images(spec_of(entry))
+            except HearthError:
+                return entry.reads_images
 
-    core: Core
-    model_bar: ModelBar
-
-    def show_error(self, message: str) -> None: ...
-
-
-def ready_to_send(screen: Screen, tray: PictureTray, text: str) -> bool:
-    """Whether a message of ``text`` and the tray's pictures can go now: something to send,
-    no picture still being read, and a model that sees the pictures (if not, that is said
-    before anything is sent, with the models here that do)."""
-    if not (text.strip() or tray.thumbs or tray.waiting):
-        return False
-
-    def sees(entry: ModelEntry) -> bool:  # as it would load (Model settings' projector)
-        try:
-            return reads_images(screen.core.model_spec(entry))
-        except HearthError:
-            return entry.reads_images
-
-    if tray.waiting:
-        screen.show_error(
-            QCoreApplication.translate(
-                "PictureTray", "Wait a moment: a picture is still being read."
+        if self.waiting:
+            self.show_error(
+                QCoreApplication.translate(
+                    "PictureTray", "Wait a moment: a picture is still being read."
+                )
             )
-        )
+            return False
+        if not self.thumbs or model is None or sees(model):
+            return True
+        readers = [entry.name for entry in models if sees(entry)]
+        if model.reads_images:  # it has a projector, and its Model settings chose none
+            self.show_error(
+                QCoreApplication.translate(
+                    "PictureTray",
+                    "{0} reads text only as its Model settings say (Image projector: none). "
+                    "Choose its projector in Model settings…, or take the pictures out.",
+                ).format(model.name)
+            )
+        elif readers:
+            self.show_error(
+                QCoreApplication.translate(
+                    "PictureTray",
+                    "{0} reads text only, so it cannot see pictures. Choose a model that reads "
+                    "them above: {1}.",
+                ).format(model.name, ", ".join(readers))
+            )
+        else:
+            self.show_error(
+                QCoreApplication.translate(
+                    "PictureTray",
+                    "{0} reads text only, and no model here reads pictures. Download one in "
+                    "Models (Gemma 3, Qwen2.5-VL or SmolVLM, with its projector), or take the "
+                    "pictures out.",
+                ).format(model.name)
+            )
         return False
-    model = screen.model_bar.model
-    if not tray.thumbs or model is None or sees(model):
-        return True
-    readers = [entry.name for entry in screen.model_bar.models if sees(entry)]
-    if model.reads_images:  # it has a projector, and its Model settings chose none
-        screen.show_error(
-            QCoreApplication.translate(
-                "PictureTray",
-                "{0} reads text only as its Model settings say (Image projector: none). "
-                "Choose its projector in Model settings…, or take the pictures out.",
-            ).format(model.name)
-        )
-    elif readers:
-        screen.show_error(
-            QCoreApplication.translate(
-                "PictureTray",
-                "{0} reads text only, so it cannot see pictures. Choose a model that reads "
-                "them above: {1}.",
-            ).format(model.name, ", ".join(readers))
-        )
-    else:
-        screen.show_error(
-            QCoreApplication.translate(
-                "PictureTray",
-                "{0} reads text only, and no model here reads pictures. Download one in "
-                "Models (Gemma 3, Qwen2.5-VL or SmolVLM, with its projector), or take the "
-                "pictures out.",
-            ).format(model.name)
-        )
-    return False

@@ -1,35 +1,39 @@
-"""The Chat screen's sidebar: what its list of conversations and its search ask of the
-screen (``ui.chat.chat_screen``)."""
+"""The Chat screen's sidebar: New chat, the search over every conversation and the list of
+conversations.
+
+It owns its widgets and how they share the room (while a search shows its hits, the list
+makes way for them); what a person asks of it (open, rename, delete, pin, export a
+conversation, open a hit) the Chat screen connects to its own actions where it assembles
+its parts (``ui.chat.chat_screen``).
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
 
-from app.chat import store as st
+from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
+
+from app.chat.records import SearchHit
 from ui.chat.conversation_list import ConversationList
 from ui.chat.search_panel import SearchPanel
+from ui.visual import SPACE
 
 
-class Screen(Protocol):
-    store: st.ChatStore
-    conversation_list: ConversationList
-    search_panel: SearchPanel
+class ChatSidebar(QWidget):
+    def __init__(
+        self, search: Callable[[str], list[SearchHit]], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        side = QVBoxLayout(self)
+        side.setContentsMargins(SPACE["s"], SPACE["s"], SPACE["xs"], SPACE["s"])
+        self.new_button = QPushButton(self.tr("New chat"))
+        self.new_button.setAccessibleName(self.tr("New chat"))
+        self.search_panel = SearchPanel(search)
+        self.conversation_list = ConversationList()
+        side.addWidget(self.new_button)
+        side.addWidget(self.search_panel)
+        side.addWidget(self.conversation_list, 1)
+        self.search_panel.active_changed.connect(self._searching)
 
-    def open_conversation(self, conversation_id: int) -> None: ...
-    def delete_conversation(self, conversation_id: int) -> None: ...
-    def set_pinned(self, conversation_id: int, pinned: bool) -> None: ...
-    def export_conversation(self, conversation_id: int | None = None, path: str = "") -> bool: ...
-    def open_search_hit(self, conversation_id: int, query: str) -> None: ...
-
-
-def connect_sidebar(screen: Screen) -> None:
-    """Each request of the list and the search goes to the screen; while a search is shown
-    the list makes way for its hits."""
-    listed, search = screen.conversation_list, screen.search_panel
-    listed.selected.connect(screen.open_conversation)
-    listed.rename_requested.connect(screen.store.rename_conversation)
-    listed.delete_requested.connect(screen.delete_conversation)
-    listed.pin_requested.connect(screen.set_pinned)
-    listed.export_requested.connect(screen.export_conversation)
-    search.hit_chosen.connect(screen.open_search_hit)
-    search.active_changed.connect(lambda active: listed.setVisible(not active))
+    def _searching(self, active: bool) -> None:
+        self.conversation_list.setVisible(not active)
