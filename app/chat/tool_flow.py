@@ -89,16 +89,15 @@ class ToolFlow:
         made (for ``round``)."""
         turn = reply.turn
         assert turn is not None
-        rest, calls = turn.end_of_text(cut)
-        if turn.cut_call:
-            self._news.notice(CUT_CALL)
-        return rest, calls
+        return turn.end_of_text(cut)
 
     def round(self, reply: Reply, calls: list[dict[str, Any]]) -> Step | None:
         """The reply's text so far and ``calls`` become a round; its first step (None
         when there are no calls: the reply ends)."""
         turn = reply.turn
         assert turn is not None
+        if turn.cut_call:  # said after the text shown before it
+            self._news.notice(CUT_CALL)
         if not calls:
             return None
         turn.add_round(reply.recorder.text, calls)
