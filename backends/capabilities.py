@@ -48,8 +48,21 @@ def _llama_version() -> str:
 def torch_facts() -> dict[str, Any]:
     import importlib.util
 
-    if importlib.util.find_spec("torch") is None:
+    spec = importlib.util.find_spec("torch")
+    if spec is None:
         return {"installed": False}
+    built = _torch_build(spec.origin)
+    if built is not None and not built["gpu"]:
+        # A build without CUDA or ROCm can use no GPU: importing it (two seconds of CPU at
+        # every start, on every machine without a GPU) would tell nothing more.
+        return {
+            "installed": True,
+            "version": built["version"],
+            "cuda_version": "",
+            "cuda_available": False,
+            "arch_list": [],
+            "bf16_supported": False,
+        }
     try:
         import torch
     except Exception as exc:  # noqa: BLE001
@@ -64,6 +77,38 @@ def torch_facts() -> dict[str, Any]:
         "bf16_supported": bool(cuda_available and torch.cuda.is_bf16_supported()),
     }
     return facts
+
+
+def _torch_build(origin: str | None) -> dict[str, Any] | None:
+    """The installed torch's version and whether it was built for a GPU, read from its
+    ``version.py`` (plain assignments that its build writes) without importing torch;
+    None where that file is missing or unlike one."""
+    import ast
+    from pathlib import Path
+
+    if not origin:
+        return None
+    try:
+        tree = ast.parse(Path(origin).with_name("version.py").read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    values: dict[str, Any] = {}
+    for node in tree.body:
+        target: ast.expr | None = None
+        if isinstance(node, ast.AnnAssign):
+            target = node.target
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and value is not None:
+            try:
+                values[target.id] = ast.literal_eval(value)
+            except ValueError:
+                continue
+    version = values.get("__version__")
+    if not isinstance(version, str) or not {"cuda", "hip"} <= values.keys():
+        return None
+    return {"version": version, "gpu": values["cuda"] is not None or values["hip"] is not None}
 
 
 def main() -> int:

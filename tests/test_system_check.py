@@ -1,6 +1,7 @@
 """System facts and checks: real probes on this GPU-less machine, recorded machines for the rest."""
 
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -183,3 +184,37 @@ def test_a_gpu_seen_through_vulkan_gets_no_nvidia_advice() -> None:
     assert "GPU 0: AMD Radeon RX 7800 XT" in text
     assert "llama.cpp's vulkan runtime" in text
     assert "NVIDIA" not in text and "CUDA" not in text
+
+
+@pytest.mark.parametrize("cuda", [None, "12.8"])
+def test_the_engine_probe_imports_torch_only_where_a_gpu_build_could_use_a_gpu(
+    tmp_path: Path, cuda: str | None
+) -> None:
+    """A torch built without CUDA or ROCm is named from its version file (importing it
+    costs seconds of CPU at every start and tells nothing more); a CUDA build is asked."""
+    torch = tmp_path / "site" / "torch"
+    torch.mkdir(parents=True)
+    imported = tmp_path / "imported"
+    (torch / "__init__.py").write_text(
+        f"open({str(imported)!r}, 'w').close()\nraise ImportError('libcudart.so.12: cannot open')\n"
+    )
+    (torch / "version.py").write_text(
+        "from typing import Optional\n"
+        f"__version__ = '2.13.0+{'cu128' if cuda else 'cpu'}'\n"
+        f"cuda: Optional[str] = {cuda!r}\nhip: Optional[str] = None\n"
+    )
+    probe = subprocess.run(
+        [sys.executable, "-m", "backends.capabilities"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+        timeout=120,
+        check=True,
+    )
+    facts = json.loads(probe.stdout)["torch"]
+    if cuda is None:
+        assert facts["installed"] and facts["version"] == "2.13.0+cpu"
+        assert not facts["cuda_available"] and not imported.exists()
+    else:  # asked, and its failure is said
+        assert imported.exists() and "libcudart.so.12" in facts["error"]
