@@ -416,8 +416,11 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
             engine = measure_engine(spec, binary, engine_rounds)
         from hearth.bench.two_models import measure as measure_two_models
 
-        say(f"bench: two models answering at once, cores shared or not, {rounds} rounds")
-        two_models = measure_two_models(entry.path, max(3, rounds))
+        say(
+            f"bench: two models answering at once, cores shared or not, {rounds} rounds of "
+            f"{tokens} tokens each"
+        )
+        two_models = measure_two_models(entry.path, rounds, tokens)
     startup = measure_startup(STARTUP_RUNS)
     download_mb = int(getattr(args, "download_mb", 256))
     if download_mb > 0:

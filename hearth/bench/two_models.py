@@ -15,16 +15,15 @@ from app.engine.host import EngineHost, physical_cores
 from wire.model_spec import ModelSpec
 
 STORY = [{"role": "user", "content": "Tell me a long story about two lighthouses."}]
-TOKENS = 192
 
 
-def _together(host: EngineHost, specs: list[ModelSpec]) -> float:
+def _together(host: EngineHost, specs: list[ModelSpec], tokens: int) -> float:
     """Both replies at once: tokens per second of the two together."""
     leases = [host.lease(spec) for spec in specs]
     try:
         for lease in leases:  # loaded and warmed up
             lease.chat(STORY, {"max_tokens": 8, "temperature": 0}).wait(600)
-        params = {"max_tokens": TOKENS, "temperature": 0, "ignore_eos": True, "seed": 1}
+        params = {"max_tokens": tokens, "temperature": 0, "ignore_eos": True, "seed": 1}
         started = time.perf_counter()
         jobs = [lease.chat(STORY, params) for lease in leases]
         finals = [job.wait(600) for job in jobs]
@@ -37,8 +36,9 @@ def _together(host: EngineHost, specs: list[ModelSpec]) -> float:
             lease.release(keep_alive_s=0)
 
 
-def measure(model_path: Path, rounds: int) -> tuple[list[float], list[float]]:
-    """(shared, unshared) totals, one per round each."""
+def measure(model_path: Path, rounds: int, tokens: int) -> tuple[list[float], list[float]]:
+    """(shared, unshared) totals, one per round each, of replies of ``tokens`` (the
+    bench's ``--tokens`` and ``--rounds``, as its other comparisons)."""
     shared: list[float] = []
     unshared: list[float] = []
     cores = physical_cores()
@@ -57,7 +57,7 @@ def measure(model_path: Path, rounds: int) -> tuple[list[float], list[float]]:
                 # Told of twice the cores, the host lets each worker take all of them.
                 host = EngineHost(Path(scratch) / "logs", cores=told)
                 try:
-                    totals.append(_together(host, specs))
+                    totals.append(_together(host, specs, tokens))
                 finally:
                     host.close()
     return shared, unshared
