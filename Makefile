@@ -119,7 +119,8 @@ vision-model: $(VISION_MODEL)/.built
 # or a window opening, so two run side by side on two cores.  TEST_JOBS=1 runs one by one.
 TEST_JOBS ?= 2
 PYTEST_JOBS = $(if $(filter 1,$(TEST_JOBS)),-p no:xdist,-n $(TEST_JOBS) --dist loadfile)
-TEST_ENV = QT_QPA_PLATFORM=offscreen HEARTH_TEST_VISION_MODEL=$(VISION_MODEL)
+TEST_ENV = QT_QPA_PLATFORM=offscreen HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) \
+	HEARTH_TEST_MODELS=$(BUILD_CACHE)/test-models
 
 test: lint $(TEST_RUNTIMES) $(VISION_MODEL)/.built
 	$(TEST_ENV) $(PY) -m pytest $(PYTEST_JOBS)

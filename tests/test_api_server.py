@@ -18,7 +18,7 @@ from openai import BadRequestError, NotFoundError, OpenAI
 from app.serve.capabilities import ollama_capabilities, refusal
 from app.serve.openai_chat import ChatRequest
 from tests.api_helpers import PIXEL, hearth_serve
-from tests.conftest import HEARTH, HUB_VARIABLES, REPO, isolated_environment, made_once
+from tests.conftest import HEARTH, HUB_VARIABLES, REPO, isolated_environment, made_models, made_once
 from wire.model_spec import LLAMA_CPP, REMOTE, TRANSFORMERS, ModelSpec
 
 pytestmark = pytest.mark.slow
@@ -652,7 +652,7 @@ def test_completions_continue_a_raw_prompt_streamed_or_not(client: OpenAI) -> No
 def fim_model(starter: Path) -> Path:
     """The starter model with fill-in-the-middle tokens named (three of its own special
     tokens stand in), made once and cached."""
-    target = REPO / ".cache" / "test-models" / "smollm2-fim.gguf"
+    target = made_models() / "smollm2-fim.gguf"
     with made_once(target):
         if not target.is_file():
             partial = target.with_suffix(".partial")

@@ -24,7 +24,7 @@ from app.core import Core, open_core
 from app.engine.host import EngineHost
 from app.models.library import ModelEntry
 from tests.api_helpers import serving_one
-from tests.conftest import HEARTH, REPO, free_port, made_once, run_hearth
+from tests.conftest import HEARTH, REPO, free_port, made_models, made_once, run_hearth
 from tests.gui_helpers import MARK, open_window, scripted_window, send_and_wait
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,7 @@ GREEDY = {"temperature": 0.0, "seed": 1, "max_tokens": 16}
 @pytest.fixture(scope="session")
 def thinking_model(starter: Path) -> Path:
     """The starter model with a template that opens <think> itself (made once, cached)."""
-    target = REPO / ".cache" / "test-models" / "smollm2-opens-thinking.gguf"
+    target = made_models() / "smollm2-opens-thinking.gguf"
     with made_once(target):
         if not target.is_file():
             partial = target.with_suffix(".partial")
