@@ -75,3 +75,8 @@ def run_in_background(
     # answer (the update check, a model's header) for minutes on a busy 2-core machine.
     pool.setMaxThreadCount(max(pool.maxThreadCount(), MIN_THREADS))
     pool.start(_Task(work, relay))
+
+
+def waiting() -> int:
+    """How many tasks have not answered yet (a test waits for a late answer to arrive)."""
+    return len(_pending)

@@ -17,6 +17,7 @@ from app.tools.approval import PendingCall
 
 Session = Any  # the app.chat.session.ChatSession that calls
 
+
 class SessionListener:
     """What a front end hears from its session, on the session's thread.  Every method
     does nothing here, so a front end overrides only what it shows."""

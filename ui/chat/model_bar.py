@@ -27,7 +27,6 @@ from app.chat.presets import recommended_sampling
 from app.core import Core
 from app.engine.seat import Seat
 from app.engines import engine_for
-from app.errors import HearthError
 from app.machine.fit import CPU, FITS_GPU, NO_FIT, PARTIAL
 from app.models.library import ModelEntry, model_at
 from ui.background import run_in_background
@@ -96,7 +95,9 @@ class ModelBar(QWidget):
         self.loaded_context: int | None = None  # the context of the loaded model
         self.closed = False  # late background results are dropped after the window closed
         self._advice: dict[str, dict[str, Any]] = {}  # model path -> its recommended sampling
-        self._loader: EventRelay | None = None
+        # The load under way: its relay, or while its spec is made off the main thread a
+        # ticket; a load that another choice replaced finds it changed and says nothing.
+        self._loader: object | None = None
         self._ready_text = ""  # the status line once the model is loaded
         self._load_on_start = load_on_start
         self._opening: Path | None = None  # a model file being read (Open model file…)
@@ -306,23 +307,39 @@ class ModelBar(QWidget):
     def load(self) -> None:
         if self.model is None or self.closed:
             return
-        try:
-            spec = self.core.load_spec(self.model)  # may refuse: a model that cannot load here
-        except HearthError as exc:
-            self._loader = None
-            self._ready_text = self.tr("Not loaded")
-            self.status.setText(self._ready_text)
-            self.report(exc, self.tr("loading the model"))
-            return
-        relay = EventRelay(self, lambda event: self._load_event(relay, event), LOAD_END)
-        self._loader = relay
+        entry, core, ticket = self.model, self.core, object()
+        self._loader = ticket
         self.progress.setValue(0)
         self.progress.show()
         self._fill()  # the picker says it is loading
+        # Making the spec reads the model's header and, before the system check has
+        # answered, probes memory and GPUs: never on the window's thread.
+        run_in_background(
+            self,
+            lambda: core.load_spec(entry),  # may refuse: a model that cannot load here
+            lambda spec: self._spec_made(ticket, spec),
+            lambda exc: self._load_refused(ticket, exc),
+        )
+
+    def _spec_made(self, ticket: object, spec: ModelSpec) -> None:
+        if ticket is not self._loader or self.closed:
+            return  # another model was chosen meanwhile, or the window closed
+        relay = EventRelay(self, lambda event: self._load_event(relay, event), LOAD_END)
+        self._loader = relay
         self.seat.load(spec, relay.callback)
         if self._left is not None:
             self._watch_left(*self._left)
             self._left = None
+
+    def _load_refused(self, ticket: object, exc: BaseException) -> None:
+        if ticket is not self._loader or self.closed:
+            return
+        self._loader = None
+        self.progress.hide()
+        self._ready_text = self.tr("Not loaded")
+        self.status.setText(self._ready_text)
+        self._fill()
+        self.report(exc, self.tr("loading the model"))
 
     def _watch_left(self, spec: ModelSpec, name: str) -> None:
         """The model chosen before lost its lease: say "Unloaded …" once the engine host
