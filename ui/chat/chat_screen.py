@@ -89,7 +89,12 @@ class ChatScreen(QWidget, SessionListener):
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(int(TICK_S * 1000))  # a pause in the stream is saved too
         self._flush_timer.timeout.connect(self._tick)
-        self.files = ConversationFiles(self, self)  # export and import
+        self.files = ConversationFiles(store, self)  # export and import
+        self.files.said.connect(self.status_message)
+        self.files.problem.connect(self.show_error)
+        self.files.failed.connect(self.report)
+        self.files.imported.connect(lambda _added: self.refresh_conversations())
+        self.files.imported.connect(self.open_conversation)  # (after: connected in order)
         self.message_documents = MessageDocuments(self, self)  # files and collections
         self._build()
 
@@ -270,7 +275,7 @@ class ChatScreen(QWidget, SessionListener):
 
     def export_conversation(self, conversation_id: int | None = None, path: str = "") -> bool:
         """Save a conversation as Markdown or JSON (``ConversationFiles``)."""
-        return self.files.export(conversation_id, path)
+        return self.files.export(conversation_id or self.conversation_id, path)
 
     def import_conversation(self, path: str = "") -> int | None:
         return self.files.import_(path)

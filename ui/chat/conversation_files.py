@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
-from PySide6.QtCore import QObject, SignalInstance
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.chat import store as st
@@ -19,36 +17,29 @@ from ui.i18n import translated
 from wire.phrases import Phrase
 
 
-class Screen(Protocol):
-    """What it uses of the Chat screen (``ui.chat.chat_screen.ChatScreen``)."""
-
-    store: st.ChatStore
-    status_message: SignalInstance
-    report: Callable[[BaseException, str], None]
-
-    @property
-    def conversation_id(self) -> int | None: ...
-    def widget(self) -> QWidget: ...
-    def show_error(self, message: str) -> None: ...
-    def refresh_conversations(self) -> None: ...
-    def open_conversation(self, conversation_id: int) -> None: ...
-
-
 class ConversationFiles(QObject):
-    def __init__(self, screen: Screen, parent: QObject) -> None:
-        super().__init__(parent)
-        self.screen = screen
+    """Export and import, owning nothing of the Chat screen's: it is given the store and a
+    parent for its file dialogs, and says what happened by signals, which the screen
+    connects where it assembles its parts."""
 
-    def export(self, conversation_id: int | None = None, path: str = "") -> bool:
+    said = Signal(str, int)  # a word for the status bar (text, ms)
+    problem = Signal(str)  # a sentence for the person (a file that is not a conversation)
+    failed = Signal(object, str)  # an unexpected fault and what was being done: reported
+    imported = Signal(int)  # a conversation added from a file, to list and open
+
+    def __init__(self, store: st.ChatStore, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.store, self._dialogs_parent = store, parent
+
+    def export(self, conversation_id: int | None, path: str = "") -> bool:
         """Save a conversation as Markdown (readable anywhere) or JSON (re-importable)."""
-        conversation_id = conversation_id or self.screen.conversation_id
         if conversation_id is None:
-            self.screen.show_error(self.tr("Open a conversation first."))
+            self.problem.emit(self.tr("Open a conversation first."))
             return False
-        title = self.screen.store.conversation(conversation_id).title
+        title = self.store.conversation(conversation_id).title
         if not path:
             path, _ = QFileDialog.getSaveFileName(
-                self.screen.widget(),
+                self._dialogs_parent,
                 self.tr("Export conversation"),
                 str(Path.home() / f"{safe_file_name(title)}.md"),
                 self.tr("Markdown (*.md);;Hearth conversation, JSON (*.json)"),
@@ -57,22 +48,22 @@ class ConversationFiles(QObject):
             return False
         try:
             if path.lower().endswith(".json"):
-                document = transfer.export_document(self.screen.store, conversation_id)
+                document = transfer.export_document(self.store, conversation_id)
                 text = json.dumps(document, ensure_ascii=False, indent=2)
             else:
-                text = transfer.export_markdown(self.screen.store, conversation_id)
+                text = transfer.export_markdown(self.store, conversation_id)
             write_text_atomically(Path(path), text)
         except Exception as exc:  # noqa: BLE001 - disk full, no permission: say so
-            self.screen.report(exc, self.tr("exporting the conversation"))
+            self.failed.emit(exc, self.tr("exporting the conversation"))
             return False
-        self.screen.status_message.emit(self.tr("Exported to {0}").format(path), 5000)
+        self.said.emit(self.tr("Exported to {0}").format(path), 5000)
         return True
 
     def import_(self, path: str = "") -> int | None:
         """Add a conversation from a Hearth JSON export; a bad file changes nothing."""
         if not path:
             path, _ = QFileDialog.getOpenFileName(
-                self.screen.widget(),
+                self._dialogs_parent,
                 self.tr("Import conversation"),
                 str(Path.home()),
                 self.tr("Conversation, JSON (*.json);;All files (*)"),
@@ -81,14 +72,13 @@ class ConversationFiles(QObject):
             return None
         try:
             document = json.loads(Path(path).read_text(encoding="utf-8"))
-            conversation_id = transfer.import_document(self.screen.store, document)
+            conversation_id = transfer.import_document(self.store, document)
         except (OSError, UnicodeDecodeError, ValueError, st.StoreError) as exc:
             # The file's fault, not Hearth's: said as such (and logged, with the cause).
             refused = HearthError(Phrase("{0} could not be imported: {1}", Path(path).name, exc))
             refused.__cause__ = exc
             doing = self.tr("importing {0}").format(Path(path).name)
-            self.screen.show_error(translated(describe_error(refused, doing)))
+            self.problem.emit(translated(describe_error(refused, doing)))
             return None
-        self.screen.refresh_conversations()
-        self.screen.open_conversation(conversation_id)
+        self.imported.emit(conversation_id)
         return conversation_id
