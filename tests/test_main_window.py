@@ -255,3 +255,35 @@ def test_a_full_disk_is_reported_and_the_reply_still_shows(
     assert finished.args[0]["type"] == "done"
     assert window.chat.send_button.isVisible()
     assert "disk is full" in window.error_banner.message
+
+
+def test_the_menus_shortcuts_reach_the_window_and_its_screens(qtbot: QtBot, core: Core) -> None:
+    """The window's menu items as a person uses them, by their shortcuts: a screen each,
+    Settings, and the loaded models; the menus ask the window, which opens each."""
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtWidgets import QApplication, QDialog
+
+    from ui.settings.dialog import SettingsDialog
+
+    window = open_window(qtbot, core)
+    items = {
+        action.shortcut().toString(QKeySequence.SequenceFormat.PortableText): action
+        for action in window.menus.findChildren(type(window.serve_action))
+        + window.findChildren(type(window.serve_action))
+    }
+    for keys, screen in (("Ctrl+2", window.models_page), ("Ctrl+1", window.chat)):
+        items[keys].trigger()
+        assert window.tabs.currentWidget() is screen
+    items["Ctrl+,"].trigger()
+    opened = [w for w in QApplication.topLevelWidgets() if isinstance(w, SettingsDialog)]
+    assert opened and opened[0].isVisible(), "Settings opened"
+    opened[0].reject()
+    before = {id(w) for w in QApplication.topLevelWidgets() if isinstance(w, QDialog)}
+    items["Ctrl+Shift+L"].trigger()
+    wait_until(
+        qtbot,
+        lambda: any(
+            isinstance(w, QDialog) and w.isVisible() and id(w) not in before
+            for w in QApplication.topLevelWidgets()
+        ),
+    )

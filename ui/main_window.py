@@ -206,10 +206,20 @@ class MainWindow(QMainWindow):
         )
         from ui.window_menus import WindowMenus
 
-        self.menus = WindowMenus(self, self)
-        self.serve_action = self.menus.serve_action
+        menus = self.menus = WindowMenus(self.menuBar(), self.chat, self)
+        menus.settings_requested.connect(self.open_settings)
+        menus.endpoint_requested.connect(self.add_endpoint)
+        menus.token_requested.connect(self.ask_token)
+        menus.api_switched.connect(self.set_api_server)
+        menus.api_server_requested.connect(self.show_api_server)
+        menus.loaded_models_requested.connect(self.show_loaded_models)
+        menus.about_requested.connect(self.show_about)
+        menus.quit_requested.connect(self.close)
+        menus.screen_requested.connect(self.tabs.setCurrentIndex)
+        self.serve_action = menus.serve_action
+        self._name_api_address()
         self.api.changed.connect(lambda: self.serve_action.setChecked(self.api.running))
-        self.api.changed.connect(self.menus.serve_text)
+        self.api.changed.connect(self._name_api_address)
         self.chat.composer.setFocus()
 
     # -- dialogs -----------------------------------------------------------------------
@@ -226,7 +236,7 @@ class MainWindow(QMainWindow):
     def open_settings(self, page: str = "") -> None:
         from ui.settings.opener import open_settings
 
-        after = [self.apply_appearance, self.menus.serve_text, self.updates.settings_changed]
+        after = [self.apply_appearance, self._name_api_address, self.updates.settings_changed]
         open_settings(self, self, [*after, self.catalog_check.check_if_due], page)
 
     def add_endpoint(self) -> None:
@@ -370,8 +380,8 @@ class MainWindow(QMainWindow):
         self.api.set(on, port, port_taken=self.show_api_server)  # the panel offers a free one
         self.serve_action.setChecked(self.api.running)
 
-    def api_address(self) -> tuple[str, int]:
-        return self.api.address()
+    def _name_api_address(self) -> None:
+        self.menus.serve_text(*self.api.address())
 
     def show_api_server(self) -> None:  # on/off, address, key, status and examples
         from ui.server.dialog import open_panel

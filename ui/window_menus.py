@@ -1,45 +1,41 @@
 """The window's menus (File, View, Chat, Help) and their shortcuts: each item calls the
-window or its Chat screen."""
+Chat screen or asks the window by a signal."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMenuBar, QTabWidget
+from PySide6.QtWidgets import QMenu, QMenuBar
 
 from ui.chat.chat_screen import ChatScreen
 
 Keys = QKeySequence | QKeySequence.StandardKey | Qt.Key | str
 
 
-class Window(Protocol):
-    """What the menus call (``ui.main_window.MainWindow``)."""
-
-    chat: ChatScreen
-    tabs: QTabWidget
-
-    def menuBar(self) -> QMenuBar: ...
-    def close(self) -> bool: ...
-    def open_settings(self, page: str = ...) -> None: ...
-    def add_endpoint(self) -> None: ...
-    def ask_token(self, source: str) -> bool: ...
-    def set_api_server(self, on: bool, port: int | None = ...) -> None: ...
-    def show_api_server(self) -> None: ...
-    def api_address(self) -> tuple[str, int]: ...
-    def show_loaded_models(self) -> None: ...
-    def show_about(self) -> None: ...
-
-
 class WindowMenus(QObject):
-    def __init__(self, window: Window, parent: QObject) -> None:
+    """The menus own their actions.  An item of the Chat screen calls the screen's own
+    public action; an item of the window is a signal, which the window connects where it
+    assembles its parts (the menus never reach into the window)."""
+
+    settings_requested = Signal()
+    endpoint_requested = Signal()
+    token_requested = Signal(str)  # "hf" or "modelscope"
+    api_switched = Signal(bool)  # Serve the API, checked or not
+    api_server_requested = Signal()
+    loaded_models_requested = Signal()
+    about_requested = Signal()
+    quit_requested = Signal()
+    screen_requested = Signal(int)  # a tab: Chat, Models, System check, Documents
+
+    def __init__(self, bar: QMenuBar, chat: ChatScreen, parent: QObject) -> None:
         super().__init__(parent)
-        self.window = window
+        self._bar, self._chat = bar, chat
         self._build()
 
     def _build(self) -> None:
-        chat = self.window.chat
+        chat = self._chat
 
         def action(menu: QMenu, text: str, keys: Keys | None, slot: Any) -> QAction:
             item = QAction(text, self.parent())
@@ -50,7 +46,7 @@ class WindowMenus(QObject):
             return item
 
         standard = QKeySequence.StandardKey
-        file_menu = self.window.menuBar().addMenu(self.tr("&File"))
+        file_menu = self._bar.addMenu(self.tr("&File"))
         action(file_menu, self.tr("&New chat"), standard.New, chat.new_chat)
         action(
             file_menu, self.tr("&Open model file…"), standard.Open, chat.model_bar.open_model_file
@@ -73,21 +69,24 @@ class WindowMenus(QObject):
             file_menu,
             self.tr("&Settings…"),
             "Ctrl+,",
-            lambda: self.window.open_settings(),  # noqa: PLW0108 - not given "checked"
+            self.settings_requested,
         )
-        action(file_menu, self.tr("Add server &endpoint…"), None, self.window.add_endpoint)
+        action(file_menu, self.tr("Add server &endpoint…"), None, self.endpoint_requested)
         action(
-            file_menu, self.tr("Hugging Face &token…"), None, lambda: self.window.ask_token("hf")
+            file_menu,
+            self.tr("Hugging Face &token…"),
+            None,
+            lambda: self.token_requested.emit("hf"),
         )
         action(
             file_menu,
             self.tr("ModelScope t&oken…"),
             None,
-            lambda: self.window.ask_token("modelscope"),
+            lambda: self.token_requested.emit("modelscope"),
         )
         file_menu.addSeparator()
-        action(file_menu, self.tr("&Quit"), standard.Quit, self.window.close)
-        view_menu = self.window.menuBar().addMenu(self.tr("&View"))
+        action(file_menu, self.tr("&Quit"), standard.Quit, self.quit_requested)
+        view_menu = self._bar.addMenu(self.tr("&View"))
         for index, (text, keys) in enumerate(
             (
                 (self.tr("&Chat"), "Ctrl+1"),
@@ -96,10 +95,8 @@ class WindowMenus(QObject):
                 (self.tr("&Documents"), "Ctrl+4"),
             )
         ):
-            action(
-                view_menu, text, keys, lambda _c=False, i=index: self.window.tabs.setCurrentIndex(i)
-            )
-        chat_menu = self.window.menuBar().addMenu(self.tr("&Chat"))
+            action(view_menu, text, keys, lambda _c=False, i=index: self.screen_requested.emit(i))
+        chat_menu = self._bar.addMenu(self.tr("&Chat"))
         action(chat_menu, self.tr("&Stop reply"), Qt.Key.Key_Escape, chat.escape)
         action(
             chat_menu,
@@ -125,19 +122,15 @@ class WindowMenus(QObject):
             chat_menu,
             "",  # names its address: see serve_text
             None,
-            lambda on: self.window.set_api_server(bool(on)),
+            lambda on: self.api_switched.emit(bool(on)),
         )
         self.serve_action.setCheckable(True)
-        self.serve_text()
-        action(chat_menu, self.tr("API ser&ver…"), None, self.window.show_api_server)
-        action(
-            chat_menu, self.tr("&Loaded models…"), "Ctrl+Shift+L", self.window.show_loaded_models
-        )
+        action(chat_menu, self.tr("API ser&ver…"), None, self.api_server_requested)
+        action(chat_menu, self.tr("&Loaded models…"), "Ctrl+Shift+L", self.loaded_models_requested)
         action(chat_menu, self.tr("&Tool servers…"), None, chat.tools_ui.open_servers_dialog)
-        help_menu = self.window.menuBar().addMenu(self.tr("&Help"))
-        action(help_menu, self.tr("&About Hearth"), None, self.window.show_about)
+        help_menu = self._bar.addMenu(self.tr("&Help"))
+        action(help_menu, self.tr("&About Hearth"), None, self.about_requested)
 
-    def serve_text(self) -> None:
+    def serve_text(self, host: str, port: int) -> None:
         """Chat › Serve the API names where it listens (Settings › API server)."""
-        host, port = self.window.api_address()
         self.serve_action.setText(self.tr("Serve the &API on {0}:{1}").format(host, port))
