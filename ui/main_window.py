@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -46,7 +46,6 @@ from ui.window_icons import apply_window_icons
 log = logging.getLogger(__name__)
 
 PAINT_GRACE_MS = 500
-Keys = QKeySequence | QKeySequence.StandardKey | Qt.Key | str
 
 
 class MainWindow(QMainWindow):
@@ -349,19 +348,12 @@ class MainWindow(QMainWindow):
 
     def _smallest_peak(self, facts: object) -> int | None:
         """Called on a worker thread by the system check: the least memory any model needs."""
-        from app.errors import HearthError
-        from app.machine.fit_service import estimate_entry
+        from app.machine.fit_service import smallest_peak
 
         if not isinstance(facts, SystemFacts):
             return None
         context = int(self.core.settings.get("engine.context_length"))
-        peaks = []
-        for entry in list(self.chat.model_bar.library):
-            try:
-                peaks.append(estimate_entry(entry, facts, context).peak_bytes)
-            except HearthError:
-                continue
-        return min(peaks) if peaks else None
+        return smallest_peak(list(self.chat.model_bar.library), facts, context)
 
     def _busy_changed(self, busy: bool) -> None:
         if busy:

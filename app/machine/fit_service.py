@@ -28,6 +28,18 @@ def estimate_entry(entry: ModelEntry, facts: SystemFacts, n_ctx: int, slots: int
         raise HearthError(Phrase("Hearth cannot estimate {0}: {1}.", entry.name, exc)) from exc
 
 
+def smallest_peak(entries: list[ModelEntry], facts: SystemFacts, n_ctx: int) -> int | None:
+    """The least memory any of ``entries`` needs at ``n_ctx`` tokens (the System check's
+    "is there memory for a model?"), or None when none can be estimated."""
+    peaks = []
+    for entry in entries:
+        try:
+            peaks.append(estimate_entry(entry, facts, n_ctx).peak_bytes)
+        except HearthError:
+            continue
+    return min(peaks) if peaks else None
+
+
 def fitted_slots(entry: ModelEntry, facts: SystemFacts, n_ctx: int, wanted: int) -> int:
     """The most replies at once, up to ``wanted``, that cost a single reply nothing: the
     same verdict as one slot (all on the GPU stays all on the GPU, partly stays partly
