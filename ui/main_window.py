@@ -84,7 +84,9 @@ class MainWindow(QMainWindow):
         self._build(load_on_start)
         from ui.startup_notes import StartupNotes
 
-        StartupNotes(self, self).show()  # what was repaired or recovered since the last run
+        # What was repaired or recovered since the last run.
+        parts = (self.store, self.downloads, self.documents, self.chat, self.error_banner)
+        StartupNotes(core, *parts, self).show()
         self._usage = UsageSampler()
         self._usage_timer = QTimer(self)
         self._usage_timer.setInterval(1000)

@@ -4,8 +4,6 @@ opened, calmly: nothing was lost, and Continue goes on with it)."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from PySide6.QtCore import QObject
 
 from app.chat.store import ChatStore
@@ -14,42 +12,41 @@ from app.docs.library import Documents
 from app.hub.downloads import DownloadManager
 from ui.chat.chat_screen import ChatScreen
 from ui.error_banner import ErrorBanner
-
-
-class Window(Protocol):
-    """What the notes use of the window (``ui.main_window.MainWindow``)."""
-
-    core: Core
-    store: ChatStore
-    downloads: DownloadManager
-    documents: Documents
-    chat: ChatScreen
-    error_banner: ErrorBanner
-
-    def show_error(self, message: str) -> None: ...
+from ui.i18n import translated
 
 
 class StartupNotes(QObject):
-    def __init__(self, window: Window, parent: QObject) -> None:
+    """Given the parts it reads and the two it speaks through (the banner, and the Chat
+    screen that opens a recovered reply's conversation), never the window itself."""
+
+    def __init__(
+        self,
+        core: Core,
+        store: ChatStore,
+        downloads: DownloadManager,
+        documents: Documents,
+        chat: ChatScreen,
+        banner: ErrorBanner,
+        parent: QObject,
+    ) -> None:
         super().__init__(parent)
-        self.window = window
+        self.core, self.store, self.downloads, self.documents = core, store, downloads, documents
+        self.chat, self.banner = chat, banner
 
     def show(self) -> None:
-        window = self.window
-        notes = window.core.state_problems()
-        if window.downloads.document.problem not in ("", *notes):
-            notes.append(window.downloads.document.problem)
-        if window.store.recovery_note:
-            notes.append(window.store.recovery_note)
-        notes += window.documents.problems  # a damaged collections file or index
-        if window.store.recovered_replies:
+        notes = self.core.state_problems()
+        if self.downloads.document.problem not in ("", *notes):
+            notes.append(self.downloads.document.problem)
+        if self.store.recovery_note:
+            notes.append(self.store.recovery_note)
+        notes += self.documents.problems  # a damaged collections file or index
+        if self.store.recovered_replies:
             self._recovered_reply(notes)
         elif notes:
-            window.show_error(" ".join(notes))
+            self.banner.show_message(translated(" ".join(notes)))
 
     def _recovered_reply(self, notes: list[str]) -> None:
-        window = self.window
-        count = window.store.recovered_replies
+        count = self.store.recovered_replies
         message = (
             self.tr(
                 "Hearth was closed while writing this reply. What was written is kept; "
@@ -61,10 +58,10 @@ class StartupNotes(QObject):
                 "Continue goes on with each."
             ).format(count)
         )
-        conversations = window.store.recovered_conversations
+        conversations = self.store.recovered_conversations
         if conversations:
-            window.chat.open_conversation(conversations[0])
+            self.chat.open_conversation(conversations[0])
         if notes:  # a repair too: that is a problem, and both are said
-            window.show_error(" ".join([*notes, message]))
+            self.banner.show_message(translated(" ".join([*notes, message])))
         else:
-            window.error_banner.show_message(message, info=True)
+            self.banner.show_message(message, info=True)
