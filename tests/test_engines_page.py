@@ -404,7 +404,7 @@ def test_removing_what_the_chats_model_runs_on_unloads_it_and_waits_for_its_work
     window = open_window(qtbot, core)
     [model] = core.engines.loaded()
     assert model.runtime, "the starter model runs on a llama.cpp runtime"
-    why, workers = free_engine(window, model.runtime)
+    why, workers = free_engine(window.settings_parts(), model.runtime)
     assert why == "" and workers == [model.pid]
     engine_list.wait_ended(workers)
     assert core.engines.loaded() == []
@@ -415,7 +415,7 @@ def test_removing_what_the_chats_model_runs_on_unloads_it_and_waits_for_its_work
     try:
         other.load().wait(300)
         [again] = core.engines.loaded()
-        why, workers = free_engine(window, again.runtime)
+        why, workers = free_engine(window.settings_parts(), again.runtime)
         assert "answering a program that uses Hearth's server" in why and workers == []
         assert [m.pid for m in core.engines.loaded()] == [again.pid], "nothing was unloaded"
     finally:

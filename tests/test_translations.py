@@ -253,7 +253,7 @@ def test_the_chinese_window_shows_no_untranslated_string(
     window = scripted_window(qtbot, core, "**好的**，这是回答。\n\n```python\nprint(1)\n```\n")
     send_and_wait(qtbot, window, "你好")
     qtbot.waitUntil(lambda: window.system_screen.tree.topLevelItemCount() > 0, timeout=300_000)
-    window._show_usage()  # the status bar's memory readout, as during a reply
+    window.usage_label.show_usage()  # the status bar's memory readout, as during a reply
     assert window.usage_label.text()
     qtbot.waitUntil(lambda: window.models_screen.library_panel.estimates != {}, timeout=300_000)
     from ui.settings.dialog import SettingsDialog

@@ -34,13 +34,14 @@ from app.core import Core
 from app.engine.seat import Seat
 from app.errors import describe_error
 from app.machine.hardware import SystemFacts
-from app.machine.live_usage import UsageSampler
 from ui.chat.chat_screen import ChatScreen
 from ui.documents.indexing import Indexing
 from ui.error_banner import ErrorBanner
 from ui.i18n import translated
 from ui.screen_fit import keep_on_screen, place_first_window
+from ui.settings.opener import SettingsParts
 from ui.update_check import UpdateChecker
+from ui.usage_line import UsageLine
 from ui.window_icons import apply_window_icons
 
 log = logging.getLogger(__name__)
@@ -87,10 +88,6 @@ class MainWindow(QMainWindow):
         # What was repaired or recovered since the last run.
         parts = (self.store, self.downloads, self.documents, self.chat, self.error_banner)
         StartupNotes(core, *parts, self).show()
-        self._usage = UsageSampler()
-        self._usage_timer = QTimer(self)
-        self._usage_timer.setInterval(1000)
-        self._usage_timer.timeout.connect(self._show_usage)
         self.apply_appearance()
         self._restore_window_state()
         QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: self.apply_appearance())
@@ -130,7 +127,6 @@ class MainWindow(QMainWindow):
         bar.models_ready.connect(self.models_ready)
         bar.model_loaded.connect(self.model_loaded)
         self.chat.reply_finished.connect(self.reply_finished)
-        self.chat.busy_changed.connect(self._busy_changed)
         self.chat.status_message.connect(self.statusBar().showMessage)
 
         from ui.i18n import resolve_language
@@ -188,8 +184,8 @@ class MainWindow(QMainWindow):
         column.addWidget(self.update_offer)
         column.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
-        self.usage_label = QLabel("")
-        self.usage_label.setObjectName("usageLabel")
+        self.usage_label = UsageLine(lambda: self.seat.worker_pid)
+        self.chat.busy_changed.connect(self.usage_label.busy_changed)
         self.statusBar().addWidget(self.usage_label)
         self.stats_label = QLabel("")
         self.stats_label.setObjectName("statsLabel")
@@ -238,7 +234,16 @@ class MainWindow(QMainWindow):
         from ui.settings.opener import open_settings
 
         after = [self.apply_appearance, self._name_api_address, self.updates.settings_changed]
-        open_settings(self, self, [*after, self.catalog_check.check_if_due], page)
+        open_settings(self.settings_parts(), self, [*after, self.catalog_check.check_if_due], page)
+
+    def settings_parts(self) -> SettingsParts:
+        """What Settings acts on beside its dialog (``ui.settings.opener``)."""
+        chat = self.chat
+        return SettingsParts(
+            *(self.core, self.seat, chat.model_bar, self.system_screen),
+            chat.tools_ui.open_servers_dialog,
+            self.show_api_server,
+        )
 
     def add_endpoint(self) -> None:
         """Ask for a server's name, address and key; its models then join the picker."""
@@ -346,7 +351,7 @@ class MainWindow(QMainWindow):
             self.models_screen.set_facts(facts)
             self.catalog.show_recommendations(facts)
             self.catalog_check.check_if_due()
-            self._usage = UsageSampler(gpus=bool(facts.usable_gpus))
+            self.usage_label.count_gpus(bool(facts.usable_gpus))
 
     def _smallest_peak(self, facts: object) -> int | None:
         """Called on a worker thread by the system check: the least memory any model needs."""
@@ -356,17 +361,6 @@ class MainWindow(QMainWindow):
             return None
         context = int(self.core.settings.get("engine.context_length"))
         return smallest_peak(list(self.chat.model_bar.library), facts, context)
-
-    def _busy_changed(self, busy: bool) -> None:
-        if busy:
-            self._usage_timer.start()  # first reading after a second: nothing slow on send
-        else:
-            self._usage_timer.stop()
-            if self.usage_label.text():
-                self._show_usage()  # the last figures: no model process if it ended
-
-    def _show_usage(self) -> None:
-        self.usage_label.setText(translated(self._usage.line(self.seat.worker_pid)))
 
     # -- the local API -----------------------------------------------------------------
     def set_api_server(self, on: bool, port: int | None = None) -> None:

@@ -12,7 +12,7 @@ the removal waits for their workers to end.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QWidget
@@ -20,34 +20,37 @@ from PySide6.QtWidgets import QWidget
 from app.core import Core
 from app.engine.seat import Seat
 from app.packs import engine_list
-from ui.chat.chat_screen import ChatScreen
+from ui.chat.model_bar import ModelBar
 from ui.settings.dialog import SettingsDialog
 from ui.system.system_screen import SystemScreen
 
 
-class Window(Protocol):
-    """What Settings needs of the window (``ui.main_window.MainWindow``)."""
+@dataclass(frozen=True)
+class SettingsParts:
+    """What Settings acts on beside its dialog, given by the window (never the window
+    itself): the engines and the chat's seat and model picker (an engine removed unloads
+    the models that use it), the System check (it looks again after a change), and the
+    dialogs its buttons open."""
 
     core: Core
     seat: Seat
-    chat: ChatScreen
+    model_bar: ModelBar
     system_screen: SystemScreen
-
-    def show_api_server(self) -> None: ...
-    def apply_appearance(self) -> None: ...
+    open_tool_servers: Callable[[], object]
+    open_api_server: Callable[[], object]
 
 
 def open_settings(
-    window: Window, parent: QWidget, after: list[Callable[[], object]], page: str = ""
+    parts: SettingsParts, parent: QWidget, after: list[Callable[[], object]], page: str = ""
 ) -> SettingsDialog:
     """Settings over ``parent`` (the window), on ``page`` when named; ``after`` runs once
     it is accepted (the theme, the API's address, the update check)."""
     dialog = SettingsDialog(
-        window.core.settings,
+        parts.core.settings,
         parent,
-        window.chat.tools_ui.open_servers_dialog,
-        window.show_api_server,
-        engines=lambda: engines_panel(window),
+        parts.open_tool_servers,
+        parts.open_api_server,
+        engines=lambda: engines_panel(parts),
     )
     for action in after:
         dialog.accepted.connect(action)
@@ -57,28 +60,27 @@ def open_settings(
     return dialog
 
 
-def engines_panel(window: Window) -> QWidget:
+def engines_panel(parts: SettingsParts) -> QWidget:
     from ui.engines.engines_panel import EnginesPanel
 
-    core = window.core
-    panel = EnginesPanel(core, core.paths.logs_dir, lambda name: free_engine(window, name))
-    panel.changed.connect(lambda _name: engines_changed(window))
+    core = parts.core
+    panel = EnginesPanel(core, core.paths.logs_dir, lambda name: free_engine(parts, name))
+    panel.changed.connect(lambda _name: engines_changed(parts))
     return panel
 
 
-def engines_changed(window: Window) -> None:
+def engines_changed(parts: SettingsParts) -> None:
     """An engine was installed, removed or rolled back: the picker offers what can run
     now, and the System check looks again."""
-    bar = window.chat.model_bar
-    bar.set_library(bar.library)
-    window.system_screen.run()
+    parts.model_bar.set_library(parts.model_bar.library)
+    parts.system_screen.run()
 
 
-def free_engine(window: Window, name: str) -> tuple[str, list[int]]:
+def free_engine(parts: SettingsParts, name: str) -> tuple[str, list[int]]:
     """Unload the models that use ``name`` before it is removed: "" and the process ids of
     their workers (the removal waits for them to end, off this thread), else why not yet
     (the chat's model is writing a reply; a program using Hearth's server holds it)."""
-    host, seat = window.core.engines, window.seat
+    host, seat = parts.core.engines, parts.seat
     ending: list[int] = []
     for model in host.loaded():
         if not engine_list.uses(name, model.spec, model.runtime):
@@ -92,7 +94,7 @@ def free_engine(window: Window, name: str) -> tuple[str, list[int]]:
                     "finish (or press Stop), then remove it.",
                 ), []
             seat.unload()
-            window.chat.model_bar.engine_stopped()
+            parts.model_bar.engine_stopped()
         elif not host.unload(model.spec):
             return QCoreApplication.translate(
                 "Settings",
