@@ -148,7 +148,14 @@ class MainWindow(QMainWindow):
         from ui.catalog.controller import CatalogController
 
         # The welcome, the recommendations and their downloads (kept by name for tests).
-        self.catalog = CatalogController(self, self)
+        catalog = self.catalog = CatalogController(
+            self.core, self.downloads, self.chat, self.models_screen, self
+        )
+        catalog.chat_requested.connect(self.chat_with)
+        catalog.models_requested.connect(lambda: self.tabs.setCurrentWidget(self.models_page))
+        catalog.said.connect(self.statusBar().showMessage)
+        catalog.problem.connect(self.show_error)
+        catalog.failed.connect(self.report)
         self.welcome, self.catalog_panel = self.catalog.welcome, self.catalog.catalog_panel
         self.catalog_downloads = self.catalog.catalog_downloads
         self.catalog_check = self.catalog.catalog_check

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QScrollArea, QStatusBar, QTabWidget
+from PySide6.QtCore import QObject, Signal
 
 from app.core import Core
 from app.hub.downloads import DownloadManager
@@ -19,31 +18,31 @@ from ui.chat.chat_screen import ChatScreen
 from ui.i18n import translated
 from ui.models.models_screen import ModelsScreen
 
-
-class Window(Protocol):
-    """What the catalogue uses of the window (``ui.main_window.MainWindow``)."""
-
-    core: Core
-    chat: ChatScreen
-    downloads: DownloadManager
-    models_screen: ModelsScreen
-    tabs: QTabWidget
-    models_page: QScrollArea
-
-    def statusBar(self) -> QStatusBar: ...
-    def chat_with(self, entry: Any) -> None: ...
-    def show_error(self, message: str) -> None: ...
-    def report(self, exc: BaseException, doing: str) -> None: ...
-
-
 log = logging.getLogger(__name__)
 
 
 class CatalogController(QObject):
-    def __init__(self, window: Window, parent: QObject) -> None:
+    """Given the parts it fills and reads (the Chat screen's welcome and model picker, the
+    Models screen's catalogue), it asks the window by signals for what is the window's:
+    a chat with a model, the Models screen, a word in the status bar, a problem said."""
+
+    chat_requested = Signal(object)  # a library model to chat with
+    models_requested = Signal()  # "More models…" on the welcome: the Models screen
+    said = Signal(str, int)  # a word for the status bar (text, ms)
+    problem = Signal(str)  # a sentence for the person
+    failed = Signal(object, str)  # a fault and what was being done: reported
+
+    def __init__(
+        self,
+        core: Core,
+        downloads: DownloadManager,
+        chat: ChatScreen,
+        models_screen: ModelsScreen,
+        parent: QObject,
+    ) -> None:
         super().__init__(parent)
-        self.window = window
-        self.core = window.core
+        self.core, self.downloads = core, downloads
+        self.chat, self.models_screen = chat, models_screen
         self._build()
 
     def _build(self) -> None:
@@ -52,22 +51,20 @@ class CatalogController(QObject):
         from ui.catalog.downloads import CatalogDownloads
         from ui.chat.welcome import WelcomePanel
 
-        bar = self.window.chat.model_bar
-        self.catalog_downloads = CatalogDownloads(self.core, self.window.downloads, self)
+        bar = self.chat.model_bar
+        self.catalog_downloads = CatalogDownloads(self.core, self.downloads, self)
         self.catalog_downloads.finished.connect(self._catalog_model_downloaded)
         self.catalog_downloads.failed.connect(self._catalog_download_failed)
         self.welcome = WelcomePanel(self.catalog_downloads, self._in_library)
         self.welcome.chat_requested.connect(self._chat_with_catalog_model)
-        self.welcome.models_requested.connect(
-            lambda: self.window.tabs.setCurrentWidget(self.window.models_page)
-        )
-        self.window.chat.set_welcome(self.welcome)
+        self.welcome.models_requested.connect(self.models_requested)
+        self.chat.set_welcome(self.welcome)
         from ui.catalog.panel import CatalogPanel
 
         self.catalog_panel = CatalogPanel(self.catalog_downloads, self._in_library)
         self.catalog_panel.chat_requested.connect(self._chat_with_catalog_model)
-        self.window.models_screen.show_catalog(self.catalog_panel)
-        self.window.models_screen.catalog_search = self.catalog_panel.show_matches
+        self.models_screen.show_catalog(self.catalog_panel)
+        self.models_screen.catalog_search = self.catalog_panel.show_matches
         from ui.catalog.check import CatalogCheck
 
         self.catalog_check = CatalogCheck(self.core, self.catalog_panel, self)
@@ -76,10 +73,8 @@ class CatalogController(QObject):
             lambda entry: self.welcome.set_model(entry.name, entry.source == "starter")
         )
         bar.listed.connect(lambda _models: self.welcome.refresh())
-        self.window.models_screen.library_changed.connect(lambda _models: self.welcome.refresh())
-        self.window.models_screen.library_changed.connect(
-            lambda _models: self.catalog_panel.refresh()
-        )
+        self.models_screen.library_changed.connect(lambda _models: self.welcome.refresh())
+        self.models_screen.library_changed.connect(lambda _models: self.catalog_panel.refresh())
 
     def _catalog_checked(self, _facts: object) -> None:
         """The hub's file sizes arrived: the cards, verdicts and order follow them (before
@@ -94,7 +89,7 @@ class CatalogController(QObject):
         """The library's model for a catalogue entry: its file, or its repository and
         quantization (a file renamed on the hub)."""
         repos = {catalog_entry.repo_hf, catalog_entry.repo_modelscope}
-        for model in self.window.chat.model_bar.library:
+        for model in self.chat.model_bar.library:
             if model.path.name.lower() == catalog_entry.file.lower():
                 return model
             if model.repo_id in repos and model.quantization == catalog_entry.quantization:
@@ -108,29 +103,29 @@ class CatalogController(QObject):
         entry = find(name, current_catalog(self.core.paths.data_dir)[0])
         model = self._library_entry(entry) if entry is not None else None
         if model is not None:
-            self.window.chat_with(model)
+            self.chat_requested.emit(model)
 
     def _catalog_model_downloaded(self, name: str, path: str) -> None:
         """A recommended model arrived: chat with it (a new chat), and list it."""
         from app.models.library import model_at
 
-        self.window.models_screen.library_panel.refresh()
+        self.models_screen.library_panel.refresh()
         entry = model_at(Path(path), "models_dir")  # a vision model with its projector
         if entry.problem:
-            self.window.show_error(
+            self.problem.emit(
                 self.tr("{0} was downloaded but cannot be used: {1}").format(
                     name, translated(entry.problem)
                 )
             )
             return
-        self.window.chat.model_bar.library.append(entry)
+        self.chat.model_bar.library.append(entry)
         self.welcome.refresh()  # its cards now offer to chat with it
         self.catalog_panel.refresh()
-        chat = self.window.chat
+        chat = self.chat
         waiting = chat.stage.currentWidget() is self.welcome and not chat.busy
         if waiting and chat.editing is None and not chat.composer.toPlainText().strip():
-            self.window.chat_with(entry)  # the user is waiting for it on the welcome
-        self.window.statusBar().showMessage(
+            self.chat_requested.emit(entry)  # the user is waiting for it on the welcome
+        self.said.emit(
             self.tr("{0} is ready: choose it in the model list or on its card.").format(entry.name)
             if not waiting
             else self.tr("{0} is ready.").format(entry.name),
@@ -154,7 +149,7 @@ class CatalogController(QObject):
             entries, hub_facts = current_catalog(self.core.paths.data_dir)
             best = ranked(facts, context, entries)
         except HearthError as exc:
-            self.window.report(exc, self.tr("reading the model catalogue"))
+            self.failed.emit(exc, self.tr("reading the model catalogue"))
             return
         from ui.i18n import current_language
 
