@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from app.chat.outbox import Draft, prepare
 from app.chat.recorder import engine_messages
 from app.chat.store import ChatStore
 from app.core import Core
@@ -335,3 +336,24 @@ def test_vectors_count_only_as_much_as_they_tell_passages_apart() -> None:
     meaning = [hit(4), hit(3), hit(9)]
     assert [h.chunk_id for h in fuse([words, meaning], 3, [1.0, 0.0])] == [1, 2, 3]
     assert {h.chunk_id for h in fuse([words, meaning], 2, [1.0, 1.0])} == {3, 4}  # in both
+
+
+def test_the_outbox_reads_a_drafts_files_and_an_edit_keeps_those_it_was_sent_with(
+    docs: Documents, shelf: Path
+) -> None:
+    """The window's outbox, without Qt: a draft given nothing is sent as it is; a draft's
+    file is read into what the message is sent with; an edit that ticks a collection keeps
+    the file its message was first sent with, every source numbered again."""
+    plain = prepare(Draft("Hello"), docs.ground, 2000, 5)
+    assert (plain.text, plain.documents) == ("Hello", None)
+    first = prepare(Draft("How long is the river?", (shelf / "atlas.pdf",)), docs.ground, 2000, 5)
+    assert first.grounding is not None and "412 kilometres" in first.grounding.context
+    docs.add("shelf", [shelf])
+    edit = Draft("How long is the river Wombat?", collections=("shelf",))
+    edited = prepare(edit, docs.ground, 2000, 5).keeping(first.documents)
+    assert edited.grounding is not None
+    assert [a.name for a in edited.grounding.attachments] == ["atlas.pdf"]
+    assert any(s.collection == "shelf" for s in edited.grounding.sources)
+    assert [s.n for s in edited.grounding.sources] == list(
+        range(1, len(edited.grounding.sources) + 1)
+    )

@@ -211,7 +211,7 @@ def test_an_edited_question_keeps_its_files_and_a_switched_chat_gets_nothing(
     before = len(chat.store.conversations())
     assert chat.send("When does the ferry leave?")
     chat.new_chat()
-    qtbot.waitUntil(lambda: not chat.preparing, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not chat.message_documents.preparing, timeout=LOAD_TIMEOUT_MS)
     assert "was not sent" in chat.error_banner.label.text()
     assert len(chat.store.conversations()) == before
     assert chat.session.messages() == []

@@ -405,10 +405,6 @@
         <translation>已复制</translation>
     </message>
     <message>
-        <source>Editing your message: Send keeps the old version as a branch (Esc cancels).</source>
-        <translation>正在编辑你的消息：发送后旧版本会保留为一个分支（Esc 取消）。</translation>
-    </message>
-    <message>
         <source>saving your message</source>
         <translation>保存你的消息</translation>
     </message>
@@ -519,6 +515,10 @@
     <message>
         <source>Stop the reply</source>
         <translation>停止回复</translation>
+    </message>
+    <message>
+        <source>Editing your message: Send keeps the old version as a branch (Esc cancels).</source>
+        <translation>正在编辑你的消息：发送后旧版本会保留为一个分支（Esc 取消）。</translation>
     </message>
 </context>
 <context>

@@ -42,7 +42,6 @@ from ui.chat.model_bar import ModelBar
 from ui.chat.sidebar import ChatSidebar
 from ui.chat.transcript import TranscriptView
 from ui.chat.undo_bar import UndoBar
-from ui.elided_label import ElidedLabel
 from ui.error_banner import ErrorBanner
 from ui.event_relay import CHAT_END, EventRelay
 from ui.i18n import translated
@@ -73,9 +72,7 @@ class ChatScreen(QWidget, SessionListener):
         super().__init__(parent)
         self.core, self.seat, self.store = core, seat, store
         self.documents = documents or Documents(core.paths.data_dir, core.paths.logs_dir)
-        self.preparing = False  # files are being read for the message about to be sent
         self.error_banner, self.report = banner, report
-        self.editing: st.Message | None = None  # a message of the user's being edited
         self.closed = False
         # Extra request parameters for every reply (benchmarks run replies to a fixed
         # length with {"ignore_eos": True}); empty in normal use.
@@ -95,7 +92,6 @@ class ChatScreen(QWidget, SessionListener):
         self.files.failed.connect(self.report)
         self.files.imported.connect(lambda _added: self.refresh_conversations())
         self.files.imported.connect(self.open_conversation)  # (after: connected in order)
-        self.message_documents = MessageDocuments(self, self)  # files and collections
         self._build()
 
     # -- layout ------------------------------------------------------------------------
@@ -111,6 +107,11 @@ class ChatScreen(QWidget, SessionListener):
         listed.export_requested.connect(self.export_conversation)
         self.search_panel.hit_chosen.connect(self.open_search_hit)
 
+        # The box, Send, Attach…, Collections, Tools and the pictures (their Tab order too),
+        # and the draft: placed under the conversation below.
+        area = self.composer_area = ComposerArea(
+            self.documents, self.show_error, self.store.pictures.put
+        )
         chat = QWidget()
         layout = QVBoxLayout(chat)
         layout.setContentsMargins(SPACE["xs"], SPACE["s"], SPACE["s"], SPACE["s"])
@@ -121,28 +122,19 @@ class ChatScreen(QWidget, SessionListener):
         self.transcript = TranscriptView()
         self.transcript.pictures.path_of = self.store.pictures.path
         self.transcript.action.connect(self.message_action)
-        self.transcript.source_requested.connect(self.message_documents.show_source)
         # The welcome (set by the window) stands in for the transcript of an empty chat.
         self.stage = QStackedWidget()
         self.stage.addWidget(self.transcript)
         self.welcome: QWidget | None = None
         layout.addWidget(self.stage, 1)
         under = QHBoxLayout()
-        # On its own row, shortened to fit: a long note must not push the sidebar aside.
-        self.edit_label = ElidedLabel()
-        self.edit_label.setObjectName("editLabel")
-        self.edit_label.hide()
-        layout.addWidget(self.edit_label)
+        layout.addWidget(area.edit_label)  # the composer's note while a message is edited
         self.context_meter = ContextMeter()
         under.addWidget(self.model_bar.status, 1)
         under.addWidget(self.model_bar.progress)
         under.addWidget(self.context_meter)
         layout.addLayout(under)
 
-        # The box, Send, Attach…, Collections, Tools and the pictures (their Tab order too).
-        area = self.composer_area = ComposerArea(
-            self.documents, self.show_error, self.store.pictures.put
-        )
         self.composer, self.picture_tray = area.composer, area.picture_tray
         self.send_button, self.stop_button = area.send_button, area.stop_button
         self.documents_bar = area.documents_bar
@@ -151,8 +143,18 @@ class ChatScreen(QWidget, SessionListener):
         self.search_panel.field.cleared.connect(self.composer.setFocus)
         self.send_button.clicked.connect(lambda: self.send(self.composer.toPlainText()))
         self.stop_button.clicked.connect(self.stop)
-        self.composer.files_dropped.connect(self.message_documents.attach_dropped)
-        self.documents_bar.changed.connect(self.message_documents.remember_collections)
+        # What a message is given besides its words, read before it is sent.
+        given = self.message_documents = MessageDocuments(
+            *(self.core, self.store, self.documents, self.documents_bar, self.transcript),
+            *(lambda: self.session, self.send_now, self),
+        )
+        given.preparing_changed.connect(lambda busy: self.send_button.setEnabled(not busy))
+        given.said.connect(self.status_message)
+        given.problem.connect(self.show_error)
+        given.failed.connect(self.report)
+        self.transcript.source_requested.connect(given.show_source)
+        self.composer.files_dropped.connect(given.attach_dropped)
+        self.documents_bar.changed.connect(given.remember_collections)
         self.model_bar.said.connect(lambda news: self.status_message.emit(news, 8000))
         self.tools_ui = ChatToolsUi(self, self.documents_bar)
         area.order_tabs()  # with the Tools button and its choice
@@ -356,24 +358,17 @@ class ChatScreen(QWidget, SessionListener):
         self.transcript.copy_to_clipboard(plain_text(content) if plain else content)
         self.status_message.emit(self.tr("Copied"), 2000)
 
+    @property
+    def editing(self) -> st.Message | None:
+        return self.composer_area.editing  # the composer's draft: a message being edited
+
     def edit_message(self, message_id: int) -> None:
         """Put a message of the user's in the box; sending it starts a new branch."""
-        self.editing = self.store.message(message_id)
-        self.picture_tray.edit(self.editing.images, self.store.pictures.read)
-        self.composer.setPlainText(self.editing.content)
-        self.composer.setFocus()
-        self.edit_label.setText(
-            self.tr("Editing your message: Send keeps the old version as a branch (Esc cancels).")
-        )
-        self.edit_label.show()
+        self.composer_area.edit(self.store.message(message_id), self.store.pictures.read)
         self.transcript.set_editing(message_id)
 
     def cancel_edit(self) -> None:
-        if self.editing is not None:
-            self.editing = None
-            self.composer.clear()
-            self.picture_tray.clear()
-        self.edit_label.hide()
+        self.composer_area.cancel_edit()
         self.transcript.set_editing(None)
 
     def delete_message(self, message_id: int) -> None:
@@ -391,16 +386,16 @@ class ChatScreen(QWidget, SessionListener):
         background first (``Documents.ground``), then the message is sent with them."""
         if (
             self.busy
-            or self.preparing
+            or self.message_documents.preparing
             or not self.picture_tray.ready_to_send(
                 text, self.model_bar.model, self.model_bar.models, self.core.model_spec
             )
         ):
             return False
-        attachments = self.documents_bar.attachments()
-        collections = self.documents_bar.collections()
-        if attachments or collections:
-            return self.message_documents.send(text, attachments, collections)
+        draft = self.composer_area.draft(text)
+        if draft.needs_reading:
+            session = self.ready(self.session)
+            return self.message_documents.send(draft, session, self.editing)
         return self.send_now(text, None)
 
     def send_now(self, text: str, documents: dict[str, Any] | None) -> bool:
@@ -419,11 +414,8 @@ class ChatScreen(QWidget, SessionListener):
         )
         if reply is None:
             return False
-        self.editing = None
-        self.edit_label.hide()
+        self.composer_area.sent()
         self.transcript.editing_id = None  # the conversation is drawn again for the branch
-        self.composer.clear()
-        self.picture_tray.clear()
         return True
 
     def regenerate(self, message_id: int | None = None) -> bool:

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from PySide6.QtCore import QObject, SignalInstance
-from PySide6.QtWidgets import QPushButton, QWidget
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
 
 from app.chat import store as st
+from app.chat.outbox import Draft, Ready, prepare
 from app.chat.presets import COLLECTIONS_KEY
 from app.chat.session import ChatSession
 from app.core import Core
-from app.docs.grounding import Grounding, with_attachments_of
+from app.docs.grounding import Grounding
 from app.docs.library import Documents
 from app.errors import HearthError
 from ui.background import run_in_background
@@ -26,77 +27,77 @@ from ui.chat.transcript import TranscriptView
 from ui.i18n import translated
 
 
-class Screen(Protocol):
-    """What it uses of the Chat screen (``ui.chat.chat_screen.ChatScreen``)."""
-
-    core: Core
-    store: st.ChatStore
-    documents: Documents
-    documents_bar: DocumentsBar
-    transcript: TranscriptView
-    send_button: QPushButton
-    session: ChatSession
-    editing: st.Message | None
-    preparing: bool
-    status_message: SignalInstance
-    report: Callable[[BaseException, str], None]
-
-    def widget(self) -> QWidget: ...
-    def ready(self, session: ChatSession) -> ChatSession: ...
-    def send_now(self, text: str, documents: dict[str, Any] | None) -> bool: ...
-    def show_error(self, message: str) -> None: ...
-
-
 class MessageDocuments(QObject):
-    def __init__(self, screen: Screen, parent: QObject) -> None:
+    """Owns whether a message's documents are being read (``preparing``) and says what
+    happens by signals.  It is given the parts it reads (the store, the documents, their
+    bar under the box, the transcript's colours for a preview), the session shown now
+    (``current``: a message is not sent into a conversation opened meanwhile) and the
+    screen's ``send_now``, which it calls with the draft made ready."""
+
+    preparing_changed = Signal(bool)  # documents are being read: Send waits
+    said = Signal(str, int)  # a word for the status bar (text, ms)
+    problem = Signal(str)  # a sentence for the person
+    failed = Signal(object, str)  # a fault and what was being done: reported
+
+    def __init__(
+        self,
+        core: Core,
+        store: st.ChatStore,
+        documents: Documents,
+        bar: DocumentsBar,
+        transcript: TranscriptView,
+        current: Callable[[], ChatSession],
+        send_now: Callable[[str, dict[str, Any] | None], bool],
+        parent: QWidget,
+    ) -> None:
         super().__init__(parent)
-        self.screen = screen
+        self.core, self.store, self.documents = core, store, documents
+        self.bar, self.transcript = bar, transcript
+        self._current, self._send_now, self._parent = current, send_now, parent
+        self.preparing = False
 
-    def send(self, text: str, attachments: list[Path], collections: list[str]) -> bool:
-        session = self.screen.ready(self.screen.session)
-        editing = self.screen.editing
-        budget = session.room_for_documents(text)
-        self.screen.preparing = True
-        self.screen.send_button.setEnabled(False)
-        self.screen.status_message.emit(self.tr("Reading your documents…"), 0)
+    def _set_preparing(self, preparing: bool) -> None:
+        self.preparing = preparing
+        self.preparing_changed.emit(preparing)
 
-        def grounded(grounding: Grounding) -> None:
-            self.screen.preparing = False
-            self.screen.send_button.setEnabled(True)
-            self.screen.status_message.emit("", 1)
-            if self.screen.session is not session:  # another chat was opened meanwhile
-                self.screen.show_error(
+    def send(self, draft: Draft, session: ChatSession, editing: st.Message | None) -> bool:
+        """Read the draft's files and collections in the background, then send it (into
+        ``session``, still shown; an edit of ``editing`` keeps its files)."""
+        budget = session.room_for_documents(draft.text)
+        passages = int(self.core.settings.get("documents.passages"))
+        self._set_preparing(True)
+        self.said.emit(self.tr("Reading your documents…"), 0)
+
+        def grounded(ready: Ready) -> None:
+            self._set_preparing(False)
+            self.said.emit("", 1)
+            if self._current() is not session:  # another chat was opened meanwhile
+                self.problem.emit(
                     self.tr(
                         "Your message was not sent: another conversation was opened while "
                         "your documents were read. It is still in the message box."
                     )
                 )
                 return
-            if editing is not None and editing is self.screen.editing:
-                grounding = with_attachments_of(Grounding.from_json(editing.documents), grounding)
-            for note in grounding.notes:
-                self.screen.status_message.emit(translated(note), 15_000)
-            if self.screen.send_now(text, grounding.to_json()):
-                self.screen.documents_bar.clear_attachments()
+            if editing is not None:
+                ready = ready.keeping(editing.documents)
+            for note in ready.notes:
+                self.said.emit(translated(note), 15_000)
+            if self._send_now(ready.text, ready.documents):
+                self.bar.clear_attachments()
 
         def failed(exc: BaseException) -> None:
-            self.screen.preparing = False
-            self.screen.send_button.setEnabled(True)
-            self.screen.status_message.emit("", 1)
+            self._set_preparing(False)
+            self.said.emit("", 1)
             if isinstance(exc, HearthError):
-                self.screen.show_error(exc.message)
+                self.problem.emit(exc.message)
             else:
-                self.screen.report(exc, self.tr("reading your documents"))
+                self.failed.emit(exc, self.tr("reading your documents"))
 
+        ground = self.documents.ground
         run_in_background(
-            self.screen.widget(),
-            lambda: self.screen.documents.ground(
-                text,
-                collections,
-                attachments,
-                budget,
-                int(self.screen.core.settings.get("documents.passages")),
-            ),
+            self._parent,
+            lambda: prepare(draft, ground, budget, passages),
             grounded,
             failed,
         )
@@ -105,28 +106,25 @@ class MessageDocuments(QObject):
     def show_source(self, user_message_id: int, number: int) -> SourcePreview | None:
         """The preview of source ``number`` of the answer to ``user_message_id``."""
         try:
-            grounding = Grounding.from_json(self.screen.store.message(user_message_id).documents)
+            grounding = Grounding.from_json(self.store.message(user_message_id).documents)
         except (KeyError, TypeError, ValueError):
             return None
         source = next((s for s in grounding.sources if s.n == number), None)
         if source is None:
             return None
         preview = SourcePreview(
-            source,
-            self.screen.documents.index,
-            self.screen.transcript.palette_colors,
-            self.screen.widget(),
+            source, self.documents.index, self.transcript.palette_colors, self._parent
         )
         preview.open()
         return preview
 
     def attach_dropped(self, paths: list[str]) -> None:
-        self.screen.documents_bar.add_files([Path(p) for p in paths])
+        self.bar.add_files([Path(p) for p in paths])
 
     def remember_collections(self) -> None:
         """The collections ticked are the conversation's own (they stay for it)."""
-        session = self.screen.session
-        chosen = self.screen.documents_bar.collections()
+        session = self._current()
+        chosen = self.bar.collections()
         settings = {**session.own_settings}
         if chosen:
             settings[COLLECTIONS_KEY] = chosen
@@ -136,15 +134,13 @@ class MessageDocuments(QObject):
             try:
                 session.set_instructions(session.system_prompt, settings)
             except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so
-                self.screen.report(exc, self.tr("saving the conversation settings"))
+                self.failed.emit(exc, self.tr("saving the conversation settings"))
 
     def ask(self, collection: str) -> None:
         """Documents › Ask this collection: this (new) conversation answers from it."""
-        self.screen.documents_bar.set_collections([collection])
+        self.bar.set_collections([collection])
         self.remember_collections()
 
     def show_collections(self) -> None:
-        chosen = self.screen.session.own_settings.get(COLLECTIONS_KEY, [])
-        self.screen.documents_bar.set_collections(
-            [str(c) for c in chosen] if isinstance(chosen, list) else []
-        )
+        chosen = self._current().own_settings.get(COLLECTIONS_KEY, [])
+        self.bar.set_collections([str(c) for c in chosen] if isinstance(chosen, list) else [])
