@@ -156,7 +156,14 @@ class ChatScreen(QWidget, SessionListener):
         self.composer.files_dropped.connect(given.attach_dropped)
         self.documents_bar.changed.connect(given.remember_collections)
         self.model_bar.said.connect(lambda news: self.status_message.emit(news, 8000))
-        self.tools_ui = ChatToolsUi(self, self.documents_bar)
+        tools = self.tools_ui = ChatToolsUi(
+            *(self.core, self.documents, self.model_bar, self.documents_bar),
+            *(lambda: self.session, lambda: self.running is not None, self),
+        )
+        tools.note.connect(lambda words: self.error_banner.show_message(words, info=True))
+        tools.server_problem.connect(self.show_error)
+        tools.failed.connect(self.report)
+        tools.redraw_requested.connect(self.show_conversation)
         area.order_tabs()  # with the Tools button and its choice
         layout.addWidget(area)
 

@@ -13,12 +13,11 @@ Every call asks first (``ToolApprovalDialog``) unless its tool is always allowed
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QMenu, QToolButton, QWidget
 
-from app.chat import store as st
 from app.chat.listener import SessionListener
 from app.chat.reply import Reply
 from app.chat.session import ChatSession
@@ -43,7 +42,6 @@ from ui.background import run_in_background
 from ui.chat.documents_bar import DocumentsBar
 from ui.chat.model_bar import ModelBar
 from ui.chat.tool_approval import ToolApprovalDialog
-from ui.error_banner import ErrorBanner
 from ui.i18n import translated
 from ui.wheel_guard import guard_fields
 from wire.phrases import message_of
@@ -54,28 +52,31 @@ OFF_KEY = "tools.off"  # tools of those servers it may not use (server/tool)
 LIST_TIMEOUT_S = 60.0
 
 
-class Screen(Protocol):
-    """What it uses of the Chat screen (``ui.chat.chat_screen.ChatScreen``)."""
-
-    core: Core
-    store: st.ChatStore
-    session: ChatSession
-    documents: Documents
-    documents_bar: DocumentsBar
-    model_bar: ModelBar
-    error_banner: ErrorBanner
-    report: Callable[[BaseException, str], None]
-
-    def widget(self) -> QWidget: ...
-    def show_error(self, message: str) -> None: ...
-    def show_conversation(self) -> None: ...
-
-
 class ChatToolsUi(QObject, SessionListener):
-    def __init__(self, screen: Screen, bar: DocumentsBar) -> None:
+    """Given the parts it reads (the core, the documents its own tools search, the model
+    picker), the bar it adds its controls to, the session shown now (``current``: the
+    choice is the open conversation's) and whether a reply runs (``busy``); it says what
+    happens by signals, which the Chat screen connects where it assembles its parts."""
+
+    note = Signal(str)  # why the model may not call a tool on its own: said calmly, once
+    server_problem = Signal(str)  # a tool server did not start: why, in its own words
+    failed = Signal(object, str)  # a fault and what was being done: reported
+    redraw_requested = Signal()  # a call of the conversation shown began, ran or ended
+
+    def __init__(
+        self,
+        core: Core,
+        documents: Documents,
+        model_bar: ModelBar,
+        bar: DocumentsBar,
+        current: Callable[[], ChatSession],
+        busy: Callable[[], bool],
+        dialogs_parent: QWidget,
+    ) -> None:
         super().__init__(bar)
-        self.screen = screen
-        self.file = ToolsFile(screen.core.paths.data_dir)
+        self.core, self.documents, self.model_bar = core, documents, model_bar
+        self._current, self._busy_now, self._dialogs_parent = current, busy, dialogs_parent
+        self.file = ToolsFile(core.paths.data_dir)
         self.servers: ToolServers | None = None
         self.listed: dict[str, list[ToolInfo]] = {}  # tools of each server started
         self.listing: set[str] = set()
@@ -104,12 +105,12 @@ class ChatToolsUi(QObject, SessionListener):
         bar.add_controls([self.button, self.choice_box])
         self.advice = ""  # why the model may not call a tool on its own ("": no reason known)
         self._advised: set[tuple[str, str]] = set()  # said once per model and sentence
-        screen.model_bar.model_chosen.connect(lambda _entry: self._advise())
+        model_bar.model_chosen.connect(lambda _entry: self._advise())
         self.show_choice()
 
     # -- the conversation's choice -------------------------------------------------------
     def chosen(self) -> list[str]:
-        names = self.screen.session.own_settings.get(TOOLS_KEY, [])
+        names = self._current().own_settings.get(TOOLS_KEY, [])
         return [str(n) for n in names] if isinstance(names, list) else []
 
     def show_choice(self) -> None:
@@ -119,7 +120,7 @@ class ChatToolsUi(QObject, SessionListener):
             if chosen
             else self.tr("Tools")
         )
-        choice = choice_of(self.screen.session.own_settings)
+        choice = choice_of(self._current().own_settings)
         self.choice_box.setCurrentIndex(max(self.choice_box.findData(choice), 0))
         self.choice_box.setVisible(bool(chosen))
         for name in chosen:
@@ -135,20 +136,20 @@ class ChatToolsUi(QObject, SessionListener):
         """Whether the model is likely to call a tool as chosen: its template is read in
         the background, and a reason it may not is said once (and kept in the choice's
         tooltip and atop the Tools menu)."""
-        model = self.screen.model_bar.model
-        choice = choice_of(self.screen.session.own_settings)
+        model = self.model_bar.model
+        choice = choice_of(self._current().own_settings)
         if model is None or not self.chosen() or choice != AUTO:
             self._show_advice("")
             return
 
         def advise(template: str | None) -> None:
-            if self.screen.model_bar.model is model and self.chosen():
+            if self.model_bar.model is model and self.chosen():
                 self._show_advice(tool_advice(model, choice_of(self.own()), template))
 
         run_in_background(self, lambda: template_of(model), advise, lambda _exc: None)
 
     def own(self) -> dict[str, Any]:
-        return self.screen.session.own_settings
+        return self._current().own_settings
 
     def _show_advice(self, advice: str) -> None:
         self.advice = translated(advice) if advice else ""
@@ -159,11 +160,11 @@ class ChatToolsUi(QObject, SessionListener):
                 "of the tools. Never: no tools are offered."
             )
         )
-        model = self.screen.model_bar.model
+        model = self.model_bar.model
         said = (str(model.path) if model is not None else "", self.advice)
         if self.advice and said not in self._advised:
             self._advised.add(said)
-            self.screen.error_banner.show_message(self.advice, info=True)
+            self.note.emit(self.advice)
 
     def _fill_menu(self) -> None:
         self.menu.clear()
@@ -207,7 +208,7 @@ class ChatToolsUi(QObject, SessionListener):
         self.show_choice()
 
     def turned_off(self) -> set[str]:
-        off = self.screen.session.own_settings.get(OFF_KEY, [])
+        off = self._current().own_settings.get(OFF_KEY, [])
         return {str(key) for key in off} if isinstance(off, list) else set()
 
     def _toggle_tool(self, key: str, on: bool) -> None:
@@ -215,20 +216,20 @@ class ChatToolsUi(QObject, SessionListener):
         self._save_choice(OFF_KEY, sorted(off))
 
     def _save_choice(self, setting: str, value: list[str] | str) -> None:
-        session = self.screen.session
+        session = self._current()
         settings = {**session.own_settings, setting: value}
         if not value:
             settings.pop(setting)
         try:
             session.set_instructions(session.system_prompt, settings)
         except Exception as exc:  # noqa: BLE001 - e.g. disk full: say so
-            self.screen.report(exc, self.tr("saving the conversation settings"))
+            self.failed.emit(exc, self.tr("saving the conversation settings"))
 
     def open_servers_dialog(self) -> None:
         from ui.tools.servers_dialog import ToolServersDialog
 
         before = self.file.load().servers
-        dialog = ToolServersDialog(self.file, self.screen.widget(), self.screen.core.paths.logs_dir)
+        dialog = ToolServersDialog(self.file, self._dialogs_parent, self.core.paths.logs_dir)
         dialog.finished.connect(lambda _code: self._changed(before))
         dialog.open()
 
@@ -241,14 +242,13 @@ class ChatToolsUi(QObject, SessionListener):
             self.restart()
 
     def _busy(self) -> bool:
-        session = self.screen.session
-        return session.reply is not None or getattr(self.screen, "running", None) is not None
+        return self._current().reply is not None or self._busy_now()
 
     # -- servers ---------------------------------------------------------------------------
     def _servers(self) -> ToolServers:
         if self.servers is None:
             enabled = [s for s in self.file.load().servers if s.enabled]
-            self.servers = ToolServers(enabled, self.screen.core.paths.logs_dir)
+            self.servers = ToolServers(enabled, self.core.paths.logs_dir)
         return self.servers
 
     def _list(self, name: str) -> None:
@@ -270,9 +270,9 @@ class ChatToolsUi(QObject, SessionListener):
                 return
             self.listing.discard(name)
             if isinstance(exc, ToolServerError):  # with the server's own last words
-                self.screen.show_error(visible(translated(message_of(exc)), multiline=True))
+                self.server_problem.emit(visible(translated(message_of(exc)), multiline=True))
             else:
-                self.screen.report(exc, self.tr("starting the tool server {0}").format(name))
+                self.failed.emit(exc, self.tr("starting the tool server {0}").format(name))
 
         run_in_background(self, lambda: servers.tools(name).result(LIST_TIMEOUT_S), listed, failed)
 
@@ -305,14 +305,14 @@ class ChatToolsUi(QObject, SessionListener):
 
         collections = session.own_settings.get(COLLECTIONS_KEY, [])
         builtin = BuiltinTools(
-            self.screen.documents.search, collections if isinstance(collections, list) else []
+            self.documents.search, collections if isinstance(collections, list) else []
         )
         offered = builtin.tools() if BUILTIN in chosen else []
         for name in chosen:
             offered += self.listed.get(name, [])
         off = self.turned_off()
         offered = [tool for tool in offered if tool.key not in off]
-        settings = self.screen.core.settings
+        settings = self.core.settings
         return ChatTools(
             offered,
             self._servers(),
@@ -342,11 +342,11 @@ class ChatToolsUi(QObject, SessionListener):
         self._redraw(session)
 
     def _redraw(self, session: ChatSession) -> None:
-        if session is self.screen.session:
-            self.screen.show_conversation()
+        if session is self._current():
+            self.redraw_requested.emit()
 
     def tool_approval(self, session: ChatSession, reply: Reply, call: PendingCall) -> None:
-        dialog = ToolApprovalDialog(call, self.screen.widget())
+        dialog = ToolApprovalDialog(call, self._dialogs_parent)
         self.dialog = dialog
 
         def decided(value: str) -> None:
