@@ -119,8 +119,12 @@ vision-model: $(VISION_MODEL)/.built
 # or a window opening, so two run side by side on two cores.  TEST_JOBS=1 runs one by one.
 TEST_JOBS ?= 2
 PYTEST_JOBS = $(if $(filter 1,$(TEST_JOBS)),-p no:xdist,-n $(TEST_JOBS) --dist loadfile)
+# OpenMP's threads (llama.cpp's CPU backend and torch use it) spin on their cores between
+# steps; two test processes on two cores then take from each other the CPU each waits
+# for (a hearth chat beside a PyTorch reply took two to four times as long as alone).  In the
+# tests they sleep; Hearth leaves the engines' own default, their fastest alone.
 TEST_ENV = QT_QPA_PLATFORM=offscreen HEARTH_TEST_VISION_MODEL=$(VISION_MODEL) \
-	HEARTH_TEST_MODELS=$(BUILD_CACHE)/test-models
+	HEARTH_TEST_MODELS=$(BUILD_CACHE)/test-models OMP_WAIT_POLICY=PASSIVE
 
 test: lint $(TEST_RUNTIMES) $(VISION_MODEL)/.built
 	$(TEST_ENV) $(PY) -m pytest $(PYTEST_JOBS)
