@@ -153,9 +153,7 @@ class MainWindow(QMainWindow):
         )
         catalog.chat_requested.connect(self.chat_with)
         catalog.models_requested.connect(lambda: self.tabs.setCurrentWidget(self.models_page))
-        catalog.said.connect(self.statusBar().showMessage)
-        catalog.problem.connect(self.show_error)
-        catalog.failed.connect(self.report)
+        catalog.speak_through(self.statusBar().showMessage, self.show_error, self.report)
         self.welcome, self.catalog_panel = self.catalog.welcome, self.catalog.catalog_panel
         self.catalog_downloads = self.catalog.catalog_downloads
         self.catalog_check = self.catalog.catalog_check

@@ -17,20 +17,18 @@ from app.machine.hardware import SystemFacts
 from ui.chat.chat_screen import ChatScreen
 from ui.i18n import translated
 from ui.models.models_screen import ModelsScreen
+from ui.speaking_part import SpeakingPart
 
 log = logging.getLogger(__name__)
 
 
-class CatalogController(QObject):
+class CatalogController(SpeakingPart):
     """Given the parts it fills and reads (the Chat screen's welcome and model picker, the
     Models screen's catalogue), it asks the window by signals for what is the window's:
     a chat with a model, the Models screen, a word in the status bar, a problem said."""
 
     chat_requested = Signal(object)  # a library model to chat with
     models_requested = Signal()  # "More models…" on the welcome: the Models screen
-    said = Signal(str, int)  # a word for the status bar (text, ms)
-    problem = Signal(str)  # a sentence for the person
-    failed = Signal(object, str)  # a fault and what was being done: reported
 
     def __init__(
         self,

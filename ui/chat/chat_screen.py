@@ -87,9 +87,7 @@ class ChatScreen(QWidget, SessionListener):
         self._flush_timer.setInterval(int(TICK_S * 1000))  # a pause in the stream is saved too
         self._flush_timer.timeout.connect(self._tick)
         self.files = ConversationFiles(store, self)  # export and import
-        self.files.said.connect(self.status_message)
-        self.files.problem.connect(self.show_error)
-        self.files.failed.connect(self.report)
+        self.files.speak_through(self.status_message.emit, self.show_error, self.report)
         self.files.imported.connect(lambda _added: self.refresh_conversations())
         self.files.imported.connect(self.open_conversation)  # (after: connected in order)
         self._build()
@@ -149,9 +147,7 @@ class ChatScreen(QWidget, SessionListener):
             *(lambda: self.session, self.send_now, self),
         )
         given.preparing_changed.connect(lambda busy: self.send_button.setEnabled(not busy))
-        given.said.connect(self.status_message)
-        given.problem.connect(self.show_error)
-        given.failed.connect(self.report)
+        given.speak_through(self.status_message.emit, self.show_error, self.report)
         self.transcript.source_requested.connect(given.show_source)
         self.composer.files_dropped.connect(given.attach_dropped)
         self.documents_bar.changed.connect(given.remember_collections)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.chat import store as st
@@ -14,17 +14,15 @@ from app.chat import transfer
 from app.errors import HearthError, describe_error
 from app.files import safe_file_name, write_text_atomically
 from ui.i18n import translated
+from ui.speaking_part import SpeakingPart
 from wire.phrases import Phrase
 
 
-class ConversationFiles(QObject):
+class ConversationFiles(SpeakingPart):
     """Export and import, owning nothing of the Chat screen's: it is given the store and a
     parent for its file dialogs, and says what happened by signals, which the screen
     connects where it assembles its parts."""
 
-    said = Signal(str, int)  # a word for the status bar (text, ms)
-    problem = Signal(str)  # a sentence for the person (a file that is not a conversation)
-    failed = Signal(object, str)  # an unexpected fault and what was being done: reported
     imported = Signal(int)  # a conversation added from a file, to list and open
 
     def __init__(self, store: st.ChatStore, parent: QWidget) -> None:

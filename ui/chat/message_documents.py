@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from app.chat import store as st
@@ -25,9 +25,10 @@ from ui.chat.documents_bar import DocumentsBar
 from ui.chat.source_preview import SourcePreview
 from ui.chat.transcript import TranscriptView
 from ui.i18n import translated
+from ui.speaking_part import SpeakingPart
 
 
-class MessageDocuments(QObject):
+class MessageDocuments(SpeakingPart):
     """Owns whether a message's documents are being read (``preparing``) and says what
     happens by signals.  It is given the parts it reads (the store, the documents, their
     bar under the box, the transcript's colours for a preview), the session shown now
@@ -35,9 +36,6 @@ class MessageDocuments(QObject):
     screen's ``send_now``, which it calls with the draft made ready."""
 
     preparing_changed = Signal(bool)  # documents are being read: Send waits
-    said = Signal(str, int)  # a word for the status bar (text, ms)
-    problem = Signal(str)  # a sentence for the person
-    failed = Signal(object, str)  # a fault and what was being done: reported
 
     def __init__(
         self,
