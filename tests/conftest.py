@@ -16,6 +16,7 @@ from typing import Any
 
 import psutil
 import pytest
+from pytestqt.qtbot import QtBot
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -36,8 +37,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     platform_marks.add_option(parser)
 
 
+# A test waits for a state, never for a speed: pytest-qt's 5 s default for its waits is a
+# speed on a shared machine that can be slow at any moment (under load a header read, a
+# thread's start or a paint may take longer).  Its waits end on the state, as soon as it
+# comes; only a state that never comes takes this long to fail.
+STATE_WAIT_MS = 300_000
+QT_WAITS = ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExposed", "waitActive")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     platform_marks.register(config)
+    for name in QT_WAITS:
+        defaults = getattr(QtBot, name).__kwdefaults__
+        if defaults.get("timeout") == 5000:  # pytest-qt's own default, not a test's choice
+            defaults["timeout"] = STATE_WAIT_MS
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
