@@ -353,7 +353,7 @@ def test_two_models_answering_at_once_never_run_more_threads_than_cores(
         job_a = first.chat(story, asked, when_done(ids_a))
         ids_a.append(job_a.id)
         deadline = time.monotonic() + 300
-        while not (first.hosted.worker and first.hosted.worker.threads_reported):
+        while not (first.hosted and first.hosted.worker and first.hosted.worker.threads_reported):
             assert time.monotonic() < deadline, "the first reply never started"
             time.sleep(0.05)
         ids_b: list[int] = []
@@ -362,7 +362,7 @@ def test_two_models_answering_at_once_never_run_more_threads_than_cores(
         for job in (job_a, job_b):
             assert job.wait(600) is not None and job.final is not None
             assert job.final["type"] == "done", job.final
-        workers = [lease.hosted.worker for lease in (first, second)]
+        workers = [lease.hosted.worker if lease.hosted else None for lease in (first, second)]
         assert all(w is not None for w in workers)
         spans = []
         for worker, job in zip(workers, (job_a, job_b), strict=True):

@@ -77,6 +77,12 @@ class ModelSpec:
         for it since (``skip_runtimes``), which say where to load it, not what."""
         return replace(self, skip_runtimes=()) if self.skip_runtimes else self
 
+    def same_model_as(self, other: ModelSpec) -> bool:
+        """The same model, whatever the settings it runs with: the same file on the same
+        engine, or for a remote engine the same model of the same server with the same key."""
+        same = (self.path, self.engine, self.remote_model, self.secret_ref)
+        return same == (other.path, other.engine, other.remote_model, other.secret_ref)
+
     def with_gpu_layers(self, layers: int) -> ModelSpec:
         return replace(self, gpu_layers=layers)
 

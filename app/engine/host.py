@@ -7,7 +7,9 @@ asked, ``ModelSpec.base``), started when a request needs it, and decides alone:
 
 * **which worker serves a request**: the spec's own, while it serves the spec as routed
   past the runtimes that failed it (``wire.model_spec.serves``, the rule the worker uses
-  too); else a new one, and the old one ends once its requests are answered;
+  too); else a new one, and the old one ends once its requests are answered.  A lease
+  that wishes to share (``share_loaded``: the API) takes the loaded worker of the same
+  model whatever its settings (the window's context length, say);
 * **memory**: one budget for every worker (``app.engine.budget``).  A new worker that does
   not fit first ends idle ones (no lease, nothing running), least recently used first.  A
   pinned lease's model (the window's) is never ended for another; a request that finds
@@ -21,6 +23,12 @@ asked, ``ModelSpec.base``), started when a request needs it, and decides alone:
   (``app.engine.avoided``); a request that died with its worker before its first words on
   a runtime chosen automatically is sent again without it; a cancel that a worker ignores
   kills it only when it makes no progress at all (no event, no CPU time) for ``stuck_s``.
+
+It is an actor: the tables (models, leases, workers, starts) belong to the host's own
+thread (``app.engine.mailbox``), and every call, from the window's thread, the API's or a
+worker's reader, only posts what it asks there and returns at once; nothing waits on a
+start.  Lists read a snapshot that thread publishes after each change.  Only the starter,
+the sweeper, ``unload`` and ``close`` wait for an answer, and that thread does nothing slow.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -82,14 +90,14 @@ class EngineHost:
         self.avoided = AvoidedRuntimes()
         self.cores = CoreQueue(cores or physical_cores())
         self.shares = self.cores.shares
-        self._lock = threading.RLock()  # the tables; nothing slow is done under it
-        # Requests are placed on workers by the host's own thread, and workers are started
-        # by its starter, one at a time (the budget's sums): no caller waits on either.
-        self._mailbox = Mailbox("host")
-        self._starter = Mailbox("host-start")
+        # The tables, read and written on the host's own thread alone; ``_view`` is what
+        # it published last, for the lists of other threads.
         self._hosted: dict[ModelSpec, Hosted] = {}
         self._entry_of: dict[WorkerProcess, Hosted] = {}
+        self._view: tuple[Hosted, ...] = ()
         self._closed = False
+        self._mailbox = Mailbox("host", after=self._publish)
+        self._starter = Mailbox("host-start")
         self._stop = threading.Event()
         self._sweeper = threading.Thread(target=self._sweep_forever, name="host-ttl", daemon=True)
         self._sweeper.start()
@@ -105,37 +113,72 @@ class EngineHost:
     def budget(self) -> MemoryBudget:
         return self._budget()
 
+    def _own(self, action: Callable[[], None]) -> None:
+        """Run ``action`` on the host's thread: now when already there, else after what
+        was posted before it."""
+        if self._mailbox.on_own_thread():
+            action()
+        else:
+            self._mailbox.post(action)
+
+    def _publish(self) -> None:
+        """(The host's thread, after each action.)  The snapshot that lists read."""
+        self._view = tuple(self._hosted.values())
+
     # -- leases --------------------------------------------------------------------------
     def lease(
-        self, spec: ModelSpec, *, pinned: bool = False, purpose: str = "", label: str = ""
+        self,
+        spec: ModelSpec,
+        *,
+        pinned: bool = False,
+        purpose: str = "",
+        label: str = "",
+        share_loaded: bool = False,
     ) -> Lease:
         """Use ``spec``'s model until ``Lease.release``.  Nothing starts until a request is
-        sent.  A pinned lease (the window's model) is never ended for another model."""
-        key = spec.base
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("the engine host is closed")
-            hosted = self._hosted.get(key)
-            if hosted is None:
-                hosted = Hosted(key, label or Path(spec.path).name, self.clock(), self.keep_alive_s)
-                self._hosted[key] = hosted
-            hosted.leases += 1
-            hosted.pinned += int(pinned)
-            hosted.purposes.add(purpose)
-            hosted.label = label or hosted.label
-            hosted.last_used = self.clock()
-        return Lease(self, hosted, key, pinned, purpose)
+        sent.  A pinned lease (the window's model) is never ended for another model.  With
+        ``share_loaded``, a worker that runs the same model with other settings serves it
+        (the window's first, then the latest used), so the file is not loaded twice."""
+        if self._closed:
+            raise RuntimeError(CLOSED)
+        key = self._loaded_as(spec) if share_loaded else spec.base
+        lease = Lease(self, key, pinned, purpose)
+        self._mailbox.post(partial(self._join, lease, label))
+        return lease
+
+    def _loaded_as(self, spec: ModelSpec) -> ModelSpec:
+        for hosted in _by_use(h for h in self._view if h.live() is not None):
+            if hosted.spec.same_model_as(spec):
+                return hosted.spec
+        return spec.base
+
+    def _join(self, lease: Lease, label: str) -> None:
+        """(The host's thread.)  Count ``lease`` on its model's place, made if new."""
+        hosted = self._hosted.get(lease.spec)
+        if hosted is None:
+            name = label or Path(lease.spec.path).name
+            hosted = Hosted(lease.spec, name, self.clock(), self.keep_alive_s)
+            if not self._closed:
+                self._hosted[lease.spec] = hosted
+        hosted.leases += 1
+        hosted.pinned += int(lease.pinned)
+        hosted.purposes.add(lease.purpose)
+        hosted.label = label or hosted.label
+        hosted.last_used = self.clock()
+        lease.joined(hosted)
 
     def release(self, lease: Lease, keep_alive_s: float | None) -> None:
+        self._mailbox.post(partial(self._leave, lease, keep_alive_s))
+
+    def _leave(self, lease: Lease, keep_alive_s: float | None) -> None:
         hosted = lease.hosted
-        with self._lock:
-            hosted.leases -= 1
-            hosted.pinned -= int(lease.pinned)
-            hosted.last_used = self.clock()
-            hosted.keep_alive_s = self.keep_alive_s if keep_alive_s is None else keep_alive_s
-            hosted.follows_default = keep_alive_s is None
-            ending = self._expire(hosted)
-        _end_in_background(ending)
+        assert hosted is not None  # joined: that was posted first
+        hosted.leases -= 1
+        hosted.pinned -= int(lease.pinned)
+        hosted.last_used = self.clock()
+        hosted.keep_alive_s = self.keep_alive_s if keep_alive_s is None else keep_alive_s
+        hosted.follows_default = keep_alive_s is None
+        _end_in_background(self._expire(hosted))
 
     # -- requests ------------------------------------------------------------------------
     def submit(
@@ -149,8 +192,13 @@ class EngineHost:
         worker by the host's own thread, which starts one first when it must (off that
         thread too).  Its answers, failures included, arrive as the job's events."""
         job = Job(next_job_id(), kind, on_event, canceller=self.cancel)
-        self._dispatch_later(lease.hosted, job, lease.spec, payload)
+        self._mailbox.post(partial(self._take, lease, job, payload))
         return job
+
+    def _take(self, lease: Lease, job: Job, payload: dict[str, Any]) -> None:
+        hosted = lease.hosted
+        assert hosted is not None  # joined: that was posted first
+        self._dispatch(hosted, job, hosted.spec, payload, resent=False)
 
     def _dispatch_later(
         self,
@@ -160,10 +208,10 @@ class EngineHost:
         payload: dict[str, Any],
         resent: bool = False,
     ) -> None:
-        """Post ``job`` to the host's thread; its model counts as busy from now on (not
-        ended for its keep-alive or for room) until the job reaches a worker or ends."""
-        with self._lock:
-            hosted.waiting.add(job.id)
+        """(The host's thread.)  Queue ``job`` behind what is posted; its model counts as
+        busy from now on (not ended for its keep-alive or for room) until the job reaches
+        a worker or ends."""
+        hosted.waiting.add(job.id)
         self._mailbox.post(lambda: self._dispatch(hosted, job, spec, payload, resent))
 
     def _dispatch(
@@ -180,34 +228,30 @@ class EngineHost:
         try:
             if job.finished:
                 return  # stopped before its turn: answered already
+            if self._closed:
+                job.deliver(faults.not_started(job, OSError(CLOSED)))
+                return
             spec = self.avoided.apply(spec)
             if "model" in payload:
                 payload = {**payload, "model": spec.to_wire()}
-            with self._lock:
-                closed = self._closed
-                worker = hosted.live()
-                if not closed and (worker is None or not self._serves(worker, spec)):
-                    parked = True
-                    hosted.parked.append((job, spec, payload, resent))
-                    first = not hosted.starting
-                    hosted.starting = True
-            if closed:
-                job.deliver(faults.not_started(job, OSError(CLOSED)))
-            elif parked:
-                if job.kind in (protocol.LOAD, protocol.CHAT):
-                    job.deliver(faults.starting(job))
-                if first:
-                    self._starter.post(lambda: self._start(hosted, spec))
-            else:
-                assert worker is not None
+            worker = hosted.live()
+            if worker is not None and self._serves(worker, spec):
                 self._send(hosted, worker, job, spec, payload, resent)
+                return
+            parked = True
+            hosted.waiting.add(job.id)
+            hosted.parked.append((job, spec, payload, resent))
+            if job.kind in (protocol.LOAD, protocol.CHAT):
+                job.deliver(faults.starting(job))
+            if not hosted.starting:
+                hosted.starting = True
+                self._starter.post(lambda: self._start(hosted, spec))
         except Exception as exc:  # the host's thread must go on: the job ends in words
             log.exception("could not send request %s", job.id)
             job.deliver(faults.not_started(job, exc))
         finally:
             if not parked:
-                with self._lock:
-                    hosted.waiting.discard(job.id)
+                hosted.waiting.discard(job.id)
 
     def _send(
         self,
@@ -225,31 +269,34 @@ class EngineHost:
             worker.send(job, message)
             return
 
-        def again() -> None:
-            self._dispatch_later(hosted, job, spec, payload, resent=True)
+        def again() -> None:  # a worker's reader, or the host's thread
+            self._own(lambda: self._dispatch_later(hosted, job, spec, payload, resent=True))
 
         self.cores.send(Queued(job, hosted, worker, resent, again), message, spec.threads)
 
     # -- starting a worker (the starter's thread) ----------------------------------------
     def _start(self, hosted: Hosted, spec: ModelSpec) -> None:
-        """Start the worker that the requests parked on ``hosted`` wait for, making room
-        first; then they go to it, in order.  One start at a time (the budget's sums)."""
+        """Start the worker that the requests parked on ``hosted`` wait for, once the host's
+        thread has made room; then they go to it, in order.  One start at a time (the
+        budget's sums)."""
         ending: list[WorkerProcess] = []
         try:
             needs = self._needs(hosted)  # it may read the model's header
-            with self._lock:
-                if self._closed:
-                    raise OSError(CLOSED)
-                ending = self._make_room(hosted, needs)
-            # Outside the lock: starting a process (and reading a key from the keyring)
-            # takes a while, and the workers' events must not wait for it.
+            ending = self._mailbox.ask(partial(self._make_room, hosted, needs))
+            # Starting a process (and reading a key from the keyring) takes a while: here,
+            # where neither requests nor the workers' events wait for it.
             worker = WorkerProcess(spec, self, self.log_dir, self.worker_command)
         except NoRoom as exc:
-            self._fail_parked(hosted, partial(faults.no_room, sentence=exc.sentence))
+            self._own(
+                partial(self._fail_parked, hosted, partial(faults.no_room, sentence=exc.sentence))
+            )
             return
         except Exception as exc:  # a worker that cannot even start
-            log.error("could not start a worker", exc_info=exc)
-            self._fail_parked(hosted, partial(faults.not_started, exc=exc))
+            if self._closed:  # the host closed while it waited: nothing is wrong
+                log.info("a worker's start was dropped: the engine host closed")
+            else:
+                log.error("could not start a worker", exc_info=exc)
+            self._own(partial(self._fail_parked, hosted, partial(faults.not_started, exc=exc)))
             return
         finally:
             _end_in_background(ending)
@@ -258,34 +305,33 @@ class EngineHost:
         worker.send(
             hello, {"type": protocol.HELLO, "id": hello.id, "protocol": protocol.PROTOCOL_VERSION}
         )
-        with self._lock:
-            parked, hosted.parked, hosted.starting = hosted.parked, [], False
-            closed = self.closed  # closed while it started
-            current = hosted.live()
-            if not closed:
-                hosted.worker = worker
-                self._entry_of[worker] = hosted
+        self._own(partial(self._started, hosted, worker, greeted))
+
+    def _started(self, hosted: Hosted, worker: WorkerProcess, greeted: list[Job]) -> None:
+        """(The host's thread.)  ``worker`` serves ``hosted`` now: its parked requests go
+        to it, in order, and the worker it replaces ends once idle."""
+        parked, hosted.parked, hosted.starting = hosted.parked, [], False
         greeted.extend(job for job, *_ in parked)
-        if closed:
-            worker.stop(1.0)
+        if self._closed:  # closed while it started
+            threading.Thread(target=worker.stop, args=(1.0,), daemon=True).start()
             self._fail(hosted, parked, lambda job: faults.not_started(job, OSError(CLOSED)))
             return
+        current = hosted.live()
+        hosted.worker = worker
+        self._entry_of[worker] = hosted
         if current is not None:  # it serves no longer (a runtime it runs is avoided now)
-            threading.Thread(target=current.stop_when_idle, daemon=True).start()
+            _end_in_background([current])
         for job, job_spec, payload, resent in parked:  # still counted as waiting
-            self._mailbox.post(partial(self._dispatch, hosted, job, job_spec, payload, resent))
+            self._dispatch(hosted, job, job_spec, payload, resent)
 
     def _fail_parked(self, hosted: Hosted, event: Callable[[Job], dict[str, Any]]) -> None:
-        with self._lock:
-            parked, hosted.parked, hosted.starting = hosted.parked, [], False
+        parked, hosted.parked, hosted.starting = hosted.parked, [], False
         self._fail(hosted, parked, event)
 
-    def _fail(
-        self, hosted: Hosted, parked: list[Parked], event: Callable[[Job], dict[str, Any]]
-    ) -> None:
-        with self._lock:
-            for job, *_ in parked:
-                hosted.waiting.discard(job.id)
+    @staticmethod
+    def _fail(hosted: Hosted, parked: list[Parked], event: Callable[[Job], dict[str, Any]]) -> None:
+        for job, *_ in parked:
+            hosted.waiting.discard(job.id)
         for job, *_ in parked:
             job.deliver(event(job))
 
@@ -295,6 +341,7 @@ class EngineHost:
         return serves(worker.spec, runtime, spec)
 
     def _needs(self, hosted: Hosted) -> Needs:
+        """(The starter's thread, which alone estimates.)"""
         if hosted.needs is None:
             try:
                 hosted.needs = self.estimate(hosted.spec) if self.estimate else Needs(0)
@@ -304,8 +351,11 @@ class EngineHost:
         return hosted.needs
 
     def _make_room(self, hosted: Hosted, needs: Needs) -> list[WorkerProcess]:
-        """Take out the idle models in ``hosted``'s way (under the lock); their workers, to
-        end.  NoRoom when only models in use are in the way of a lease not pinned."""
+        """(The host's thread.)  Take out the idle models in ``hosted``'s way; their
+        workers, to end.  NoRoom when only models in use are in the way of a lease not
+        pinned."""
+        if self._closed:
+            raise OSError(CLOSED)
         loaded = [h for h in self._hosted.values() if h is not hosted and h.live() is not None]
         ending = to_end_for(hosted, needs, loaded, self.budget)
         for victim in ending:
@@ -348,27 +398,41 @@ class EngineHost:
         if kind == protocol.ERROR and event.get(protocol.RETRY_WITHOUT_RUNTIME):
             return self._retry(worker, job, str(event.get("runtime")), event)
         if kind in job.terminal:
-            # Its work ends now: before anyone hears of it (a client that sends its next
-            # request at once must find this model used before that one).
-            with self._lock:
-                hosted = self._entry_of.get(worker)
-                if hosted is not None:
-                    hosted.last_used = self.clock()
+            # Its work ends now, before anyone hears of it: a client that sends its next
+            # request at once posts it after this, and finds this model used before that.
+            self._own(partial(self._used, worker))
         return False
 
+    def _used(self, worker: WorkerProcess) -> None:
+        hosted = self._entry_of.get(worker)
+        if hosted is not None:
+            hosted.last_used = self.clock()
+
     def job_finished(self, worker: WorkerProcess, job: Job) -> None:
-        with self._lock:
-            hosted = self._entry_of.get(worker)
-            if hosted is None:
-                return
-            ending = self._expire(hosted)  # idle time counts from the end of its work
-        _end_in_background(ending)
+        self._own(partial(self._finished, worker))
+
+    def _finished(self, worker: WorkerProcess) -> None:
+        hosted = self._entry_of.get(worker)
+        if hosted is not None:
+            _end_in_background(self._expire(hosted))  # idle time counts from its work's end
 
     def worker_ended(self, worker: WorkerProcess, code: int | None, orphans: list[Job]) -> None:
         # Before anything is sent again, so that no request goes to the runtime that
-        # stopped this worker.
+        # stopped this worker, nor to its cores.
         avoided = self._avoid_after_illegal_instruction(worker, code)
         dropped = self.cores.dropped(worker)
+        self._own(partial(self._ended, worker, code, orphans, avoided, dropped))
+
+    def _ended(
+        self,
+        worker: WorkerProcess,
+        code: int | None,
+        orphans: list[Job],
+        avoided: str | None,
+        dropped: list[Queued],
+    ) -> None:
+        """(The host's thread.)  ``worker`` is gone: its requests are sent again where that
+        is safe, else told why, and its model leaves the host unless leased."""
         # Which request killed it cannot be told (grammars are built at once), so each that
         # showed no words yet goes to a new worker once, with the model loaded: one waiting
         # for a slot is answered, and one that kills it again is told the request may be
@@ -393,13 +457,12 @@ class EngineHost:
                     job.deliver(faults.died(worker, job, code, avoided))
             else:
                 job.deliver(faults.died(worker, job, code, avoided))
-        with self._lock:
-            hosted = self._entry_of.pop(worker, None)
-            if hosted is not None and hosted.worker is worker:
-                hosted.worker = None
-                if hosted.leases == 0 and self._hosted.get(hosted.spec) is hosted:
-                    del self._hosted[hosted.spec]
-            hosted_now = {id(h) for h in self._hosted.values()}
+        hosted = self._entry_of.pop(worker, None)
+        if hosted is not None and hosted.worker is worker:
+            hosted.worker = None
+            if hosted.leases == 0 and self._hosted.get(hosted.spec) is hosted:
+                del self._hosted[hosted.spec]
+        hosted_now = {id(h) for h in self._hosted.values()}
         for job, message in waiting:
             if job.cancel_requested:
                 job.deliver(cancelled_event(job))
@@ -433,9 +496,19 @@ class EngineHost:
         if job.cancel_requested:
             job.deliver(cancelled_event(job))
             return True
-        with self._lock:
-            hosted = self._entry_of.get(worker)
+        self._own(partial(self._send_without, worker, job, failed, event, message))
+        return True
+
+    def _send_without(
+        self,
+        worker: WorkerProcess,
+        job: Job,
+        failed: str,
+        event: dict[str, Any],
+        message: dict[str, Any],
+    ) -> None:
         try:
+            hosted = self._entry_of.get(worker)
             if hosted is None:
                 raise RuntimeError("the model left the host")
             spec = self.avoided.add(ModelSpec.from_wire(message["model"]), failed)
@@ -443,16 +516,15 @@ class EngineHost:
             job.deliver(faults.runtime_failed(job, failed, event, worker.model_loaded))
             payload = {k: v for k, v in message.items() if k not in RESEND_DROPPED}
             self._dispatch_later(hosted, job, spec, payload)
-        except Exception:  # the reader thread must go on: the job ends with the error
+        except Exception:  # the host's thread must go on: the job ends with the error
             log.exception("could not retry on another runtime")
             job.deliver({**event, "id": job.id, protocol.RETRY_WITHOUT_RUNTIME: False})
-        return True
 
     def _retry_after_crash(self, worker: WorkerProcess, job: Job, code: int | None) -> bool:
-        """A worker that died on a runtime it chose itself, in a way that may be the
-        runtime's (``faults.crash_retry``): the request goes to a new worker without it."""
-        with self._lock:
-            hosted = self._entry_of.get(worker)
+        """(The host's thread.)  A worker that died on a runtime it chose itself, in a way
+        that may be the runtime's (``faults.crash_retry``): the request goes to a new
+        worker without it."""
+        hosted = self._entry_of.get(worker)
         replaced = hosted is None or hosted.worker is not worker
         event = faults.crash_retry(worker, job, code, replaced)
         if event is None or worker.runtime is None:
@@ -471,34 +543,42 @@ class EngineHost:
 
     # -- what is loaded ------------------------------------------------------------------
     def loaded(self) -> list[Loaded]:
-        """The models with a live worker: pinned ones first, then by last use."""
+        """The models with a live worker: pinned ones first, then by last use (from the
+        snapshot: no waiting on the host's thread)."""
         now, wall = self.clock(), time.time()
-        with self._lock:
-            hosted = [h for h in self._hosted.values() if h.live() is not None]
-        ordered = sorted(hosted, key=lambda h: (not h.pinned, -h.last_used))
-        rows = (h.as_loaded(now, wall) for h in ordered)
+        rows = (h.as_loaded(now, wall) for h in _by_use(self._view))
         return [row for row in rows if row is not None]
+
+    def leases_held(self) -> int:
+        """How many leases are held on every model together (a snapshot)."""
+        return sum(hosted.leases for hosted in self._view)
 
     def unload(self, spec: ModelSpec, wait: bool = False) -> bool:
         """End an idle model's worker now (Unload, Ollama's keep_alive 0); False when it
-        is leased or busy, or not loaded.  With ``wait``, the worker has ended (its files
-        are no longer open) when this returns."""
-        with self._lock:
-            hosted = self._hosted.get(spec.base)
-            if hosted is None or not hosted.idle or hosted.live() is None:
-                return False
-            del self._hosted[hosted.spec]
-            worker = hosted.live()
-        if wait and worker is not None:
-            worker.stop_when_idle()
+        is leased or busy, or not loaded.  It waits for the host's thread to answer (which
+        does nothing slow).  With ``wait``, the worker has ended (its files are no longer
+        open) when this returns."""
+        taken = self._mailbox.ask(partial(self._take_out, spec.base))
+        if taken is None:
+            return False
+        if wait:
+            taken.stop_when_idle()
         else:
-            _end_in_background([worker] if worker is not None else [])
+            _end_in_background([taken])
         return True
+
+    def _take_out(self, key: ModelSpec) -> WorkerProcess | None:
+        hosted = self._hosted.get(key)
+        worker = hosted.live() if hosted is not None else None
+        if hosted is None or worker is None or not hosted.idle:
+            return None
+        del self._hosted[key]
+        return worker
 
     # -- time to live --------------------------------------------------------------------
     def _expire(self, hosted: Hosted) -> list[WorkerProcess]:
-        """Take ``hosted`` out when nobody leases it, it is idle and its keep-alive is
-        over (under the lock); its worker, to end."""
+        """(The host's thread.)  Take ``hosted`` out when nobody leases it, it is idle and
+        its keep-alive is over; its worker, to end."""
         if hosted.leases or hosted.busy:
             return []
         if self.clock() - hosted.last_used < hosted.keep_alive_s:
@@ -512,18 +592,21 @@ class EngineHost:
 
     def sweep(self) -> None:
         """End the idle models whose keep-alive is over, and a worker that grew far past
-        what its model needs."""
-        now = self.clock()
-        ending: list[WorkerProcess] = []
-        with self._lock:
-            hosted_now = list(self._hosted.values())
-            for hosted in hosted_now:
-                if hosted.busy:
-                    hosted.last_used = now
-                ending += self._expire(hosted)
-        _end_in_background(ending)
+        what its model needs (the sweeper's thread, each second)."""
+        hosted_now = self._mailbox.ask(self._expire_idle)
         for hosted in hosted_now:
             watch_worker(hosted, self.stall_s)
+
+    def _expire_idle(self) -> list[Hosted]:
+        """(The host's thread.)  The models left after ending those past their time."""
+        now = self.clock()
+        ending: list[WorkerProcess] = []
+        for hosted in list(self._hosted.values()):
+            if hosted.busy:
+                hosted.last_used = now
+            ending += self._expire(hosted)
+        _end_in_background(ending)
+        return list(self._hosted.values())
 
     def _sweep_forever(self) -> None:
         while not self._stop.wait(SWEEP_EVERY_S):
@@ -537,41 +620,52 @@ class EngineHost:
         that follow the default; with ``used_by``, for the idle models that purpose leased
         too, whatever they were released with (the API stopping: what it kept loaded ends,
         the documents' embedding model keeps its own time)."""
-        with self._lock:
-            self.keep_alive_s = seconds
-            for hosted in self._hosted.values():
-                if not hosted.leases and (hosted.follows_default or used_by in hosted.purposes):
-                    hosted.keep_alive_s = seconds
-        self.sweep()
+        self._mailbox.post(partial(self._keep_alive, seconds, used_by))
+
+    def _keep_alive(self, seconds: float, used_by: str) -> None:
+        self.keep_alive_s = seconds
+        for hosted in self._hosted.values():
+            if not hosted.leases and (hosted.follows_default or used_by in hosted.purposes):
+                hosted.keep_alive_s = seconds
+        self._expire_idle()
 
     def close(self, timeout: float = 5.0) -> None:
         """End every worker (the window closing, a command ending), those still answering
         after they were replaced too.  Requests not yet sent end in words; a worker still
         starting ends as soon as it has started."""
         self._stop.set()
-        with self._lock:
-            self._closed = True
-            workers = {h.live() for h in self._hosted.values()} | set(self._entry_of)
-            waiting = [h for h in self._hosted.values() if h.parked]
-            self._hosted.clear()
-        for hosted in waiting:
-            self._fail_parked(hosted, lambda job: faults.not_started(job, OSError(CLOSED)))
+        workers = self._mailbox.ask(self._close_tables)
         self._mailbox.close()  # what it holds is answered in words
         self._starter.close()
         stopping = [
             threading.Thread(target=w.stop, args=(timeout,), daemon=True)
             for w in workers
-            if w is not None and not w.dead
+            if not w.dead
         ]
         for thread in stopping:
             thread.start()
         for thread in stopping:
             thread.join(timeout + 1)
 
+    def _close_tables(self) -> set[WorkerProcess]:
+        if self._closed:
+            return set()
+        self._closed = True
+        workers = {w for w in (h.live() for h in self._hosted.values()) if w is not None}
+        for hosted in self._hosted.values():
+            self._fail_parked(hosted, lambda job: faults.not_started(job, OSError(CLOSED)))
+        self._hosted.clear()
+        return workers | set(self._entry_of)
+
 
 def physical_cores() -> int:
     """llama.cpp is fastest with one thread per physical core."""
     return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+
+
+def _by_use(hosted: Iterable[Hosted]) -> list[Hosted]:
+    """Pinned models first (the window's), then the latest used."""
+    return sorted(hosted, key=lambda h: (not h.pinned, -h.last_used))
 
 
 def _end_in_background(workers: Sequence[WorkerProcess | None]) -> None:

@@ -1,10 +1,12 @@
 """A lease on one model of the engine host: what a front end holds while it uses a model.
 
 Every request goes through a lease, which names the model (a ``ModelSpec``); the host
-decides which worker answers (``app.engine.host``).  Nothing blocks: a request returns its
-``Job`` at once and its answers arrive as events.  While a lease is held, its model is
-never ended to make room for another; ``release`` says it is no longer needed (with how
-long it may stay loaded idle, or the host's default).
+decides which worker answers (``app.engine.host``), and tells the lease its model's place
+in the host (``joined``) on its own thread, before any request of the lease is placed.
+Nothing blocks: a request returns its ``Job`` at once and its answers arrive as events.
+While a lease is held, its model is never ended to make room for another; ``release``
+says it is no longer needed (with how long it may stay loaded idle, or the host's
+default).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Protocol
 
 from app.engine.hosted import Hosted
 from app.engine.jobs import EventCallback, Job
+from app.engine.process import WorkerProcess
 from wire import protocol
 from wire.model_spec import ModelSpec
 
@@ -32,13 +35,17 @@ class Host(Protocol):
 
 
 class Lease:
-    def __init__(
-        self, host: Host, hosted: Hosted, spec: ModelSpec, pinned: bool, purpose: str
-    ) -> None:
-        self.host, self.hosted, self.spec = host, hosted, spec
+    def __init__(self, host: Host, spec: ModelSpec, pinned: bool, purpose: str) -> None:
+        self.host, self.spec = host, spec
         self.pinned, self.purpose = pinned, purpose
+        self.hosted: Hosted | None = None  # its model's place, once the host has counted it
         self._released = False
+        self._pending: list[Job] = []  # its requests not yet answered
         self._lock = threading.Lock()
+
+    def joined(self, hosted: Hosted) -> None:
+        """(The host's thread.)  The lease is counted on ``hosted``."""
+        self.hosted = hosted
 
     # -- requests ------------------------------------------------------------------------
     def load(self, on_event: EventCallback | None = None) -> Job:
@@ -114,36 +121,48 @@ class Lease:
     def _submit(self, kind: str, payload: dict[str, Any], on_event: EventCallback | None) -> Job:
         if self._released:
             raise RuntimeError("this lease on the model was released")
-        return self.host.submit(self, kind, payload, on_event)
+        job = self.host.submit(self, kind, payload, on_event)
+        with self._lock:
+            self._pending = [j for j in self._pending if not j.finished] + [job]
+        return job
 
     # -- the model -----------------------------------------------------------------------
+    def _worker(self) -> WorkerProcess | None:
+        hosted = self.hosted
+        return hosted.live() if hosted is not None else None
+
     @property
     def worker_pid(self) -> int | None:
-        worker = self.hosted.live()
+        worker = self._worker()
         return worker.pid if worker is not None else None
 
     @property
     def loaded(self) -> bool:
-        worker = self.hosted.live()
+        worker = self._worker()
         return worker is not None and worker.model_loaded
 
     @property
     def facts(self) -> dict[str, Any]:
         """What the load reported (context length, template…); empty until loaded."""
-        worker = self.hosted.live()
+        worker = self._worker()
         return dict(worker.loaded_facts) if worker is not None else {}
 
     @property
     def busy(self) -> bool:
-        return self.hosted.busy
+        """A request of its own not yet answered, or its model busy with another's."""
+        hosted = self.hosted
+        with self._lock:
+            mine = any(not job.finished for job in self._pending)
+        return mine or (hosted is not None and hosted.busy)
 
     def memory(self) -> int:
         """The worker's resident memory in bytes (0 when there is none to measure)."""
-        worker = self.hosted.live()
+        worker = self._worker()
         return worker.memory() if worker is not None else 0
 
     def gpu_memory(self) -> int:
-        return self.hosted.gpu_memory()
+        hosted = self.hosted
+        return hosted.gpu_memory() if hosted is not None else 0
 
     # -- the end -------------------------------------------------------------------------
     @property

@@ -1,10 +1,11 @@
 """A thread that runs what is posted to it, one thing at a time, in the order posted.
 
-The engine host has two: its own thread, where every request is placed on a worker (so a
-caller's ``submit`` only posts and returns, on the window's thread too), and its starter,
-where a worker is started (the model's memory estimate may read its header, the keyring
-may be slow, a process takes a while to spawn) without holding up requests for models
-already running.  This is the actor shape of Ollama's scheduler: nobody waits on a load.
+The engine host has two: its own thread, which alone reads and writes the host's tables
+(models, leases, workers, starts) and places every request on a worker (so a caller's
+``submit`` only posts and returns, on the window's thread too), and its starter, where a
+worker is started (the model's memory estimate may read its header, the keyring may be
+slow, a process takes a while to spawn) without holding up requests for models already
+running.  This is the actor shape of Ollama's scheduler: nobody waits on a load.
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
+from typing import TypeVar
 
 log = logging.getLogger(__name__)
 
 Action = Callable[[], None]
+T = TypeVar("T")
 
 
 class Mailbox:
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, name: str, after: Action | None = None) -> None:
+        """``after`` runs after each action (the host publishes its tables' snapshot)."""
+        self.name, self._after = name, after
         self._queue: queue.SimpleQueue[Action | None] = queue.SimpleQueue()
         self._closed = False
         self._lock = threading.Lock()
@@ -36,7 +41,24 @@ class Mailbox:
             if not self._closed:
                 self._queue.put(action)
                 return
-        _run_one(self.name, action)
+        self._run_one(action)
+
+    def ask(self, question: Callable[[], T]) -> T:
+        """Run ``question`` on the mailbox's thread and wait for its answer (or raise what
+        it raised).  Only for those who may wait on the owner's queue, which holds nothing
+        slow: the starter, the sweeper, a command ending; never a request."""
+        if self.on_own_thread():
+            return question()
+        answer: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                answer.set_result(question())
+            except Exception as exc:  # noqa: BLE001 - the asker hears of it, and raises it
+                answer.set_exception(exc)
+
+        self.post(run)
+        return answer.result()
 
     def on_own_thread(self) -> bool:
         return threading.current_thread() is self._thread
@@ -56,11 +78,13 @@ class Mailbox:
             action = self._queue.get()
             if action is None:
                 return
-            _run_one(self.name, action)
+            self._run_one(action)
 
-
-def _run_one(name: str, action: Action) -> None:
-    try:
-        action()
-    except Exception:  # the thread must outlive one failure; the action logs its cause
-        log.exception("the engine host's %s failed", name)
+    def _run_one(self, action: Action) -> None:
+        for step in (action, self._after):
+            if step is None:
+                continue
+            try:
+                step()
+            except Exception:  # the thread must outlive one failure; the action logs why
+                log.exception("the engine host's %s failed", self.name)

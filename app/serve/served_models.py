@@ -151,21 +151,14 @@ class LibraryModels:
         offered = self.find(name)  # UnknownModel: the route answers 404
         try:
             # The load check reads the model's header: not on the event loop.
-            spec = await asyncio.to_thread(lambda: self._as_loaded(offered.spec()))
+            spec = await asyncio.to_thread(offered.spec)
             defaults = await asyncio.to_thread(offered.defaults)
         except HearthError as exc:  # it cannot load here (more memory than there is…)
             raise Refused(str(exc.message)) from exc
-        lease = self.host.lease(spec, purpose=PURPOSE, label=offered.name)
+        # The host decides which worker serves it: the file as it is loaded already (with
+        # the window's settings, say), else as the library offers it.
+        lease = self.host.lease(spec, purpose=PURPOSE, label=offered.name, share_loaded=True)
         return Served(offered.name, lease, defaults, offered.facts, keep_alive_s)
-
-    def _as_loaded(self, spec: ModelSpec) -> ModelSpec:
-        """The model file as it is loaded already (the window's settings for it, say: its
-        own context length), so that the request shares that worker rather than loading
-        the file a second time; else as the library offers it."""
-        for model in self.host.loaded():  # the window's first, then the latest used
-            if _same_model(model.spec, spec):
-                return model.spec
-        return spec
 
     def unload(self, name: str | None) -> bool:
         try:
@@ -225,13 +218,6 @@ class SingleModel:
             for model in self.host.loaded()
             if model.spec == self.spec.base
         ]
-
-
-def _same_model(loaded: ModelSpec, offered: ModelSpec) -> bool:
-    """The same model, whatever the settings it runs with: the same file on the same
-    engine, or for a remote engine the same model of the same server with the same key."""
-    same = (loaded.path, loaded.engine, loaded.remote_model, loaded.secret_ref)
-    return same == (offered.path, offered.engine, offered.remote_model, offered.secret_ref)
 
 
 def _running(model: Loaded, name: str, facts: dict[str, Any]) -> Running:

@@ -27,7 +27,7 @@ STREAM = {
 
 
 def _leases(core: Core) -> int:
-    return sum(hosted.leases for hosted in list(core.engines._hosted.values()))
+    return core.engines.leases_held()
 
 
 def _settled(core: Core) -> bool:
