@@ -19,7 +19,8 @@ import psutil
 
 from app.chat.store import ChatStore, StoreError
 from app.engine.budget import MemoryBudget, Needs
-from app.engine.host import EngineHost, physical_cores
+from app.engine.cores import physical_cores
+from app.engine.host import EngineHost
 from app.engines import can_run, engine_for
 from app.errors import HearthError
 from app.json_document import JsonDocument

@@ -31,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import psutil
+
 Send = Callable[[int, int], None]  # sends one request with this many threads, this grant
 Action = Callable[[], None]  # what to do once the shares are unlocked
 
@@ -216,3 +218,8 @@ def _send(send: Send, threads: int, grant: int) -> Action:
 def _do(actions: list[Action]) -> None:
     for action in actions:
         action()
+
+
+def physical_cores() -> int:
+    """llama.cpp is fastest with one thread per physical core."""
+    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1

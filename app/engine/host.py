@@ -41,19 +41,20 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from app.engine import faults
 from app.engine.avoided import AvoidedRuntimes
 from app.engine.budget import UNLIMITED, MemoryBudget, Needs
 from app.engine.core_queue import CoreQueue, Queued
+from app.engine.cores import physical_cores
 from app.engine.hosted import Hosted, Loaded, Parked, watch_worker
 from app.engine.jobs import COMPUTE, Job, cancelled_event, next_job_id
 from app.engine.lease import Lease
 from app.engine.mailbox import Mailbox
 from app.engine.process import WorkerProcess
-from app.engine.room import NoRoom, to_end_for
+from app.engine.recovery import Recovery
+from app.engine.room import NoRoom
 from app.engine.stuck import STALL_S, STUCK_S, watch_cancel
+from app.engine.tables import Tables
 from wire import protocol
 from wire.engine_traits import traits_of
 from wire.model_spec import ModelSpec, serves
@@ -61,8 +62,6 @@ from wire.model_spec import ModelSpec, serves
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_S = 1.0
-# What a request sent again leaves out: the new worker gives it an id, threads and a grant.
-RESEND_DROPPED = ("type", "id", "threads", protocol.GRANT)
 CLOSED = "the engine host is closed"
 
 
@@ -84,18 +83,16 @@ class EngineHost:
         self.worker_command = list(worker_command) if worker_command else None
         self.set_budget(budget or UNLIMITED)
         self.estimate = estimate
-        self.keep_alive_s = keep_alive_s  # for models nobody leases
         self.stuck_s, self.stall_s = stuck_s, stall_s
         self.clock = clock
         self.avoided = AvoidedRuntimes()
         self.cores = CoreQueue(cores or physical_cores())
         self.shares = self.cores.shares
-        # The tables, read and written on the host's own thread alone; ``_view`` is what
-        # it published last, for the lists of other threads.
-        self._hosted: dict[ModelSpec, Hosted] = {}
-        self._entry_of: dict[WorkerProcess, Hosted] = {}
+        # Read and written on the host's own thread alone; ``_view`` is what it published
+        # last, for the lists of other threads.
+        self._tables = Tables(clock, keep_alive_s, lambda: self.budget)
         self._view: tuple[Hosted, ...] = ()
-        self._closed = False
+        self._recovery = Recovery(self._tables, self.avoided, self.shares, self._own, self._resend)
         self._mailbox = Mailbox("host", after=self._publish)
         self._starter = Mailbox("host-start")
         self._stop = threading.Event()
@@ -104,7 +101,12 @@ class EngineHost:
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        return self._tables.closed
+
+    @property
+    def keep_alive_s(self) -> float:
+        """How long a model nobody leases stays loaded (``set_keep_alive``)."""
+        return self._tables.keep_alive_s
 
     def set_budget(self, budget: MemoryBudget | Callable[[], MemoryBudget]) -> None:
         self._budget = budget if callable(budget) else (lambda: budget)
@@ -123,7 +125,7 @@ class EngineHost:
 
     def _publish(self) -> None:
         """(The host's thread, after each action.)  The snapshot that lists read."""
-        self._view = tuple(self._hosted.values())
+        self._view = self._tables.snapshot()
 
     # -- leases --------------------------------------------------------------------------
     def lease(
@@ -139,11 +141,11 @@ class EngineHost:
         sent.  A pinned lease (the window's model) is never ended for another model.  With
         ``share_loaded``, a worker that runs the same model with other settings serves it
         (the window's first, then the latest used), so the file is not loaded twice."""
-        if self._closed:
+        if self.closed:
             raise RuntimeError(CLOSED)
         key = self._loaded_as(spec) if share_loaded else spec.base
         lease = Lease(self, key, pinned, purpose)
-        self._mailbox.post(partial(self._join, lease, label))
+        self._mailbox.post(partial(self._tables.join, lease, label))
         return lease
 
     def _loaded_as(self, spec: ModelSpec) -> ModelSpec:
@@ -152,33 +154,13 @@ class EngineHost:
                 return hosted.spec
         return spec.base
 
-    def _join(self, lease: Lease, label: str) -> None:
-        """(The host's thread.)  Count ``lease`` on its model's place, made if new."""
-        hosted = self._hosted.get(lease.spec)
-        if hosted is None:
-            name = label or Path(lease.spec.path).name
-            hosted = Hosted(lease.spec, name, self.clock(), self.keep_alive_s)
-            if not self._closed:
-                self._hosted[lease.spec] = hosted
-        hosted.leases += 1
-        hosted.pinned += int(lease.pinned)
-        hosted.purposes.add(lease.purpose)
-        hosted.label = label or hosted.label
-        hosted.last_used = self.clock()
-        lease.joined(hosted)
-
     def release(self, lease: Lease, keep_alive_s: float | None) -> None:
         self._mailbox.post(partial(self._leave, lease, keep_alive_s))
 
     def _leave(self, lease: Lease, keep_alive_s: float | None) -> None:
         hosted = lease.hosted
         assert hosted is not None  # joined: that was posted first
-        hosted.leases -= 1
-        hosted.pinned -= int(lease.pinned)
-        hosted.last_used = self.clock()
-        hosted.keep_alive_s = self.keep_alive_s if keep_alive_s is None else keep_alive_s
-        hosted.follows_default = keep_alive_s is None
-        _end_in_background(self._expire(hosted))
+        _end_in_background(self._tables.leave(hosted, lease.pinned, keep_alive_s))
 
     # -- requests ------------------------------------------------------------------------
     def submit(
@@ -214,6 +196,13 @@ class EngineHost:
         hosted.waiting.add(job.id)
         self._mailbox.post(lambda: self._dispatch(hosted, job, spec, payload, resent))
 
+    def _resend(
+        self, hosted: Hosted, job: Job, spec: ModelSpec, payload: dict[str, Any], resent: bool
+    ) -> None:
+        """(The host's thread.)  A request sent before, again (``app.engine.recovery``):
+        ``resent`` when its worker died under it (only once)."""
+        self._dispatch_later(hosted, job, spec, payload, resent)
+
     def _dispatch(
         self,
         hosted: Hosted,
@@ -228,7 +217,7 @@ class EngineHost:
         try:
             if job.finished:
                 return  # stopped before its turn: answered already
-            if self._closed:
+            if self.closed:
                 job.deliver(faults.not_started(job, OSError(CLOSED)))
                 return
             spec = self.avoided.apply(spec)
@@ -282,7 +271,7 @@ class EngineHost:
         ending: list[WorkerProcess] = []
         try:
             needs = self._needs(hosted)  # it may read the model's header
-            ending = self._mailbox.ask(partial(self._make_room, hosted, needs))
+            ending = self._mailbox.ask(partial(self._tables.make_room, hosted, needs))
             # Starting a process (and reading a key from the keyring) takes a while: here,
             # where neither requests nor the workers' events wait for it.
             worker = WorkerProcess(spec, self, self.log_dir, self.worker_command)
@@ -292,7 +281,7 @@ class EngineHost:
             )
             return
         except Exception as exc:  # a worker that cannot even start
-            if self._closed:  # the host closed while it waited: nothing is wrong
+            if self.closed:  # the host closed while it waited: nothing is wrong
                 log.info("a worker's start was dropped: the engine host closed")
             else:
                 log.error("could not start a worker", exc_info=exc)
@@ -312,13 +301,11 @@ class EngineHost:
         to it, in order, and the worker it replaces ends once idle."""
         parked, hosted.parked, hosted.starting = hosted.parked, [], False
         greeted.extend(job for job, *_ in parked)
-        if self._closed:  # closed while it started
+        if self.closed:  # closed while it started
             threading.Thread(target=worker.stop, args=(1.0,), daemon=True).start()
             self._fail(hosted, parked, lambda job: faults.not_started(job, OSError(CLOSED)))
             return
-        current = hosted.live()
-        hosted.worker = worker
-        self._entry_of[worker] = hosted
+        current = self._tables.adopt(hosted, worker)
         if current is not None:  # it serves no longer (a runtime it runs is avoided now)
             _end_in_background([current])
         for job, job_spec, payload, resent in parked:  # still counted as waiting
@@ -349,19 +336,6 @@ class EngineHost:
                 log.warning("could not estimate the memory of %s", hosted.label, exc_info=True)
                 hosted.needs = Needs(0)
         return hosted.needs
-
-    def _make_room(self, hosted: Hosted, needs: Needs) -> list[WorkerProcess]:
-        """(The host's thread.)  Take out the idle models in ``hosted``'s way; their
-        workers, to end.  NoRoom when only models in use are in the way of a lease not
-        pinned."""
-        if self._closed:
-            raise OSError(CLOSED)
-        loaded = [h for h in self._hosted.values() if h is not hosted and h.live() is not None]
-        ending = to_end_for(hosted, needs, loaded, self.budget)
-        for victim in ending:
-            del self._hosted[victim.spec]
-            log.info("unloading %s (room for %s)", victim.label, hosted.label)
-        return [w for w in (h.live() for h in ending) if w is not None]
 
     def cancel(self, job: Job) -> None:
         """Stop ``job`` soon: the worker checks between tokens and prompt slices."""
@@ -396,150 +370,27 @@ class EngineHost:
             self.shares.applied(worker, threads, int(event.get(protocol.GRANT) or 0))
             return True
         if kind == protocol.ERROR and event.get(protocol.RETRY_WITHOUT_RUNTIME):
-            return self._retry(worker, job, str(event.get("runtime")), event)
+            return self._recovery.retry(worker, job, str(event.get("runtime")), event)
         if kind in job.terminal:
             # Its work ends now, before anyone hears of it: a client that sends its next
             # request at once posts it after this, and finds this model used before that.
-            self._own(partial(self._used, worker))
+            self._own(partial(self._tables.used, worker))
         return False
-
-    def _used(self, worker: WorkerProcess) -> None:
-        hosted = self._entry_of.get(worker)
-        if hosted is not None:
-            hosted.last_used = self.clock()
 
     def job_finished(self, worker: WorkerProcess, job: Job) -> None:
         self._own(partial(self._finished, worker))
 
     def _finished(self, worker: WorkerProcess) -> None:
-        hosted = self._entry_of.get(worker)
-        if hosted is not None:
-            _end_in_background(self._expire(hosted))  # idle time counts from its work's end
+        hosted = self._tables.place_of(worker)
+        if hosted is not None:  # idle time counts from its work's end
+            _end_in_background(self._tables.expire(hosted))
 
     def worker_ended(self, worker: WorkerProcess, code: int | None, orphans: list[Job]) -> None:
         # Before anything is sent again, so that no request goes to the runtime that
         # stopped this worker, nor to its cores.
-        avoided = self._avoid_after_illegal_instruction(worker, code)
+        avoided = self._recovery.avoid_after_illegal_instruction(worker, code)
         dropped = self.cores.dropped(worker)
-        self._own(partial(self._ended, worker, code, orphans, avoided, dropped))
-
-    def _ended(
-        self,
-        worker: WorkerProcess,
-        code: int | None,
-        orphans: list[Job],
-        avoided: str | None,
-        dropped: list[Queued],
-    ) -> None:
-        """(The host's thread.)  ``worker`` is gone: its requests are sent again where that
-        is safe, else told why, and its model leaves the host unless leased."""
-        # Which request killed it cannot be told (grammars are built at once), so each that
-        # showed no words yet goes to a new worker once, with the model loaded: one waiting
-        # for a slot is answered, and one that kills it again is told the request may be
-        # the cause (at once, with a grammar it stalled on).
-        waiting: list[tuple[Job, dict[str, Any]]] = []
-        for job in orphans:
-            sent = worker.sent.get(job.id, {})
-            suspect = worker.stalled_on_grammar and faults.follows_grammar(sent)
-            innocent = worker.model_loaded and job.first_delta_at is None and not suspect
-            if job.cancel_requested and worker.killed_stuck:
-                job.deliver(cancelled_event(job, **{protocol.FORCED: True}))
-            elif self._retry_after_crash(worker, job, code):
-                continue  # sent to another runtime, with a notice
-            elif innocent and not worker.killed_stuck and not job.resent:
-                message = worker.take_sent(job)
-                if message is not None:
-                    job.resent = True
-                    job.worker = None
-                    self.shares.ended(worker, job.id)
-                    waiting.append((job, message))
-                else:
-                    job.deliver(faults.died(worker, job, code, avoided))
-            else:
-                job.deliver(faults.died(worker, job, code, avoided))
-        hosted = self._entry_of.pop(worker, None)
-        if hosted is not None and hosted.worker is worker:
-            hosted.worker = None
-            if hosted.leases == 0 and self._hosted.get(hosted.spec) is hosted:
-                del self._hosted[hosted.spec]
-        hosted_now = {id(h) for h in self._hosted.values()}
-        for job, message in waiting:
-            if job.cancel_requested:
-                job.deliver(cancelled_event(job))
-            elif hosted is not None and id(hosted) in hosted_now:
-                log.warning("request %s waited on a worker that died; sent again", job.id)
-                payload = {k: v for k, v in message.items() if k not in RESEND_DROPPED}
-                spec = ModelSpec.from_wire(message["model"])
-                self._dispatch_later(hosted, job, spec, payload, resent=True)
-            else:
-                job.deliver(faults.died(worker, job, code, avoided))
-        for queued in dropped:  # never sent: they go to a new worker for their model, once
-            job = queued.job
-            if job.finished:
-                continue
-            if job.cancel_requested:
-                job.deliver(cancelled_event(job))
-            elif id(queued.owner) in hosted_now and not self._closed and not queued.resent:
-                queued.again()
-            else:
-                job.deliver(faults.worker_died(job, code, avoided))
-
-    def _retry(self, worker: WorkerProcess, job: Job, failed: str, event: dict[str, Any]) -> bool:
-        """Send ``job`` again without the runtime ``failed`` (chosen automatically, it could
-        not load the model, or died before the reply's first words), with a notice.  False
-        when there is nothing to send again."""
-        message = worker.take_sent(job)
-        if message is None:
-            return False
-        job.worker = None  # on its way elsewhere: a Stop meanwhile is answered at once
-        self.shares.ended(worker, job.id)
-        if job.cancel_requested:
-            job.deliver(cancelled_event(job))
-            return True
-        self._own(partial(self._send_without, worker, job, failed, event, message))
-        return True
-
-    def _send_without(
-        self,
-        worker: WorkerProcess,
-        job: Job,
-        failed: str,
-        event: dict[str, Any],
-        message: dict[str, Any],
-    ) -> None:
-        try:
-            hosted = self._entry_of.get(worker)
-            if hosted is None:
-                raise RuntimeError("the model left the host")
-            spec = self.avoided.add(ModelSpec.from_wire(message["model"]), failed)
-            log.warning("runtime %s failed to load %s; retrying without it", failed, spec.path)
-            job.deliver(faults.runtime_failed(job, failed, event, worker.model_loaded))
-            payload = {k: v for k, v in message.items() if k not in RESEND_DROPPED}
-            self._dispatch_later(hosted, job, spec, payload)
-        except Exception:  # the host's thread must go on: the job ends with the error
-            log.exception("could not retry on another runtime")
-            job.deliver({**event, "id": job.id, protocol.RETRY_WITHOUT_RUNTIME: False})
-
-    def _retry_after_crash(self, worker: WorkerProcess, job: Job, code: int | None) -> bool:
-        """(The host's thread.)  A worker that died on a runtime it chose itself, in a way
-        that may be the runtime's (``faults.crash_retry``): the request goes to a new
-        worker without it."""
-        hosted = self._entry_of.get(worker)
-        replaced = hosted is None or hosted.worker is not worker
-        event = faults.crash_retry(worker, job, code, replaced)
-        if event is None or worker.runtime is None:
-            return False
-        return self._retry(worker, job, worker.runtime[0], event)
-
-    def _avoid_after_illegal_instruction(
-        self, worker: WorkerProcess, code: int | None
-    ) -> str | None:
-        """An illegal instruction on a runtime the worker chose itself: later requests for
-        the model skip that runtime.  Returns the runtime avoided, or None."""
-        name = faults.runtime_at_fault(worker, code)
-        if name is not None:
-            self.avoided.add(worker.spec, name, whole_model=True)
-        return name
+        self._own(partial(self._recovery.ended, worker, code, orphans, avoided, dropped))
 
     # -- what is loaded ------------------------------------------------------------------
     def loaded(self) -> list[Loaded]:
@@ -558,7 +409,7 @@ class EngineHost:
         is leased or busy, or not loaded.  It waits for the host's thread to answer (which
         does nothing slow).  With ``wait``, the worker has ended (its files are no longer
         open) when this returns."""
-        taken = self._mailbox.ask(partial(self._take_out, spec.base))
+        taken = self._mailbox.ask(partial(self._tables.take_out, spec.base))
         if taken is None:
             return False
         if wait:
@@ -567,46 +418,13 @@ class EngineHost:
             _end_in_background([taken])
         return True
 
-    def _take_out(self, key: ModelSpec) -> WorkerProcess | None:
-        hosted = self._hosted.get(key)
-        worker = hosted.live() if hosted is not None else None
-        if hosted is None or worker is None or not hosted.idle:
-            return None
-        del self._hosted[key]
-        return worker
-
     # -- time to live --------------------------------------------------------------------
-    def _expire(self, hosted: Hosted) -> list[WorkerProcess]:
-        """(The host's thread.)  Take ``hosted`` out when nobody leases it, it is idle and
-        its keep-alive is over; its worker, to end."""
-        if hosted.leases or hosted.busy:
-            return []
-        if self.clock() - hosted.last_used < hosted.keep_alive_s:
-            return []
-        if self._hosted.get(hosted.spec) is hosted:
-            del self._hosted[hosted.spec]
-        worker = hosted.live()
-        if worker is not None:
-            log.info("unloading %s (idle)", hosted.label)
-        return [worker] if worker is not None else []
-
     def sweep(self) -> None:
         """End the idle models whose keep-alive is over, and a worker that grew far past
         what its model needs (the sweeper's thread, each second)."""
-        hosted_now = self._mailbox.ask(self._expire_idle)
-        for hosted in hosted_now:
+        _end_in_background(self._mailbox.ask(self._tables.expire_idle))
+        for hosted in self._view:
             watch_worker(hosted, self.stall_s)
-
-    def _expire_idle(self) -> list[Hosted]:
-        """(The host's thread.)  The models left after ending those past their time."""
-        now = self.clock()
-        ending: list[WorkerProcess] = []
-        for hosted in list(self._hosted.values()):
-            if hosted.busy:
-                hosted.last_used = now
-            ending += self._expire(hosted)
-        _end_in_background(ending)
-        return list(self._hosted.values())
 
     def _sweep_forever(self) -> None:
         while not self._stop.wait(SWEEP_EVERY_S):
@@ -620,14 +438,9 @@ class EngineHost:
         that follow the default; with ``used_by``, for the idle models that purpose leased
         too, whatever they were released with (the API stopping: what it kept loaded ends,
         the documents' embedding model keeps its own time)."""
-        self._mailbox.post(partial(self._keep_alive, seconds, used_by))
-
-    def _keep_alive(self, seconds: float, used_by: str) -> None:
-        self.keep_alive_s = seconds
-        for hosted in self._hosted.values():
-            if not hosted.leases and (hosted.follows_default or used_by in hosted.purposes):
-                hosted.keep_alive_s = seconds
-        self._expire_idle()
+        self._mailbox.post(
+            lambda: _end_in_background(self._tables.set_keep_alive(seconds, used_by))
+        )
 
     def close(self, timeout: float = 5.0) -> None:
         """End every worker (the window closing, a command ending), those still answering
@@ -648,19 +461,10 @@ class EngineHost:
             thread.join(timeout + 1)
 
     def _close_tables(self) -> set[WorkerProcess]:
-        if self._closed:
-            return set()
-        self._closed = True
-        workers = {w for w in (h.live() for h in self._hosted.values()) if w is not None}
-        for hosted in self._hosted.values():
+        workers, waiting = self._tables.close()
+        for hosted in waiting:
             self._fail_parked(hosted, lambda job: faults.not_started(job, OSError(CLOSED)))
-        self._hosted.clear()
-        return workers | set(self._entry_of)
-
-
-def physical_cores() -> int:
-    """llama.cpp is fastest with one thread per physical core."""
-    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+        return workers
 
 
 def _by_use(hosted: Iterable[Hosted]) -> list[Hosted]:

@@ -443,7 +443,7 @@ def run_bench(core: Core, args: argparse.Namespace) -> int:
         api.update(measure_router(entry.path))
     parallel: dict[str, float] = {}
     if getattr(args, "parallel", False):
-        from app.engine.host import physical_cores
+        from app.engine.cores import physical_cores
         from hearth.bench.parallel import find_llama_server
         from hearth.bench.parallel import measure as measure_parallel
 

@@ -11,7 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.engine.host import EngineHost, physical_cores
+from app.engine.cores import physical_cores
+from app.engine.host import EngineHost
 from wire.model_spec import ModelSpec
 
 STORY = [{"role": "user", "content": "Tell me a long story about two lighthouses."}]
