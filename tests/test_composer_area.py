@@ -13,8 +13,9 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.chat.outbox import Draft
 from app.core import Core
-from tests.gui_helpers import LOAD_TIMEOUT_MS, scripted_window, send_and_wait
+from tests.gui_helpers import LOAD_TIMEOUT_MS, click_link, scripted_window, send_and_wait
 from tests.vision_model import png
 
 pytestmark = pytest.mark.slow
@@ -99,3 +100,36 @@ def test_tab_goes_from_the_box_to_send_the_bar_the_pictures_and_the_replys_actio
     assert any(a.startswith("hearth:act/regenerate/") for a in actions), "a reply's actions"
     assert any(a.startswith("hearth:act/copy-md/") for a in actions)
     assert seen[-1] is chat.composer, "and round to the box again"
+
+
+def test_enter_hands_the_screen_one_draft_with_what_the_composer_holds(
+    qtbot: QtBot, core: Core, tmp_path: Path
+) -> None:
+    """The composer panel owns the draft: a person edits their message, attaches a file,
+    types and presses Enter, and the screen is handed one draft with the words, the file
+    and the message it replaces; the file is read, and the edit goes as a new version of
+    that message, sent with the file."""
+    window = scripted_window(qtbot, core, "Fine.")
+    chat = window.chat
+    send_and_wait(qtbot, window, "Hello")
+    first = chat.session.messages()[0]
+    drafts: list[Draft] = []
+    chat.composer_area.draft_ready.connect(drafts.append)
+    click_link(window, "edit", first.id)
+    assert chat.composer.toPlainText() == "Hello"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Kettles boil at ninety degrees up a mountain.")
+    chat.documents_bar.add_files([notes])
+    qtbot.waitUntil(lambda: not chat.documents_bar.reading, timeout=LOAD_TIMEOUT_MS)
+    chat.composer.selectAll()
+    qtbot.keyClicks(chat.composer, "Where do kettles boil soonest?")
+    with qtbot.waitSignal(window.reply_finished, timeout=LOAD_TIMEOUT_MS):
+        qtbot.keyClick(chat.composer, Qt.Key.Key_Return)
+    assert len(drafts) == 1, "one draft per Enter"
+    draft = drafts[0]
+    assert draft.text == "Where do kettles boil soonest?" and draft.edit_of == first.id
+    assert [p.name for p in draft.attachments] == ["notes.txt"]
+    sent = chat.session.messages()[0]
+    assert sent.content == draft.text and sent.id != first.id, "a new version"
+    assert "notes.txt" in str(sent.documents), "sent with the file"
+    assert chat.composer.toPlainText() == "" and chat.editing is None

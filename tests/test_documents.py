@@ -349,9 +349,14 @@ def test_the_outbox_reads_a_drafts_files_and_an_edit_keeps_those_it_was_sent_wit
     first = prepare(Draft("How long is the river?", (shelf / "atlas.pdf",)), docs.ground, 2000, 5)
     assert first.grounding is not None and "412 kilometres" in first.grounding.context
     docs.add("shelf", [shelf])
-    edit = Draft("How long is the river Wombat?", collections=("shelf",))
-    edited = prepare(edit, docs.ground, 2000, 5).keeping(first.documents)
-    assert edited.grounding is not None
+    edit = Draft(
+        "How long is the river Wombat?",
+        collections=("shelf",),
+        edit_of=7,
+        edited_documents=first.documents,
+    )
+    edited = prepare(edit, docs.ground, 2000, 5)
+    assert edited.edit_of == 7 and edited.grounding is not None
     assert [a.name for a in edited.grounding.attachments] == ["atlas.pdf"]
     assert any(s.collection == "shelf" for s in edited.grounding.sources)
     assert [s.n for s in edited.grounding.sources] == list(

@@ -1,9 +1,12 @@
 """The outbox: a draft made ready to send, without Qt.
 
-A message is its words plus what it is given: files attached and collections ticked.
-Those are read and searched before the message goes (``Documents.ground``), which can take
-a while for a long file, so the window runs ``prepare`` off its thread and sends what it
-returns.  An edited message keeps the files it was first sent with (``Ready.keeping``).
+A message is its words plus what it is given: pictures (references to the picture store,
+kept as each was read), files attached and collections ticked, and the message of the
+person's it replaces when it is an edit.  The composer panel makes the ``Draft``; files
+and collections are read and searched before the message goes (``Documents.ground``),
+which can take a while for a long file, so the window runs ``prepare`` off its thread and
+hands what it returns to the session.  An edited message keeps the files it was first
+sent with (``Ready.keeping``).
 """
 
 from __future__ import annotations
@@ -27,10 +30,17 @@ class Draft:
     text: str
     attachments: tuple[Path, ...] = ()
     collections: tuple[str, ...] = ()
+    pictures: tuple[dict[str, Any], ...] = ()  # the picture store's references
+    edit_of: int | None = None  # the message of the person's it is a new version of
+    edited_documents: dict[str, Any] | None = None  # what that message was sent with
 
     @property
     def needs_reading(self) -> bool:
         return bool(self.attachments or self.collections)
+
+    def ready(self) -> Ready:
+        """A draft given nothing to read is ready as it is."""
+        return Ready(self.text, pictures=self.pictures, edit_of=self.edit_of)
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,8 @@ class Ready:
     text: str
     grounding: Grounding | None = None
     notes: tuple[str, ...] = field(default=())  # said beside it (a file skipped, cut short)
+    pictures: tuple[dict[str, Any], ...] = ()
+    edit_of: int | None = None
 
     @property
     def documents(self) -> dict[str, Any] | None:
@@ -59,6 +71,7 @@ def prepare(draft: Draft, ground: Ground, budget_tokens: int, passages: int) -> 
     with ``ground``, within ``budget_tokens`` of the context; a draft given nothing is
     ready as it is."""
     if not draft.needs_reading:
-        return Ready(draft.text)
+        return draft.ready()
     grounding = ground(draft.text, draft.collections, draft.attachments, budget_tokens, passages)
-    return Ready(draft.text, grounding, tuple(grounding.notes))
+    ready = replace(draft.ready(), grounding=grounding, notes=tuple(grounding.notes))
+    return ready.keeping(draft.edited_documents)

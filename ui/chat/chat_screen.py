@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.chat import store as st
 from app.chat.listener import SessionListener
+from app.chat.outbox import Draft, Ready
 from app.chat.reply import Reply
 from app.chat.session import TICK_S, ChatSession
 from app.core import Core
@@ -107,8 +108,10 @@ class ChatScreen(QWidget, SessionListener):
 
         # The box, Send, Attach…, Collections, Tools and the pictures (their Tab order too),
         # and the draft: placed under the conversation below.
+        bar = self.model_bar
         area = self.composer_area = ComposerArea(
-            self.documents, self.show_error, self.store.pictures.put
+            *(self.documents, self.show_error, self.store.pictures.put),
+            *(lambda: (bar.model, bar.models), self.core.model_spec),
         )
         chat = QWidget()
         layout = QVBoxLayout(chat)
@@ -136,17 +139,16 @@ class ChatScreen(QWidget, SessionListener):
         self.composer, self.picture_tray = area.composer, area.picture_tray
         self.send_button, self.stop_button = area.send_button, area.stop_button
         self.documents_bar = area.documents_bar
-        self.composer.submitted.connect(self.send)
+        area.draft_ready.connect(self.send_draft)
+        area.stop_requested.connect(self.stop)
         self.composer.escaped.connect(self.escape)
         self.search_panel.field.cleared.connect(self.composer.setFocus)
-        self.send_button.clicked.connect(lambda: self.send(self.composer.toPlainText()))
-        self.stop_button.clicked.connect(self.stop)
         # What a message is given besides its words, read before it is sent.
         given = self.message_documents = MessageDocuments(
             *(self.core, self.store, self.documents, self.documents_bar, self.transcript),
-            *(lambda: self.session, self.send_now, self),
+            *(lambda: self.session, self.send_ready, self),
         )
-        given.preparing_changed.connect(lambda busy: self.send_button.setEnabled(not busy))
+        given.preparing_changed.connect(area.set_preparing)
         given.speak_through(self.status_message.emit, self.show_error, self.report)
         self.transcript.source_requested.connect(given.show_source)
         self.composer.files_dropped.connect(given.attach_dropped)
@@ -383,36 +385,24 @@ class ChatScreen(QWidget, SessionListener):
             self.show_conversation()
 
     def send(self, text: str) -> bool:
-        """Send ``text`` as the user's next message; False when it cannot be sent now.
+        """Send ``text`` with what the composer holds, as Send does (scripts, the bench
+        and tests type this way); False when it cannot be sent now."""
+        draft = self.composer_area.take_draft(text)
+        return draft is not None and self.send_draft(draft)
 
-        With attached files or collections, the files are read and searched in the
-        background first (``Documents.ground``), then the message is sent with them."""
-        if (
-            self.busy
-            or self.message_documents.preparing
-            or not self.picture_tray.ready_to_send(
-                text, self.model_bar.model, self.model_bar.models, self.core.model_spec
-            )
-        ):
-            return False
-        draft = self.composer_area.draft(text)
+    def send_draft(self, draft: Draft) -> bool:
+        """Send the composer's draft: with attached files or collections, they are read
+        and searched in the background first (``MessageDocuments``), then it goes."""
         if draft.needs_reading:
-            session = self.ready(self.session)
-            return self.message_documents.send(draft, session, self.editing)
-        return self.send_now(text, None)
+            return self.message_documents.send(draft, self.ready(self.session))
+        return self.send_ready(draft.ready())
 
-    def send_now(self, text: str, documents: dict[str, Any] | None) -> bool:
-        """Send at once, with what the message is given (``documents``)."""
-        if self.busy:
-            return False
-        editing = self.editing
-        if editing is not None and editing.conversation_id != self.conversation_id:
-            editing = None
+    def send_ready(self, ready: Ready) -> bool:
+        """Hand the session a message ready to go; its refusal is said (the draft stays)."""
         if self.model_bar.model is not None:
             self.error_banner.dismiss()
-        pictures = self.picture_tray.pictures()  # an edit's: exactly what the tray shows
         reply = self._run(
-            lambda s: s.send(text, editing.id if editing else None, documents, pictures),
+            lambda s: s.send(ready.text, ready.edit_of, ready.documents, ready.pictures),
             self.tr("saving your message"),
         )
         if reply is None:
@@ -458,7 +448,7 @@ class ChatScreen(QWidget, SessionListener):
     def stop(self) -> None:
         """Stop the reply now: no more text is shown or saved; the engine is told at once."""
         if self.running is not None:
-            self.stop_button.setEnabled(False)
+            self.stop_button.setEnabled(False)  # when a key or a script stops it
             self.running.stop()
 
     def _tick(self) -> None:
@@ -481,12 +471,8 @@ class ChatScreen(QWidget, SessionListener):
         self.context_meter.show_usage(used, window, exact)
 
     def _set_busy(self, busy: bool) -> None:
-        self.send_button.setVisible(not busy)
-        self.stop_button.setVisible(busy)
-        self.stop_button.setEnabled(busy)
+        self.composer_area.set_busy(busy)
         self.model_bar.set_busy(busy)
-        if not busy:
-            self.composer.setFocus()
         self.busy_changed.emit(busy)
 
     def close_sessions(self) -> None:

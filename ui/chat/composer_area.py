@@ -2,7 +2,10 @@
 the bar of Attach…, Collections, Tools and the files attached, and the pictures attached
 as a compact strip under them.  The panel owns the draft: the words, the pictures and the
 documents, and which message of the person's it edits (``edit``, ``cancel_edit``,
-``draft``, ``sent``); the Chat screen asks it for the draft and tells it a send went.
+``sent``), and whether it may go now (not while a reply runs, ``set_busy``, or its
+documents are read, ``set_preparing``; not before its pictures are read, nor to a model
+that cannot see them).  Enter or Send hands the Chat screen the draft (``draft_ready``);
+Stop asks it to stop the reply (``stop_requested``).
 
 Why a part of its own: pictures used to sit above the box in a column with it, so that
 Send, aligned with the column's top, moved away from the box beside the thumbnails; here
@@ -18,27 +21,41 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QPushButton, QVBoxLayout, QWidget
 
 from app.chat import store as st
 from app.chat.outbox import Draft
 from app.docs.library import Documents
+from app.models.library import ModelEntry
 from ui.chat.composer import Composer
 from ui.chat.documents_bar import DocumentsBar
 from ui.chat.picture_tray import PictureTray
 from ui.elided_label import ElidedLabel
+from wire.model_spec import ModelSpec
+
+# The model chosen and the models there are (the model bar's), for the pictures' check.
+Chosen = Callable[[], tuple[ModelEntry | None, list[ModelEntry]]]
 
 
 class ComposerArea(QWidget):
+    draft_ready = Signal(object)  # a Draft the person sent (Enter, or Send)
+    stop_requested = Signal()
+
     def __init__(
         self,
         documents: Documents,
         show_error: Callable[[str], None],
         keep_picture: Callable[[bytes, str], dict[str, Any]],
+        chosen: Chosen,
+        spec_of: Callable[[ModelEntry], ModelSpec],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("composerArea")
+        self._chosen, self._spec_of = chosen, spec_of
+        self.busy = False  # a reply runs: Stop stands where Send was
+        self.preparing = False  # the draft's documents are being read
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         self.composer = Composer()
@@ -64,6 +81,9 @@ class ComposerArea(QWidget):
         self.composer.picture_pasted.connect(self.picture_tray.add_image)
         self.documents_bar.changed.connect(self.order_tabs)
         self.picture_tray.changed.connect(self.order_tabs)
+        self.composer.submitted.connect(self.submit)
+        self.send_button.clicked.connect(lambda: self.submit(self.composer.toPlainText()))
+        self.stop_button.clicked.connect(self._stop)
         self.order_tabs()
         self.editing: st.Message | None = None  # a message of the person's being edited
         # Said while one is (on a row of its own, shortened to fit: placed by the screen,
@@ -73,10 +93,47 @@ class ComposerArea(QWidget):
         self.edit_label.hide()
 
     # -- the draft ---------------------------------------------------------------------
-    def draft(self, text: str) -> Draft:
-        """What is about to be sent: ``text`` (the box's, or given) and what it is given."""
-        bar = self.documents_bar
-        return Draft(text, tuple(bar.attachments()), tuple(bar.collections()))
+    def submit(self, text: str) -> None:
+        """Enter or Send: the box's draft goes to the Chat screen, if it may go now."""
+        draft = self.take_draft(text)
+        if draft is not None:
+            self.draft_ready.emit(draft)
+
+    def take_draft(self, text: str) -> Draft | None:
+        """The draft of ``text`` (the box's, or given) with the pictures, files and
+        collections it is given, or None when it may not go now (why is said)."""
+        if self.busy or self.preparing:
+            return None
+        model, models = self._chosen()
+        if not self.picture_tray.ready_to_send(text, model, models, self._spec_of):
+            return None
+        bar, editing = self.documents_bar, self.editing
+        return Draft(
+            text,
+            tuple(bar.attachments()),
+            tuple(bar.collections()),
+            tuple(self.picture_tray.pictures()),  # an edit's: exactly what the tray shows
+            editing.id if editing is not None else None,
+            editing.documents if editing is not None else None,
+        )
+
+    def set_busy(self, busy: bool) -> None:
+        """A reply runs (Stop in Send's place), or has ended (the box has the focus)."""
+        self.busy = busy
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+        self.stop_button.setEnabled(busy)
+        if not busy:
+            self.composer.setFocus()
+
+    def set_preparing(self, preparing: bool) -> None:
+        """The draft's documents are being read: Send waits."""
+        self.preparing = preparing
+        self.send_button.setEnabled(not preparing)
+
+    def _stop(self) -> None:
+        self.stop_button.setEnabled(False)  # once: the reply is told at once
+        self.stop_requested.emit()
 
     def edit(self, message: st.Message, read_picture: Callable[[dict[str, Any]], bytes]) -> None:
         """Put a message of the person's in the box, its pictures in the tray; sending it

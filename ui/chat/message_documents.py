@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
@@ -33,7 +32,7 @@ class MessageDocuments(SpeakingPart):
     happens by signals.  It is given the parts it reads (the store, the documents, their
     bar under the box, the transcript's colours for a preview), the session shown now
     (``current``: a message is not sent into a conversation opened meanwhile) and the
-    screen's ``send_now``, which it calls with the draft made ready."""
+    screen's ``send_ready``, which it calls with the draft made ready."""
 
     preparing_changed = Signal(bool)  # documents are being read: Send waits
 
@@ -45,22 +44,22 @@ class MessageDocuments(SpeakingPart):
         bar: DocumentsBar,
         transcript: TranscriptView,
         current: Callable[[], ChatSession],
-        send_now: Callable[[str, dict[str, Any] | None], bool],
+        send_ready: Callable[[Ready], bool],
         parent: QWidget,
     ) -> None:
         super().__init__(parent)
         self.core, self.store, self.documents = core, store, documents
         self.bar, self.transcript = bar, transcript
-        self._current, self._send_now, self._parent = current, send_now, parent
+        self._current, self._send_ready, self._parent = current, send_ready, parent
         self.preparing = False
 
     def _set_preparing(self, preparing: bool) -> None:
         self.preparing = preparing
         self.preparing_changed.emit(preparing)
 
-    def send(self, draft: Draft, session: ChatSession, editing: st.Message | None) -> bool:
+    def send(self, draft: Draft, session: ChatSession) -> bool:
         """Read the draft's files and collections in the background, then send it (into
-        ``session``, still shown; an edit of ``editing`` keeps its files)."""
+        ``session``, still shown; an edit keeps its files, ``prepare``)."""
         budget = session.room_for_documents(draft.text)
         passages = int(self.core.settings.get("documents.passages"))
         self._set_preparing(True)
@@ -77,11 +76,9 @@ class MessageDocuments(SpeakingPart):
                     )
                 )
                 return
-            if editing is not None:
-                ready = ready.keeping(editing.documents)
             for note in ready.notes:
                 self.said.emit(translated(note), 15_000)
-            if self._send_now(ready.text, ready.documents):
+            if self._send_ready(ready):
                 self.bar.clear_attachments()
 
         def failed(exc: BaseException) -> None:
