@@ -11,6 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
+from wire import platforms
+
 # What a data folder holds is private (the history, passages of private documents, logs
 # naming files): its folders are created 0700 and its databases, settings and logs 0600,
 # whatever the umask, so another user of the computer can read none of it.  Windows keeps
@@ -45,7 +47,7 @@ def private_file(path: Path) -> Path:
     log opens it (SQLite gives a new WAL and journal the database's mode; ones left by an
     earlier version are made private too).  A file that cannot be opened so is left for
     its opener to report."""
-    if os.name != "nt":
+    if platforms.files_have_modes():
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE))
         except OSError:
@@ -59,11 +61,11 @@ def private_file(path: Path) -> Path:
 def readable_by_others(path: Path) -> bool:
     """Whether other users of this computer may read ``path`` (always False on Windows,
     whose files are kept by ACLs Hearth does not read)."""
-    return os.name != "nt" and bool(path.stat().st_mode & 0o044)
+    return platforms.files_have_modes() and bool(path.stat().st_mode & 0o044)
 
 
 def _keep_to_owner(path: Path) -> None:
-    if os.name == "nt":
+    if not platforms.files_have_modes():
         return
     with contextlib.suppress(OSError):  # not ours to change (another owner): left as it is
         mode = stat.S_IMODE(path.stat().st_mode)

@@ -19,15 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from wire.platforms import shared_library
+
 DEVICE_TYPES = ("cpu", "gpu", "igpu", "accel", "meta")
-
-
-def shared_library(directory: Path, base: str) -> Path:
-    if sys.platform == "win32":
-        return directory / f"{base}.dll"
-    if sys.platform == "darwin":
-        return directory / f"lib{base}.dylib"
-    return directory / f"lib{base}.so"
 
 
 def library_dir() -> Path:

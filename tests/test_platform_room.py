@@ -5,6 +5,7 @@ Windows and macOS answers are checked here wherever they are plain logic."""
 from __future__ import annotations
 
 import os
+import platform
 import stat
 import subprocess
 import sys
@@ -128,10 +129,51 @@ def test_a_child_in_a_session_of_its_own_has_no_terminal_to_read() -> None:
 def test_windows_and_macos_have_no_linux_kernel_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     for system in ("win32", "darwin"):
         monkeypatch.setattr(sys, "platform", system)
+        assert not platforms.has_linux_kernel()
         assert platforms.cpuinfo_text() is None
         assert platforms.transparent_hugepages() is None
         assert platforms.swappiness() is None
         assert platforms.numa_nodes() is None
+
+
+def test_only_apple_silicon_computes_in_the_computers_own_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the GPU uses RAM, a model "on the GPU" is counted against RAM."""
+    for machine, system, shared in (
+        ("arm64", "darwin", True),
+        ("x86_64", "darwin", False),
+        ("arm64", "linux", False),
+        ("ARM64", "win32", False),
+    ):
+        monkeypatch.setattr(sys, "platform", system)
+        monkeypatch.setattr(platform, "machine", lambda m=machine: m)
+        assert platforms.unified_memory() is shared, (system, machine)
+
+
+def test_each_system_names_its_apps_data_folder_and_its_native_libraries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where another app's models are looked for, and the file of a llama.cpp library."""
+    monkeypatch.delenv("LOCALAPPDATA", raising=False)
+    for system, data, library in (
+        ("linux", ".local/share", "libggml.so"),
+        ("darwin", "Library/Application Support", "libggml.dylib"),
+        ("win32", "AppData/Local", "ggml.dll"),
+    ):
+        monkeypatch.setattr(sys, "platform", system)
+        assert platforms.app_data_dir(tmp_path) == tmp_path / data
+        assert platforms.shared_library(tmp_path, "ggml") == tmp_path / library
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "Local"))
+    assert platforms.app_data_dir(tmp_path) == tmp_path / "Local", "Windows' own setting"
+
+
+def test_windows_keeps_files_by_access_lists_not_modes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """There Hearth neither reads nor sets permission bits, and a listening port is not
+    checked with SO_REUSEADDR (it would let a second server bind a port in use)."""
+    monkeypatch.setattr(os, "name", "nt")
+    assert not platforms.files_have_modes()
+    assert not platforms.reuse_address_is_safe()
 
 
 @pytest.mark.posix_only("the stand-in sysctl is a shell script")

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from wire import platforms
+
 EXIT_NO_DISPLAY = 3
 # Qt's warnings about platform plugins, kept for the fatal message (a few lines at most).
 _CLUES: list[str] = []
@@ -67,7 +69,7 @@ def missing_from_ldd(output: str) -> list[str]:
 def missing_libraries() -> list[str]:
     """The system libraries the xcb platform plugin cannot find (Linux; empty elsewhere or
     when ``ldd`` is not there)."""
-    if not sys.platform.startswith("linux") or shutil.which("ldd") is None:
+    if not platforms.has_linux_kernel() or shutil.which("ldd") is None:
         return []
     from PySide6.QtCore import QLibraryInfo
 

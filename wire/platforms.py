@@ -251,6 +251,78 @@ def reads_every_file() -> bool:
     return geteuid is not None and geteuid() == 0
 
 
+# -- what this computer is ----------------------------------------------------------------
+def has_linux_kernel() -> bool:
+    """The Linux kernel's settings and tools are here (``/proc``, ``/sys``, ``ldd``, Qt's
+    xcb plugin).
+
+    * Linux: True.
+    * Windows and macOS: False.
+    """
+    return sys.platform.startswith("linux")
+
+
+def unified_memory() -> bool:
+    """The GPU computes in the computer's own RAM, so a model "on the GPU" takes RAM.
+
+    * macOS on Apple silicon (arm64): True (Metal).
+    * macOS on Intel, Linux and Windows: False (a GPU Hearth uses has memory of its own).
+    """
+    import platform
+
+    return sys.platform == "darwin" and platform.machine() == "arm64"
+
+
+def files_have_modes() -> bool:
+    """A file's permission bits say who may read it (so Hearth keeps its own to its owner).
+
+    * Linux and macOS: True.
+    * Windows: False: access lists decide, which Hearth neither reads nor sets (a file in
+      the person's profile is theirs already).
+    """
+    return os.name != "nt"
+
+
+def reuse_address_is_safe() -> bool:
+    """``SO_REUSEADDR`` on a listening socket only lets it bind through the last server's
+    ``TIME_WAIT`` (uvicorn sets it, so a port check must too).
+
+    * Linux and macOS: True.
+    * Windows: False: there it lets a second server bind a port in use.
+    """
+    return os.name != "nt"
+
+
+def app_data_dir(home: Path) -> Path:
+    """Where desktop apps keep their data for the person whose home folder is ``home``
+    (another app's models are looked for there).
+
+    * Linux: ``~/.local/share``.
+    * macOS: ``~/Library/Application Support``.
+    * Windows: ``%LOCALAPPDATA%`` (else ``~/AppData/Local``).
+    """
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support"
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA")
+        return Path(local) if local else home / "AppData" / "Local"
+    return home / ".local" / "share"
+
+
+def shared_library(directory: Path, base: str) -> Path:
+    """The file of the native library ``base`` in ``directory``.
+
+    * Linux: ``lib<base>.so``.
+    * macOS: ``lib<base>.dylib``.
+    * Windows: ``<base>.dll``.
+    """
+    if sys.platform == "win32":
+        return directory / f"{base}.dll"
+    if sys.platform == "darwin":
+        return directory / f"lib{base}.dylib"
+    return directory / f"lib{base}.so"
+
+
 # -- limits on this process ------------------------------------------------------------
 def limit_address_space(limit: int) -> bool:
     """Cap this process's address space at ``limit`` bytes; False where it cannot be.

@@ -21,7 +21,6 @@ import logging
 import os
 import platform
 import subprocess
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -259,7 +258,7 @@ def _text(value: Any) -> str:
 
 
 def probe_linux() -> LinuxFacts | None:
-    if not sys.platform.startswith("linux"):
+    if not platforms.has_linux_kernel():
         return None
     return LinuxFacts(
         transparent_hugepages=platforms.transparent_hugepages() or "",
@@ -296,7 +295,7 @@ def probe_system(
     models_dir: Path, engines: bool = True, engine_site: Path | None = None
 ) -> SystemFacts:
     notes: list[str] = []
-    apple = sys.platform == "darwin" and platform.machine() == "arm64"
+    apple = platforms.unified_memory()
     facts = SystemFacts(
         os=f"{platform.system()} {platform.release()} ({platform.machine()})",
         cpu=probe_cpu(),

@@ -17,12 +17,12 @@ Nothing here reads weights; missing folders are the normal case.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.json_document import read_json_object
+from wire import platforms
 
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
 
@@ -153,13 +153,7 @@ def ollama(home: Path | None = None) -> Iterator[Found]:
 
 
 def gpt4all_dir(home: Path | None = None) -> Path:
-    base = _home(home)
-    if sys.platform == "darwin":
-        return base / "Library" / "Application Support" / "nomic.ai" / "GPT4All"
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA")
-        return (Path(local) if local else base / "AppData" / "Local") / "nomic.ai" / "GPT4All"
-    return base / ".local" / "share" / "nomic.ai" / "GPT4All"
+    return platforms.app_data_dir(_home(home)) / "nomic.ai" / "GPT4All"
 
 
 def gpt4all(home: Path | None = None) -> Iterator[Found]:

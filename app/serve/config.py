@@ -5,14 +5,13 @@ model loads."""
 from __future__ import annotations
 
 import errno
-import os
 import socket
 from dataclasses import dataclass, field
 
 from app.errors import HearthError
 from app.serve.pictures import RequestPictures
 from app.serve.pipeline import Grounder
-from wire import images
+from wire import images, platforms
 from wire.phrases import Phrase
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -98,8 +97,7 @@ class ServerConfig:
         """Refuse a port that is taken before the model loads, in words."""
         family = socket.AF_INET6 if ":" in self.host.strip("[]") else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
-            if os.name != "nt":  # as uvicorn binds: TIME_WAIT is no conflict (on Windows
-                # the same option would allow binding a port in use)
+            if platforms.reuse_address_is_safe():  # as uvicorn binds
                 probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind((self.host.strip("[]"), self.port))

@@ -15,8 +15,9 @@ import sys
 from typing import Any
 
 from backends.llama_cpp_engine import LlamaCppEngine
-from backends.runtime_probe import library_dir, shared_library
+from backends.runtime_probe import library_dir
 from backends.slots.context import SlotContext
+from wire.platforms import shared_library
 
 ORDER = (1, 0, 2, 3)
 LAST_TENSOR = b"result_output"
