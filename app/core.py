@@ -363,20 +363,26 @@ class Core:
     def memory_needs(self, spec: ModelSpec) -> Needs:
         """The memory ``spec``'s model will take as it is loaded here: the ``fit`` estimate
         (the same that places its layers on the GPU), else its file and a quarter more; a
-        remote model takes nothing here but its worker, which is measured."""
+        remote model takes nothing here but its worker, which is measured.  On unified
+        memory (Apple silicon) what the GPU holds is the computer's RAM, and counts there:
+        the budget ends an idle model for a new one as it would on a PC, and the growth
+        watch counts from the weights."""
         if not traits_of(spec.engine).loads_weights:
             return Needs(0)
         entry = describe(Path(spec.path), "file")
         if spec.projector:  # its projector loads with it
             entry = replace(entry, projector=Path(spec.projector))
+        facts = self.machine_facts()
         try:
             from app.machine.fit_service import estimate_entry
 
             result = estimate_entry(
-                entry, self.machine_facts(), spec.n_ctx or CONTEXT_TOKENS, max(1, spec.parallel)
+                entry, facts, spec.n_ctx or CONTEXT_TOKENS, max(1, spec.parallel)
             )
         except HearthError:
             return Needs(int(entry.size_bytes * (1 + ESTIMATE_OVERHEAD)))
+        if facts.apple_silicon:
+            return Needs(result.ram_bytes + result.gpu_bytes, 0)
         return Needs(result.ram_bytes, result.gpu_bytes)
 
     def sampling(self, advice: dict[str, Any] | None = None, **overrides: Any) -> dict[str, Any]:

@@ -42,6 +42,7 @@ import gguf
 import numpy as np
 import pytest
 
+from app.core import Core
 from app.machine.fit import (
     CPU,
     FITS_GPU,
@@ -255,6 +256,25 @@ def test_the_starter_model_estimate_matches_the_worker(starter: Path, client, sp
         shape_from_gguf(read_gguf(starter)), probe_system(starter.parent, engines=False), 4096
     )
     assert abs(result.total_bytes - rss) / rss < 0.15, (result.total_bytes, rss)
+
+
+def test_on_a_mac_a_model_on_the_gpu_counts_against_the_ram(core: Core, starter: Path) -> None:
+    """Apple silicon's GPU computes in the computer's RAM: a model placed on it counts
+    there in the engines' budget (so an idle model ends for a new one, as on a PC), not as
+    the runtime's few MiB; on a PC with an NVIDIA card its layers count against the card."""
+    from app.engine.budget import MemoryBudget
+    from wire.model_spec import ModelSpec
+
+    spec = ModelSpec(str(starter), n_ctx=4096, gpu_layers=-1)
+    core.facts = machine("m2")
+    mac = core.memory_needs(spec)
+    assert mac.vram_bytes == 0 and mac.ram_bytes > starter.stat().st_size, mac
+    room_for_one = MemoryBudget(ram_bytes=int(mac.ram_bytes * 1.5))
+    assert room_for_one.fits(mac.ram_bytes, 0, mac.vram_bytes)
+    assert not room_for_one.fits(2 * mac.ram_bytes, 0, mac.vram_bytes), "not two at once"
+    core.facts = machine("rtx3060")
+    pc = core.memory_needs(spec)
+    assert pc.vram_bytes > 0 and pc.ram_bytes < mac.ram_bytes, pc
 
 
 def test_the_recommended_quantization_follows_the_machine(shapes: dict[str, ModelShape]) -> None:
