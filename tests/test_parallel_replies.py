@@ -15,7 +15,7 @@ import pytest
 
 from app.engine.jobs import Job
 from app.engine.seat import Seat
-from tests.conftest import REPO, collect
+from tests.conftest import REPO, collect, until
 from wire import protocol
 from wire.model_spec import ModelSpec
 
@@ -157,6 +157,8 @@ def test_a_request_beyond_the_slots_waits_its_turn_and_then_runs(
     last_alone = answer(ask(client, two, prompts[2], params))[0]
     jobs = [ask(client, two, prompt, params) for prompt in prompts]
     next(e for e in jobs[0].events(timeout=300) if e["type"] == "delta")
+    # The three reach the worker in turn through the host's thread: wait for the third.
+    until(lambda: [m.replies for m in client.host.loaded()] == [3], 300, "all three sent")
     (loaded,) = client.host.loaded()
     assert (loaded.slots, loaded.replies, loaded.waiting) == (2, 3, 1), "as Loaded models shows"
     text, events = answer(jobs[2])

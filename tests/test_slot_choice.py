@@ -1,12 +1,15 @@
 """Which free slot a request takes: its own conversation's first, then one that keeps the
 busy slots together (each run of consecutive busy slots is a pass over the model's weights
-every step, so a gap makes every reply in flight slower)."""
+every step, so a gap makes every reply in flight slower); and, when none is free, the
+place in the queue each request is told."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any, cast
 
 from backends.slots.context import Slot, free_slot
+from tests.conftest import until
 
 CONVERSATION = [1, 2, 3, 4, 5, 6]
 
@@ -56,3 +59,51 @@ def test_an_empty_slot_goes_before_one_that_holds_another_conversation() -> None
 
 def test_no_free_slot_is_none() -> None:
     assert free_slot(slots([], [], busy=(0, 1)), CONVERSATION) is None
+
+
+class EverySlotBusy:
+    """A model whose every slot writes a reply: requests queue."""
+
+    def __init__(self) -> None:
+        self.slots: list[Slot] = []
+
+    def free_slot(self, prompt: Any) -> None:
+        return None
+
+
+def test_a_place_told_in_the_queue_never_goes_back_when_an_earlier_request_joins() -> None:
+    """Every slot busy; the first of two requests still prepares its prompt (a long
+    template, pictures) when the second joins the queue: the second is told it is second,
+    not first and then second (a client's "queued: 1… 2…" going backwards)."""
+    from backends.job_control import JobControl
+    from backends.slots.scheduler import Scheduler
+    from backends.slots.task import Task
+
+    scheduler = Scheduler(None, cast(Any, EverySlotBusy()), cast(Any, None), cast(Any, None))
+    first, second = scheduler.reserve(), scheduler.reserve()
+    places: dict[int, list[int]] = {first: [], second: []}
+
+    def task(ticket: int) -> Task:
+        return Task(
+            [1, 2, 3],
+            cast(Any, None),
+            cast(Any, None),
+            JobControl(),
+            on_wait=places[ticket].append,
+            ticket=ticket,
+        )
+
+    runs = [
+        threading.Thread(target=scheduler.run, args=(task(t),), daemon=True)
+        for t in (second, first)
+    ]
+    try:
+        runs[0].start()
+        until(lambda: bool(places[second]), 60, "the second is told its place")
+        runs[1].start()
+        until(lambda: bool(places[first]), 60, "the first joins ahead of it")
+    finally:
+        scheduler.close()  # the waiting requests end as stopped
+    for run in runs:
+        run.join(60)
+    assert places == {first: [1], second: [2]}, "no place told went back"

@@ -183,7 +183,10 @@ class Scheduler:
                 continue
             task.long_prompt = len(task.prompt) - 1 - task.cached > self._pacer.size()
             self._active.append(task)
-        for place, task in enumerate(self._waiting, start=1):
+        for index, task in enumerate(self._waiting, start=1):
+            # Those that came first and still prepare their prompts are ahead of it too: a
+            # place told never goes back when they join the queue.
+            place = index + sum(1 for ticket in self._expected if ticket < task.ticket)
             if task.place != place and task.on_wait is not None:
                 try:
                     task.on_wait(place)
