@@ -23,7 +23,8 @@ def test_the_memory_of_a_launcher_counts_the_program_it_started() -> None:
     launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdout=subprocess.PIPE)
     try:
         assert launcher.stdout is not None
-        assert launcher.stdout.readline() == b"ready\n"
+        # (Windows' text-mode stdout ends the line with \r\n.)
+        assert launcher.stdout.readline().rstrip() == b"ready"
         alone = psutil.Process(launcher.pid).memory_info().rss
         assert alone < 100_000_000, "the launcher itself holds little"
         assert tree_rss(launcher.pid) > 200_000_000

@@ -42,14 +42,18 @@ def open_on_screen(tmp_path: Path, data: Path, width: int, height: int, scale: i
         encoding="utf-8",
     )
     output = tmp_path / f"fit-{width}x{height}@{scale}.json"
+    # Qt splits the platform's arguments at every colon, a Windows drive's too: the file is
+    # named relative to the child's folder, and the repository reached by PYTHONPATH.
+    python_path = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
     env = {
         **os.environ,
-        "QT_QPA_PLATFORM": f"offscreen:configfile={config}",
+        "QT_QPA_PLATFORM": f"offscreen:configfile={config.relative_to(tmp_path)}",
         "HEARTH_DATA_DIR": str(data),
+        "PYTHONPATH": python_path,
     }
     done = subprocess.run(
         [sys.executable, "-m", "tests.tools.fit_child", str(data), str(output)],
-        cwd=ROOT,
+        cwd=tmp_path,
         env=env,
         capture_output=True,
         text=True,

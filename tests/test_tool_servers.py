@@ -35,6 +35,9 @@ def time_server() -> ServerConfig:
 
 
 def server_processes() -> list[psutil.Process]:
+    """The tool servers running: one process each, though a Windows virtual environment
+    starts each through a launcher whose command line names the server too (the
+    launcher's child, the interpreter, is not counted again)."""
     found = []
     for child in psutil.Process().children(recursive=True):
         try:
@@ -43,7 +46,15 @@ def server_processes() -> list[psutil.Process]:
             continue
         if "mcp_fixture_server" in command or "mcp_server_time" in command:
             found.append(child)
-    return found
+    pids = {process.pid for process in found}
+    return [process for process in found if _parent_pid(process) not in pids]
+
+
+def _parent_pid(process: psutil.Process) -> int | None:
+    try:
+        return process.ppid()
+    except psutil.Error:
+        return None
 
 
 @pytest.fixture

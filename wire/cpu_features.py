@@ -67,6 +67,16 @@ def cpu_features() -> frozenset[str] | None:
     return None
 
 
+def sets_told() -> frozenset[str] | None:
+    """The instruction sets ``cpu_features`` can tell of here; None: every one it knows.
+
+    * Linux and macOS: every set (``/proc/cpuinfo``'s flags, ``sysctl``'s features).
+    * Windows: the few ``IsProcessorFeaturePresent`` names (AVX, AVX2, AVX-512F).
+    """
+    system: str = sys.platform
+    return frozenset(_WINDOWS_FEATURES) if system == "win32" else None
+
+
 def missing(required: tuple[str, ...] | list[str]) -> str:
     """Why a build that needs ``required`` cannot run on this CPU ("" when it can)."""
     if not required:
@@ -75,7 +85,8 @@ def missing(required: tuple[str, ...] | list[str]) -> str:
     if have is None:
         return "cannot tell whether this CPU has " + ", ".join(required).upper()
     names = [normalise(name) for name in required]
-    unknown = [n for n in names if sys.platform == "win32" and n not in _WINDOWS_FEATURES]
+    told = sets_told()
+    unknown = [n for n in names if told is not None and n not in told]
     lacking = [n for n in names if n not in have and n not in unknown]
     if lacking:
         return "this CPU lacks " + ", ".join(lacking).upper() + ", which this build needs"
