@@ -62,6 +62,7 @@ from wire.model_spec import ModelSpec, serves
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_S = 1.0
+ASK_S = 10.0  # the longest a caller waits on the host's thread (it does nothing slow)
 CLOSED = "the engine host is closed"
 
 
@@ -159,7 +160,8 @@ class EngineHost:
 
     def _leave(self, lease: Lease, keep_alive_s: float | None) -> None:
         hosted = lease.hosted
-        assert hosted is not None  # joined: that was posted first
+        if hosted is None:  # joined after the host closed: nothing to give back
+            return
         _end_in_background(self._tables.leave(hosted, lease.pinned, keep_alive_s))
 
     # -- requests ------------------------------------------------------------------------
@@ -179,7 +181,9 @@ class EngineHost:
 
     def _take(self, lease: Lease, job: Job, payload: dict[str, Any]) -> None:
         hosted = lease.hosted
-        assert hosted is not None  # joined: that was posted first
+        if hosted is None:  # its join is behind the close, which runs this where posted
+            job.deliver(faults.not_started(job, OSError(CLOSED)))
+            return
         self._dispatch(hosted, job, hosted.spec, payload, resent=False)
 
     def _dispatch_later(
@@ -400,6 +404,14 @@ class EngineHost:
         rows = (h.as_loaded(now, wall) for h in _by_use(self._view))
         return [row for row in rows if row is not None]
 
+    def settle(self) -> None:
+        """Wait until what was posted before is done (a release: lists read next show its
+        model gone), at most ``ASK_S``."""
+        try:
+            self._mailbox.ask(lambda: None, ASK_S)
+        except TimeoutError:
+            log.warning("the engine host is held up; lists may lag")
+
     def leases_held(self) -> int:
         """How many leases are held on every model together (a snapshot)."""
         return sum(hosted.leases for hosted in self._view)
@@ -409,7 +421,11 @@ class EngineHost:
         is leased or busy, or not loaded.  It waits for the host's thread to answer (which
         does nothing slow).  With ``wait``, the worker has ended (its files are no longer
         open) when this returns."""
-        taken = self._mailbox.ask(partial(self._tables.take_out, spec.base))
+        try:
+            taken = self._mailbox.ask(partial(self._tables.take_out, spec.base), ASK_S)
+        except TimeoutError:  # the host's thread is held up (a frozen worker's pipe)
+            log.warning("could not unload %s: the engine host is held up", spec.path)
+            return False
         if taken is None:
             return False
         if wait:
@@ -447,8 +463,13 @@ class EngineHost:
         after they were replaced too.  Requests not yet sent end in words; a worker still
         starting ends as soon as it has started."""
         self._stop.set()
-        workers = self._mailbox.ask(self._close_tables)
-        self._mailbox.close()  # what it holds is answered in words
+        try:
+            workers = self._mailbox.ask(self._close_tables, ASK_S)
+        except TimeoutError:  # held up writing to a frozen worker: end what it knows of
+            log.warning("the engine host is held up; ending its workers as they were")
+            workers = {w for w in (h.live() for h in self._view) if w is not None}
+        # What it holds is answered in words, before anything runs where it is posted.
+        self._mailbox.close(timeout)
         self._starter.close()
         stopping = [
             threading.Thread(target=w.stop, args=(timeout,), daemon=True)

@@ -43,22 +43,28 @@ class Mailbox:
                 return
         self._run_one(action)
 
-    def ask(self, question: Callable[[], T]) -> T:
+    def ask(self, question: Callable[[], T], timeout: float | None = None) -> T:
         """Run ``question`` on the mailbox's thread and wait for its answer (or raise what
-        it raised).  Only for those who may wait on the owner's queue, which holds nothing
-        slow: the starter, the sweeper, a command ending; never a request."""
+        it raised), published (``after``) before it is given.  Only for those who may wait
+        on the owner's queue: the starter, the sweeper, Unload, a command ending; never a
+        request.  TimeoutError after ``timeout`` seconds (the thread is held up: a write to
+        a frozen worker's full pipe); the question is still asked later."""
         if self.on_own_thread():
             return question()
         answer: Future[T] = Future()
 
         def run() -> None:
             try:
-                answer.set_result(question())
+                result = question()
+                if self._after is not None:
+                    self._after()
             except Exception as exc:  # noqa: BLE001 - the asker hears of it, and raises it
                 answer.set_exception(exc)
+            else:
+                answer.set_result(result)
 
         self.post(run)
-        return answer.result()
+        return answer.result(timeout)
 
     def on_own_thread(self) -> bool:
         return threading.current_thread() is self._thread

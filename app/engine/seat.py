@@ -108,3 +108,4 @@ class Seat:
             lease, self._lease = self._lease, None
         if lease is not None:
             lease.release(keep_alive_s=0.0)
+            self.host.settle()  # the lists that follow no longer show it
