@@ -448,7 +448,7 @@ class ChatScreen(QWidget, SessionListener):
     def stop(self) -> None:
         """Stop the reply now: no more text is shown or saved; the engine is told at once."""
         if self.running is not None:
-            self.stop_button.setEnabled(False)  # when a key or a script stops it
+            self.stop_button.setEnabled(False)  # once: the reply is told at once
             self.running.stop()
 
     def _tick(self) -> None:

@@ -83,7 +83,7 @@ class ComposerArea(QWidget):
         self.picture_tray.changed.connect(self.order_tabs)
         self.composer.submitted.connect(self.submit)
         self.send_button.clicked.connect(lambda: self.submit(self.composer.toPlainText()))
-        self.stop_button.clicked.connect(self._stop)
+        self.stop_button.clicked.connect(self.stop_requested)
         self.order_tabs()
         self.editing: st.Message | None = None  # a message of the person's being edited
         # Said while one is (on a row of its own, shortened to fit: placed by the screen,
@@ -130,10 +130,6 @@ class ComposerArea(QWidget):
         """The draft's documents are being read: Send waits."""
         self.preparing = preparing
         self.send_button.setEnabled(not preparing)
-
-    def _stop(self) -> None:
-        self.stop_button.setEnabled(False)  # once: the reply is told at once
-        self.stop_requested.emit()
 
     def edit(self, message: st.Message, read_picture: Callable[[dict[str, Any]], bytes]) -> None:
         """Put a message of the person's in the box, its pictures in the tray; sending it
